@@ -1,0 +1,37 @@
+# Shared helpers for the set-up steps: versions, paths, and a `step` runner that prints
+# what each step does, how long it took, and whether it reused a cache.
+# shellcheck shell=bash
+PLATFORM_HOME=${PLATFORM_HOME:-$HOME/.platform}
+PULUMI_VERSION=3.259.0
+LANGHOST_SDK_VERSION=3.68.0     # last sdk/v3 that still contains the Node.js language host
+NODE_VERSION=24.21.0
+NODE_MIN_MAJOR=22
+TOOLCHAIN=$PLATFORM_HOME/toolchain
+NODE_DIR=$TOOLCHAIN/node-$NODE_VERSION
+PULUMI_DIR=$TOOLCHAIN/pulumi-$PULUMI_VERSION
+ENV_FILE=$PLATFORM_HOME/env.sh
+REPO_ROOT=${REPO_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+mkdir -p "$TOOLCHAIN" "$PLATFORM_HOME/logs"
+
+STEP_STATUS=""   # a step sets this to "reused" when it found its cache
+fail() { printf '\n✖ %s\n' "$*" >&2; exit 1; }
+
+step() {  # step "what it does" function-name
+  local label=$1 fn=$2 t0 t1
+  printf '→ %s ...\n' "$label"
+  STEP_STATUS="done"
+  t0=$(date +%s.%N)
+  "$fn" || fail "$label failed (see the lines above)"
+  t1=$(date +%s.%N)
+  printf '  ✓ %s: %s in %.1fs\n' "$label" "$STEP_STATUS" "$(echo "$t1 - $t0" | bc)"
+}
+
+version_ge() {  # version_ge A B: true when A >= B
+  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
+}
+
+check_disk() {  # fail early and clearly when the disk is full
+  local need_mb=$1 dir=$2 avail
+  avail=$(df -Pm "$dir" | awk 'NR==2 {print $4}')
+  [ "$avail" -ge "$need_mb" ] || fail "only ${avail} MB free on $(df -P "$dir" | awk 'NR==2 {print $6}'); set-up needs about ${need_mb} MB. Free some space (docker system prune, rm -rf ~/.cache) and run npm run setup again."
+}

@@ -1,0 +1,27 @@
+/**
+ * The one error type meant for people (after sst's VisibleError): its message is printed as
+ * is, without a stack. Anything else that escapes to bin.ts is a bug and is reported as one.
+ */
+export class VisibleError extends Error {
+  /** Process exit code for this error (see README "Exit codes"). */
+  readonly exitCode: number;
+  /** Extra lines printed after the message: a log tail, where the full log is. */
+  readonly details: string[];
+
+  constructor(message: string, opts: { exitCode?: number; details?: string[] } = {}) {
+    super(message);
+    this.name = "VisibleError";
+    this.exitCode = opts.exitCode ?? 1;
+    this.details = opts.details ?? [];
+  }
+}
+
+/** Exit codes, documented in README. */
+export const ExitCode = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  notLoggedIn: 3,
+  environment: 4,
+  bug: 70,
+} as const;
