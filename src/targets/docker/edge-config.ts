@@ -1,0 +1,36 @@
+/**
+ * The edge proxy's one static configuration. TLS comes from Caddy's local CA, issued on demand
+ * per host. A request for <label>.<apps_domain> goes to the network alias "<label>.edge" on
+ * port 8080: only public services carry such an alias, so private services stay unreachable,
+ * and no route is ever added by a reload.
+ */
+export const EDGE_CONTAINER = "platform-edge";
+export const EDGE_DATA_VOLUME = "platform-edge-data";
+export const EDGE_ALIAS_SUFFIX = ".edge";
+/** Every HTTP service listens on this port ($PORT). */
+export const SERVICE_PORT = 8080;
+export const EDGE_CA_PATH = "/data/caddy/pki/authorities/local/root.crt";
+
+export function buildEdgeCaddyfile(appsDomain: string): string {
+  const hostLabel = appsDomain.split(".").length; // labels count from the right: 0 is the TLD
+  return `{
+	admin unix//run/caddy-admin.sock
+	auto_https disable_redirects
+	local_certs
+	skip_install_trust
+}
+
+*.${appsDomain}:443 {
+	tls internal {
+		on_demand
+	}
+	reverse_proxy {http.request.host.labels.${hostLabel}}${EDGE_ALIAS_SUFFIX}:${SERVICE_PORT} {
+		lb_try_duration 5s
+		lb_try_interval 100ms
+		transport http {
+			dial_timeout 2s
+		}
+	}
+}
+`;
+}

@@ -1,0 +1,44 @@
+import { docker, isNotFound } from "./docker-client.js";
+import type { ResourceHandler } from "./handler.js";
+
+/**
+ * platform:docker:Volume: a named volume. With `retain`, deleting the resource keeps the data
+ * (retention: permanent); a later create with the same name adopts it, so a destroy followed
+ * by a deploy finds its rows again. `platform destroy --delete-data` removes retained volumes.
+ */
+export const volumeHandler: ResourceHandler = {
+  inputKeys: ["name", "labels"],
+  updatable: ["retain"],
+
+  async create(_urn, inputs) {
+    const name = String(inputs.name);
+    const v = await docker().createVolume({
+      Name: name,
+      Labels: { ...(inputs.labels as Record<string, string>), "platform.managed": "true" },
+    });
+    return { id: (v as unknown as { Name: string }).Name ?? name, outs: { volumeName: name } };
+  },
+
+  async read(id) {
+    try {
+      await docker().getVolume(id).inspect();
+      return { volumeName: id };
+    } catch (e) {
+      if (isNotFound(e)) return undefined;
+      throw e;
+    }
+  },
+
+  async update(_id, _olds, news) {
+    return { volumeName: news.name };
+  },
+
+  async delete(id, props) {
+    if (props.retain === true) return;
+    try {
+      await docker().getVolume(id).remove();
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  },
+};
