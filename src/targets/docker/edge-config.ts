@@ -1,3 +1,5 @@
+import { EDGE_ALIAS_SUFFIX_TEXT as EDGE_ALIAS_SUFFIX, HTTP_PORT as SERVICE_PORT } from "../../plan/constants.js";
+
 /**
  * The edge proxy's one static configuration. TLS comes from Caddy's local CA, issued on demand
  * per host. A request for <label>.<apps_domain> goes to the network alias "<label>.edge" on
@@ -6,9 +8,6 @@
  */
 export const EDGE_CONTAINER = "platform-edge";
 export const EDGE_DATA_VOLUME = "platform-edge-data";
-export const EDGE_ALIAS_SUFFIX = ".edge";
-/** Every HTTP service listens on this port ($PORT). */
-export const SERVICE_PORT = 8080;
 export const EDGE_CA_PATH = "/data/caddy/pki/authorities/local/root.crt";
 
 export function buildEdgeCaddyfile(appsDomain: string): string {

@@ -2,7 +2,7 @@ import { docker, logTail } from "./docker-client.js";
 
 /** How a container proves it is ready: an HTTP path on its published port, or a command run inside it. */
 export type HealthCheck =
-  | { kind: "http"; path: string; port: number }
+  | { kind: "http"; path: string; port: number; anyStatus?: boolean }
   | { kind: "exec"; command: string[] }
   | { kind: "running" };
 
@@ -17,11 +17,11 @@ export async function publishedPort(id: string, port: number): Promise<number | 
   return binding ? Number(binding.HostPort) : undefined;
 }
 
-async function probeHttp(hostPort: number, path: string): Promise<string | undefined> {
+async function probeHttp(hostPort: number, path: string, anyStatus: boolean): Promise<string | undefined> {
   try {
     const res = await fetch(`http://127.0.0.1:${hostPort}${path}`, { redirect: "manual", signal: AbortSignal.timeout(2000) });
     await res.arrayBuffer();
-    return res.status >= 200 && res.status < 400 ? undefined : `GET ${path} answered ${res.status}`;
+    return anyStatus || (res.status >= 200 && res.status < 400) ? undefined : `GET ${path} answered ${res.status}`;
   } catch (e) {
     return `GET ${path} failed: ${(e as Error).cause ? String((e as Error & { cause: Error }).cause.message) : (e as Error).message}`;
   }
@@ -52,7 +52,7 @@ export async function waitHealthy(id: string, check: HealthCheck, timeoutSeconds
     if (check.kind === "running") return;
     if (check.kind === "http") {
       hostPort ??= await publishedPort(id, check.port);
-      last = hostPort === undefined ? `port ${check.port} is not published` : ((await probeHttp(hostPort, check.path)) ?? "");
+      last = hostPort === undefined ? `port ${check.port} is not published` : ((await probeHttp(hostPort, check.path, check.anyStatus === true)) ?? "");
     } else {
       last = (await probeExec(id, check.command)) ?? "";
     }

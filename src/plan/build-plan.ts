@@ -1,0 +1,101 @@
+import { resolve } from "node:path";
+import { type Config, parseTemplate, type ServiceConfig, type TemplatePart } from "../config/index.js";
+import { DEFAULT_HEALTH_TIMEOUT_SECONDS, HTTP_PORT, POSTGRES_PORT } from "./constants.js";
+import { orderByDependencies } from "./graph.js";
+import { hostPrefix, stackPrefix } from "./naming.js";
+import { buildFastapiRecipe, buildNextjsRecipe, type SourceSnapshot } from "./recipes/index.js";
+import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedService } from "./types.js";
+
+/** Postgres identity inside a stack; the password is generated per stack by the target. */
+export const DB_USER = "app";
+export const DB_NAME = "app";
+const PGDATA = "/var/lib/postgresql/data";
+
+/** `path.resolve` only joins strings: the plan stays pure. */
+function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<string, SourceSnapshot>): BuildSpec | undefined {
+  const buildArgs = { PLATFORM_PYTHON_IMAGE: ctx.images.python, PLATFORM_NODE_IMAGE: ctx.images.node };
+  if (s.build) {
+    const context = resolve(ctx.projectDir, s.build.source);
+    return { kind: "dockerfile", context, dockerfilePath: resolve(context, s.build.dockerfile), buildArgs };
+  }
+  if (!s.source) return undefined;
+  const snapshot = sources.get(s.name);
+  if (!snapshot) throw new Error(`no source snapshot for service ${s.name}`);
+  const images = { python: ctx.images.python, node: ctx.images.node };
+  const recipe = s.type === "nextjs" ? buildNextjsRecipe(snapshot, images) : buildFastapiRecipe(snapshot, images);
+  return { kind: "recipe", context: resolve(ctx.projectDir, s.source), recipe, buildArgs };
+}
+
+function healthSpec(s: ServiceConfig, database?: DatabaseSpec): HealthSpec {
+  if (database) return { kind: "exec", command: ["pg_isready", "-h", "127.0.0.1", "-U", database.user, "-d", database.database] };
+  // No health path: any HTTP answer on $PORT is the readiness signal.
+  return s.health ? { kind: "http", path: s.health.http, port: HTTP_PORT } : { kind: "http", path: "/", port: HTTP_PORT, anyStatus: true };
+}
+
+function literal(text: string): TemplatePart[] {
+  return [{ kind: "text", text }];
+}
+
+function envTemplates(s: ServiceConfig, database?: DatabaseSpec): Record<string, TemplatePart[]> {
+  if (database) {
+    // The official image's interface; the password reference resolves to the stack's secret.
+    return {
+      POSTGRES_USER: literal(database.user),
+      POSTGRES_DB: literal(database.database),
+      POSTGRES_PASSWORD: [{ kind: "ref", service: s.name, property: "password" }],
+      PGDATA: literal(PGDATA),
+    };
+  }
+  const env: Record<string, TemplatePart[]> = { PORT: literal(String(HTTP_PORT)) };
+  for (const [k, v] of Object.entries(s.env)) env[k] = parseTemplate(v);
+  return env;
+}
+
+function planService(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<string, SourceSnapshot>): PlannedService {
+  const prefix = stackPrefix(ctx.project, ctx.env);
+  const database: DatabaseSpec | undefined = s.type === "postgres"
+    ? { user: DB_USER, database: DB_NAME, volumeName: `${prefix}-${s.name}-data`, retain: s.resources.retention !== "delete", dataPath: PGDATA }
+    : undefined;
+  return {
+    name: s.name,
+    type: s.type,
+    public: s.public,
+    dependsOn: s.depends_on,
+    containerName: `${prefix}-${s.name}`,
+    aliases: [s.name],
+    hostPrefix: hostPrefix(ctx.project, s.name),
+    port: database ? POSTGRES_PORT : HTTP_PORT,
+    build: buildSpec(s, ctx, sources),
+    image: database ? ctx.images.postgres : undefined,
+    env: envTemplates(s, database),
+    health: healthSpec(s, database),
+    healthTimeoutSeconds: DEFAULT_HEALTH_TIMEOUT_SECONDS,
+    migrate: s.migrate
+      ? { command: s.migrate.command, timeoutSeconds: s.migrate.timeoutSeconds, continueOnFailure: s.migrate.on_failure === "continue" }
+      : undefined,
+    cpus: s.resources.cpus,
+    memoryBytes: s.resources.memoryBytes,
+    database,
+    stopFirst: database !== undefined,
+    stopGraceSeconds: database ? 60 : 20,
+  };
+}
+
+/**
+ * Config -> Plan: pure. `sources` holds the scanned directories of `source` services
+ * (scanSource does that I/O before the plan is built).
+ */
+export function buildPlan(config: Config, ctx: PlanContext, sources: ReadonlyMap<string, SourceSnapshot>): Plan {
+  const byName = config.services;
+  const order = orderByDependencies(Object.keys(byName), (n) => byName[n]?.depends_on ?? []);
+  return {
+    project: ctx.project,
+    env: ctx.env,
+    network: stackPrefix(ctx.project, ctx.env),
+    labels: { "platform.project": ctx.project, "platform.env": ctx.env },
+    appsDomain: ctx.appsDomain,
+    httpsPort: ctx.httpsPort,
+    images: ctx.images,
+    services: order.map((n) => planService(byName[n] as ServiceConfig, ctx, sources)),
+  };
+}

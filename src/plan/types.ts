@@ -1,0 +1,82 @@
+import type { TemplatePart } from "../config/index.js";
+import type { Recipe } from "./recipes/index.js";
+
+/** Where and how a plan is deployed: the stack's identity and the machine's settings. */
+export interface PlanContext {
+  /** Pulumi project name: the application's project name. */
+  readonly project: string;
+  /** Environment, one Pulumi stack each (`preview` first). */
+  readonly env: string;
+  readonly appsDomain: string;
+  readonly httpsPort: number;
+  /** Absolute directory holding platform.yml: source paths are relative to it. */
+  readonly projectDir: string;
+  readonly images: BaseImageSet;
+}
+
+export interface BaseImageSet {
+  readonly python: string;
+  readonly node: string;
+  readonly postgres: string;
+  readonly caddy: string;
+}
+
+export type HealthSpec =
+  /** `anyStatus`: any HTTP answer counts (no health path declared: the server is up when it answers). */
+  | { readonly kind: "http"; readonly path: string; readonly port: number; readonly anyStatus?: boolean }
+  | { readonly kind: "exec"; readonly command: string[] }
+  | { readonly kind: "running" };
+
+export type BuildSpec =
+  | { readonly kind: "recipe"; readonly context: string; readonly recipe: Recipe; readonly buildArgs: Record<string, string> }
+  | { readonly kind: "dockerfile"; readonly context: string; readonly dockerfilePath: string; readonly buildArgs: Record<string, string> };
+
+export interface DatabaseSpec {
+  readonly user: string;
+  readonly database: string;
+  readonly volumeName: string;
+  readonly retain: boolean;
+  readonly dataPath: string;
+}
+
+/** One service, everything decided: the program only turns this into resources. */
+export interface PlannedService {
+  readonly name: string;
+  readonly type: "fastapi" | "nextjs" | "postgres";
+  readonly public: boolean;
+  /** Services this one waits for (healthy) before it migrates and starts. */
+  readonly dependsOn: readonly string[];
+  /** Base name of its containers (a short suffix is added per container). */
+  readonly containerName: string;
+  /** Network aliases on the app network (the target adds the edge alias of a public service). */
+  readonly aliases: readonly string[];
+  /** First part of its public host name; the stack's two words follow. */
+  readonly hostPrefix: string;
+  readonly port: number;
+  readonly build?: BuildSpec;
+  /** Prebuilt image (postgres). */
+  readonly image?: string;
+  /** Variables: literal values, and templates whose references resolve at deploy time. */
+  readonly env: Readonly<Record<string, readonly TemplatePart[]>>;
+  readonly health: HealthSpec;
+  readonly healthTimeoutSeconds: number;
+  readonly migrate?: { readonly command: string[]; readonly timeoutSeconds: number; readonly continueOnFailure: boolean };
+  readonly cpus: number;
+  readonly memoryBytes: number;
+  readonly database?: DatabaseSpec;
+  /** Replace by stopping first (one server per data directory). */
+  readonly stopFirst: boolean;
+  readonly stopGraceSeconds: number;
+}
+
+export interface Plan {
+  readonly project: string;
+  readonly env: string;
+  readonly network: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly appsDomain: string;
+  readonly httpsPort: number;
+  readonly images: BaseImageSet;
+  /** In dependency order: every service after the services it depends on. */
+  readonly services: readonly PlannedService[];
+}

@@ -1,0 +1,40 @@
+import { dirname, resolve } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { formatDiagnostic, loadConfig } from "./config/index.js";
+import { buildPlan } from "./plan/build-plan.js";
+import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "./plan/constants.js";
+import { scanSource, type SourceSnapshot } from "./plan/recipes/index.js";
+import { baseImages, buildCaFile, logDir } from "./settings.js";
+import { createDockerTarget } from "./targets/docker/index.js";
+
+/**
+ * The Pulumi program: stack config -> platform.yml -> plan -> target -> stack outputs.
+ * `platform deploy` runs it through the Automation API, and infra engineers run the very same
+ * program with `pulumi preview/up` on the stack (see README "Using Pulumi directly").
+ */
+export default async function program(): Promise<Record<string, pulumi.Input<string>>> {
+  const cfg = new pulumi.Config("platform");
+  const configFile = resolve(cfg.require("configFile"));
+  const loaded = await loadConfig(configFile);
+  if (!loaded.ok || !loaded.config) {
+    throw new pulumi.RunError(`platform.yml is invalid:\n${loaded.errors.map(formatDiagnostic).join("\n")}`);
+  }
+  const config = loaded.config;
+  const project = pulumi.getProject();
+  const env = pulumi.getStack();
+  const projectDir = dirname(configFile);
+  const sources = new Map<string, SourceSnapshot>();
+  for (const s of Object.values(config.services)) {
+    if (s.source) sources.set(s.name, await scanSource(resolve(projectDir, s.source)));
+  }
+  const plan = buildPlan(config, {
+    project, env, projectDir,
+    appsDomain: cfg.get("appsDomain") ?? DEFAULT_APPS_DOMAIN,
+    httpsPort: cfg.getNumber("httpsPort") ?? DEFAULT_HTTPS_PORT,
+    images: baseImages(),
+  }, sources);
+  const target = cfg.get("target") ?? "docker";
+  if (target !== "docker") throw new pulumi.RunError(`platform:target "${target}" is not available yet; use "docker"`);
+  const outputs = createDockerTarget(plan, { caFile: buildCaFile(), logDir: logDir(project, env) });
+  return { ...outputs, deployment_id: cfg.get("deploymentId") ?? "" };
+}

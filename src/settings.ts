@@ -1,0 +1,54 @@
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { BaseImageSet } from "./plan/types.js";
+
+/**
+ * Machine settings: where the platform keeps its things, which base images and toolchain
+ * the set-up provided, and which extra CA certificates builds need. Read by the program,
+ * the engine and the CLI alike, so `pulumi up` and `platform deploy` see the same.
+ */
+export function platformHome(): string {
+  return process.env.PLATFORM_HOME || join(homedir(), ".platform");
+}
+
+/** Public images by default; the set-up writes images.json when it built local ones. */
+export const PUBLIC_IMAGES: BaseImageSet = { python: "python:3.11-slim", node: "node:22-slim", postgres: "postgres:17", caddy: "caddy:2" };
+
+function readJson<T>(file: string): Partial<T> {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Partial<T>;
+  } catch {
+    return {};
+  }
+}
+
+export function baseImages(): BaseImageSet {
+  return { ...PUBLIC_IMAGES, ...readJson<BaseImageSet>(join(platformHome(), "images.json")) };
+}
+
+export interface Toolchain {
+  /** Directory with `pulumi` and `pulumi-language-nodejs`. */
+  pulumiBin?: string;
+  /** Directory of the node binary the platform runs on. */
+  nodeBin?: string;
+  /** A BuildKit-capable docker client. */
+  dockerCli?: string;
+}
+
+export function toolchain(): Toolchain {
+  return readJson<Toolchain>(join(platformHome(), "toolchain.json"));
+}
+
+/**
+ * Extra CA certificates for package managers inside builds: PLATFORM_BUILD_CA_FILE, else
+ * the first of NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, PIP_CERT that exists.
+ */
+export function buildCaFile(): string | undefined {
+  const candidates = [process.env.PLATFORM_BUILD_CA_FILE, process.env.NODE_EXTRA_CA_CERTS, process.env.SSL_CERT_FILE, process.env.PIP_CERT];
+  return candidates.find((f): f is string => !!f && existsSync(f));
+}
+
+export function logDir(project: string, env: string): string {
+  return join(platformHome(), "logs", project, env);
+}

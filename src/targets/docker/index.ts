@@ -1,0 +1,103 @@
+import { readFileSync } from "node:fs";
+import * as pulumi from "@pulumi/pulumi";
+import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
+import { edgeAlias, imageRepository, publicUrl } from "../../plan/naming.js";
+import type { Plan, PlannedService } from "../../plan/types.js";
+import { resolveEnv, type ReferenceValues } from "../references.js";
+import { hashBuildInputs } from "./context-hash.js";
+import { Container, EdgeAttachment, Image, Job, Network, Password, Volume, Words } from "./resources.js";
+
+export interface DockerTargetOptions {
+  /** Extra CA certificates for builds (a BuildKit secret). */
+  readonly caFile?: string;
+  /** Where build and migration logs go. */
+  readonly logDir: string;
+}
+
+/** Stack outputs: `<service>_url`, `<service>_external_url`; a database's url is its secret connection string. */
+export type TargetOutputs = Record<string, pulumi.Output<string>>;
+
+function referenceValues(s: PlannedService, plan: Plan, words: Words | undefined, password: Password | undefined): Record<string, pulumi.Input<string>> {
+  const values: Record<string, pulumi.Input<string>> = {};
+  if (s.database && password) {
+    const { user, database } = s.database;
+    values.url = pulumi.secret(pulumi.interpolate`postgresql://${user}:${password.value}@${s.name}:${s.port}/${database}`);
+    Object.assign(values, { host: s.name, port: String(s.port), user, password: password.value, database });
+  } else {
+    values.url = `http://${s.name}:${s.port}`;
+  }
+  if (s.public && words) values.external_url = words.words.apply((w) => publicUrl(s.hostPrefix, w, plan.appsDomain, plan.httpsPort));
+  return values;
+}
+
+function createImage(s: PlannedService, plan: Plan, opts: DockerTargetOptions): Image {
+  const b = s.build!;
+  const dockerfile = b.kind === "recipe" ? b.recipe.dockerfile : readFileSync(b.dockerfilePath, "utf8");
+  const dockerignore = b.kind === "recipe" ? b.recipe.dockerignore : undefined;
+  const hash = hashBuildInputs(b.context, `${dockerfile}\0${dockerignore ?? ""}`, b.buildArgs);
+  return new Image(`${s.name}-image`, {
+    tag: `${imageRepository(plan.project, s.name)}:${hash.slice(0, 12)}`,
+    context: b.context,
+    dockerfile,
+    dockerignore,
+    buildArgs: b.buildArgs,
+    hash,
+    caFile: opts.caFile,
+    logDir: opts.logDir,
+    label: s.name,
+  });
+}
+
+/**
+ * Turns a plan into the Docker target's resources, in dependency order: a database is
+ * healthy before its dependents migrate; a migration succeeds before its service rolls out;
+ * a service is healthy before its dependents start.
+ */
+export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): TargetOutputs {
+  const labels = plan.labels;
+  const network = new Network("network", { name: plan.network, labels });
+  const anyPublic = plan.services.some((s) => s.public);
+  const words = anyPublic ? new Words("url-words", { seedName: plan.network }) : undefined;
+  const edge = anyPublic
+    ? new EdgeAttachment("edge", { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain }, { dependsOn: [network] })
+    : undefined;
+
+  const values = new Map<string, Record<string, pulumi.Input<string>>>();
+  for (const s of plan.services) {
+    const password = s.database ? new Password(`${s.name}-password`, { length: 32 }) : undefined;
+    values.set(s.name, referenceValues(s, plan, words, password));
+  }
+  const refs: ReferenceValues = values;
+
+  const containers = new Map<string, Container>();
+  const outputs: TargetOutputs = {};
+  for (const s of plan.services) {
+    const deps = s.dependsOn.map((d) => containers.get(d)).filter((c): c is Container => c !== undefined);
+    const env = resolveEnv(s.env, refs);
+    const image = s.build ? createImage(s, plan, opts).imageId : (s.image as string);
+    const serviceLabels = { ...labels, "platform.service": s.name };
+    const migrate = s.migrate
+      ? new Job(`${s.name}-migrate`, {
+          name: `${s.containerName}-migrate`, image, command: s.migrate.command, env, networks: [{ name: plan.network }],
+          timeoutSeconds: s.migrate.timeoutSeconds, labels: serviceLabels, logDir: opts.logDir, continueOnFailure: s.migrate.continueOnFailure,
+        }, { dependsOn: [network, ...deps] })
+      : undefined;
+    const volume = s.database
+      ? new Volume(`${s.name}-data`, { name: s.database.volumeName, retain: s.database.retain, labels: serviceLabels })
+      : undefined;
+    const aliases = s.public && words ? words.words.apply((w) => [...s.aliases, edgeAlias(s.hostPrefix, w)]) : [...s.aliases];
+    const container = new Container(s.name, {
+      name: s.containerName, image, env, networks: [{ name: plan.network, aliases }],
+      volumes: s.database ? [{ name: s.database.volumeName, target: s.database.dataPath }] : [],
+      labels: serviceLabels, cpus: s.cpus, memoryBytes: s.memoryBytes, port: s.port, health: s.health,
+      healthTimeoutSeconds: s.healthTimeoutSeconds, stopFirst: s.stopFirst, stopGraceSeconds: s.stopGraceSeconds,
+    }, { dependsOn: [network, ...deps, ...(migrate ? [migrate] : []), ...(volume ? [volume] : []), ...(s.public && edge ? [edge] : [])] });
+    containers.set(s.name, container);
+    const v = values.get(s.name)!;
+    outputs[`${s.name}_url`] = pulumi.output(v.url);
+    if (v.external_url) outputs[`${s.name}_external_url`] = pulumi.output(v.external_url);
+  }
+  return outputs;
+}
+
+export { DB_NAME, DB_USER };

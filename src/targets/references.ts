@@ -1,0 +1,23 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { TemplatePart } from "../config/index.js";
+
+/** What `${service.property}` can resolve to, per service. */
+export type ReferenceValues = ReadonlyMap<string, Readonly<Record<string, pulumi.Input<string>>>>;
+
+/** One variable: its parts joined once every referenced value is known. */
+export function resolveTemplate(parts: readonly TemplatePart[], values: ReferenceValues): pulumi.Output<string> {
+  const pieces = parts.map((p) => {
+    if (p.kind === "text") return p.text;
+    const v = values.get(p.service)?.[p.property];
+    // Config validation refuses unknown references; reaching this is a bug.
+    if (v === undefined) throw new Error(`unresolvable reference \${${p.service}.${p.property}}`);
+    return v;
+  });
+  return pulumi.all(pieces).apply((xs) => xs.join(""));
+}
+
+/** All variables of a service. Kept secret as a whole: values may carry credentials. */
+export function resolveEnv(env: Readonly<Record<string, readonly TemplatePart[]>>, values: ReferenceValues): pulumi.Output<Record<string, string>> {
+  const entries = Object.entries(env).map(([k, parts]) => resolveTemplate(parts, values).apply((v) => [k, v] as const));
+  return pulumi.secret(pulumi.all(entries).apply((kv) => Object.fromEntries(kv)));
+}
