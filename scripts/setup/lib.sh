@@ -23,7 +23,7 @@ step() {  # step "what it does" function-name
   t0=$(date +%s.%N)
   "$fn" || fail "$label failed (see the lines above)"
   t1=$(date +%s.%N)
-  printf '  ✓ %s: %s in %.1fs\n' "$label" "$STEP_STATUS" "$(echo "$t1 - $t0" | bc)"
+  printf '  ✓ %s: %s in %ss\n' "$label" "$STEP_STATUS" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
 }
 
 version_ge() {  # version_ge A B: true when A >= B

@@ -1,4 +1,12 @@
 import { Command } from "commander";
+import { registerCa } from "./ca.js";
+import { registerDeploy } from "./deploy.js";
+import { registerDeployments } from "./deployments.js";
+import { registerDestroy } from "./destroy.js";
+import { registerDoctor } from "./doctor.js";
+import { registerLogin } from "./login.js";
+import { registerLogs } from "./logs.js";
+import { registerStatus } from "./status.js";
 import { registerValidate } from "./validate.js";
 
 /**
@@ -12,6 +20,14 @@ export function buildProgram(version: string): Command {
     .option("--verbose", "show stack traces for internal errors")
     .showHelpAfterError()
     .exitOverride();
+  registerLogin(program);
   registerValidate(program);
+  registerDeploy(program);
+  registerStatus(program);
+  registerLogs(program);
+  registerDeployments(program);
+  registerDestroy(program);
+  registerCa(program);
+  registerDoctor(program);
   return program;
 }

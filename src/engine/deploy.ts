@@ -27,12 +27,17 @@ export interface DeployResult {
   readonly urls: Record<string, string>;
 }
 
-/** Stack settings `platform deploy` writes; `pulumi up` on the stack reads the same. */
+/**
+ * Stack settings `platform deploy` writes; `pulumi up` on the stack reads the same. The edge's
+ * domain and port stay as they were unless given.
+ */
 export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "configFile" | "appsDomain" | "httpsPort">, deploymentId: string): Promise<void> {
+  const current = await stack.getAllConfig();
+  const keep = (key: string, given: string | undefined, fallback: string) => ({ value: given ?? current[key]?.value ?? fallback });
   await stack.setAllConfig({
     "platform:configFile": { value: o.configFile },
-    "platform:appsDomain": { value: o.appsDomain ?? DEFAULT_APPS_DOMAIN },
-    "platform:httpsPort": { value: String(o.httpsPort ?? DEFAULT_HTTPS_PORT) },
+    "platform:appsDomain": keep("platform:appsDomain", o.appsDomain, DEFAULT_APPS_DOMAIN),
+    "platform:httpsPort": keep("platform:httpsPort", o.httpsPort?.toString(), String(DEFAULT_HTTPS_PORT)),
     "platform:deploymentId": { value: deploymentId },
   });
 }

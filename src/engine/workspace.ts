@@ -62,7 +62,7 @@ function readlinkSafe(p: string): string | undefined {
 /** The environment the engine, language host and provider plugin run with. */
 export function engineEnv(creds: Credentials): Record<string, string> {
   const tc = toolchain();
-  const path = [tc.pulumiBin, tc.nodeBin ?? dirname(process.execPath), process.env.PATH].filter(Boolean).join(delimiter);
+  const path = [tc.pulumiBin && dirname(tc.pulumiBin), tc.nodeBin ?? dirname(process.execPath), join(nodeModulesDir(), "@pulumi", "pulumi"), process.env.PATH].filter(Boolean).join(delimiter);
   return {
     PATH: path,
     PULUMI_BACKEND_URL: creds.backendUrl,
@@ -78,7 +78,7 @@ export function engineEnv(creds: Credentials): Record<string, string> {
 async function pulumiCommand(): Promise<PulumiCommand> {
   const bin = toolchain().pulumiBin;
   try {
-    return await PulumiCommand.get(bin ? { root: dirname(bin) } : {});
+    return await PulumiCommand.get(bin ? { root: dirname(dirname(bin)) } : {});
   } catch (e) {
     throw new VisibleError(`the Pulumi CLI is missing or too old (${(e as Error).message.split("\n")[0]}): run \`npm run setup\``, { exitCode: ExitCode.environment });
   }

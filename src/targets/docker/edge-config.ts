@@ -1,14 +1,13 @@
 import { EDGE_ALIAS_SUFFIX_TEXT as EDGE_ALIAS_SUFFIX, HTTP_PORT as SERVICE_PORT } from "../../plan/constants.js";
 
+export { EDGE_CA_PATH, EDGE_CONTAINER, EDGE_DATA_VOLUME } from "../../plan/constants.js";
+
 /**
  * The edge proxy's one static configuration. TLS comes from Caddy's local CA, issued on demand
  * per host. A request for <label>.<apps_domain> goes to the network alias "<label>.edge" on
  * port 8080: only public services carry such an alias, so private services stay unreachable,
  * and no route is ever added by a reload.
  */
-export const EDGE_CONTAINER = "platform-edge";
-export const EDGE_DATA_VOLUME = "platform-edge-data";
-export const EDGE_CA_PATH = "/data/caddy/pki/authorities/local/root.crt";
 
 export function buildEdgeCaddyfile(appsDomain: string): string {
   const hostLabel = appsDomain.split(".").length; // labels count from the right: 0 is the TLD

@@ -87,15 +87,15 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
       : undefined;
     const aliases = s.public && words ? words.words.apply((w) => [...s.aliases, edgeAlias(s.hostPrefix, w)]) : [...s.aliases];
     const container = new Container(s.name, {
-      name: s.containerName, image, env, networks: [{ name: plan.network, aliases }],
+      name: s.containerName, image, env, networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
       volumes: s.database ? [{ name: s.database.volumeName, target: s.database.dataPath }] : [],
       labels: serviceLabels, cpus: s.cpus, memoryBytes: s.memoryBytes, port: s.port, health: s.health,
       healthTimeoutSeconds: s.healthTimeoutSeconds, stopFirst: s.stopFirst, stopGraceSeconds: s.stopGraceSeconds,
     }, { dependsOn: [network, ...deps, ...(migrate ? [migrate] : []), ...(volume ? [volume] : []), ...(s.public && edge ? [edge] : [])] });
     containers.set(s.name, container);
     const v = values.get(s.name)!;
-    outputs[`${s.name}_url`] = pulumi.output(v.url);
-    if (v.external_url) outputs[`${s.name}_external_url`] = pulumi.output(v.external_url);
+    outputs[`${s.name}_url`] = pulumi.output(v.url as pulumi.Input<string>);
+    if (v.external_url) outputs[`${s.name}_external_url`] = pulumi.output(v.external_url as pulumi.Input<string>);
   }
   return outputs;
 }

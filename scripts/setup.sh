@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# npm run setup: everything `platform` needs on this machine, idempotent. Each step says what
+# it did, how long it took and whether it reused a cache. See README "Set-up".
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$here/.." && pwd)
+source "$here/setup/lib.sh"
+for f in node docker pulumi project images; do source "$here/setup/$f.sh"; done
+
+t_start=$(date +%s)
+echo "platform set-up (home: $PLATFORM_HOME)"
+step "Node >= $NODE_MIN_MAJOR" setup_node
+step "npm dependencies" setup_npm
+step "TypeScript build" setup_build
+step "Pulumi CLI $PULUMI_VERSION + Node.js language host" setup_pulumi
+step "Docker engine + BuildKit client" setup_docker
+step "Base images" setup_images
+step "Toolchain file" write_toolchain
+echo "✓ set-up complete in $(( $(date +%s) - t_start ))s. Next: npx platform doctor"

@@ -1,0 +1,35 @@
+# The project itself: npm dependencies from the lockfile (only when it changed), the
+# TypeScript build, and the toolchain file the CLI reads to find what the set-up provided.
+# shellcheck shell=bash
+setup_npm() {
+  local stamp=$REPO_ROOT/node_modules/.platform-lock-hash want
+  want=$(sha256sum "$REPO_ROOT/package-lock.json" | cut -c1-16)-$("$NODE_BIN/node" -p process.version)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then STEP_STATUS="reused node_modules (lockfile unchanged)"; return; fi
+  check_disk 1000 "$REPO_ROOT"
+  (cd "$REPO_ROOT" && PATH="$NODE_BIN:$PATH" npm ci --no-audit --no-fund --loglevel=error >"$PLATFORM_HOME/logs/npm-ci.log" 2>&1) \
+    || fail "npm ci failed; last lines of $PLATFORM_HOME/logs/npm-ci.log:
+$(tail -n 20 "$PLATFORM_HOME/logs/npm-ci.log")"
+  echo "$want" >"$stamp"
+  STEP_STATUS="installed npm dependencies from package-lock.json"
+}
+
+setup_build() {
+  (cd "$REPO_ROOT" && PATH="$NODE_BIN:$PATH" ./node_modules/.bin/tsc -p tsconfig.json) || fail "the TypeScript build failed"
+  STEP_STATUS="compiled src/ to dist/ (incremental)"
+}
+
+write_toolchain() {
+  cat >"$PLATFORM_HOME/toolchain.json" <<JSON
+{
+  "pulumiBin": "$PULUMI_BIN",
+  "nodeBin": "$NODE_BIN",
+  "dockerCli": "$PLATFORM_DOCKER_CLI"
+}
+JSON
+  cat >"$ENV_FILE" <<ENV
+# Written by npm run setup: puts the platform's toolchain first on PATH.
+export PATH="$NODE_BIN:$(dirname "$PULUMI_BIN"):$REPO_ROOT/node_modules/.bin:\$PATH"
+export PLATFORM_DOCKER_CLI="$PLATFORM_DOCKER_CLI"
+ENV
+  STEP_STATUS="wrote $PLATFORM_HOME/toolchain.json and $ENV_FILE"
+}

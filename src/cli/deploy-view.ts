@@ -1,0 +1,42 @@
+import { EventEmitter } from "node:events";
+import { Listr } from "listr2";
+import type { ProgressEvent } from "../engine/progress.js";
+import { printJson, type RendererKind } from "./render.js";
+
+/** Shows per-service phases while a deployment runs: live (TTY), plain lines (CI), or NDJSON. */
+export interface DeployView {
+  progress(e: ProgressEvent): void;
+  /** Ends the live view; waits until it has drawn its last frame. */
+  close(): Promise<void>;
+}
+
+const TERMINAL = new Set(["healthy", "unchanged", "failed"]);
+
+function ttyView(services: readonly string[]): DeployView {
+  const bus = new EventEmitter();
+  const list = new Listr(services.map((name) => ({
+    title: `${name}: waiting`,
+    task: (_ctx: unknown, task: { title: string }) => new Promise<void>((resolve, reject) => {
+      bus.on("progress", (e: ProgressEvent) => {
+        if (e.service !== name) return;
+        task.title = `${name}: ${e.phase}`;
+        if (e.phase === "failed") reject(new Error(`${name}: failed`));
+        else if (TERMINAL.has(e.phase)) resolve();
+      });
+      bus.on("close", () => resolve());
+    }),
+  })), { concurrent: true, exitOnError: false, rendererOptions: { collapseErrors: false } });
+  const done = list.run().catch(() => undefined);
+  return {
+    progress: (e) => bus.emit("progress", e),
+    close: async () => { bus.emit("close"); await done; },
+  };
+}
+
+export function createDeployView(kind: RendererKind, services: readonly string[]): DeployView {
+  if (kind === "tty") return ttyView(services);
+  if (kind === "json") {
+    return { progress: (e) => printJson({ type: "progress", service: e.service, phase: e.phase, at: new Date(e.at).toISOString() }), close: async () => {} };
+  }
+  return { progress: (e) => process.stdout.write(`${e.service}: ${e.phase}\n`), close: async () => {} };
+}

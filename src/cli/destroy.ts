@@ -1,0 +1,44 @@
+import type { Command } from "commander";
+import { createInterface } from "node:readline/promises";
+import { ExitCode, VisibleError } from "../errors.js";
+import { resolveStackTarget, type StackOptions } from "./context.js";
+import { stackOptions } from "./deploy.js";
+import { printJson } from "./render.js";
+
+interface DestroyOptions extends StackOptions {
+  deleteData?: boolean;
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try { return /^y/i.test((await rl.question(question)).trim()); } finally { rl.close(); }
+}
+
+/** `platform destroy`: removes the stack's services; databases with retention: permanent keep their data unless --delete-data. */
+async function runDestroy(o: DestroyOptions): Promise<void> {
+  const t = await resolveStackTarget(o);
+  const { requireCredentials } = await import("../engine/credentials.js");
+  const creds = requireCredentials();
+  const { requireEngine, removeStackVolumes } = await import("../runtime/docker.js");
+  await requireEngine();
+  if (!o.yes) {
+    if (!process.stdin.isTTY) throw new VisibleError(`destroy needs confirmation: run again with --yes to remove ${t.project} (${t.env})`, { exitCode: ExitCode.usage });
+    const what = o.deleteData ? "every service AND the database data" : "every service (database data is kept)";
+    if (!(await confirm(`Remove ${what} of ${t.project} (${t.env})? (y/N) `))) throw new VisibleError("nothing was removed", { exitCode: ExitCode.failed });
+  }
+  const { destroyStack } = await import("../engine/stack-ops.js");
+  const deleted = await destroyStack(t.project, t.env, creds, t.configFile);
+  const volumes = o.deleteData ? await removeStackVolumes(t.project, t.env) : [];
+  if (o.json) { printJson({ project: t.project, env: t.env, deletedResources: deleted, deletedVolumes: volumes }); return; }
+  process.stdout.write(`✓ Destroyed ${t.project} (${t.env}): ${deleted} resources removed\n`);
+  if (o.deleteData) process.stdout.write(`  data removed: ${volumes.length ? volumes.join(", ") : "none"}\n`);
+  else process.stdout.write("  database volumes with retention: permanent were kept; --delete-data removes them\n");
+}
+
+export function registerDestroy(program: Command): void {
+  stackOptions(program.command("destroy"))
+    .description("remove the services of an environment (permanent database data is kept unless --delete-data)")
+    .option("--delete-data", "also remove the databases' data volumes")
+    .option("-y, --yes", "do not ask for confirmation")
+    .action(runDestroy);
+}

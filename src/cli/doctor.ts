@@ -1,0 +1,80 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import type { Command } from "commander";
+import { ExitCode } from "../errors.js";
+import { baseImages, platformHome, toolchain } from "../settings.js";
+import { printJson } from "./render.js";
+import { formatTable } from "./table.js";
+
+/** One line of `platform doctor`: what, whether it is there, its version or detail, how to fix it. */
+export interface Check { name: string; ok: boolean; detail: string; fix?: string }
+
+const run = promisify(execFile);
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const SETUP = "run npm run setup";
+
+async function version(cmd: string, args: string[]): Promise<string | undefined> {
+  try { return (await run(cmd, args, { timeout: 15_000 })).stdout.trim().split("\n")[0]; } catch { return undefined; }
+}
+
+async function checkPulumi(): Promise<Check[]> {
+  const bin = toolchain().pulumiBin;
+  const v = bin ? await version(bin, ["version"]) : undefined;
+  const langhost = bin ? join(dirname(bin), "pulumi-language-nodejs") : undefined;
+  return [
+    { name: "Pulumi CLI", ok: !!v, detail: v ? `${v} (${bin})` : "not found", fix: SETUP },
+    { name: "Node.js language host", ok: !!langhost && existsSync(langhost), detail: langhost ?? "not found", fix: SETUP },
+    { name: "platform provider plugin", ok: existsSync(join(ROOT, "dist", "targets", "docker", "provider", "main.js")), detail: join(ROOT, "bin", "pulumi-resource-platform"), fix: "run npm run build" },
+  ];
+}
+
+async function checkDocker(): Promise<Check[]> {
+  const { dockerClient } = await import("../runtime/docker.js");
+  let engine: string | undefined;
+  try { engine = (await dockerClient().version()).Version; } catch { /* below */ }
+  const engineCheck: Check = { name: "Docker engine", ok: !!engine, detail: engine ? `Engine ${engine}` : "no engine answers on " + (process.env.DOCKER_HOST ?? "/var/run/docker.sock"), fix: "start it: npm run setup (starts dockerd), or dockerd &, or set DOCKER_HOST" };
+  const cli = toolchain().dockerCli ?? "docker";
+  let buildkit = false;
+  try { buildkit = (await run(cli, ["build", "--help"], { env: { ...process.env, DOCKER_BUILDKIT: "1" } })).stdout.includes("--secret"); } catch { /* no */ }
+  const checks = [engineCheck, { name: "BuildKit client", ok: buildkit, detail: buildkit ? cli : `${cli} cannot run BuildKit builds with secrets`, fix: "apt-get install docker.io (Debian's client runs BuildKit), or install docker-buildx" }];
+  for (const [role, image] of Object.entries(baseImages())) {
+    let ok = false;
+    if (engine) { try { await dockerClient().getImage(image).inspect(); ok = true; } catch { /* missing */ } }
+    checks.push({ name: `base image (${role})`, ok, detail: image, fix: engine ? SETUP : "start the Docker engine first" });
+  }
+  return checks;
+}
+
+async function checkState(): Promise<Check> {
+  const { readCredentials } = await import("../engine/credentials.js");
+  const c = readCredentials();
+  if (!c) return { name: "state backend", ok: false, detail: "not logged in", fix: "run platform login" };
+  const dir = c.backendUrl.startsWith("file://") ? c.backendUrl.slice(7) : undefined;
+  return { name: "state backend", ok: !dir || existsSync(dir), detail: c.backendUrl, fix: "run platform login again" };
+}
+
+export async function runChecks(): Promise<Check[]> {
+  const major = Number(process.versions.node.split(".")[0]);
+  const node: Check = { name: "Node.js", ok: major >= 22, detail: `v${process.versions.node} (${process.execPath})`, fix: SETUP };
+  return [node, ...(await checkPulumi()), ...(await checkDocker()), await checkState()];
+}
+
+export function registerDoctor(program: Command): void {
+  program.command("doctor")
+    .description("check what a deploy needs (exit 0 only when a deploy can work)")
+    .option("--json", "machine-readable output")
+    .action(async (o: { json?: boolean }) => {
+      const checks = await runChecks();
+      const ok = checks.every((c) => c.ok);
+      if (o.json) printJson({ ok, platformHome: platformHome(), checks });
+      else {
+        process.stdout.write(formatTable(["CHECK", "", "DETAIL"], checks.map((c) => [c.name, c.ok ? "✓" : "✖", c.detail])));
+        for (const c of checks.filter((x) => !x.ok)) process.stdout.write(`✖ ${c.name}: ${c.fix}\n`);
+        process.stdout.write(ok ? "✓ ready to deploy\n" : "✖ not ready to deploy\n");
+      }
+      if (!ok) process.exitCode = ExitCode.environment;
+    });
+}

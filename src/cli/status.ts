@@ -1,0 +1,36 @@
+import type { Command } from "commander";
+import { resolveStackTarget, type StackOptions } from "./context.js";
+import { stackOptions } from "./deploy.js";
+import { printJson } from "./render.js";
+import { formatTable } from "./table.js";
+
+/** `platform status`: what runs per service, its health, URL and image, and the last deployment. */
+async function runStatus(o: StackOptions): Promise<void> {
+  const t = await resolveStackTarget(o);
+  const { requireCredentials } = await import("../engine/credentials.js");
+  const creds = requireCredentials();
+  const { requireEngine, listServiceContainers } = await import("../runtime/docker.js");
+  await requireEngine();
+  const { stackUrls } = await import("../engine/stack-ops.js");
+  const { listRecords } = await import("../engine/history.js");
+  const [containers, urls] = await Promise.all([listServiceContainers(t.project, t.env), stackUrls(t.project, t.env, creds)]);
+  const last = listRecords(t.project, t.env)[0];
+  const rows = Object.keys(t.config.services).map((name) => {
+    const c = containers.find((x) => x.service === name);
+    return { service: name, state: c ? c.state : "not deployed", status: c?.status ?? "", url: urls[name] ?? "", image: c?.image ?? "" };
+  });
+  if (o.json) {
+    printJson({ project: t.project, env: t.env, services: rows, lastDeployment: last ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt } : null });
+    return;
+  }
+  process.stdout.write(`${t.project} (${t.env})\n`);
+  process.stdout.write(formatTable(["SERVICE", "STATE", "STATUS", "URL", "IMAGE"], rows.map((r) => [r.service, r.state, r.status, r.url, r.image])));
+  process.stdout.write(last ? `last deployment: ${last.id} ${last.outcome} at ${last.startedAt}\n` : "no deployment yet\n");
+  if (rows.some((r) => r.state !== "running")) process.exitCode = 1;
+}
+
+export function registerStatus(program: Command): void {
+  stackOptions(program.command("status"))
+    .description("services, their state, URLs and images, and the last deployment (exit 1 when one is not running)")
+    .action(runStatus);
+}

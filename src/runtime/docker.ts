@@ -1,0 +1,73 @@
+import type Docker from "dockerode";
+import { dockerFromEnv } from "../docker-host.js";
+import { ExitCode, VisibleError } from "../errors.js";
+
+/**
+ * Live reads from the Docker target: what runs, its logs, files of the edge. Studio and the
+ * CLI both read through here.
+ */
+let client: Docker | undefined;
+export function dockerClient(): Docker {
+  client ??= dockerFromEnv();
+  return client;
+}
+
+export async function requireEngine(): Promise<void> {
+  try {
+    await dockerClient().ping();
+  } catch (e) {
+    throw new VisibleError(`no Docker engine answers (${(e as Error).message}): start it (npm run setup starts dockerd) or set DOCKER_HOST`, { exitCode: ExitCode.environment });
+  }
+}
+
+export interface RunningService {
+  service: string;
+  containerId: string;
+  containerName: string;
+  image: string;
+  state: string;
+  status: string;
+  health: "healthy" | "starting" | "exited" | "running";
+  createdAt: string;
+}
+
+/** The service containers of one stack (migration jobs excluded), newest first. */
+export async function listServiceContainers(project: string, env: string): Promise<RunningService[]> {
+  const list = await dockerClient().listContainers({ all: true, filters: { label: [`platform.project=${project}`, `platform.env=${env}`] } });
+  return list
+    .filter((c) => c.Labels["platform.job"] !== "true" && c.Labels["platform.service"])
+    .map((c) => ({
+      service: c.Labels["platform.service"] as string,
+      containerId: c.Id,
+      containerName: (c.Names[0] ?? "").replace(/^\//, ""),
+      image: c.Image,
+      state: c.State,
+      status: c.Status,
+      health: c.State === "running" ? "running" : "exited",
+      createdAt: new Date(c.Created * 1000).toISOString(),
+    }) satisfies RunningService)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+/** Runs a command in a container and returns its stdout (demultiplexed). */
+export async function execOutput(containerId: string, cmd: string[]): Promise<{ exitCode: number; stdout: string }> {
+  const exec = await dockerClient().getContainer(containerId).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  const sink = { write: (b: Buffer) => { chunks.push(b); return true; } };
+  dockerClient().modem.demuxStream(stream, sink as unknown as NodeJS.WritableStream, { write: () => true } as unknown as NodeJS.WritableStream);
+  await new Promise<void>((r) => { stream.on("end", r); stream.on("close", r); });
+  const { ExitCode: code } = await exec.inspect();
+  return { exitCode: code ?? -1, stdout: Buffer.concat(chunks).toString("utf8") };
+}
+
+/** Removes retained volumes of a stack (`platform destroy --delete-data`). */
+export async function removeStackVolumes(project: string, env: string): Promise<string[]> {
+  const { Volumes } = await dockerClient().listVolumes({ filters: { label: [`platform.project=${project}`, `platform.env=${env}`] } });
+  const removed: string[] = [];
+  for (const v of Volumes ?? []) {
+    await dockerClient().getVolume(v.Name).remove();
+    removed.push(v.Name);
+  }
+  return removed;
+}
