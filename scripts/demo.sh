@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# npm run demo: set up this machine, log in to the local state backend, deploy
+# examples/fullstack to the local Docker engine and print its URLs.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+home=${PLATFORM_HOME:-$HOME/.platform}
+bash "$here/setup.sh"
+# shellcheck disable=SC1091
+source "$home/env.sh"
+platform() { node "$root/dist/bin.js" "$@"; }
+platform whoami >/dev/null 2>&1 || platform login
+platform doctor
+cd "$root/examples/fullstack"
+platform deploy --yes
+echo
+echo "Open the web URL above in a browser. Trust the platform CA first: platform ca --export platform-ca.pem (README \"Trusting the CA\")."
