@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Entrypoint of platform-local/postgres:15, compatible with the official postgres image:
+#   POSTGRES_USER (default postgres), POSTGRES_PASSWORD (required unless
+#   POSTGRES_HOST_AUTH_METHOD=trust), POSTGRES_DB (default: the user), POSTGRES_INITDB_ARGS,
+#   POSTGRES_HOST_AUTH_METHOD (default scram-sha-256), VAR_FILE variants of the first four,
+#   and *.sh / *.sql / *.sql.gz in /docker-entrypoint-initdb.d, run once at initialisation.
+# The database is initialised only when $PGDATA holds none; the server then runs as the
+# postgres user, exec'd so that it receives the signals (dumb-init, PID 1, turns SIGTERM into
+# SIGINT: a fast shutdown).
+set -Eeuo pipefail
+
+log() { printf '%s [entrypoint] %s\n' "$(date -u '+%Y-%m-%d %H:%M:%S UTC')" "$*"; }
+die() { printf '%s [entrypoint] error: %s\n' "$(date -u '+%Y-%m-%d %H:%M:%S UTC')" "$*" >&2; exit 1; }
+
+file_env() {  # file_env VAR [DEFAULT]: VAR from itself, or from the file named by VAR_FILE
+  local var=$1 file_var="${1}_FILE" def=${2:-} val
+  if [ -n "${!var:-}" ] && [ -n "${!file_var:-}" ]; then die "both $var and $file_var are set; they are exclusive"; fi
+  val=$def
+  if [ -n "${!var:-}" ]; then val=${!var}
+  elif [ -n "${!file_var:-}" ]; then val=$(<"${!file_var}")
+  fi
+  export "$var=$val"
+  unset "$file_var"
+}
+
+[ $# -gt 0 ] || set -- postgres
+if [ "${1:0:1}" = '-' ]; then set -- postgres "$@"; fi   # `docker run IMAGE -c x=y`
+
+if [ "$1" = postgres ] && [ "$(id -u)" = 0 ]; then
+  # as root: give the data and socket directories to postgres, then start again as postgres
+  mkdir -p "$PGDATA" /var/run/postgresql
+  chown postgres:postgres "$PGDATA" /var/run/postgresql
+  chmod 0700 "$PGDATA" || :
+  chmod 3777 /var/run/postgresql
+  find "$PGDATA" \! -user postgres -exec chown postgres:postgres '{}' +
+  HOME=/var/lib/postgresql exec setpriv --reuid=postgres --regid=postgres --init-groups \
+    "$(readlink -f "${BASH_SOURCE[0]}")" "$@"
+fi
+
+init_database() {
+  local auth=${POSTGRES_HOST_AUTH_METHOD:-scram-sha-256} sockdir f
+  if [ -z "$POSTGRES_PASSWORD" ] && [ "$auth" != trust ]; then
+    die "the database is not initialised and no password is set.
+  Set POSTGRES_PASSWORD (e.g. -e POSTGRES_PASSWORD=...) to a non-empty value for the
+  superuser '$POSTGRES_USER', or POSTGRES_HOST_AUTH_METHOD=trust to allow every connection
+  without a password (not recommended)."
+  fi
+  [ -w "$PGDATA" ] || die "$PGDATA is not writable by $(id -un) (uid $(id -u)); fix the volume's owner"
+  log "initialising a new database cluster in $PGDATA (superuser $POSTGRES_USER, database $POSTGRES_DB)"
+  if [ -n "$POSTGRES_PASSWORD" ]; then
+    eval 'initdb --username="$POSTGRES_USER" --pwfile=<(printf "%s\n" "$POSTGRES_PASSWORD") '"$POSTGRES_INITDB_ARGS"
+  else
+    eval 'initdb --username="$POSTGRES_USER" '"$POSTGRES_INITDB_ARGS"
+  fi
+
+  # local socket connections stay as initdb made them (trust); network ones need a password
+  if [ "$auth" = trust ]; then log "warning: POSTGRES_HOST_AUTH_METHOD=trust: network connections need no password"; fi
+  printf '\n# added by the entrypoint: every other network client\nhost all all all %s\n' "$auth" >>"$PGDATA/pg_hba.conf"
+
+  # A temporary server on a private socket only: pg_isready on the default socket (and TCP)
+  # answers "no response" until the real server is up, so nobody connects mid-initialisation.
+  sockdir=$(mktemp -d /tmp/pg-init.XXXXXX)
+  pg_ctl -D "$PGDATA" -w -o "-c listen_addresses='' -c unix_socket_directories=$sockdir -p 5432" start
+  export PGHOST=$sockdir PGPORT=5432 PGUSER=$POSTGRES_USER PGPASSWORD=$POSTGRES_PASSWORD
+  local psql=(psql -v ON_ERROR_STOP=1 --no-psqlrc --no-password --username "$POSTGRES_USER")
+  if [ "$POSTGRES_DB" != postgres ]; then
+    if [ -z "$("${psql[@]}" --dbname postgres -tA --set db="$POSTGRES_DB" <<<"SELECT 1 FROM pg_database WHERE datname = :'db';")" ]; then
+      "${psql[@]}" --dbname postgres -q --set db="$POSTGRES_DB" <<<'CREATE DATABASE :"db";'
+      log "created database $POSTGRES_DB"
+    fi
+  fi
+  for f in /docker-entrypoint-initdb.d/*; do
+    [ -e "$f" ] || continue
+    case "$f" in
+      *.sh) log "running $f"; if [ -x "$f" ]; then "$f"; else . "$f"; fi ;;
+      *.sql) log "running $f"; "${psql[@]}" --dbname "$POSTGRES_DB" -f "$f" ;;
+      *.sql.gz) log "running $f"; gunzip -c "$f" | "${psql[@]}" --dbname "$POSTGRES_DB" ;;
+      *) log "ignoring $f" ;;
+    esac
+  done
+  pg_ctl -D "$PGDATA" -m fast -w stop
+  unset PGHOST PGPORT PGUSER PGPASSWORD
+  rm -rf "$sockdir"
+  log "initialisation complete; starting the server"
+}
+
+if [ "$1" = postgres ]; then
+  file_env POSTGRES_PASSWORD
+  file_env POSTGRES_USER postgres
+  file_env POSTGRES_DB "$POSTGRES_USER"
+  file_env POSTGRES_INITDB_ARGS
+  if [ -s "$PGDATA/PG_VERSION" ]; then
+    log "$PGDATA already holds a database cluster (PostgreSQL $(cat "$PGDATA/PG_VERSION")); skipping initialisation"
+  else
+    init_database
+  fi
+fi
+
+exec "$@"
