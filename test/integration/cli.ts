@@ -1,0 +1,76 @@
+import { spawn } from "node:child_process";
+import { Agent, request } from "node:https";
+import { CLI } from "./env.js";
+
+export interface CliResult { code: number; stdout: string; stderr: string; seconds: number }
+
+/** Runs the real CLI (dist/bin.js) as a user would, without a TTY. */
+export function runCli(args: string[], opts: { cwd: string; env: Record<string, string>; input?: string }): Promise<CliResult> {
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env, CI: "true" } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => { stdout += d; });
+    child.stderr.on("data", (d) => { stderr += d; });
+    child.stdin.end(opts.input ?? "");
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr, seconds: (Date.now() - t0) / 1000 }));
+  });
+}
+
+export interface HttpsResponse { status: number; body: string; authorized: boolean }
+
+/**
+ * HTTPS to a public URL, sent to 127.0.0.1 whatever the host name (Node's resolver does not
+ * map *.localhost to loopback as browsers and curl do), verified against the platform CA.
+ */
+export function httpsRequest(url: string, ca: string, opts: { method?: string; body?: unknown; agent?: Agent; timeoutMs?: number } = {}): Promise<HttpsResponse> {
+  const u = new URL(url);
+  const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: "127.0.0.1", port: Number(u.port || 443), path: `${u.pathname}${u.search}`, method: opts.method ?? "GET",
+      servername: u.hostname, ca, agent: opts.agent,
+      headers: { host: u.host, ...(body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}) },
+      timeout: opts.timeoutMs ?? 10_000,
+    }, (res) => {
+      let data = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => { data += c; });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data, authorized: (res.socket as import("node:tls").TLSSocket).authorized !== false }));
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Polls a URL every `everyMs` until stopped: how many requests failed (error or status ≥ 400). */
+export function startPoller(url: string, ca: string, everyMs = 50) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+  const stats = { sent: 0, failed: 0, failures: [] as string[] };
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t = Date.now();
+      stats.sent++;
+      try {
+        const r = await httpsRequest(url, ca, { agent });
+        if (r.status >= 400) { stats.failed++; stats.failures.push(`HTTP ${r.status}`); }
+      } catch (e) {
+        stats.failed++;
+        stats.failures.push((e as Error).message);
+      }
+      await new Promise((r) => setTimeout(r, Math.max(0, everyMs - (Date.now() - t))));
+    }
+  })();
+  return {
+    stats,
+    stop: async () => { running = false; await loop; agent.destroy(); return stats; },
+  };
+}
+
+/** The lines `<service>: https://...` that deploy prints, as a map. */
+export function parseUrls(stdout: string): Record<string, string> {
+  return Object.fromEntries([...stdout.matchAll(/^([a-z][a-z0-9-]*): (https:\/\/\S+)$/gm)].map((m) => [m[1], m[2]]));
+}

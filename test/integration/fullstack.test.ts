@@ -1,0 +1,146 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
+import { freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
+
+/**
+ * Issue #5 end to end, on the real engines: the fullstack example deployed by the CLI as a
+ * user would, then redeployed unchanged, changed, broken, destroyed and brought back.
+ */
+const project = unique("fs");
+const backend = freshBackend();
+const dir = join(mkdtempSync(join(tmpdir(), "platform-fullstack-")), "fullstack");
+const cli = (...args: string[]) => runCli(args, { cwd: dir, env: backend });
+const deploy = () => cli("deploy", "--yes", "--project", project);
+let urls: Record<string, string> = {};
+let ca = "";
+
+function ok(r: CliResult): CliResult {
+  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+async function status(): Promise<{ api: string; database: string; event_count: number; latest_event: string }> {
+  const r = await httpsRequest(`${urls.api}/api/status`, ca);
+  expect(r.status).toBe(200);
+  return JSON.parse(r.body);
+}
+
+const containerOf = (service: string) =>
+  execFileSync("docker", ["ps", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.service=${service}`, "--format", "{{.Names}}"]).toString().trim();
+
+describe("fullstack example on the local Docker engine", () => {
+  beforeAll(() => {
+    requireToolchain();
+    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+  });
+
+  afterAll(async () => {
+    await cli("destroy", "--yes", "--delete-data", "--project", project);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("deploys in dependency order and prints the public URLs", async () => {
+    const r = ok(await deploy());
+    const lines = r.stdout.split("\n");
+    const at = (needle: string) => lines.indexOf(needle);
+    expect(at("database: healthy")).toBeGreaterThanOrEqual(0);
+    expect(at("api: migrated")).toBeGreaterThan(at("database: healthy"));
+    expect(at("api: healthy")).toBeGreaterThan(at("api: migrated"));
+    expect(at("web: starting")).toBeGreaterThan(at("api: healthy"));
+    expect(r.stdout).toMatch(/^Deployment complete \(dep_[a-z0-9]+\)$/m);
+    urls = parseUrls(r.stdout);
+    expect(urls.api).toMatch(new RegExp(`^https://${project}-api-[a-z]+-[a-z]+\\.localhost$`));
+    expect(urls.web).toMatch(new RegExp(`^https://${project}-web-[a-z]+-[a-z]+\\.localhost$`));
+    expect(urls.database).toBeUndefined();
+    ca = ok(await cli("ca")).stdout;
+    expect(ca).toContain("BEGIN CERTIFICATE");
+  }, 900_000);
+
+  it("serves both URLs over HTTPS with a certificate that verifies against the platform CA", async () => {
+    const s = await status();
+    expect(s).toMatchObject({ api: "ok", database: "ok" });
+    const page = await httpsRequest(urls.web as string, ca);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain("event");
+    await expect(httpsRequest(`${urls.api}/api/status`, "")).rejects.toThrow(/certificate/);
+  });
+
+  it("POST /api/events raises event_count", async () => {
+    const before = (await status()).event_count;
+    const r = await httpsRequest(`${urls.api}/api/events`, ca, { method: "POST", body: { message: "hello from the test" } });
+    expect(r.status).toBeLessThan(300);
+    const after = await status();
+    expect(after.event_count).toBe(before + 1);
+    expect(after.latest_event).toBe("hello from the test");
+  });
+
+  it("redeploys with no change: nothing replaced, in seconds", async () => {
+    const names = ["database", "api", "web"].map(containerOf);
+    const r = ok(await cli("deploy", "--project", project, "--json"));
+    const result = JSON.parse(r.stdout.trim().split("\n").pop() as string);
+    expect(Object.keys(result.changes).filter((k) => k !== "same")).toEqual([]);
+    expect(["database", "api", "web"].map(containerOf)).toEqual(names);
+    console.log(`no-op redeploy: ${r.seconds.toFixed(1)}s`);
+  }, 120_000);
+
+  it("a change to one service replaces only it, with no failed request", async () => {
+    const [db, web] = [containerOf("database"), containerOf("web")];
+    const api = containerOf("api");
+    writeFileSync(join(dir, "api", "app", "version.txt"), "v2\n");
+    const poll = startPoller(`${urls.api}/api/status`, ca);
+    const r = ok(await deploy());
+    const stats = await poll.stop();
+    expect(stats.failures).toEqual([]);
+    expect(stats.sent).toBeGreaterThan(20);
+    expect(containerOf("api")).not.toBe(api);
+    expect([containerOf("database"), containerOf("web")]).toEqual([db, web]);
+    expect(r.stdout).toContain("web: unchanged");
+  }, 600_000);
+
+  it("a failing migration stops the deploy and the old API keeps answering", async () => {
+    const api = containerOf("api");
+    const broken = join(dir, "api", "migrations", "versions", "9999_broken.py");
+    writeFileSync(broken, [
+      '"""a migration that fails"""', "from alembic import op", "", 'revision = "9999broken"',
+      `down_revision = ${JSON.stringify(execFileSync("sh", ["-c", `grep -h "^revision" ${join(dir, "api", "migrations", "versions")}/*.py | grep -v 9999 | head -1 | cut -d'"' -f2`]).toString().trim())}`,
+      "branch_labels = None", "depends_on = None", "", "def upgrade():", '    op.execute("SELECT no_such_column FROM no_such_table")', "", "def downgrade():", "    pass", "",
+    ].join("\n"));
+    const poll = startPoller(`${urls.api}/api/status`, ca);
+    const r = await deploy();
+    const stats = await poll.stop();
+    rmSync(broken);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("migration `alembic upgrade head` exited with code");
+    expect(r.stderr).toContain("no_such_table");
+    expect(stats.failures).toEqual([]);
+    expect(containerOf("api")).toBe(api);
+    const history = JSON.parse(ok(await cli("deployments", "--project", project, "--json")).stdout);
+    expect(history[0].outcome).toBe("failed");
+    expect(history[0].migrations.api.output).toContain("no_such_table");
+  }, 600_000);
+
+  it("plain `pulumi preview` on the stack shows no changes", async () => {
+    ok(await deploy());
+    const workspace = join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", project);
+    const out = execFileSync(requireToolchain().pulumi, ["preview", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspace], {
+      env: pulumiEnv(backend), encoding: "utf8", timeout: 240_000,
+    });
+    expect(out).toMatch(/\d+ unchanged/);
+  }, 600_000);
+
+  it("keeps the database rows through destroy and redeploy; --delete-data removes them", async () => {
+    const count = (await status()).event_count;
+    expect(count).toBeGreaterThan(0);
+    ok(await cli("destroy", "--yes", "--project", project));
+    expect(containerOf("api")).toBe("");
+    urls = parseUrls(ok(await deploy()).stdout);
+    expect((await status()).event_count).toBe(count);
+    ok(await cli("destroy", "--yes", "--delete-data", "--project", project));
+    urls = parseUrls(ok(await deploy()).stdout);
+    expect((await status()).event_count).toBe(0);
+  }, 900_000);
+});

@@ -1,0 +1,45 @@
+import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
+import { describe, expect, it } from "vitest";
+import { parseUrn, toError, toLogFile, toProgress } from "../../../src/engine/progress.js";
+
+const urn = (type: string, name: string) => `urn:pulumi:preview::fullstack::${type}::${name}`;
+const pre = (type: string, name: string, op: string) =>
+  ({ sequence: 1, timestamp: 100, resourcePreEvent: { metadata: { op, urn: urn(type, name), type, provider: "" } } }) as unknown as EngineEvent;
+const outs = (type: string, name: string, op: string, outputs: Record<string, unknown> = {}) =>
+  ({ sequence: 2, timestamp: 101, resOutputsEvent: { metadata: { op, urn: urn(type, name), type, provider: "", new: { outputs } } } }) as unknown as EngineEvent;
+
+describe("engine events to service phases", () => {
+  it.each([
+    [pre("platform:docker:Image", "api-image", "create"), "api", "Installing"],
+    [outs("platform:docker:Image", "api-image", "create"), "api", "built"],
+    [pre("platform:docker:Image", "web-image", "replace"), "web", "Installing"],
+    [pre("platform:docker:Job", "api-migrate", "create"), "api", "migrating"],
+    [outs("platform:docker:Job", "api-migrate", "create"), "api", "migrated"],
+    [pre("platform:docker:Container", "database", "create"), "database", "starting"],
+    [outs("platform:docker:Container", "database", "create-replacement"), "database", "healthy"],
+    [pre("platform:docker:Container", "web", "same"), "web", "unchanged"],
+  ])("%#: %s -> %s", (event, service, phase) => {
+    expect(toProgress(event)).toMatchObject({ service, phase, at: expect.any(Number) });
+  });
+
+  it("says nothing for other resources and operations", () => {
+    expect(toProgress(pre("platform:docker:Network", "network", "create"))).toBeUndefined();
+    expect(toProgress(pre("platform:docker:Image", "api-image", "same"))).toBeUndefined();
+    expect(toProgress(pre("platform:docker:Container", "api", "delete-replaced"))).toBeUndefined();
+  });
+
+  it("marks failures", () => {
+    const e = { sequence: 3, timestamp: 1, resOpFailedEvent: { metadata: { op: "create", urn: urn("platform:docker:Job", "api-migrate"), type: "platform:docker:Job" } } } as unknown as EngineEvent;
+    expect(toProgress(e)).toMatchObject({ service: "api", phase: "failed" });
+  });
+
+  it("attributes error diagnostics and job log files to services", () => {
+    const diag = { sequence: 4, timestamp: 1, diagnosticEvent: { urn: urn("platform:docker:Job", "api-migrate"), message: "error: migration failed\n", severity: "error", color: "never", prefix: "" } } as unknown as EngineEvent;
+    expect(toError(diag)).toEqual({ service: "api", message: "error: migration failed" });
+    expect(toLogFile(outs("platform:docker:Job", "api-migrate", "create", { logFile: "/x.log" }))).toEqual({ service: "api", logFile: "/x.log" });
+  });
+
+  it("parses parented URNs", () => {
+    expect(parseUrn("urn:pulumi:s::p::my:comp$platform:docker:Image::api-image")).toEqual({ type: "platform:docker:Image", name: "api-image" });
+  });
+});

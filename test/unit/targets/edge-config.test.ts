@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { buildEdgeCaddyfile } from "../../../src/targets/docker/edge-config.js";
+import { edgeAlias, publicUrl } from "../../../src/plan/naming.js";
+
+describe("edge configuration", () => {
+  it("routes *.localhost by its first label to the .edge alias on port 8080, admin on a unix socket", () => {
+    const c = buildEdgeCaddyfile("localhost");
+    expect(c).toContain("*.localhost:443 {");
+    expect(c).toContain("reverse_proxy {http.request.host.labels.1}.edge:8080");
+    expect(c).toContain("admin unix//run/caddy-admin.sock");
+    expect(c).toContain("on_demand");
+  });
+  it("counts the labels of a longer apps domain", () => {
+    expect(buildEdgeCaddyfile("apps.example.com")).toContain("{http.request.host.labels.3}.edge:8080");
+  });
+  it("matches the names the target gives public services", () => {
+    expect(edgeAlias("shop-web", "brave-otter")).toBe("shop-web-brave-otter.edge");
+    expect(publicUrl("shop-web", "brave-otter", "localhost", 443)).toBe("https://shop-web-brave-otter.localhost");
+    expect(publicUrl("shop-web", "brave-otter", "localhost", 8443)).toBe("https://shop-web-brave-otter.localhost:8443");
+  });
+});
