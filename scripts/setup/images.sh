@@ -8,7 +8,8 @@
 # Each image carries the label platform.recipe-hash (its recipe files, pins and base); a run
 # rebuilds only the images whose label differs. $PLATFORM_HOME/images.json names the images
 # the platform builds on. PLATFORM_BASE_IMAGES=public skips all this and names the public
-# images (where a registry is reachable). PLATFORM_REBUILD_IMAGES=1 forces a rebuild.
+# images (where a registry is reachable). PLATFORM_REBUILD_IMAGES=1 rebuilds them all from
+# scratch (no build cache), e.g. to pick up Debian security updates.
 # Needs lib.sh (PLATFORM_HOME, REPO_ROOT, fail, check_disk) and the docker step
 # (PLATFORM_DOCKER_CLI: a client that runs BuildKit builds).
 # shellcheck shell=bash
@@ -201,6 +202,8 @@ build_docker_image() {  # build_docker_image NAME TAG HASH LOG
           --build-arg "YARN_VERSION=$BASE_YARN_VERSION" --build-arg "PNPM_VERSION=$BASE_PNPM_VERSION"
           --build-arg "COREPACK_VERSION=$BASE_COREPACK_VERSION")
   fi
+  # a forced rebuild is a rebuild from scratch (newer Debian packages, e.g. security updates)
+  [ "${PLATFORM_REBUILD_IMAGES:-0}" != 1 ] || args+=(--no-cache)
   echo "# DOCKER_BUILDKIT=1 ${PLATFORM_DOCKER_CLI:-/usr/bin/docker} build -t $tag $ctx" >"$log"
   if ! DOCKER_BUILDKIT=1 images_docker build --progress=plain --label "$BASE_IMAGE_LABEL=$hash" \
       "${args[@]}" -t "$tag" "$ctx" >>"$log" 2>&1; then
