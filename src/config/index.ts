@@ -1,0 +1,27 @@
+/**
+ * The config stage: platform.yml text -> a typed, normalized Config, or every problem with
+ * its position. Imports nothing beyond zod, yaml and node builtins, so `platform validate`
+ * stays fast.
+ */
+export type {
+  Config,
+  ConfigFs,
+  Diagnostic,
+  OnFailure,
+  PresetName,
+  ResourcesConfig,
+  Retention,
+  ServiceConfig,
+  ServiceType,
+  TemplatePart,
+  ValidateOptions,
+  ValidationResult,
+} from "./types.js";
+export { validateConfig } from "./validate-config.js";
+export { loadConfig, type LoadResult } from "./load-config.js";
+export { parseTemplate, scanTemplate } from "./template.js";
+export { PRESETS, parseDuration, parseStorage } from "./units.js";
+export { formatDiagnostic, renderCodeFrame, toJsonDiagnostic } from "./format.js";
+export { POSTGRES_PROPERTIES, SERVICE_PROPERTIES } from "./rules-references.js";
+export { configSchema, serviceSchema, SERVICE_TYPES } from "./schema.js";
+export { nodeConfigFs } from "./node-fs.js";

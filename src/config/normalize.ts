@@ -1,0 +1,71 @@
+import { isScalar } from "yaml";
+import type { z } from "zod";
+import type { Locator } from "./locate.js";
+import type { configSchema } from "./schema.js";
+import type { Config, ResourcesConfig, ServiceConfig } from "./types.js";
+import { parseDuration, parseStorage, PRESETS } from "./units.js";
+
+type Parsed = z.output<typeof configSchema>;
+type ParsedService = Parsed["services"][string];
+
+/** Defaults that depend on the service type, so zod cannot apply them. */
+const POSTGRES_DEFAULTS = { storage: "1Gi", retention: "permanent" } as const;
+
+/** The validated file -> the Config later stages use: defaults applied, units in numbers. */
+export function toConfig(parsed: Parsed, locator: Locator): Config {
+  const services: Record<string, ServiceConfig> = {};
+  for (const [name, svc] of Object.entries(parsed.services)) services[name] = toServiceConfig(name, svc, locator);
+  return {
+    version: parsed.version,
+    name: parsed.name,
+    ...(parsed.description !== undefined ? { description: parsed.description } : {}),
+    services,
+  };
+}
+
+function toServiceConfig(name: string, svc: ParsedService, locator: Locator): ServiceConfig {
+  const out: ServiceConfig = {
+    name,
+    type: svc.type,
+    public: svc.public,
+    env: toEnv(name, svc.env, locator),
+    depends_on: [...new Set(svc.depends_on)],
+    resources: toResources(svc),
+  };
+  if (svc.source !== undefined) out.source = svc.source;
+  if (svc.build !== undefined) out.build = { source: svc.build.source, dockerfile: svc.build.dockerfile };
+  if (svc.health !== undefined) out.health = { http: svc.health.http };
+  const m = svc.lifecycle?.migrate;
+  if (m !== undefined) out.migrate = { command: [...m.command], on_failure: m.on_failure, timeoutSeconds: parseDuration(m.timeout) ?? 300 };
+  return out;
+}
+
+/**
+ * Numbers and booleans are kept exactly as written in the file ("1.10", "0x1F", "true"), not
+ * as JavaScript prints them (1.1, 31): the environment is text, and what you wrote is what you get.
+ */
+function toEnv(service: string, env: Record<string, string | number | boolean>, locator: Locator): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (typeof value === "string") {
+      out[key] = value;
+      continue;
+    }
+    const node = locator.find(["services", service, "env", key]).value;
+    out[key] = isScalar(node) && typeof node.source === "string" && node.source !== "" ? node.source : String(value);
+  }
+  return out;
+}
+
+function toResources(svc: ParsedService): ResourcesConfig {
+  const r = svc.resources;
+  const preset = typeof r === "string" ? r : r.preset;
+  const out: ResourcesConfig = { preset, ...PRESETS[preset] };
+  if (svc.type === "postgres") {
+    const storage = (typeof r === "object" ? r.storage : undefined) ?? POSTGRES_DEFAULTS.storage;
+    out.storage = storage;
+    out.storageBytes = parseStorage(storage) ?? 0;
+    out.retention = (typeof r === "object" ? r.retention : undefined) ?? POSTGRES_DEFAULTS.retention;
+  }
+  return out;
+}

@@ -1,0 +1,196 @@
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node, type YAMLError } from "yaml";
+import { keyText, Locator, positionInText, type PathSeg } from "./locate.js";
+import { MAX_DEPTH, prescanText } from "./prescan.js";
+import type { Report } from "./sink.js";
+
+/** Aliases are fine for sharing a few values; thousands of expansions are an alias bomb. */
+export const MAX_ALIAS_COUNT = 100;
+
+export interface ParsedYaml {
+  locator: Locator;
+  /** Set when the text is one YAML mapping we can validate. */
+  value?: Record<string, unknown>;
+  /** Problems that stop validation before the schema: syntax, hostile input, wrong top level. */
+  problems: Report[];
+}
+
+const MINIMAL = 'a minimal platform.yml:\n  version: "1.0"\n  name: my-app\n  services:\n    api:\n      type: fastapi\n      source: ./api\n      public: true';
+
+/**
+ * Text -> one YAML mapping with positions, or problems saying why not. Never throws: hostile
+ * input (huge, binary, deeply nested, alias bombs) gets a clear problem in milliseconds.
+ */
+export function parseYamlText(input: string): ParsedYaml {
+  // A BOM is invisible and harmless: drop it so it does not shift column numbers on line 1.
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  const lineCounter = new LineCounter();
+  const early = prescanText(text);
+  if (early) {
+    const locator = new Locator(undefined, lineCounter, text);
+    // Without a parse the line counter is empty: feed it the lines up to the problem.
+    feedLines(lineCounter, text, positionInText(text, early.offset).line);
+    return { locator, problems: [{ path: [], code: early.code, message: early.message, hint: early.hint, at: { offset: early.offset } }] };
+  }
+  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: true, uniqueKeys: false, strict: true, version: "1.2" });
+  const list: Document.Parsed[] = Array.isArray(docs) ? docs : [];
+  const first = list[0];
+  const locator = new Locator(first, lineCounter, text);
+  const problems: Report[] = [];
+  // One mistake often makes the parser report several errors on the same line: keep the first.
+  const linesSeen = new Set<number>();
+  for (const doc of list) {
+    for (const err of [...doc.errors, ...doc.warnings]) {
+      const line = lineCounter.linePos(err.pos[0]).line;
+      if (linesSeen.has(line)) continue;
+      linesSeen.add(line);
+      problems.push(fromYamlError(err, text));
+    }
+  }
+  const extra = list.slice(1).find((d) => d.contents !== null);
+  if (extra) {
+    problems.push({
+      path: [],
+      code: "multiple-documents",
+      message: "several YAML documents in one file; platform.yml holds exactly one",
+      hint: "remove the '---' line and everything after it, or merge the documents into one",
+      at: { offset: extra.range[0] },
+    });
+  }
+  if (problems.length > 0) return { locator, problems };
+  if (!first || first.contents === null) {
+    return { locator, problems: [{ path: [], code: "empty", message: "the file is empty", hint: MINIMAL, at: { offset: 0 } }] };
+  }
+  if (!isMap(first.contents)) {
+    const kind = isSeq(first.contents) ? "a list" : "a single value";
+    return {
+      locator,
+      problems: [{ path: [], code: "not-a-map", message: `the file is ${kind}; it must be a map of fields (version, name, services)`, hint: MINIMAL, at: { offset: first.contents.range?.[0] ?? 0 } }],
+    };
+  }
+  problems.push(...findKeyProblems(first, text));
+  if (problems.length > 0) return { locator, problems };
+  try {
+    const value = first.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Record<string, unknown>;
+    return { locator, value, problems };
+  } catch (err) {
+    const alias = firstAliasOffset(first);
+    const bomb = err instanceof ReferenceError || /alias/i.test(String((err as Error)?.message));
+    return {
+      locator,
+      problems: [
+        bomb
+          ? { path: [], code: "alias-limit", message: `aliases expand to too much data (limit ${MAX_ALIAS_COUNT} expansions); this looks like an alias bomb`, hint: "write the values out, or use far fewer * aliases", at: { offset: alias } }
+          : { path: [], code: "yaml-syntax", message: `cannot read the YAML: ${String((err as Error)?.message ?? err)}`, hint: "check the YAML syntax around this line", at: { offset: alias } },
+      ],
+    };
+  }
+}
+
+function feedLines(lc: LineCounter, text: string, upToLine: number): void {
+  lc.addNewLine(0);
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0 && n < upToLine; i = text.indexOf("\n", i + 1), n++) lc.addNewLine(i + 1);
+}
+
+/** yaml's messages are good but end in " at line 3, column 5:" plus its own code frame; ours replace both. */
+function fromYamlError(err: YAMLError, text: string): Report {
+  const offset = err.pos[0];
+  const raw = err.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?\s*$/, "") ?? err.message;
+  const at = { offset };
+  if (/flow (map|sequence|collection)/i.test(raw) && /end with|not closed|missing/i.test(raw)) {
+    return { path: [], code: "yaml-syntax", message: `YAML syntax error: ${lowerFirst(raw)}`, hint: "check the brackets: every [ needs a ] and every { a }", at };
+  }
+  if (/nested mappings are not allowed in compact mappings/i.test(raw)) {
+    return { path: [], code: "yaml-indent", message: "wrong indentation: the next line is indented further than this field", hint: "fields of the same map must start in the same column; to nest fields, leave this field's value empty (`name:`) and indent below it", at };
+  }
+  switch (err.code) {
+    case "TAB_AS_INDENT":
+      return { path: [], code: "yaml-tab", message: "a tab is used for indentation", hint: "YAML indents with spaces only: replace the tab with spaces (2 per level)", at };
+    case "BAD_INDENT":
+    case "MISSING_CHAR":
+      if (/quote/i.test(raw)) {
+        return { path: [], code: "yaml-unclosed-quote", message: "a quoted string is not closed", hint: `add the closing quote; the string starts at ${openingQuote(text, offset)}`, at };
+      }
+      return { path: [], code: "yaml-indent", message: `wrong indentation: ${lowerFirst(raw)}`, hint: "fields of the same map must start in the same column; indent nested fields with spaces, 2 per level", at };
+    case "RESOURCE_EXHAUSTION":
+      return { path: [], code: "too-deep", message: `nesting is deeper than ${MAX_DEPTH} levels`, hint: "check this part of the file", at };
+    case "DUPLICATE_KEY":
+      return { path: [], code: "duplicate-key", message: lowerFirst(raw), hint: "each field may appear once in a map: remove or rename one", at };
+    case "TAG_RESOLVE_FAILED":
+    case "BAD_DIRECTIVE":
+      return { path: [], code: "yaml-tag", message: lowerFirst(raw), hint: "platform.yml uses plain YAML: remove the ! tag or % directive", at };
+    default:
+      return { path: [], code: "yaml-syntax", message: `YAML syntax error: ${lowerFirst(raw)}`, hint: syntaxHint(raw), at };
+  }
+}
+
+function syntaxHint(message: string): string {
+  if (/implicit (map )?keys?/i.test(message) || /map value/i.test(message)) {
+    return "each field is `name: value` with a space after the ':'; check the indentation of this line and the one above";
+  }
+  if (/flow/i.test(message)) return "check the brackets: every [ needs a ] and every { a }";
+  return "check the indentation and quoting of this line and the one above";
+}
+
+function openingQuote(text: string, offset: number): string {
+  // The parser reports the end of the file; the quote that opened the string is the last one
+  // preceded by ": ", "- " or a line start before that point.
+  const re = /(?:^|[:\-,[{]\s+|^\s+)(["'])/gm;
+  let last = -1;
+  for (let m = re.exec(text); m && m.index < offset; m = re.exec(text)) last = m.index + m[0].length - 1;
+  if (last < 0) return "its opening quote";
+  const p = positionInText(text, last);
+  return `line ${p.line}, column ${p.col}`;
+}
+
+function lowerFirst(s: string): string {
+  return s.length > 0 ? s[0]!.toLowerCase() + s.slice(1) : s;
+}
+
+/** Duplicate keys (with the line of the first) and keys that are not plain scalars. */
+function findKeyProblems(doc: Document.Parsed, text: string): Report[] {
+  const out: Report[] = [];
+  const stack: Array<{ node: unknown; path: PathSeg[] }> = [{ node: doc.contents, path: [] }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (isMap(node)) {
+      const seen = new Map<string, Node>();
+      for (const pair of node.items) {
+        if (!isPair(pair)) continue;
+        const key = pair.key as Node | null;
+        const offset = key?.range?.[0] ?? node.range?.[0] ?? 0;
+        if (key !== null && !isScalar(key)) {
+          out.push({ path, code: "complex-key", message: "a key must be a plain name, not a list or map", hint: "write `name: value`", at: { offset } });
+          continue;
+        }
+        const name = keyText(key);
+        const first = seen.get(name);
+        if (first) {
+          const line = first.range ? positionInText(text, first.range[0]).line : undefined;
+          out.push({
+            path: [...path, name],
+            code: "duplicate-key",
+            message: `"${name}" appears twice in the same map${line ? ` (first on line ${line})` : ""}`,
+            hint: "each key may appear once: merge the two entries or rename one",
+            at: { offset },
+          });
+        } else if (key) seen.set(name, key);
+        stack.push({ node: pair.value, path: [...path, name] });
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => stack.push({ node: item, path: [...path, i] }));
+    }
+  }
+  return out;
+}
+
+function firstAliasOffset(doc: Document.Parsed): number {
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (isAlias(node)) return node.range?.[0] ?? 0;
+    if (isMap(node)) for (const p of node.items) stack.push(p.value);
+    else if (isSeq(node)) stack.push(...node.items);
+  }
+  return 0;
+}

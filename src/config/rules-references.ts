@@ -1,0 +1,78 @@
+import { didYouMeanSuffix, listNames } from "./did-you-mean.js";
+import type { ConfigView, ServiceView } from "./model.js";
+import type { DiagnosticSink } from "./sink.js";
+import { scanTemplate, type TemplateProblem, type TemplateRef } from "./template.js";
+
+/** Properties every service offers, and the extra connection parts of a postgres service. */
+export const SERVICE_PROPERTIES = ["url", "external_url"] as const;
+export const POSTGRES_PROPERTIES = ["url", "host", "port", "user", "password", "database"] as const;
+const ALL_PROPERTIES: readonly string[] = [...SERVICE_PROPERTIES, ...POSTGRES_PROPERTIES.slice(1)];
+
+/** One `${x.y}` found in an env value, with where it is. */
+export interface FoundRef extends TemplateRef {
+  from: ServiceView;
+  key: string;
+  value: string;
+}
+
+export interface FoundTemplates {
+  refs: FoundRef[];
+  problems: Array<TemplateProblem & { from: ServiceView; key: string; value: string }>;
+}
+
+export function collectReferences(view: ConfigView): FoundTemplates {
+  const out: FoundTemplates = { refs: [], problems: [] };
+  for (const svc of view.services) {
+    for (const { key, value } of svc.env) {
+      if (typeof value !== "string" || !value.includes("${")) continue;
+      const scanned = scanTemplate(value);
+      for (const r of scanned.refs) out.refs.push({ ...r, from: svc, key, value });
+      for (const p of scanned.problems) out.problems.push({ ...p, from: svc, key, value });
+    }
+  }
+  return out;
+}
+
+/**
+ * Variable names whose value is meant for browsers or for cross-origin settings: a public URL
+ * is right there. Anywhere else a public URL sends server-to-server traffic out through the edge.
+ */
+const BROWSER_FACING = /^NEXT_PUBLIC_|CORS|ORIGIN|PUBLIC|EXTERNAL|REDIRECT|CALLBACK|ALLOWED_HOST|CSRF|TRUSTED/;
+
+export function validateReferences(view: ConfigView, found: FoundTemplates, sink: DiagnosticSink): void {
+  const names = view.services.map((s) => s.name);
+  for (const p of found.problems) {
+    const path = ["services", p.from.name, "env", p.key];
+    sink.error({ path, code: p.code, message: p.message, hint: p.hint, at: { offset: sink.locator.offsetInString(path, p.value, p.index) } });
+  }
+  for (const ref of found.refs) {
+    if (sink.full) return;
+    const path = ["services", ref.from.name, "env", ref.key];
+    const at = { offset: sink.locator.offsetInString(path, ref.value, ref.index) };
+    const target = view.byName.get(ref.service);
+    if (!target) {
+      sink.error({ path, code: "unknown-service", message: `unknown service "${ref.service}" in ${ref.text}${didYouMeanSuffix(ref.service, names)}`, hint: `services in this file: ${listNames(names)}`, at });
+      continue;
+    }
+    const offered: readonly string[] = target.type === "postgres" ? POSTGRES_PROPERTIES : target.type ? SERVICE_PROPERTIES : ALL_PROPERTIES;
+    const prop = ref.property;
+    const s = ref.service;
+    if (target.type && target.type !== "postgres" && (POSTGRES_PROPERTIES as readonly string[]).includes(prop) && prop !== "url") {
+      sink.error({ path, code: "not-postgres", message: `"${prop}" is only available on postgres services; ${s} is a ${target.type} service`, hint: `use \${${s}.url} for its internal URL`, at });
+    } else if (prop === "external_url" && target.type === "postgres") {
+      sink.error({ path, code: "not-public", message: `${s} is a postgres service and never has a public URL`, hint: `use \${${s}.url}, its internal connection string`, at });
+    } else if (!ALL_PROPERTIES.includes(prop) || !offered.includes(prop)) {
+      sink.error({ path, code: "unknown-property", message: `unknown property "${prop}" in ${ref.text}${didYouMeanSuffix(prop, offered)}`, hint: `${s} offers: ${offered.map((p) => `\${${s}.${p}}`).join(", ")}`, at });
+    } else if (prop === "external_url" && target.isPublic === false) {
+      sink.error({ path, code: "not-public", message: `${ref.text} is the public URL of ${s}, which is not public`, hint: `set public: true on ${s}, or use \${${s}.url} for calls from server to server`, at });
+    } else if (prop === "external_url" && target !== ref.from && !BROWSER_FACING.test(ref.key)) {
+      sink.warn({
+        path,
+        code: "external-url-server-side",
+        message: `${ref.key} looks like a server-side setting but gets the public URL of ${s}`,
+        hint: `for calls from server to server use \${${s}.url}, the internal URL; keep external_url for what browsers use (NEXT_PUBLIC_*, CORS origins)`,
+        at,
+      });
+    }
+  }
+}

@@ -1,0 +1,149 @@
+import { z } from "zod";
+import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
+
+/**
+ * The platform.yml language as a zod schema. It checks shape (types, allowed values, required
+ * and unknown fields); rules that need the whole file (references, cycles, paths) live in
+ * rules-*.ts. Every `.describe()` text is published twice: in the JSON Schema that editors
+ * use and in README's field reference, so it states each decision a user would ask about.
+ */
+
+export const SERVICE_TYPES = ["fastapi", "nextjs", "postgres"] as const;
+export const RETENTIONS = ["permanent", "delete"] as const;
+export const ON_FAILURE = ["abort", "continue"] as const;
+
+/** DNS label: lowercase letters, digits and '-', starting with a letter, not ending with '-'. */
+export const NAME_PATTERN = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
+export const ENV_NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$";
+
+const presetList = Object.entries(PRESETS)
+  .map(([name, p]) => `${name} (${p.cpus} CPU, ${p.memoryBytes >= 1024 ** 3 ? `${p.memoryBytes / 1024 ** 3}Gi` : `${p.memoryBytes / 1024 ** 2}Mi`})`)
+  .join(", ");
+
+const preset = z
+  .enum(["small", "medium", "large"])
+  .describe(`Resource preset: ${presetList}.`);
+
+const storage = z
+  .string()
+  .regex(STORAGE_RE)
+  .describe('Persistent volume size of a postgres service, in binary units Mi, Gi or Ti, from 64Mi to 16Ti. postgres only. Default "1Gi".')
+  .meta({ examples: ["10Gi"] });
+
+const retention = z
+  .enum(RETENTIONS)
+  .describe('What happens to the data volume when the service or project is removed: "permanent" keeps it, "delete" removes it with the service. postgres only. Default "permanent", so data is never lost by accident.');
+
+const resourcesObject = z
+  .strictObject({
+    preset: preset.default("small"),
+    storage: storage.optional(),
+    retention: retention.optional(),
+  })
+  .describe("Object form: a preset plus, on postgres services only, storage and retention.");
+
+const resources = z
+  .union([preset, resourcesObject])
+  .default("small")
+  .describe(`CPU and memory limits: a preset name (${presetList}), or an object {preset, storage, retention}. storage and retention are only allowed on postgres services, which default to storage "1Gi" and retention "permanent".`)
+  .meta({ examples: ["small", { preset: "small", storage: "10Gi", retention: "permanent" }] });
+
+const path = (what: string) => z.string().min(1).describe(what);
+
+const build = z
+  .strictObject({
+    source: path("Directory to build, relative to the project directory (where platform.yml is). Must exist and stay inside the project (no '..' or symlink escapes).").meta({ examples: ["./api"] }),
+    dockerfile: z
+      .string()
+      .min(1)
+      .default("Dockerfile")
+      .describe('File name of the container build file inside build.source. Must exist. Default "Dockerfile".')
+      .meta({ examples: ["Dockerfile"] }),
+  })
+  .describe("Build the service from your own Dockerfile. fastapi and nextjs services need exactly one of source or build; postgres takes neither.");
+
+const migrate = z
+  .strictObject({
+    command: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe("Program and arguments, as a list (no shell): run once per deploy after the service's dependencies are up and before it rolls out. Required.")
+      .meta({ examples: [["alembic", "upgrade", "head"]] }),
+    on_failure: z
+      .enum(ON_FAILURE)
+      .default("abort")
+      .describe('"abort" stops the deployment and leaves the running version in place; "continue" rolls out anyway. Default "abort".'),
+    timeout: z
+      .string()
+      .regex(DURATION_RE)
+      .default("5m")
+      .describe('How long the migration may run: <n>s, <n>m or <n>h, more than 0 and at most 24h. Default "5m".')
+      .meta({ examples: ["5m", "90s"] }),
+  })
+  .describe("Migration step. Not allowed on postgres services: put it on the service that owns the schema.");
+
+const lifecycle = z
+  .strictObject({ migrate: migrate.optional() })
+  .describe("Steps run around a rollout.");
+
+const health = z
+  .strictObject({
+    http: z
+      .string()
+      .regex(/^\//)
+      .describe('Path of an HTTP endpoint that answers 2xx when the service is ready, starting with "/". The service is only sent traffic once it does.')
+      .meta({ examples: ["/health"] }),
+  })
+  .describe("Health check. Not allowed on postgres services: the platform checks databases itself.");
+
+const envValue = z
+  .union([z.string(), z.number(), z.boolean()])
+  .describe("Text; may contain references such as ${api.url}. Numbers and booleans are accepted and kept exactly as written (8000 stays \"8000\", 1.10 stays \"1.10\", true stays \"true\"), because the environment is text anyway. null, lists and maps are errors.");
+
+const env = z
+  .record(z.string(), envValue)
+  .default({})
+  .meta({ propertyNames: { pattern: ENV_NAME_PATTERN } })
+  .describe("Environment variables: NAME: value. Names match [A-Za-z_][A-Za-z0-9_]*. PORT is reserved (the platform assigns it and every service must listen on $PORT), names starting with PLATFORM_ are reserved, and OTEL_* names are allowed but warned about (they override the OpenTelemetry settings the platform injects). Default {}.")
+  .meta({ examples: [{ API_URL: "${api.url}", LOG_LEVEL: "info" }] });
+
+export const serviceSchema = z
+  .strictObject({
+    type: z
+      .enum(SERVICE_TYPES)
+      .describe("What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app) or postgres (a managed PostgreSQL database). Required."),
+    source: path("Directory of the application, relative to the project directory; the platform installs its dependencies and starts it. Must exist and stay inside the project. fastapi and nextjs services need exactly one of source or build; postgres takes neither.").meta({ examples: ["./api"] }).optional(),
+    build: build.optional(),
+    public: z
+      .boolean()
+      .default(false)
+      .describe("true gives the service a public HTTPS URL, https://<project>-<service>-<word>-<word>.<apps domain>. Never allowed on postgres: a database is not put on the public edge. Default false."),
+    env: env,
+    depends_on: z
+      .array(z.string())
+      .default([])
+      .describe("Services started (and healthy) before this one. Only depends_on orders startup; a ${x.url} reference alone does not. Cycles are errors. Default [].")
+      .meta({ examples: [["database"]] }),
+    resources,
+    lifecycle: lifecycle.optional(),
+    health: health.optional(),
+  })
+  .describe("One service. Its key in services is its name.");
+
+export const configSchema = z
+  .strictObject({
+    version: z.literal("1.0").describe('Version of the platform.yml language. Required; the only version is "1.0" (quoted: an unquoted 1.0 is a number).'),
+    name: z
+      .string()
+      .meta({ pattern: NAME_PATTERN, maxLength: 43 })
+      .describe("Project name. Required. A DNS label: lowercase letters, digits and '-', starting with a letter, not ending with '-'. It is part of every public host name, <project>-<service>-<word>-<word>, which must fit in 63 characters (project + service length at most 44).")
+      .meta({ examples: ["shop"] }),
+    description: z.string().optional().describe("Free text about the project. Optional."),
+    services: z
+      .record(z.string(), serviceSchema)
+      .meta({ propertyNames: { pattern: NAME_PATTERN, maxLength: 43 }, minProperties: 1 })
+      .describe("The services, by name. At least one. Names follow the same DNS-label rule as the project name. Order is kept: it is the order shown by validate and deploy."),
+  })
+  .describe("platform.yml: the services of one project and how they connect.");
+
+export type RawConfig = z.input<typeof configSchema>;

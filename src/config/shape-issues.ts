@@ -1,0 +1,214 @@
+import type { core } from "zod";
+import { didYouMeanSuffix } from "./did-you-mean.js";
+import { getIn, type PathSeg } from "./locate.js";
+import type { DiagnosticSink } from "./sink.js";
+import { PRESETS, suggestDuration, suggestStorage } from "./units.js";
+
+/**
+ * Turns zod issues into diagnostics people can act on: zod knows the shape, this file knows
+ * what a user probably meant at each place in platform.yml.
+ */
+
+/** `services.api.env.X` -> `services.*.env.*`, `command[2]` -> `command[]`: keys for the tables below. */
+export function toPattern(path: readonly PathSeg[]): string {
+  let out = "";
+  path.forEach((seg, i) => {
+    const prev = path[i - 1];
+    if (typeof seg === "number") out += "[]";
+    else if (prev === "services" && i === 1) out += ".*";
+    else if (prev === "env" && i === 3) out += ".*";
+    else out += out === "" ? seg : `.${seg}`;
+  });
+  return out;
+}
+
+/** Fields allowed at each level, for did-you-mean on unknown fields. */
+const FIELDS: Record<string, string[]> = {
+  "": ["version", "name", "description", "services"],
+  "services.*": ["type", "source", "build", "public", "env", "depends_on", "resources", "lifecycle", "health"],
+  "services.*.build": ["source", "dockerfile"],
+  "services.*.resources": ["preset", "storage", "retention"],
+  "services.*.lifecycle": ["migrate"],
+  "services.*.lifecycle.migrate": ["command", "on_failure", "timeout"],
+  "services.*.health": ["http"],
+};
+
+/** Fields people bring from other tools, and what to write here instead. */
+const FOREIGN_FIELDS: Record<string, string> = {
+  environment: 'use env: (a map of NAME: value)',
+  ports: "remove it: every service listens on $PORT, which the platform assigns",
+  port: "remove it: every service listens on $PORT, which the platform assigns",
+  image: "use source: ./dir, or build: {source: ./dir, dockerfile: Dockerfile}",
+  dockerfile: "put it under build: {source: ./dir, dockerfile: Dockerfile}",
+  healthcheck: "use health: {http: /health}",
+  command: "the start command comes from source or your Dockerfile; for migrations use lifecycle.migrate.command",
+  volumes: "use resources: {storage: 10Gi} on a postgres service",
+  replicas: "not supported in version 1.0",
+  depends: "use depends_on: [service, ...]",
+};
+
+const MISSING_HINTS: Record<string, string> = {
+  version: 'add version: "1.0" at the top of the file',
+  name: "add name: my-app at the top of the file (lowercase letters, digits and '-')",
+  services: "add services: with at least one service, e.g.\n  services:\n    api:\n      type: fastapi\n      source: ./api",
+  "services.*.type": "add type: fastapi, nextjs or postgres",
+  "services.*.build.source": "add source: ./dir, the directory to build",
+  "services.*.lifecycle.migrate.command": "add command: [program, arg, ...], e.g. command: [alembic, upgrade, head]",
+  "services.*.health.http": "add http: /health (the path of a health endpoint)",
+};
+
+const EXPECTED: Record<string, string> = { string: "text", boolean: "true or false", array: "a list", object: "a map", number: "a number" };
+
+export function describeValue(v: unknown): string {
+  if (v === null) return "empty";
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "object") return "a map";
+  if (typeof v === "string") return `the text "${v.length > 40 ? `${v.slice(0, 37)}...` : v}"`;
+  if (typeof v === "boolean") return String(v);
+  return `the number ${String(v)}`;
+}
+
+export function reportShapeIssues(issues: readonly core.$ZodIssue[], raw: unknown, sink: DiagnosticSink, base: PathSeg[] = []): void {
+  for (const issue of issues) {
+    const path = [...base, ...(issue.path as PathSeg[])];
+    const input = getIn(raw, path);
+    if (input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_value" || issue.code === "invalid_union")) {
+      reportMissing(path, sink);
+      continue;
+    }
+    switch (issue.code) {
+      case "unrecognized_keys":
+        for (const key of issue.keys) reportUnknownField([...path, key], sink);
+        break;
+      case "invalid_type":
+        reportWrongType(path, EXPECTED[issue.expected] ?? issue.expected, input, sink);
+        break;
+      case "invalid_value":
+        reportBadValue(path, issue.values.map(String), input, sink);
+        break;
+      case "invalid_union":
+        reportUnion(path, issue.errors, input, raw, sink);
+        break;
+      case "too_small":
+        sink.error({ path, code: "empty-value", message: Array.isArray(input) ? "the list is empty" : "must not be empty", hint: emptyHint(toPattern(path)) });
+        break;
+      case "invalid_format":
+        reportFormat(path, input, sink);
+        break;
+      default:
+        sink.error({ path, code: "invalid-value", message: issue.message });
+    }
+  }
+}
+
+function reportUnknownField(path: PathSeg[], sink: DiagnosticSink): void {
+  const key = String(path[path.length - 1]);
+  const allowed = FIELDS[toPattern(path.slice(0, -1))] ?? [];
+  const suffix = didYouMeanSuffix(key, allowed);
+  const foreign = FOREIGN_FIELDS[key.toLowerCase()];
+  const hint = suffix === "" && foreign ? foreign : `allowed here: ${allowed.join(", ")}`;
+  sink.error({ path, code: "unknown-field", message: `unknown field "${key}"${suffix}`, hint, at: "key" });
+}
+
+function reportMissing(path: PathSeg[], sink: DiagnosticSink): void {
+  const field = String(path[path.length - 1]);
+  const parent = path.slice(0, -1);
+  sink.error({ path, code: "missing-field", message: `missing required field "${field}"`, hint: MISSING_HINTS[toPattern(path)], at: { path: parent, prefer: "key" } });
+}
+
+function reportWrongType(path: PathSeg[], expected: string, input: unknown, sink: DiagnosticSink): void {
+  const pattern = toPattern(path);
+  if (input === null) {
+    sink.error({ path, code: "empty-value", message: `has no value; expected ${expected}`, hint: nullHint(pattern) });
+    return;
+  }
+  let hint: string | undefined;
+  const glued = typeof input === "string" ? /^([A-Za-z_][\w-]*):(\S.*)$/.exec(input) : null;
+  if (glued) hint = `put a space after the ':': ${glued[1]}: ${glued[2]}`;
+  else if (pattern === "version") hint = 'quote it: version: "1.0"';
+  else if (pattern === "services") hint = "services is a map keyed by service name:\n  services:\n    api:\n      type: fastapi";
+  else if (pattern === "services.*") hint = `a service is a map of fields, e.g.\n  ${String(path[1])}:\n    type: ${typeof input === "string" ? input : "fastapi"}`;
+  else if (pattern.endsWith(".public") && typeof input === "string") hint = `write public: ${/^(true|yes|on|1)$/i.test(input) ? "true" : "false"} (no quotes)`;
+  else if (pattern.endsWith(".depends_on") && typeof input === "string") hint = `write depends_on: [${input}]`;
+  else if (pattern.endsWith(".command") && typeof input === "string") hint = `write command: [${input.trim().split(/\s+/).join(", ")}]`;
+  else if (pattern.endsWith(".env") && Array.isArray(input)) hint = "env is a map of NAME: value lines, not a list of NAME=value";
+  else if (pattern.endsWith(".source") || pattern.endsWith(".dockerfile")) hint = "write a path, e.g. ./api";
+  else if (pattern.endsWith(".timeout") && typeof input === "number") hint = `add a unit: timeout: ${input}s (or m, h)`;
+  sink.error({ path, code: "wrong-type", message: `must be ${expected}, not ${describeWritten(path, input, sink)}`, hint });
+}
+
+function reportBadValue(path: PathSeg[], values: string[], input: unknown, sink: DiagnosticSink): void {
+  const pattern = toPattern(path);
+  if (pattern === "version") {
+    if (typeof input === "string") sink.error({ path, code: "unsupported-version", message: `unsupported version "${input}"; the only version is "1.0"`, hint: 'write version: "1.0"' });
+    else sink.error({ path, code: "version-not-text", message: `must be the text "1.0", not ${describeWritten(path, input, sink)}`, hint: 'quote it: version: "1.0"' });
+    return;
+  }
+  const what = pattern.endsWith(".type") ? "service type" : pattern.endsWith("resources") || pattern.endsWith(".preset") ? "preset" : "value";
+  const shown = typeof input === "string" ? `"${input}"` : describeValue(input);
+  const suffix = typeof input === "string" ? didYouMeanSuffix(input, values) : "";
+  const hint = what === "preset" ? `presets: ${presetSummary()}` : `one of: ${values.join(", ")}`;
+  sink.error({ path, code: what === "service type" ? "unknown-type" : what === "preset" ? "unknown-preset" : "invalid-value", message: `unknown ${what} ${shown}${suffix}`, hint });
+}
+
+/** How a non-text value was written: `1.0` parses to the number 1, but the user should see 1.0. */
+function describeWritten(path: PathSeg[], input: unknown, sink: DiagnosticSink): string {
+  const node = sink.locator.find(path).value as { source?: unknown } | undefined;
+  const written = typeof node?.source === "string" && node.source !== "" ? node.source : undefined;
+  return typeof input === "number" && written ? `the number ${written}` : describeValue(input);
+}
+
+function presetSummary(): string {
+  return Object.entries(PRESETS).map(([n, p]) => `${n} (${p.cpus} CPU, ${p.memoryBytes / 1024 ** 2 >= 1024 ? `${p.memoryBytes / 1024 ** 3}Gi` : `${p.memoryBytes / 1024 ** 2}Mi`})`).join(", ");
+}
+
+function reportUnion(path: PathSeg[], branches: core.$ZodIssue[][], input: unknown, raw: unknown, sink: DiagnosticSink): void {
+  const pattern = toPattern(path);
+  if (pattern.endsWith(".resources")) {
+    if (typeof input === "string") reportShapeIssues(branches[0] ?? [], raw, sink, path);
+    else if (input !== null && typeof input === "object" && !Array.isArray(input)) reportShapeIssues(branches[1] ?? [], raw, sink, path);
+    else sink.error({ path, code: "wrong-type", message: `must be a preset name or a map, not ${describeValue(input)}`, hint: `e.g. resources: small, or resources: {preset: small, storage: 10Gi} on postgres; presets: ${presetSummary()}` });
+    return;
+  }
+  if (pattern.endsWith(".env.*")) {
+    if (input === null) sink.error({ path, code: "env-null", message: "has no value", hint: 'write "" for an empty value, or remove the line' });
+    else sink.error({ path, code: "env-not-text", message: `must be text, not ${describeValue(input)}`, hint: 'environment values are text: quote it, e.g. NAME: "[a, b]"' });
+    return;
+  }
+  sink.error({ path, code: "invalid-value", message: `unexpected ${describeValue(input)}` });
+}
+
+function reportFormat(path: PathSeg[], input: unknown, sink: DiagnosticSink): void {
+  const pattern = toPattern(path);
+  const text = String(input);
+  if (pattern.endsWith(".storage")) {
+    const guess = suggestStorage(text);
+    sink.error({ path, code: "invalid-storage", message: `invalid storage size "${text}"${guess ? ` (did you mean "${guess}"?)` : ""}`, hint: "write <n>Mi, <n>Gi or <n>Ti (binary units), from 64Mi to 16Ti, e.g. 10Gi" });
+  } else if (pattern.endsWith(".timeout")) {
+    const guess = suggestDuration(text);
+    sink.error({ path, code: "invalid-duration", message: `invalid duration "${text}"${guess ? ` (did you mean "${guess}"?)` : ""}`, hint: "write <n>s, <n>m or <n>h, e.g. 90s, 5m, 1h" });
+  } else if (pattern.endsWith(".health.http")) {
+    const m = /^[a-z]+:\/\/[^/]*(\/.*)?$/i.exec(text);
+    const guess = m ? (m[1] ?? "/") : `/${text}`;
+    sink.error({ path, code: "invalid-health-path", message: `health path must start with "/" (did you mean "${guess}"?)`, hint: "give only the path of the endpoint on this service, e.g. /health" });
+  } else {
+    sink.error({ path, code: "invalid-value", message: `invalid value ${describeValue(input)}` });
+  }
+}
+
+function emptyHint(pattern: string): string | undefined {
+  if (pattern.endsWith(".command")) return "list the program and its arguments, e.g. command: [alembic, upgrade, head]";
+  if (pattern.endsWith(".command[]")) return "remove the empty item, or quote the argument you meant";
+  if (pattern.endsWith(".source")) return "write the directory, e.g. ./api";
+  if (pattern.endsWith(".dockerfile")) return 'write the file name, or remove the line for the default "Dockerfile"';
+  return undefined;
+}
+
+function nullHint(pattern: string): string | undefined {
+  if (pattern === "services") return MISSING_HINTS.services;
+  if (pattern === "services.*") return "a service needs at least a type, e.g. type: fastapi";
+  if (pattern.endsWith(".env") || pattern.endsWith(".depends_on") || pattern.endsWith(".lifecycle") || pattern.endsWith(".health")) {
+    return "fill it in or remove the line";
+  }
+  return "fill in a value or remove the line";
+}

@@ -1,0 +1,83 @@
+import { toPathString, type Locator, type PathSeg } from "./locate.js";
+import type { Diagnostic } from "./types.js";
+
+/** Where a diagnostic points: the value (default) or key at its own path, another path, or an offset. */
+export type At = "key" | "value" | { path: readonly PathSeg[]; prefer?: "key" | "value" } | { offset: number };
+
+export interface Report {
+  path: readonly PathSeg[];
+  code: string;
+  message: string;
+  hint?: string;
+  at?: At;
+}
+
+/**
+ * More than this many problems of one severity is no longer a list anyone reads; past it we
+ * count instead, which also keeps hostile files (thousands of bad entries) fast.
+ */
+export const MAX_DIAGNOSTICS = 200;
+
+/** Collects every problem; rules never stop at the first one. */
+export class DiagnosticSink {
+  readonly errors: Diagnostic[] = [];
+  readonly warnings: Diagnostic[] = [];
+  private readonly seen = new Set<string>();
+  private dropped = 0;
+  private firstDropped: Diagnostic | undefined;
+
+  constructor(
+    private readonly file: string,
+    readonly locator: Locator,
+  ) {}
+
+  error(r: Report): void {
+    this.add(r, "error");
+  }
+
+  warn(r: Report): void {
+    this.add(r, "warning");
+  }
+
+  /** True once problems are being dropped: rules may skip expensive work (did-you-mean). */
+  get full(): boolean {
+    return this.dropped > 0;
+  }
+
+  /** Adds the "N more" note, at the first problem that was not shown. */
+  finish(): void {
+    const first = this.firstDropped;
+    if (!first) return;
+    this.errors.push({ ...first, severity: "error", code: "too-many-problems", message: `${this.dropped} more problems not shown`, hint: "fix the problems above and run validate again" });
+    this.firstDropped = undefined;
+  }
+
+  private add(r: Report, severity: Diagnostic["severity"]): void {
+    const list = severity === "error" ? this.errors : this.warnings;
+    if (list.length >= MAX_DIAGNOSTICS) {
+      this.dropped++;
+      if (this.firstDropped || severity === "warning") return;
+    }
+    const at = r.at ?? "value";
+    const offset =
+      typeof at === "string"
+        ? this.locator.offsetOf(r.path, at)
+        : "offset" in at
+          ? at.offset
+          : this.locator.offsetOf(at.path, at.prefer ?? "key");
+    const { line, col } = this.locator.position(offset);
+    const d: Diagnostic = { file: this.file, line, col, path: toPathString(r.path), code: r.code, message: r.message, severity };
+    if (r.hint !== undefined) d.hint = r.hint;
+    const key = `${severity}|${line}|${col}|${d.path}|${d.code}|${d.message}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    if (list.length >= MAX_DIAGNOSTICS) this.firstDropped = d;
+    else list.push(d);
+  }
+}
+
+/** File order: by line, then column; errors before warnings at the same spot. */
+export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
+  const last = (d: Diagnostic) => (d.code === "too-many-problems" ? 1 : 0);
+  return [...list].sort((a, b) => last(a) - last(b) || a.line - b.line || a.col - b.col || (a.severity === b.severity ? 0 : a.severity === "error" ? -1 : 1));
+}

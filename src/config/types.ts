@@ -1,0 +1,89 @@
+/**
+ * The public shapes of the config stage. Other stages (plan, cli, studio) depend on these
+ * exact names, so change them only together with their users.
+ */
+
+/** One problem found in platform.yml, always with a position a person can jump to. */
+export interface Diagnostic {
+  /** The file as the user named it (relative when they gave a relative path). */
+  file: string;
+  /** 1-based line. */
+  line: number;
+  /** 1-based column. */
+  col: number;
+  /** Config path in dotted/bracket form, e.g. `services.api.depends_on[0]`; "" for the whole file. */
+  path: string;
+  /** Stable machine code, e.g. "unknown-service"; tests and --json consumers key on it. */
+  code: string;
+  message: string;
+  /** What to do about it, when there is something better to say than the message. */
+  hint?: string;
+  severity: "error" | "warning";
+}
+
+export interface ValidationResult {
+  ok: boolean;
+  /** Present only when ok: the normalized config with every default applied. */
+  config?: Config;
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+}
+
+export type ServiceType = "fastapi" | "nextjs" | "postgres";
+export type PresetName = "small" | "medium" | "large";
+export type Retention = "permanent" | "delete";
+export type OnFailure = "abort" | "continue";
+
+export interface ResourcesConfig {
+  preset: PresetName;
+  cpus: number;
+  memoryBytes: number;
+  /** postgres only, as written (e.g. "10Gi"). */
+  storage?: string;
+  storageBytes?: number;
+  retention?: Retention;
+}
+
+export interface ServiceConfig {
+  name: string;
+  type: ServiceType;
+  public: boolean;
+  /** Values are templates: parse them with parseTemplate. */
+  env: Record<string, string>;
+  depends_on: string[];
+  resources: ResourcesConfig;
+  /** Relative to the project directory, as written. */
+  source?: string;
+  build?: { source: string; dockerfile: string };
+  health?: { http: string };
+  migrate?: { command: string[]; on_failure: OnFailure; timeoutSeconds: number };
+}
+
+export interface Config {
+  version: "1.0";
+  name: string;
+  description?: string;
+  /** Key order is file order. */
+  services: Record<string, ServiceConfig>;
+}
+
+export type TemplatePart = { kind: "text"; text: string } | { kind: "ref"; service: string; property: string };
+
+/**
+ * The few file-system questions validation asks, injectable so validateConfig stays pure in
+ * tests. Paths given are absolute. Each answers undefined (never throws) when the path is missing.
+ */
+export interface ConfigFs {
+  stat(path: string): { isDirectory: boolean; isFile: boolean } | undefined;
+  realpath(path: string): string | undefined;
+  /** Optional: names in a directory, used only for did-you-mean on a missing path. */
+  readdir?(path: string): string[] | undefined;
+}
+
+export interface ValidateOptions {
+  /** Shown in every diagnostic. */
+  file: string;
+  /** Directory that source and build paths are relative to, and must stay inside. */
+  projectDir: string;
+  fs?: ConfigFs;
+}
