@@ -1,0 +1,148 @@
+/**
+ * What a Next.js service's directory says about itself: package manager (by lockfile),
+ * build script, standalone output, wanted Node version.
+ */
+import { RecipeError, type SourceSnapshot } from "./types.js";
+
+export type PackageManager = "npm" | "pnpm" | "yarn" | "yarn-berry";
+
+export interface NodeProject {
+  readonly manager: PackageManager;
+  /** The lockfile the install is frozen to, if any. */
+  readonly lockfile?: string;
+  /** `packageManager` field version, e.g. "9.12.0" for "pnpm@9.12.0". */
+  readonly managerVersion?: string;
+  readonly buildScript?: string;
+  /** `next` is only a devDependency: pruning dev dependencies would remove it. */
+  readonly nextIsDevDependency: boolean;
+  readonly standalone: boolean;
+  /** next.config file, if any. */
+  readonly nextConfig?: string;
+  readonly nodeRequest?: { readonly from: string; readonly range: string };
+  readonly notes: string[];
+}
+
+interface PackageJson {
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  scripts?: Record<string, string>;
+  engines?: { node?: string };
+  packageManager?: string;
+}
+
+const LOCKFILES: ReadonlyArray<[string, PackageManager]> = [
+  ["package-lock.json", "npm"],
+  ["npm-shrinkwrap.json", "npm"],
+  ["pnpm-lock.yaml", "pnpm"],
+  ["yarn.lock", "yarn"],
+];
+const NEXT_CONFIGS = ["next.config.js", "next.config.mjs", "next.config.cjs", "next.config.ts", "next.config.mts"];
+
+export function parsePackageJson(text: string): PackageJson {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new RecipeError(`package.json is not valid JSON: ${(e as Error).message}`, "fix package.json (npm pkg get name should work)");
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new RecipeError("package.json is not a JSON object", "package.json must hold an object with dependencies and scripts");
+  }
+  return parsed as PackageJson;
+}
+
+/** "pnpm@9.12.0+sha512..." → ["pnpm", "9.12.0"]. */
+function parsePackageManagerField(field: string | undefined): [string, string | undefined] | undefined {
+  const m = field ? /^(npm|pnpm|yarn)(?:@(\d[^+\s]*))?/.exec(field.trim()) : null;
+  return m ? [m[1] as string, m[2]] : undefined;
+}
+
+/** `output: "standalone"` in next.config (the text, since the config is code). */
+export function detectStandalone(configText: string): boolean {
+  return /\boutput\s*:\s*["'`]standalone["'`]/.test(configText);
+}
+
+function detectManager(src: SourceSnapshot, pkg: PackageJson, notes: string[]): { manager: PackageManager; lockfile?: string; version?: string } {
+  const present = LOCKFILES.filter(([f]) => src.files.includes(f));
+  const declared = parsePackageManagerField(pkg.packageManager);
+  // With several lockfiles, the packageManager field breaks the tie; else the first in our order.
+  const chosen = (declared && present.find(([, m]) => m === declared[0])) ?? present[0];
+  if (present.length > 1) notes.push(`several lockfiles (${present.map(([f]) => f).join(", ")}): using ${chosen?.[0]}`);
+  const name = chosen?.[1] ?? (declared?.[0] as PackageManager | undefined) ?? "npm";
+  const version = declared && declared[0] === name ? declared[1] : undefined;
+  const berry = name === "yarn" && (src.files.includes(".yarnrc.yml") || /^[2-9]|^\d{2,}/.test(version ?? ""));
+  const manager: PackageManager = berry ? "yarn-berry" : name;
+  for (const f of ["bun.lock", "bun.lockb"]) if (src.files.includes(f) && !chosen) notes.push(`${f}: bun is not supported; installing with npm`);
+  return { manager, lockfile: chosen?.[0], version };
+}
+
+export function detectNodeProject(src: SourceSnapshot): NodeProject {
+  const text = src.read("package.json");
+  if (text === undefined) {
+    throw new RecipeError("no package.json in the service directory", "a nextjs service needs a package.json that depends on next, react and react-dom");
+  }
+  const pkg = parsePackageJson(text);
+  const inDeps = pkg.dependencies?.next !== undefined;
+  const inDevDeps = pkg.devDependencies?.next !== undefined;
+  if (!inDeps && !inDevDeps) {
+    throw new RecipeError("package.json does not depend on next", "add it: npm install next react react-dom");
+  }
+  const notes: string[] = [];
+  const { manager, lockfile, version } = detectManager(src, pkg, notes);
+  notes.unshift(lockfile ? `${lockfile}: installing with ${manager === "yarn-berry" ? "yarn (berry)" : manager}` : `no lockfile: installing with ${manager} install (versions resolve at build time; commit a lockfile to pin them)`);
+
+  const nextConfig = NEXT_CONFIGS.find((f) => src.files.includes(f));
+  const standalone = nextConfig !== undefined && detectStandalone(src.read(nextConfig) ?? "");
+  notes.push(standalone ? `${nextConfig}: output "standalone": running node server.js` : `no output "standalone" in next.config: running next start (set output: "standalone" for smaller images)`);
+
+  const buildScript = pkg.scripts?.build;
+  if (buildScript && !/\bnext\s+build\b/.test(buildScript)) notes.push(`the build script is "${buildScript}", not next build: running it as is`);
+  if (!buildScript) notes.push("no build script: running next build");
+
+  const nvmrc = src.read(".nvmrc") ?? src.read(".node-version");
+  const nodeRequest = pkg.engines?.node
+    ? { from: "engines.node", range: pkg.engines.node }
+    : nvmrc?.trim()
+      ? { from: src.read(".nvmrc") !== undefined ? ".nvmrc" : ".node-version", range: nvmrc.trim().split(/\s/)[0] as string }
+      : undefined;
+  return { manager, lockfile, managerVersion: version, buildScript, nextIsDevDependency: !inDeps, standalone, nextConfig, nodeRequest, notes };
+}
+
+function nodeClauseHolds(clause: string, major: number): boolean | undefined {
+  if (clause === "*" || clause === "x") return true;
+  const m = /^(>=|<=|>|<|\^|~|=)?\s*v?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?$/.exec(clause);
+  if (!m) return undefined;
+  const v = Number(m[2]);
+  const rest = [m[3], m[4]].filter((p) => p !== undefined && p !== "x" && p !== "*").map(Number);
+  const restIsZero = rest.every((p) => p === 0);
+  switch (m[1]) {
+    case ">=":
+      return major >= v;
+    case ">":
+      return rest.length === 0 ? major > v : major >= v;
+    case "<=":
+      return major <= v;
+    case "<":
+      // "<20" and "<20.0.0" exclude Node 20; "<20.5" admits it.
+      return restIsZero ? major < v : major <= v;
+    default: // "^20", "~20.1", "=20", "20", "20.x"
+      return major === v;
+  }
+}
+
+/** Whether a Node major satisfies an engines-style range; undefined when unreadable ("lts/*"). */
+export function matchesNodeRange(range: string, major: number): boolean | undefined {
+  let result = false;
+  for (const alt of range.split("||")) {
+    const clauses = alt.replace(/([<>=^~])\s+/g, "$1").trim().split(/\s+(?=[<>=^~v\d*x])|,/).map((c) => c.trim()).filter(Boolean);
+    if (clauses.length === 0) return undefined;
+    let all = true;
+    for (const clause of clauses) {
+      const holds = nodeClauseHolds(clause, major);
+      if (holds === undefined) return undefined;
+      all &&= holds;
+    }
+    result ||= all;
+  }
+  return result;
+}

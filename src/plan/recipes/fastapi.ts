@@ -1,0 +1,182 @@
+/**
+ * The build recipe of a `fastapi` service given as `source`: a two-stage Dockerfile. The
+ * first stage installs the dependencies into /opt/venv (manifests copied alone first, so
+ * the install layer is reused while only code changes); the final stage is the base image,
+ * that venv and the code, run by a non-root user with uvicorn on $PORT.
+ */
+import { HTTP_PORT } from "../constants.js";
+import { detectFastapiApp, type FastapiApp } from "./detect-fastapi-app.js";
+import { detectPythonProject, type PythonInstaller } from "./detect-python-installer.js";
+import {
+  buildCopyStep,
+  buildCreateUserStep,
+  buildDockerignore,
+  buildNetworkRun,
+  toShellWord,
+} from "./dockerfile-parts.js";
+import { choosePythonRuntime, parsePythonVersionFile, type PythonRequest } from "./python-version.js";
+import type { Pyproject } from "./parse-pyproject.js";
+import type { BaseImages, Recipe, SourceSnapshot } from "./types.js";
+
+export interface FastapiRecipeOptions {
+  /**
+   * Zero-code OpenTelemetry (a later issue): adds opentelemetry-distro and the OTLP
+   * exporter to the venv and wraps the start command with `opentelemetry-instrument`.
+   * @default false
+   */
+  readonly instrument?: boolean;
+}
+
+const VENV = "/opt/venv";
+/** uv and poetry live in their own venv in the build stage only: never in the final image. */
+const TOOLS = "/opt/tools";
+
+const DOCKERIGNORE = [
+  ".git", ".venv", "venv", "**/__pycache__", "**/*.py[cod]", ".pytest_cache", ".mypy_cache",
+  ".ruff_cache", ".tox", ".nox", ".coverage", "htmlcov", "node_modules", ".platform",
+  // Local secrets: the platform injects configuration through the environment.
+  ".env",
+];
+
+/** What instrumentation adds; the seam for the OpenTelemetry issue. */
+interface Instrumentation {
+  readonly packages: string[];
+  readonly wrap: string[];
+}
+
+function buildInstrumentation(opts: FastapiRecipeOptions): Instrumentation {
+  if (!opts.instrument) return { packages: [], wrap: [] };
+  // Filled in by the zero-code OpenTelemetry issue: packages to add to the venv
+  // (opentelemetry-distro, the OTLP exporter) and the command prefix (opentelemetry-instrument).
+  throw new Error("fastapi recipe: instrument is not implemented yet");
+}
+
+function detectPythonRequest(src: SourceSnapshot, pyproject: Pyproject | undefined): PythonRequest | undefined {
+  const file = src.read(".python-version");
+  const exact = file === undefined ? undefined : parsePythonVersionFile(file);
+  if (exact) return { from: ".python-version", exact };
+  if (pyproject?.requiresPython) return { from: "requires-python", spec: pyproject.requiresPython };
+  if (pyproject?.poetryPython) return { from: "tool.poetry python", spec: pyproject.poetryPython };
+  return undefined;
+}
+
+/** uvicorn comes with it, or the recipe adds it: the start command needs it. */
+function hasUvicorn(declared: readonly string[]): boolean {
+  return declared.some((d) => /^\s*uvicorn\b/i.test(d) || /^\s*fastapi\s*\[[^\]]*\b(standard|all)\b/i.test(d));
+}
+
+interface InstallPlan {
+  /** Steps before the manifests are copied (installing uv or poetry). */
+  readonly tools: string[];
+  /** Files copied before the dependency install. */
+  readonly manifests: string[];
+  readonly install: string;
+  /** After the code is copied (installing the project itself), if anything. */
+  readonly project?: string;
+  /** Adds packages to the venv. */
+  readonly add: (packages: string[]) => string;
+  readonly env: string[];
+}
+
+function buildInstallPlan(installer: PythonInstaller): InstallPlan {
+  const uv = `${TOOLS}/bin/uv`;
+  const pipAdd = (pkgs: string[]) => `${VENV}/bin/pip install ${pkgs.map(toShellWord).join(" ")}`;
+  const uvAdd = (pkgs: string[]) => `${uv} pip install --python ${VENV}/bin/python ${pkgs.map(toShellWord).join(" ")}`;
+  // UV_PYTHON: the base image's interpreter, whatever .python-version says; never download one.
+  const uvEnv = [
+    `UV_PROJECT_ENVIRONMENT=${VENV}`, "UV_PYTHON=python3", "UV_PYTHON_DOWNLOADS=never",
+    "UV_COMPILE_BYTECODE=1", "UV_LINK_MODE=copy", "UV_NO_CACHE=1",
+  ];
+  switch (installer.kind) {
+    case "uv-lock":
+      return {
+        tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install uv`)],
+        manifests: ["pyproject.toml", "uv.lock"],
+        install: buildNetworkRun(`${uv} sync --frozen --no-dev --no-install-project`),
+        // --inexact: keep what was added to the venv besides the lock (uvicorn, instrumentation).
+        project: installer.installProject ? buildNetworkRun(`${uv} sync --frozen --no-dev --no-editable --inexact`) : undefined,
+        add: uvAdd,
+        env: uvEnv,
+      };
+    case "poetry":
+      return {
+        tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install poetry`)],
+        manifests: installer.locked ? ["pyproject.toml", "poetry.lock"] : ["pyproject.toml"],
+        // Poetry installs into the active venv (VIRTUAL_ENV) instead of making its own.
+        install: buildNetworkRun(`python3 -m venv ${VENV} && ${TOOLS}/bin/poetry install --only main --no-root --no-interaction --no-ansi`),
+        add: pipAdd,
+        env: ["POETRY_VIRTUALENVS_CREATE=false", "POETRY_NO_INTERACTION=1", "POETRY_CACHE_DIR=/tmp/poetry-cache"],
+      };
+    case "requirements":
+      return {
+        tools: [],
+        manifests: installer.needsSource ? [] : [...installer.files],
+        install: buildNetworkRun(`python3 -m venv ${VENV} && ${VENV}/bin/pip install -r requirements.txt`),
+        add: pipAdd,
+        env: [],
+      };
+    case "pyproject":
+      return {
+        tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install uv`)],
+        manifests: installer.dynamicDependencies ? [] : ["pyproject.toml"],
+        install: buildNetworkRun(`${uv} venv ${VENV} && ${uv} pip install --python ${VENV}/bin/python -r pyproject.toml`),
+        project: installer.installProject ? buildNetworkRun(`${uv} pip install --python ${VENV}/bin/python --no-deps .`) : undefined,
+        add: uvAdd,
+        env: uvEnv,
+      };
+  }
+}
+
+/** Shell form, so $PORT expands; exec, so uvicorn is PID 1 and a SIGTERM stops it gracefully. */
+function buildStart(app: FastapiApp, wrap: string[]): string[] {
+  const appDir = app.appDir ? ` --app-dir ${toShellWord(app.appDir)}` : "";
+  const prefix = wrap.length ? `${wrap.map(toShellWord).join(" ")} ` : "";
+  return ["/bin/sh", "-c", `exec ${prefix}uvicorn ${app.module}:${app.variable} --host 0.0.0.0 --port "$PORT"${appDir}`];
+}
+
+export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts: FastapiRecipeOptions = {}): Recipe {
+  const project = detectPythonProject(src);
+  const app = detectFastapiApp(src, project.pyproject?.fastapiEntrypoint);
+  const runtime = choosePythonRuntime(detectPythonRequest(src, project.pyproject), images.python);
+  const instrumentation = buildInstrumentation(opts);
+  const plan = buildInstallPlan(project.installer);
+  const notes = [...project.notes, ...runtime.notes, app.note];
+
+  const extras = [...instrumentation.packages];
+  if (!hasUvicorn(project.declared)) {
+    extras.unshift("uvicorn[standard]");
+    notes.push("uvicorn is not among the declared dependencies: adding uvicorn[standard] (unpinned; declare it to pin it)");
+  }
+  const start = buildStart(app, instrumentation.wrap);
+  notes.push(`start: ${start[2]}`);
+
+  const build = [
+    `FROM ${runtime.image} AS build`,
+    `ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 VIRTUAL_ENV=${VENV} PATH=${VENV}/bin:$PATH${plan.env.map((e) => ` ${e}`).join("")}`,
+    "WORKDIR /app",
+    ...plan.tools,
+    ...plan.manifests.map((f) => buildCopyStep(f)),
+    ...(plan.manifests.length === 0 ? ["COPY . ."] : []),
+    plan.install,
+    ...(extras.length ? [buildNetworkRun(plan.add(extras))] : []),
+    ...(plan.project ? [...(plan.manifests.length ? ["COPY . ."] : []), plan.project] : []),
+  ];
+  const final = [
+    `FROM ${runtime.image}`,
+    `ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 VIRTUAL_ENV=${VENV} PATH=${VENV}/bin:$PATH PORT=${HTTP_PORT}`,
+    buildCreateUserStep(),
+    "WORKDIR /app",
+    `COPY --from=build ${VENV} ${VENV}`,
+    // Owned by root and read-only for the app user: the running service cannot rewrite its code.
+    "COPY . .",
+    "USER app",
+    `EXPOSE ${HTTP_PORT}`,
+    `CMD ${start[2]}`,
+  ];
+  const header = [
+    "# Generated by platform for a FastAPI service.",
+    ...notes.map((n) => `#   ${n}`),
+  ];
+  const dockerfile = `${[...header, "", ...build, "", ...final].join("\n")}\n`;
+  return { dockerfile, dockerignore: buildDockerignore(DOCKERIGNORE, src.read(".dockerignore")), port: HTTP_PORT, start, notes };
+}

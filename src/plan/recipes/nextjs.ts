@@ -1,0 +1,136 @@
+/**
+ * The build recipe of a `nextjs` service given as `source`: install with the project's
+ * package manager (lockfile first, so the install layer is reused while only code changes),
+ * `next build`, then a final stage with only what runs: the standalone server when
+ * next.config asks for it, else the app with production dependencies and `next start`.
+ */
+import { HTTP_PORT } from "../constants.js";
+import { detectNodeProject, matchesNodeRange, type NodeProject } from "./detect-node-project.js";
+import { buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, parseImageRef, parseTagVersion } from "./dockerfile-parts.js";
+import type { BaseImages, Recipe, SourceSnapshot } from "./types.js";
+
+/** Majors with official `node:<v>-slim` images, oldest first. */
+export const PUBLIC_NODE_MAJORS = [18, 20, 22, 24] as const;
+
+const DOCKERIGNORE = [
+  ".git", "node_modules", "**/node_modules", ".next", "out", "coverage", ".turbo", ".vercel",
+  "npm-debug.log*", "yarn-debug.log*", "yarn-error.log*", ".platform",
+  // Next.js's convention for machine-local secrets; .env and .env.production are build inputs.
+  ".env*.local",
+];
+
+/** Files the install reads besides package.json and the lockfile (registry config, workspace, patches). */
+const INSTALL_INPUTS = [".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml", ".pnpmfile.cjs"];
+const INSTALL_INPUT_DIRS = [".yarn/releases/", ".yarn/plugins/", ".yarn/patches/", "patches/"];
+
+function chooseNodeImage(project: NodeProject, baseImage: string): { image: string; notes: string[] } {
+  const ref = parseImageRef(baseImage);
+  const base = parseTagVersion(ref.tag, 1);
+  const req = project.nodeRequest;
+  if (!req) return { image: baseImage, notes: [`Node: no engines.node or .nvmrc; using ${baseImage}`] };
+  const wanted = `${req.from} "${req.range}"`;
+  if (!base) return { image: baseImage, notes: [`Node: ${wanted}; cannot tell the Node version of ${baseImage}, using it as is`] };
+  const fits = matchesNodeRange(req.range, Number(base));
+  if (fits === undefined) return { image: baseImage, notes: [`Node: could not read ${wanted}; using ${baseImage} (Node ${base})`] };
+  if (fits) return { image: baseImage, notes: [`Node: ${wanted}; ${baseImage} has Node ${base}`] };
+  if (ref.official && ref.repository === "node") {
+    const pick = PUBLIC_NODE_MAJORS.filter((m) => matchesNodeRange(req.range, m)).pop();
+    if (pick) return { image: `node:${pick}-slim`, notes: [`Node: ${wanted}; using node:${pick}-slim`] };
+  }
+  return { image: baseImage, notes: [`Node: ${wanted}, but ${baseImage} has only Node ${base}: building with Node ${base}`] };
+}
+
+/** Global tools are installed only when the base image lacks them (node images ship yarn 1; pnpm varies). */
+function buildInstallCommand(p: NodeProject): string {
+  const locked = p.lockfile !== undefined;
+  switch (p.manager) {
+    case "npm":
+      return locked ? "npm ci --no-audit --no-fund" : "npm install --no-audit --no-fund";
+    case "pnpm":
+      return `(command -v pnpm >/dev/null 2>&1 || npm install -g pnpm@${p.managerVersion ?? "latest"}) && pnpm install${locked ? " --frozen-lockfile" : ""}`;
+    case "yarn":
+      return `(command -v yarn >/dev/null 2>&1 || npm install -g yarn@1) && yarn install --non-interactive${locked ? " --frozen-lockfile" : ""}`;
+    case "yarn-berry":
+      return `corepack enable && yarn install${locked ? " --immutable" : ""}`;
+  }
+}
+
+function buildBuildCommand(p: NodeProject): string {
+  if (!p.buildScript) return "node_modules/.bin/next build";
+  return p.manager === "npm" ? "npm run build" : p.manager === "pnpm" ? "pnpm run build" : "yarn run build";
+}
+
+/** Drops dev dependencies after the build, for the next start image; undefined when it cannot. */
+function buildPruneCommand(p: NodeProject): string | undefined {
+  switch (p.manager) {
+    case "npm":
+      return "npm prune --omit=dev --no-audit --no-fund";
+    case "pnpm":
+      return "pnpm prune --prod";
+    case "yarn":
+      return "yarn install --non-interactive --production --ignore-scripts --prefer-offline" + (p.lockfile ? " --frozen-lockfile" : "");
+    case "yarn-berry":
+      return undefined;
+  }
+}
+
+export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages): Recipe {
+  const project = detectNodeProject(src);
+  const runtime = chooseNodeImage(project, images.node);
+  const notes = [...project.notes, ...runtime.notes];
+  const hasPublic = src.files.some((f) => f.startsWith("public/"));
+
+  const manifests = [
+    "package.json",
+    ...(project.lockfile ? [project.lockfile] : []),
+    ...INSTALL_INPUTS.filter((f) => src.files.includes(f)),
+    ...src.files.filter((f) => INSTALL_INPUT_DIRS.some((d) => f.startsWith(d))),
+  ];
+  const build = [
+    `FROM ${runtime.image} AS build`,
+    "ENV NEXT_TELEMETRY_DISABLED=1",
+    "WORKDIR /app",
+    ...manifests.map((f) => buildCopyStep(f)),
+    buildNetworkRun(buildInstallCommand(project)),
+    "COPY . .",
+    // The build may download too (next/font/google): it gets the CA as well.
+    buildNetworkRun(buildBuildCommand(project)),
+  ];
+
+  let start: string[];
+  let final: string[];
+  const env = `ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=${HTTP_PORT} HOSTNAME=0.0.0.0`;
+  if (project.standalone) {
+    // server.js reads PORT and HOSTNAME; HOSTNAME must be set, Docker sets it to the container id.
+    start = ["node", "server.js"];
+    final = [
+      `FROM ${runtime.image}`,
+      env,
+      buildCreateUserStep(),
+      "WORKDIR /app",
+      "COPY --from=build --chown=app:app /app/.next/standalone ./",
+      "COPY --from=build --chown=app:app /app/.next/static ./.next/static",
+      ...(hasPublic ? ["COPY --from=build --chown=app:app /app/public ./public"] : []),
+    ];
+  } else {
+    const prune = project.nextIsDevDependency ? undefined : buildPruneCommand(project);
+    if (project.nextIsDevDependency) notes.push("next is a devDependency: dev dependencies are kept in the image (move next to dependencies)");
+    else if (!prune) notes.push("yarn (berry): dev dependencies are kept in the image");
+    build.push(prune ? buildNetworkRun(`${prune} && rm -rf .next/cache`) : "RUN rm -rf .next/cache");
+    start = ["/bin/sh", "-c", `exec node_modules/.bin/next start -p "$PORT" -H 0.0.0.0`];
+    final = [
+      `FROM ${runtime.image}`,
+      env,
+      buildCreateUserStep(),
+      "WORKDIR /app",
+      // The app user owns it: next start writes its cache under .next.
+      "COPY --from=build --chown=app:app /app ./",
+    ];
+  }
+  final.push("USER app", `EXPOSE ${HTTP_PORT}`, start[0] === "node" ? `CMD ${JSON.stringify(start)}` : `CMD ${start[2]}`);
+  notes.push(`start: ${start.join(" ")}`);
+
+  const header = ["# Generated by platform for a Next.js service.", ...notes.map((n) => `#   ${n}`)];
+  const dockerfile = `${[...header, "", ...build, "", ...final].join("\n")}\n`;
+  return { dockerfile, dockerignore: buildDockerignore(DOCKERIGNORE, src.read(".dockerignore")), port: HTTP_PORT, start, notes };
+}

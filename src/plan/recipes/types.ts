@@ -1,0 +1,50 @@
+/**
+ * What a build recipe reads and what it produces. Recipes are pure: they see a service
+ * directory only through a SourceSnapshot (made by scanSource, the one I/O step), so they
+ * are unit-tested with plain tables of snapshots.
+ */
+
+/** A read-only view of a service directory, taken before the plan is built. */
+export interface SourceSnapshot {
+  /**
+   * Relative posix paths of the files, depth ≤ 3, sorted, without the contents of
+   * node_modules, .git, .venv, __pycache__, .next and similar local caches.
+   */
+  readonly files: readonly string[];
+  /**
+   * The text of a small file that recipes look at (manifests, version files, next.config,
+   * the head of Python modules), or undefined when it is absent or was not read. Lockfiles
+   * are only listed in `files`: their presence is what matters.
+   */
+  read(path: string): string | undefined;
+}
+
+/** Base images the generated Dockerfiles start from (local ones when there is no registry). */
+export interface BaseImages {
+  readonly python: string;
+  readonly node: string;
+}
+
+export interface Recipe {
+  /** A complete Dockerfile; its build context is the service directory. */
+  readonly dockerfile: string;
+  /** Used instead of the directory's own .dockerignore (whose lines it includes). */
+  readonly dockerignore: string;
+  /** The port the container listens on (it also honours $PORT). */
+  readonly port: number;
+  /** The container's command, as in the Dockerfile's CMD. */
+  readonly start: string[];
+  /** What was detected and decided, in words, e.g. "uv.lock: installing with uv sync --frozen". */
+  readonly notes: string[];
+}
+
+/** The source directory cannot be built by a recipe; `hint` says what the user can do. */
+export class RecipeError extends Error {
+  readonly hint: string;
+
+  constructor(message: string, hint: string) {
+    super(message);
+    this.name = "RecipeError";
+    this.hint = hint;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The one I/O step of the build recipes: a service directory read into a SourceSnapshot
+ * before the plan is built, so that the recipes themselves stay pure. It lists files a few
+ * levels deep and keeps the text of the small files recipes look at; it never reads
+ * lockfiles (their presence is enough) nor anything large.
+ */
+import type { Dirent } from "node:fs";
+import { open, readdir, readFile, stat } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { RecipeError, type SourceSnapshot } from "./recipes/types.js";
+
+/** Directories that are local state, never source: not listed, not read. */
+const SKIP_DIRS = new Set([
+  "node_modules", ".git", ".venv", "venv", "__pycache__", ".next", ".pytest_cache", ".mypy_cache",
+  ".ruff_cache", ".tox", ".nox", ".turbo", ".platform", ".idea", ".vscode",
+]);
+const MAX_DEPTH = 3;
+/** A bound on huge trees: enough for any service directory a recipe needs to understand. */
+const MAX_FILES = 20_000;
+const MANIFEST_BYTES = 256 * 1024;
+/** Python modules are read up to here: `app = FastAPI()` sits near the top. */
+const MODULE_HEAD_BYTES = 32 * 1024;
+const MAX_MODULES = 400;
+
+/** Top-level files whose whole text recipes use. */
+const ROOT_MANIFESTS = new Set([
+  "pyproject.toml", "setup.cfg", "setup.py", ".python-version", "runtime.txt", "Pipfile",
+  "package.json", ".nvmrc", ".node-version", ".dockerignore", ".yarnrc.yml",
+  "next.config.js", "next.config.mjs", "next.config.cjs", "next.config.ts", "next.config.mts",
+]);
+
+/** How much of a file to keep: the whole (up to the limit), its head, or nothing. */
+function toReadLimit(rel: string, depth: number): { bytes: number; head: boolean } | undefined {
+  const name = basename(rel);
+  if (depth === 1 && ROOT_MANIFESTS.has(name)) return { bytes: MANIFEST_BYTES, head: false };
+  // Requirement files and what they include with -r (requirements/base.txt, constraints.txt...).
+  if (/\.(txt|in)$/.test(name)) return { bytes: MANIFEST_BYTES, head: false };
+  if (name.endsWith(".py")) return { bytes: MODULE_HEAD_BYTES, head: true };
+  return undefined;
+}
+
+async function readHead(path: string, bytes: number): Promise<string> {
+  const handle = await open(path, "r");
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readText(path: string, limit: { bytes: number; head: boolean }): Promise<string | undefined> {
+  const size = (await stat(path)).size;
+  if (size > limit.bytes && !limit.head) return undefined;
+  const text = size > limit.bytes ? await readHead(path, limit.bytes) : await readFile(path, "utf8");
+  return text.includes("\u0000") ? undefined : text;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export async function scanSource(dir: string): Promise<SourceSnapshot> {
+  if (!(await isDirectory(dir))) {
+    throw new RecipeError(`source directory ${dir} does not exist or is not a directory`, "`source` is a directory relative to platform.yml");
+  }
+  const files: string[] = [];
+  const texts = new Map<string, string>();
+  let modules = 0;
+
+  const walk = async (abs: string, rel: string, depth: number): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(abs, { withFileTypes: true });
+    } catch {
+      return; // unreadable directory: the build will say more if it matters
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (files.length >= MAX_FILES) return;
+      const childAbs = join(abs, entry.name);
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      // A symlink counts as what it points to, but linked directories are not followed.
+      const isDir = entry.isDirectory();
+      const isFile = entry.isFile() || (entry.isSymbolicLink() && !(await isDirectory(childAbs)));
+      if (isDir) {
+        if (!SKIP_DIRS.has(entry.name) && depth < MAX_DEPTH) await walk(childAbs, childRel, depth + 1);
+        continue;
+      }
+      if (!isFile) continue;
+      files.push(childRel);
+      const limit = toReadLimit(childRel, depth);
+      if (!limit || (limit.head && modules >= MAX_MODULES)) continue;
+      if (limit.head) modules++;
+      try {
+        const text = await readText(childAbs, limit);
+        if (text !== undefined) texts.set(childRel, text);
+      } catch {
+        // Dangling symlink or unreadable file: listed, not read.
+      }
+    }
+  };
+  await walk(dir, "", 1);
+  files.sort();
+
+  return {
+    files,
+    read: (path: string) => texts.get(path.replace(/\\/g, "/").replace(/^(\.\/)+/, "")),
+  };
+}
