@@ -60,7 +60,8 @@ const build = z
       .describe('File name of the container build file inside build.source. Must exist. Default "Dockerfile".')
       .meta({ examples: ["Dockerfile"] }),
   })
-  .describe("Build the service from your own Dockerfile. fastapi and nextjs services need exactly one of source or build; postgres takes neither.");
+  .describe("Build the service from your own Dockerfile. fastapi and nextjs services need exactly one of source or build; postgres takes neither.")
+  .meta({ examples: [{ source: "./api", dockerfile: "Dockerfile" }] });
 
 const migrate = z
   .strictObject({
@@ -80,11 +81,13 @@ const migrate = z
       .describe('How long the migration may run: <n>s, <n>m or <n>h, more than 0 and at most 24h. Default "5m".')
       .meta({ examples: ["5m", "90s"] }),
   })
-  .describe("Migration step. Not allowed on postgres services: put it on the service that owns the schema.");
+  .describe("Migration step. Not allowed on postgres services: put it on the service that owns the schema.")
+  .meta({ examples: [{ command: ["alembic", "upgrade", "head"], on_failure: "abort", timeout: "5m" }] });
 
 const lifecycle = z
   .strictObject({ migrate: migrate.optional() })
-  .describe("Steps run around a rollout.");
+  .describe("Steps run around a rollout.")
+  .meta({ examples: [{ migrate: { command: ["alembic", "upgrade", "head"] } }] });
 
 const health = z
   .strictObject({
@@ -94,7 +97,8 @@ const health = z
       .describe('Path of an HTTP endpoint that answers 2xx when the service is ready, starting with "/". The service is only sent traffic once it does.')
       .meta({ examples: ["/health"] }),
   })
-  .describe("Health check. Not allowed on postgres services: the platform checks databases itself.");
+  .describe("Health check. Not allowed on postgres services: the platform checks databases itself.")
+  .meta({ examples: [{ http: "/health" }] });
 
 const envValue = z
   .union([z.string(), z.number(), z.boolean()])
@@ -106,6 +110,24 @@ const env = z
   .meta({ propertyNames: { pattern: ENV_NAME_PATTERN } })
   .describe("Environment variables: NAME: value. Names match [A-Za-z_][A-Za-z0-9_]*. PORT is reserved (the platform assigns it and every service must listen on $PORT), names starting with PLATFORM_ are reserved, and OTEL_* names are allowed but warned about (they override the OpenTelemetry settings the platform injects). Default {}.")
   .meta({ examples: [{ API_URL: "${api.url}", LOG_LEVEL: "info" }] });
+
+/**
+ * The type-dependent rules, for editors: zod checks them in rules-services.ts with better
+ * messages, but an editor only sees the JSON Schema, so they are spelled out for it here.
+ */
+const typeRules = [
+  {
+    if: { properties: { type: { const: "postgres" } }, required: ["type"] },
+    then: { properties: { source: false, build: false, health: false, public: { const: false }, lifecycle: { properties: { migrate: false } } } },
+  },
+  {
+    if: { properties: { type: { enum: ["fastapi", "nextjs"] } }, required: ["type"] },
+    then: {
+      oneOf: [{ required: ["source"] }, { required: ["build"] }],
+      properties: { resources: { anyOf: [{ type: "string" }, { type: "object", properties: { storage: false, retention: false } }] } },
+    },
+  },
+];
 
 export const serviceSchema = z
   .strictObject({
@@ -128,7 +150,8 @@ export const serviceSchema = z
     lifecycle: lifecycle.optional(),
     health: health.optional(),
   })
-  .describe("One service. Its key in services is its name.");
+  .describe("One service. Its key in services is its name.")
+  .meta({ allOf: typeRules });
 
 export const configSchema = z
   .strictObject({
@@ -138,11 +161,12 @@ export const configSchema = z
       .meta({ pattern: NAME_PATTERN, maxLength: 43 })
       .describe("Project name. Required. A DNS label: lowercase letters, digits and '-', starting with a letter, not ending with '-'. It is part of every public host name, <project>-<service>-<word>-<word>, which must fit in 63 characters (project + service length at most 44).")
       .meta({ examples: ["shop"] }),
-    description: z.string().optional().describe("Free text about the project. Optional."),
+    description: z.string().optional().describe("Free text about the project. Optional.").meta({ examples: ["The shop's API and frontend"] }),
     services: z
       .record(z.string(), serviceSchema)
       .meta({ propertyNames: { pattern: NAME_PATTERN, maxLength: 43 }, minProperties: 1 })
-      .describe("The services, by name. At least one. Names follow the same DNS-label rule as the project name. Order is kept: it is the order shown by validate and deploy."),
+      .describe("The services, by name. At least one. Names follow the same DNS-label rule as the project name. Order is kept: it is the order shown by validate and deploy.")
+      .meta({ examples: [{ api: { type: "fastapi", source: "./api", public: true } }] }),
   })
   .describe("platform.yml: the services of one project and how they connect.");
 
