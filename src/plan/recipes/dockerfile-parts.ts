@@ -65,8 +65,8 @@ export const APP_UID = 10001;
 
 export function buildCreateUserStep(): string {
   return (
-    `RUN groupadd --system --gid ${APP_UID} app && ` +
-    `useradd --system --uid ${APP_UID} --gid app --home-dir /app --no-create-home --shell /usr/sbin/nologin app`
+    `RUN groupadd --gid ${APP_UID} app && ` +
+    `useradd --uid ${APP_UID} --gid app --home-dir /app --no-create-home --shell /usr/sbin/nologin app`
   );
 }
 
