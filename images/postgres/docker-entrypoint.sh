@@ -71,6 +71,7 @@ init_database() {
   fi
   for f in /docker-entrypoint-initdb.d/*; do
     [ -e "$f" ] || continue
+    # shellcheck disable=SC1090  # sources the user's init scripts
     case "$f" in
       *.sh) log "running $f"; if [ -x "$f" ]; then "$f"; else . "$f"; fi ;;
       *.sql) log "running $f"; "${psql[@]}" --dbname "$POSTGRES_DB" -f "$f" ;;
@@ -84,7 +85,15 @@ init_database() {
   log "initialisation complete; starting the server"
 }
 
-if [ "$1" = postgres ]; then
+wants_help() {  # postgres --version, --help, -C ...: answer without initialising anything
+  local a
+  for a in "$@"; do
+    case $a in -'?'|--help|--describe-config|-V|--version|-C|-C*) return 0 ;; esac
+  done
+  return 1
+}
+
+if [ "$1" = postgres ] && ! wants_help "$@"; then
   file_env POSTGRES_PASSWORD
   file_env POSTGRES_USER postgres
   file_env POSTGRES_DB "$POSTGRES_USER"

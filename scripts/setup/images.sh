@@ -270,7 +270,8 @@ setup_images() {
     if [ $checked_disk = 0 ]; then check_disk 3000 "$(images_docker_root)"; checked_disk=1; fi
     log=$PLATFORM_HOME/logs/image-$name.log
     old_id=$(images_docker image inspect -f '{{.Id}}' "$tag" 2>/dev/null || true)
-    if [ -n "$have" ]; then printf '  %-32s recipe changed, rebuilding (log: %s)\n' "$tag" "$log"
+    if [ "$have" = "$hash" ]; then printf '  %-32s rebuilding from scratch (PLATFORM_REBUILD_IMAGES=1; log: %s)\n' "$tag" "$log"
+    elif [ -n "$have" ]; then printf '  %-32s recipe changed, rebuilding (log: %s)\n' "$tag" "$log"
     else printf '  %-32s building (log: %s)\n' "$tag" "$log"; fi
     t0=$(date +%s.%N)
     if [ "$name" = debian ]; then build_debian_image "$tag" "$hash" "$log"
@@ -286,8 +287,10 @@ setup_images() {
   exec {lock_fd}>&-
 
   write_images_json local
-  if [ -z "$built" ]; then STEP_STATUS="reused platform-local/{$(echo $reused | tr ' ' ,)}"
-  elif [ -z "$reused" ]; then STEP_STATUS="built platform-local/{$(echo $built | tr ' ' ,)}"
-  else STEP_STATUS="built platform-local/{$(echo $built | tr ' ' ,)}, reused {$(echo $reused | tr ' ' ,)}"
+  built=$(echo "${built# }" | tr ' ' ,) reused=$(echo "${reused# }" | tr ' ' ,)
+  # shellcheck disable=SC2034  # read by step() in lib.sh
+  if [ -z "$built" ]; then STEP_STATUS="reused platform-local/{$reused}"
+  elif [ -z "$reused" ]; then STEP_STATUS="built platform-local/{$built}"
+  else STEP_STATUS="built platform-local/{$built}, reused {$reused}"
   fi
 }
