@@ -6,5 +6,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 600_000,
     pool: "forks",
+    // Integration tests share one Docker engine and one edge proxy; on 2 cores they run
+    // one file at a time, which is also what keeps them deterministic.
+    fileParallelism: false,
+    sequence: { concurrent: false },
   },
 });

@@ -5,9 +5,10 @@
 engine_answers() { curl -fsS --max-time 3 --unix-socket "${DOCKER_SOCK:-/var/run/docker.sock}" http://d/_ping >/dev/null 2>&1; }
 
 setup_docker() {
-  DOCKER_SOCK=${DOCKER_HOST#unix://}; [ "$DOCKER_SOCK" = "${DOCKER_HOST:-}" ] && [ -n "${DOCKER_HOST:-}" ] && DOCKER_SOCK=""
-  DOCKER_SOCK=${DOCKER_SOCK:-/var/run/docker.sock}
-  if [ -n "${DOCKER_HOST:-}" ] && [ "${DOCKER_HOST#unix://}" = "$DOCKER_HOST" ]; then
+  local host=${DOCKER_HOST:-}
+  DOCKER_SOCK=/var/run/docker.sock
+  case $host in unix://*) DOCKER_SOCK=${host#unix://} ;; esac
+  if [ -n "$host" ] && [ "${host#unix://}" = "$host" ]; then
     docker info >/dev/null 2>&1 || fail "DOCKER_HOST=$DOCKER_HOST does not answer. Start that engine, or unset DOCKER_HOST to use a local one."
     STEP_STATUS="reused the engine at $DOCKER_HOST"; find_buildkit_client; return
   fi

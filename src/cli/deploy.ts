@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { resolveStackTarget, type StackOptions } from "./context.js";
-import { createDeployView } from "./deploy-view.js";
 import { pickRenderer, printJson } from "./render.js";
 
 interface DeployOptions extends StackOptions {
@@ -24,6 +23,7 @@ async function runDeploy(o: DeployOptions): Promise<void> {
   await requireEngine();
   const t = await resolveStackTarget(o, true);
   const { deploy } = await import("../engine/deploy.js");
+  const { createDeployView } = await import("./deploy-view.js");
   const kind = pickRenderer(o, process.env, Boolean(process.stdout.isTTY));
   const view = createDeployView(kind, Object.keys(t.config.services));
   const httpsPort = o.httpsPort ?? process.env.PLATFORM_HTTPS_PORT;

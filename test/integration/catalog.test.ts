@@ -1,0 +1,75 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
+import { freshBackend, requireToolchain, ROOT, unique } from "./env.js";
+
+/**
+ * The catalog example (two `source` services, two Python layouts), and the edge proxy's
+ * promise: adding and removing another application's routes drops no in-flight request.
+ */
+const project = unique("cat");
+const other = unique("oth");
+const backend = freshBackend();
+const base = mkdtempSync(join(tmpdir(), "platform-catalog-"));
+const dir = join(base, "catalog");
+const otherDir = join(base, "other");
+let urls: Record<string, string> = {};
+let ca = "";
+
+function ok(r: CliResult): CliResult {
+  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+describe("catalog example", () => {
+  beforeAll(() => {
+    requireToolchain();
+    cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true, filter: (s) => !/__pycache__|\.venv/.test(s) });
+    cpSync(join(ROOT, "examples", "catalog", "api"), join(otherDir, "api"), { recursive: true, filter: (s) => !/__pycache__|\.venv/.test(s) });
+    writeFileSync(join(otherDir, "platform.yml"), 'version: "1.0"\nname: other\nservices:\n  api:\n    type: fastapi\n    source: ./api\n    public: true\n    health:\n      http: /health\n');
+  });
+
+  afterAll(async () => {
+    await runCli(["destroy", "--yes", "--project", other], { cwd: otherDir, env: backend });
+    await runCli(["destroy", "--yes", "--project", project], { cwd: dir, env: backend });
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it("deploys both services from source and prints their URLs", async () => {
+    const r = ok(await runCli(["deploy", "--yes", "--project", project], { cwd: dir, env: backend }));
+    urls = parseUrls(r.stdout);
+    expect(Object.keys(urls).sort()).toEqual(["api", "traffic"]);
+    expect(r.stdout).toContain("traffic: Installing");
+    ca = ok(await runCli(["ca"], { cwd: dir, env: backend })).stdout;
+  }, 900_000);
+
+  it("serves the catalog API: docs, products, 404 for unknown ids", async () => {
+    const docs = await httpsRequest(`${urls.api}/docs`, ca);
+    expect(docs.status).toBe(200);
+    expect(docs.body.toLowerCase()).toContain("swagger");
+    const products = await httpsRequest(`${urls.api}/products`, ca);
+    expect(products.status).toBe(200);
+    expect(JSON.parse(products.body).length).toBeGreaterThan(0);
+    expect((await httpsRequest(`${urls.api}/products/999999`, ca)).status).toBe(404);
+  });
+
+  it("the traffic service reports the 404s it provoked", async () => {
+    const r = await httpsRequest(`${urls.traffic}/run?count=20`, ca, { timeoutMs: 60_000 });
+    expect(r.status).toBe(200);
+    // Every fifth request asks for a missing product on purpose.
+    expect(JSON.parse(r.body)).toEqual({ sent: 20, ok: 16, errors: 4 });
+  });
+
+  it("adding and removing another application's routes drops no in-flight request", async () => {
+    const poll = startPoller(`${urls.api}/products`, ca);
+    const r = ok(await runCli(["deploy", "--yes", "--project", other], { cwd: otherDir, env: backend }));
+    const otherUrl = parseUrls(r.stdout).api as string;
+    expect((await httpsRequest(`${otherUrl}/products`, ca)).status).toBe(200);
+    ok(await runCli(["destroy", "--yes", "--project", other], { cwd: otherDir, env: backend }));
+    const stats = await poll.stop();
+    expect(stats.failures).toEqual([]);
+    expect(stats.sent).toBeGreaterThan(20);
+  }, 600_000);
+});
