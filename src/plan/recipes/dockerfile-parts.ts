@@ -10,15 +10,20 @@ const CA_EXPORTS =
   "if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca SSL_CERT_FILE=/run/secrets/ca " +
   "NODE_EXTRA_CA_CERTS=/run/secrets/ca REQUESTS_CA_BUNDLE=/run/secrets/ca UV_NATIVE_TLS=1; fi";
 
-/** Quotes one word for sh (single quotes; a single quote inside becomes '\''). */
+/**
+ * Quotes one word for sh. Double quotes when they suffice, so that words inside the
+ * single-quoted `sh -c '...'` scripts below need no '\'' dance.
+ */
 export function toShellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  if (!/[$`"\\!]/.test(word)) return `"${word}"`;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** A RUN step that downloads packages: the CA secret is mounted for it alone. */
 export function buildNetworkRun(command: string): string {
   const script = `${CA_EXPORTS}; ${command}`;
-  return `RUN --mount=type=secret,id=ca sh -c ${toShellWord(script)}`;
+  return `RUN --mount=type=secret,id=ca sh -c '${script.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

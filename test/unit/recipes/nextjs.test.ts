@@ -1,0 +1,188 @@
+import { describe, expect, it } from "vitest";
+import { matchesNodeRange } from "../../../src/plan/recipes/detect-node-project.js";
+import { buildNextjsRecipe, RecipeError } from "../../../src/plan/recipes/index.js";
+import { LOCAL, PUBLIC, snapshot, stage } from "./snapshot.js";
+
+const STANDALONE = 'const nextConfig = { output: "standalone" };\nexport default nextConfig;\n';
+const pkg = (extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ name: "web", scripts: { build: "next build", start: "next start" }, dependencies: { next: "15.5.29", react: "19.3.1", "react-dom": "19.3.1" }, ...extra });
+
+describe("buildNextjsRecipe: package managers", () => {
+  const cases: Array<{ name: string; files: Record<string, string | null>; manifests: string[]; install: string; build: string; note: string }> = [
+    {
+      name: "npm with package-lock.json",
+      files: { "package.json": pkg(), "package-lock.json": null },
+      manifests: ["package.json", "package-lock.json"],
+      install: "npm ci --no-audit --no-fund",
+      build: "npm run build",
+      note: "package-lock.json: installing with npm",
+    },
+    {
+      name: "pnpm with pnpm-lock.yaml and a packageManager version",
+      files: { "package.json": pkg({ packageManager: "pnpm@9.12.0+sha512.abc" }), "pnpm-lock.yaml": null, ".npmrc": "auto-install-peers=true\n" },
+      manifests: ["package.json", "pnpm-lock.yaml", ".npmrc"],
+      install: "(command -v pnpm >/dev/null 2>&1 || npm install -g pnpm@9.12.0) && pnpm install --frozen-lockfile",
+      build: "pnpm run build",
+      note: "pnpm-lock.yaml: installing with pnpm",
+    },
+    {
+      name: "yarn classic with yarn.lock",
+      files: { "package.json": pkg(), "yarn.lock": null },
+      manifests: ["package.json", "yarn.lock"],
+      install: "(command -v yarn >/dev/null 2>&1 || npm install -g yarn@1) && yarn install --non-interactive --frozen-lockfile",
+      build: "yarn run build",
+      note: "yarn.lock: installing with yarn",
+    },
+    {
+      name: "yarn berry (.yarnrc.yml)",
+      files: { "package.json": pkg({ packageManager: "yarn@4.5.0" }), "yarn.lock": null, ".yarnrc.yml": "nodeLinker: node-modules\n", ".yarn/releases/yarn-4.5.0.cjs": null },
+      manifests: ["package.json", "yarn.lock", ".yarnrc.yml", ".yarn/releases/yarn-4.5.0.cjs"],
+      install: "corepack enable && yarn install --immutable",
+      build: "yarn run build",
+      note: "yarn.lock: installing with yarn (berry)",
+    },
+    {
+      name: "no lockfile",
+      files: { "package.json": pkg() },
+      manifests: ["package.json"],
+      install: "npm install --no-audit --no-fund",
+      build: "npm run build",
+      note: "no lockfile: installing with npm install (versions resolve at build time; commit a lockfile to pin them)",
+    },
+    {
+      name: "several lockfiles, packageManager decides",
+      files: { "package.json": pkg({ packageManager: "pnpm@10.0.0" }), "package-lock.json": null, "pnpm-lock.yaml": null },
+      manifests: ["package.json", "pnpm-lock.yaml"],
+      install: "(command -v pnpm >/dev/null 2>&1 || npm install -g pnpm@10.0.0) && pnpm install --frozen-lockfile",
+      build: "pnpm run build",
+      note: "several lockfiles (package-lock.json, pnpm-lock.yaml): using pnpm-lock.yaml",
+    },
+    {
+      name: "no build script",
+      files: { "package.json": JSON.stringify({ dependencies: { next: "15.5.29" } }), "package-lock.json": null },
+      manifests: ["package.json", "package-lock.json"],
+      install: "npm ci --no-audit --no-fund",
+      build: "node_modules/.bin/next build",
+      note: "no build script: running next build",
+    },
+  ];
+
+  it.each(cases)("$name", ({ files, manifests, install, build, note }) => {
+    const recipe = buildNextjsRecipe(snapshot({ ...files, "next.config.mjs": STANDALONE, "app/page.js": null }), LOCAL);
+    expect(recipe.notes).toContain(note);
+    const lines = stage(recipe.dockerfile, 0);
+    const installAt = lines.findIndex((l) => l.endsWith(`; ${install}'`));
+    expect(installAt, recipe.dockerfile).toBeGreaterThan(0);
+    expect(lines.slice(0, installAt).filter((l) => l.startsWith("COPY "))).toEqual(manifests.map((m) => `COPY ${m} ${m}`));
+    expect(lines[installAt + 1]).toBe("COPY . .");
+    expect(lines[installAt + 2]).toMatch(new RegExp(`^RUN --mount=type=secret,id=ca sh -c '.*; ${build.replace(/[.]/g, "\\.")}'$`));
+  });
+
+  it.each(cases)("$name: house rules", ({ files }) => {
+    const recipe = buildNextjsRecipe(snapshot({ ...files, "next.config.mjs": STANDALONE }), LOCAL);
+    expect(recipe.dockerfile).not.toMatch(/^# syntax/m);
+    expect(stage(recipe.dockerfile, 0)[1]).toBe("ENV NEXT_TELEMETRY_DISABLED=1");
+    const final = stage(recipe.dockerfile, 1);
+    expect(final[0]).toBe("FROM platform-local/node:22");
+    expect(final).toContain("ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=8080 HOSTNAME=0.0.0.0");
+    expect(final).toContain("USER app");
+    expect(recipe.port).toBe(8080);
+  });
+});
+
+describe("buildNextjsRecipe: what runs", () => {
+  it("standalone output: server.js with static files and public/", () => {
+    const recipe = buildNextjsRecipe(snapshot({ "package.json": pkg(), "package-lock.json": null, "next.config.mjs": STANDALONE, "public/logo.svg": null }), LOCAL);
+    expect(recipe.start).toEqual(["node", "server.js"]);
+    expect(stage(recipe.dockerfile, 1)).toEqual([
+      "FROM platform-local/node:22",
+      "ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=8080 HOSTNAME=0.0.0.0",
+      "RUN groupadd --gid 10001 app && useradd --uid 10001 --gid app --home-dir /app --no-create-home --shell /usr/sbin/nologin app",
+      "WORKDIR /app",
+      "COPY --from=build --chown=app:app /app/.next/standalone ./",
+      "COPY --from=build --chown=app:app /app/.next/static ./.next/static",
+      "COPY --from=build --chown=app:app /app/public ./public",
+      "USER app",
+      "EXPOSE 8080",
+      'CMD ["node","server.js"]',
+    ]);
+  });
+
+  it("standalone output without public/", () => {
+    const recipe = buildNextjsRecipe(snapshot({ "package.json": pkg(), "package-lock.json": null, "next.config.js": "module.exports = { output: 'standalone' }" }), LOCAL);
+    expect(recipe.dockerfile).not.toContain("/app/public");
+    expect(recipe.notes).toContain('next.config.js: output "standalone": running node server.js');
+  });
+
+  it.each([
+    ["npm", { "package-lock.json": null }, "npm prune --omit=dev --no-audit --no-fund && rm -rf .next/cache"],
+    ["pnpm", { "pnpm-lock.yaml": null }, "pnpm prune --prod && rm -rf .next/cache"],
+    ["yarn", { "yarn.lock": null }, "yarn install --non-interactive --production --ignore-scripts --prefer-offline --frozen-lockfile && rm -rf .next/cache"],
+  ] as const)("no standalone output (%s): next start on $PORT with production dependencies", (_pm, lock, prune) => {
+    const recipe = buildNextjsRecipe(snapshot({ "package.json": pkg(), ...lock, "next.config.ts": "export default {}" }), LOCAL);
+    expect(recipe.start).toEqual(["/bin/sh", "-c", 'exec node_modules/.bin/next start -p "$PORT" -H 0.0.0.0']);
+    expect(stage(recipe.dockerfile, 0).at(-1)).toMatch(new RegExp(`; ${prune.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}'$`));
+    const final = stage(recipe.dockerfile, 1);
+    expect(final).toContain("COPY --from=build --chown=app:app /app ./");
+    expect(final.at(-1)).toBe('CMD exec node_modules/.bin/next start -p "$PORT" -H 0.0.0.0');
+  });
+
+  it("keeps dev dependencies when next is one of them", () => {
+    const recipe = buildNextjsRecipe(snapshot({ "package.json": JSON.stringify({ scripts: { build: "next build" }, devDependencies: { next: "15.5.29" } }), "package-lock.json": null }), LOCAL);
+    expect(recipe.dockerfile).not.toContain("npm prune");
+    expect(recipe.notes).toContain("next is a devDependency: dev dependencies are kept in the image (move next to dependencies)");
+  });
+
+  it("runs a custom build script as it is, and says so", () => {
+    const recipe = buildNextjsRecipe(snapshot({ "package.json": pkg({ scripts: { build: "node scripts/prebuild.js && next build" } }), "package-lock.json": null }), LOCAL);
+    expect(recipe.dockerfile).toContain("; npm run build'");
+    expect(recipe.notes.some((n) => n.startsWith("the build script"))).toBe(false);
+    const other = buildNextjsRecipe(snapshot({ "package.json": pkg({ scripts: { build: "turbo run build" } }), "package-lock.json": null }), LOCAL);
+    expect(other.notes).toContain('the build script is "turbo run build", not next build: running it as is');
+  });
+});
+
+describe("buildNextjsRecipe: Node version", () => {
+  it.each([
+    { name: "nothing requested", files: {}, images: LOCAL, from: "platform-local/node:22", note: "Node: no engines.node or .nvmrc; using platform-local/node:22" },
+    { name: "engines.node the base satisfies", files: { "package.json": pkg({ engines: { node: ">=18.17" } }) }, images: LOCAL, from: "platform-local/node:22", note: 'Node: engines.node ">=18.17"; platform-local/node:22 has Node 22' },
+    { name: "engines.node the local image cannot meet", files: { "package.json": pkg({ engines: { node: "^20.11" } }) }, images: LOCAL, from: "platform-local/node:22", note: 'Node: engines.node "^20.11", but platform-local/node:22 has only Node 22: building with Node 22' },
+    { name: "engines.node with a public image", files: { "package.json": pkg({ engines: { node: "20.x" } }) }, images: PUBLIC, from: "node:20-slim", note: 'Node: engines.node "20.x"; using node:20-slim' },
+    { name: ".nvmrc", files: { ".nvmrc": "v24.1.0\n" }, images: PUBLIC, from: "node:24-slim", note: 'Node: .nvmrc "v24.1.0"; using node:24-slim' },
+    { name: "unreadable .nvmrc", files: { ".nvmrc": "lts/*\n" }, images: LOCAL, from: "platform-local/node:22", note: 'Node: could not read .nvmrc "lts/*"; using platform-local/node:22 (Node 22)' },
+  ])("$name", ({ files, images, from, note }) => {
+    const recipe = buildNextjsRecipe(snapshot({ "package.json": pkg(), "package-lock.json": null, ...files }), images);
+    expect(stage(recipe.dockerfile, 0)[0]).toBe(`FROM ${from} AS build`);
+    expect(stage(recipe.dockerfile, 1)[0]).toBe(`FROM ${from}`);
+    expect(recipe.notes).toContain(note);
+  });
+
+  it.each([
+    [">=18", 22, true], [">= 18.17.0", 18, true], ["^20.11", 22, false], ["^20.11", 20, true], ["20.x", 20, true],
+    ["18 || 20", 20, true], ["18 || 20", 22, false], [">=18 <21", 22, false], [">=18 <21", 20, true], ["<22", 22, false],
+    ["<22.5", 22, true], [">20", 20, false], [">20.1", 20, true], ["~22.3", 22, true], ["*", 22, true], ["lts/*", 22, undefined], ["18 - 20", 20, undefined],
+  ] as const)("matchesNodeRange(%j, %d) is %s", (range, major, expected) => {
+    expect(matchesNodeRange(range, major)).toBe(expected);
+  });
+});
+
+describe("buildNextjsRecipe: errors", () => {
+  it.each([
+    { name: "no package.json", files: { "app/page.js": null }, message: "no package.json in the service directory", hint: /depends on next/ },
+    { name: "invalid package.json", files: { "package.json": "{ nope" }, message: /^package\.json is not valid JSON: /, hint: /fix package\.json/ },
+    { name: "package.json is not an object", files: { "package.json": "[]" }, message: "package.json is not a JSON object", hint: /object/ },
+    { name: "no next dependency", files: { "package.json": JSON.stringify({ dependencies: { react: "19" } }) }, message: "package.json does not depend on next", hint: /npm install next react react-dom/ },
+  ])("$name", ({ files, message, hint }) => {
+    let error: unknown;
+    try {
+      buildNextjsRecipe(snapshot(files), LOCAL);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RecipeError);
+    const e = error as RecipeError;
+    if (typeof message === "string") expect(e.message).toBe(message);
+    else expect(e.message).toMatch(message);
+    expect(e.hint).toMatch(hint);
+  });
+});
