@@ -46,7 +46,7 @@ export function parseYamlText(input: string): ParsedYaml {
       problems.push(fromYamlError(err, text));
     }
   }
-  const extra = list.slice(1).find((d) => d.contents !== null);
+  const extra = list.slice(1).find(hasContent);
   if (extra) {
     problems.push({
       path: [],
@@ -57,7 +57,7 @@ export function parseYamlText(input: string): ParsedYaml {
     });
   }
   if (problems.length > 0) return { locator, problems };
-  if (!first || first.contents === null) {
+  if (!first || !hasContent(first) || first.contents === null) {
     return { locator, problems: [{ path: [], code: "empty", message: "the file is empty", hint: MINIMAL, at: { offset: 0 } }] };
   }
   if (!isMap(first.contents)) {
@@ -86,6 +86,12 @@ export function parseYamlText(input: string): ParsedYaml {
   }
 }
 
+/** A document with only `---` (or nothing) has a null scalar as contents: that is no content. */
+function hasContent(doc: Document.Parsed): boolean {
+  const c = doc.contents;
+  return c !== null && !(isScalar(c) && c.value === null && !c.source && !c.anchor && !c.tag);
+}
+
 function feedLines(lc: LineCounter, text: string, upToLine: number): void {
   lc.addNewLine(0);
   let n = 1;
@@ -98,6 +104,12 @@ function fromYamlError(err: YAMLError, text: string): Report {
   const raw = err.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?\s*$/, "") ?? err.message;
   const at = { offset };
   if (/flow (map|sequence|collection)/i.test(raw) && /end with|not closed|missing/i.test(raw)) {
+    // The parser notices at the end of the file; the useful place is the bracket left open.
+    const open = unclosedBracket(text, offset);
+    if (open) {
+      const close = open.char === "[" ? "]" : "}";
+      return { path: [], code: "yaml-unclosed-bracket", message: `"${open.char}" is not closed`, hint: `add the closing ${close} on the same line, e.g. depends_on: [api, web]`, at: { offset: open.offset } };
+    }
     return { path: [], code: "yaml-syntax", message: `YAML syntax error: ${lowerFirst(raw)}`, hint: "check the brackets: every [ needs a ] and every { a }", at };
   }
   if (/nested mappings are not allowed in compact mappings/i.test(raw)) {
@@ -122,6 +134,23 @@ function fromYamlError(err: YAMLError, text: string): Report {
     default:
       return { path: [], code: "yaml-syntax", message: `YAML syntax error: ${lowerFirst(raw)}`, hint: syntaxHint(raw), at };
   }
+}
+
+/** The last "[" or "{" before `end` that no bracket closes (quoted text skipped). */
+function unclosedBracket(text: string, end: number): { offset: number; char: string } | undefined {
+  const stack: Array<{ offset: number; char: string }> = [];
+  let quote: string | undefined;
+  for (let i = 0; i < end && i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === "\\" && quote === '"') i++;
+    } else if ((c === '"' || c === "'") && /[\s[{,:]/.test(text[i - 1] ?? " ")) quote = c;
+    else if (c === "#" && /\s/.test(text[i - 1] ?? " ")) i = Math.max(i, text.indexOf("\n", i) < 0 ? text.length : text.indexOf("\n", i));
+    else if (c === "[" || c === "{") stack.push({ offset: i, char: c });
+    else if (c === "]" || c === "}") stack.pop();
+  }
+  return stack[stack.length - 1];
 }
 
 function syntaxHint(message: string): string {
@@ -184,13 +213,15 @@ function findKeyProblems(doc: Document.Parsed, text: string): Report[] {
   return out;
 }
 
+/** The first alias in document order: where the expansion starts. */
 function firstAliasOffset(doc: Document.Parsed): number {
+  let first = Infinity;
   const stack: unknown[] = [doc.contents];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (isAlias(node)) return node.range?.[0] ?? 0;
-    if (isMap(node)) for (const p of node.items) stack.push(p.value);
+    if (isAlias(node)) first = Math.min(first, node.range?.[0] ?? Infinity);
+    else if (isMap(node)) for (const p of node.items) stack.push(p.value);
     else if (isSeq(node)) stack.push(...node.items);
   }
-  return 0;
+  return Number.isFinite(first) ? first : 0;
 }

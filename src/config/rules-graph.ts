@@ -114,7 +114,7 @@ function warnUnused(view: ConfigView, found: FoundTemplates, sink: DiagnosticSin
   for (const svc of view.services) {
     const path = ["services", svc.name];
     if (svc.type === "postgres" && !referenced.has(svc.name)) {
-      sink.warn({ path, code: "unused-database", message: `no service uses the database ${svc.name}`, hint: `give its connection string to a service, e.g. DATABASE_URL: \${${svc.name}.url}`, at: "key" });
+      sink.warn({ path, code: "unused-database", message: `no service refers to this database (\${${svc.name}.url})`, hint: `give its connection string to a service, e.g. DATABASE_URL: \${${svc.name}.url}`, at: "key" });
     } else if (svc.type && svc.type !== "postgres" && svc.isPublic === false && !referenced.has(svc.name) && !dependedOn.has(svc.name)) {
       sink.warn({
         path,

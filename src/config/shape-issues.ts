@@ -57,7 +57,7 @@ const MISSING_HINTS: Record<string, string> = {
   "services.*.health.http": "add http: /health (the path of a health endpoint)",
 };
 
-const EXPECTED: Record<string, string> = { string: "text", boolean: "true or false", array: "a list", object: "a map", number: "a number" };
+const EXPECTED: Record<string, string> = { string: "text", boolean: "true or false", array: "a list", object: "a map", record: "a map", number: "a number" };
 
 export function describeValue(v: unknown): string {
   if (v === null) return "empty";
@@ -144,9 +144,13 @@ function reportBadValue(path: PathSeg[], values: string[], input: unknown, sink:
     else sink.error({ path, code: "version-not-text", message: `must be the text "1.0", not ${describeWritten(path, input, sink)}`, hint: 'quote it: version: "1.0"' });
     return;
   }
+  if (typeof input !== "string") {
+    sink.error({ path, code: "invalid-value", message: `must be one of ${values.join(", ")}, not ${describeWritten(path, input, sink)}` });
+    return;
+  }
   const what = pattern.endsWith(".type") ? "service type" : pattern.endsWith("resources") || pattern.endsWith(".preset") ? "preset" : "value";
-  const shown = typeof input === "string" ? `"${input}"` : describeValue(input);
-  const suffix = typeof input === "string" ? didYouMeanSuffix(input, values) : "";
+  const shown = `"${input}"`;
+  const suffix = didYouMeanSuffix(input, values);
   const hint = what === "preset" ? `presets: ${presetSummary()}` : `one of: ${values.join(", ")}`;
   sink.error({ path, code: what === "service type" ? "unknown-type" : what === "preset" ? "unknown-preset" : "invalid-value", message: `unknown ${what} ${shown}${suffix}`, hint });
 }
