@@ -36,14 +36,21 @@ export function parseYamlText(input: string): ParsedYaml {
   const first = list[0];
   const locator = new Locator(first, lineCounter, text);
   const problems: Report[] = [];
-  // One mistake often makes the parser report several errors on the same line: keep the first.
+  // One mistake often makes the parser report several errors on its line, and once the
+  // structure is lost, later syntax errors are mostly echoes of the first: keep the first
+  // structural one. Tabs and tags are independent of the structure, so each is reported.
   const linesSeen = new Set<number>();
+  let structural = false;
   for (const doc of list) {
     for (const err of [...doc.errors, ...doc.warnings]) {
       const line = lineCounter.linePos(err.pos[0]).line;
       if (linesSeen.has(line)) continue;
+      const problem = fromYamlError(err, text);
+      const isStructural = !["yaml-tab", "yaml-tag", "duplicate-key"].includes(problem.code);
+      if (isStructural && structural) continue;
+      structural ||= isStructural;
       linesSeen.add(line);
-      problems.push(fromYamlError(err, text));
+      problems.push(problem);
     }
   }
   const extra = list.slice(1).find(hasContent);

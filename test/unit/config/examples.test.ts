@@ -1,0 +1,80 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig, type Config } from "../../../src/config/index.js";
+import { REFERENCE_SECTIONS } from "../../../src/config/reference-text.js";
+import { check } from "./helpers.js";
+
+/** Every example is also a test: the spec's two examples, the repository's, and README's. */
+
+const FIXTURES = "test/fixtures/config";
+const small = { preset: "small", cpus: 0.5, memoryBytes: 512 * 1024 ** 2 } as const;
+
+const fullstack: Config = {
+  version: "1.0",
+  name: "fullstack",
+  description: "PostgreSQL, a FastAPI API with migrations, and a server-rendered Next.js frontend",
+  services: {
+    database: {
+      name: "database",
+      type: "postgres",
+      public: false,
+      env: {},
+      depends_on: [],
+      resources: { ...small, storage: "10Gi", storageBytes: 10 * 1024 ** 3, retention: "permanent" },
+    },
+    api: {
+      name: "api",
+      type: "fastapi",
+      public: true,
+      env: { DATABASE_URL: "${database.url}", CORS_ORIGINS: "${web.external_url}" },
+      depends_on: ["database"],
+      resources: { ...small },
+      build: { source: "./api", dockerfile: "Dockerfile" },
+      health: { http: "/health" },
+      migrate: { command: ["alembic", "upgrade", "head"], on_failure: "abort", timeoutSeconds: 300 },
+    },
+    web: {
+      name: "web",
+      type: "nextjs",
+      public: true,
+      env: { API_URL: "${api.url}" },
+      depends_on: ["api"],
+      resources: { ...small },
+      source: "./web",
+    },
+  },
+};
+
+describe("the spec's examples", () => {
+  it("fullstack: valid, no warnings, normalized with every default", async () => {
+    const r = await loadConfig(join(FIXTURES, "fullstack", "platform.yml"));
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([]);
+    expect(r.config).toEqual(fullstack);
+    expect(Object.keys(r.config!.services)).toEqual(["database", "api", "web"]);
+  });
+
+  it("catalog: valid, no warnings", async () => {
+    const r = await loadConfig(join(FIXTURES, "catalog", "platform.yml"));
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([]);
+    expect(Object.keys(r.config!.services)).toEqual(["api", "traffic"]);
+    expect(r.config!.services.traffic).toMatchObject({ env: { API_URL: "${api.url}" }, depends_on: ["api"], source: "./traffic" });
+  });
+
+  it("README's example is valid and warning-free", () => {
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(REFERENCE_SECTIONS.intro)![1]!;
+    const r = check(yaml);
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([]);
+  });
+});
+
+describe("the repository's examples", () => {
+  const dirs = existsSync("examples") ? readdirSync("examples").filter((d) => existsSync(join("examples", d, "platform.yml"))) : [];
+  it.skipIf(dirs.length === 0).each(dirs)("examples/%s/platform.yml is valid", async (d) => {
+    const r = await loadConfig(join("examples", d, "platform.yml"));
+    expect(r.errors).toEqual([]);
+  });
+});
