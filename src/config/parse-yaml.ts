@@ -80,16 +80,20 @@ export function parseYamlText(input: string): ParsedYaml {
     const value = first.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Record<string, unknown>;
     return { locator, value, problems };
   } catch (err) {
+    const message = String((err as Error)?.message ?? err);
     const alias = firstAliasOffset(first);
-    const bomb = err instanceof ReferenceError || /alias/i.test(String((err as Error)?.message));
-    return {
-      locator,
-      problems: [
-        bomb
-          ? { path: [], code: "alias-limit", message: `aliases expand to too much data (limit ${MAX_ALIAS_COUNT} expansions); this looks like an alias bomb`, hint: "write the values out, or use far fewer * aliases", at: { offset: alias } }
-          : { path: [], code: "yaml-syntax", message: `cannot read the YAML: ${String((err as Error)?.message ?? err)}`, hint: "check the YAML syntax around this line", at: { offset: alias } },
-      ],
-    };
+    const unresolved = /^Unresolved alias.*?:\s*(.+)$/.exec(message);
+    let problem: Report;
+    if (unresolved) {
+      const name = unresolved[1]!.trim();
+      const at = { offset: firstAliasOffset(first, name) };
+      problem = { path: [], code: "unknown-alias", message: `unknown alias *${name}: no &${name} anchor before it`, hint: `define &${name} on a value above this line, or write the value out`, at };
+    } else if (/excessive alias count/i.test(message)) {
+      problem = { path: [], code: "alias-limit", message: `aliases expand to too much data (limit ${MAX_ALIAS_COUNT} expansions); this looks like an alias bomb`, hint: "write the values out, or use far fewer * aliases", at: { offset: alias } };
+    } else {
+      problem = { path: [], code: "yaml-syntax", message: `cannot read the YAML: ${message}`, hint: "check the YAML syntax around this line", at: { offset: alias } };
+    }
+    return { locator, problems: [problem] };
   }
 }
 
@@ -220,13 +224,13 @@ function findKeyProblems(doc: Document.Parsed, text: string): Report[] {
   return out;
 }
 
-/** The first alias in document order: where the expansion starts. */
-function firstAliasOffset(doc: Document.Parsed): number {
+/** The first alias (with that name, if given) in document order: where the expansion starts. */
+function firstAliasOffset(doc: Document.Parsed, name?: string): number {
   let first = Infinity;
   const stack: unknown[] = [doc.contents];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (isAlias(node)) first = Math.min(first, node.range?.[0] ?? Infinity);
+    if (isAlias(node) && (name === undefined || node.source === name)) first = Math.min(first, node.range?.[0] ?? Infinity);
     else if (isMap(node)) for (const p of node.items) stack.push(p.value);
     else if (isSeq(node)) stack.push(...node.items);
   }

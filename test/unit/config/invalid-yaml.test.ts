@@ -32,6 +32,7 @@ const cases = [
   { name: "deep block nesting", yaml: Array.from({ length: 200 }, (_, i) => `${"  ".repeat(i)}a:`).join("\n"), expect: "65:129 too-deep nesting is deeper than 64 levels" },
   { name: "deep compact sequences", yaml: `${"- ".repeat(20_000)}x\n`, expect: "1:129 too-deep nesting is deeper than 64 levels" },
   { name: "alias bomb", yaml: bomb, expect: "2:8 alias-limit aliases expand to too much data (limit 100 expansions); this looks like an alias bomb" },
+  { name: "alias without anchor", yaml: OK.replace("    public: true\n", "    public: true\n    env: *common\n"), expect: "8:10 unknown-alias unknown alias *common: no &common anchor before it", hint: "define &common" },
   { name: "too large", yaml: `a: "${"x".repeat(300 * 1024)}"\n`, expect: "1:1 too-large file is 301 KiB; platform.yml may be at most 256 KiB" },
   { name: "custom tag", yaml: OK.replace("shop", "!Ref shop"), expect: "2:7 yaml-tag unresolved tag: !Ref", hint: "remove the ! tag" },
   { name: "complex key", yaml: "? [a, b]\n: x\n", expect: "1:3 complex-key a key must be a plain name, not a list or map" },
