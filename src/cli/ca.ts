@@ -9,7 +9,7 @@ export async function readEdgeCa(): Promise<string> {
   const { EDGE_CA_PATH, EDGE_CONTAINER } = await import("../plan/constants.js");
   try {
     const r = await execOutput(EDGE_CONTAINER, ["cat", EDGE_CA_PATH]);
-    if (r.exitCode === 0 && r.stdout.includes("BEGIN CERTIFICATE")) return r.stdout;
+    if (r.exitCode === 0 && r.output.includes("BEGIN CERTIFICATE")) return r.output;
   } catch { /* no edge container: below */ }
   throw new VisibleError("no edge CA yet: deploy a project with a public service first (platform deploy)", { exitCode: ExitCode.failed });
 }

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { type Config, formatDiagnostic, loadConfig } from "../config/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
@@ -30,7 +30,8 @@ export async function loadValidConfig(file: string | undefined): Promise<{ confi
   if (!existsSync(configFile)) {
     throw new VisibleError(`no platform.yml in ${dirname(configFile)}: create one (see README "platform.yml reference") or pass --file PATH`, { exitCode: ExitCode.usage });
   }
-  const r = await loadConfig(configFile);
+  // Positions are shown relative to where the user is, as they typed it: platform.yml:14:7.
+  const r = await loadConfig(relative(process.cwd(), configFile) || configFile);
   if (!r.ok || !r.config) {
     throw new VisibleError(`platform.yml has ${r.errors.length} problem${r.errors.length === 1 ? "" : "s"}; nothing was deployed`, {
       exitCode: r.errors.some((e) => e.code === "unreadable") ? ExitCode.usage : ExitCode.failed,

@@ -10,6 +10,8 @@ import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedSer
 export const DB_USER = "app";
 export const DB_NAME = "app";
 const PGDATA = "/var/lib/postgresql/data";
+/** Over the local socket (trusted), with the password from the container's own environment. */
+const SYNC_PASSWORD = ["sh", "-c", `echo "ALTER ROLE CURRENT_USER PASSWORD :'pw';" | psql -v ON_ERROR_STOP=1 -q --no-psqlrc -U "$POSTGRES_USER" -d "$POSTGRES_DB" -v pw="$POSTGRES_PASSWORD"`];
 
 /** `path.resolve` only joins strings: the plan stays pure. */
 function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<string, SourceSnapshot>): BuildSpec | undefined {
@@ -69,6 +71,7 @@ function planService(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<st
     image: database ? ctx.images.postgres : undefined,
     env: envTemplates(s, database),
     health: healthSpec(s, database),
+    postStart: database ? SYNC_PASSWORD : undefined,
     healthTimeoutSeconds: DEFAULT_HEALTH_TIMEOUT_SECONDS,
     migrate: s.migrate
       ? { command: s.migrate.command, timeoutSeconds: s.migrate.timeoutSeconds, continueOnFailure: s.migrate.on_failure === "continue" }

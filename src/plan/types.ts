@@ -59,6 +59,12 @@ export interface PlannedService {
   /** Variables: literal values, and templates whose references resolve at deploy time. */
   readonly env: Readonly<Record<string, readonly TemplatePart[]>>;
   readonly health: HealthSpec;
+  /**
+   * Run inside the container once it is healthy; a non-zero exit fails the create. For a
+   * database: make the stack's generated password the server's, also on a retained volume
+   * whose data outlived an earlier stack (destroy, then deploy again).
+   */
+  readonly postStart?: readonly string[];
   readonly healthTimeoutSeconds: number;
   readonly migrate?: { readonly command: string[]; readonly timeoutSeconds: number; readonly continueOnFailure: boolean };
   readonly cpus: number;

@@ -1,5 +1,5 @@
 import type Docker from "dockerode";
-import { dockerFromEnv } from "../docker-host.js";
+import { dockerFromEnv, execInContainer } from "../docker-host.js";
 import { ExitCode, VisibleError } from "../errors.js";
 
 /**
@@ -49,16 +49,9 @@ export async function listServiceContainers(project: string, env: string): Promi
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Runs a command in a container and returns its stdout (demultiplexed). */
-export async function execOutput(containerId: string, cmd: string[]): Promise<{ exitCode: number; stdout: string }> {
-  const exec = await dockerClient().getContainer(containerId).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const chunks: Buffer[] = [];
-  const sink = { write: (b: Buffer) => { chunks.push(b); return true; } };
-  dockerClient().modem.demuxStream(stream, sink as unknown as NodeJS.WritableStream, { write: () => true } as unknown as NodeJS.WritableStream);
-  await new Promise<void>((r) => { stream.on("end", r); stream.on("close", r); });
-  const { ExitCode: code } = await exec.inspect();
-  return { exitCode: code ?? -1, stdout: Buffer.concat(chunks).toString("utf8") };
+/** Runs a command in a container: exit code and output. */
+export function execOutput(containerId: string, cmd: string[]): Promise<{ exitCode: number; output: string }> {
+  return execInContainer(dockerClient(), containerId, cmd);
 }
 
 /** Removes retained volumes of a stack (`platform destroy --delete-data`). */

@@ -34,10 +34,12 @@ export function httpsRequest(url: string, ca: string, opts: { method?: string; b
       headers: { host: u.host, ...(body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}) },
       timeout: opts.timeoutMs ?? 10_000,
     }, (res) => {
+      // Read now: a keep-alive socket goes back to the pool (and res.socket to null) at "end".
+      const authorized = (res.socket as import("node:tls").TLSSocket).authorized !== false;
       let data = "";
       res.setEncoding("utf8");
       res.on("data", (c) => { data += c; });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data, authorized: (res.socket as import("node:tls").TLSSocket).authorized !== false }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data, authorized }));
     });
     req.on("timeout", () => req.destroy(new Error("timeout")));
     req.on("error", reject);

@@ -2,6 +2,9 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation/index.js";
+import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
 import { freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
@@ -131,6 +134,27 @@ describe("fullstack example on the local Docker engine", () => {
     });
     expect(out).toMatch(/\d+ unchanged/);
   }, 600_000);
+
+  it("another Pulumi program reads the stack outputs with a StackReference", async () => {
+    const workDir = mkdtempSync(join(tmpdir(), "platform-consumer-"));
+    writeFileSync(join(workDir, "Pulumi.yaml"), "name: consumer\nruntime: nodejs\n");
+    const program = async () => {
+      const app = new pulumi.StackReference(`organization/${project}/preview`);
+      return { api: app.getOutput("api_external_url"), db: app.getOutput("database_url"), dep: app.getOutput("deployment_id") };
+    };
+    const stack = await LocalWorkspace.createOrSelectStack({ stackName: "dev", projectName: "consumer", program }, {
+      workDir,
+      pulumiCommand: await PulumiCommand.get({ root: dirname(dirname(requireToolchain().pulumi)) }),
+      envVars: pulumiEnv(backend) as Record<string, string>,
+    });
+    const up = await stack.up({});
+    expect(up.outputs.api?.value).toBe(urls.api);
+    expect(up.outputs.db?.secret).toBe(true);
+    expect(up.outputs.db?.value).toMatch(/^postgresql:\/\/app:[A-Za-z0-9]{32}@database:5432\/app$/);
+    expect(up.outputs.dep?.value).toMatch(/^dep_/);
+    await stack.destroy({});
+    await stack.workspace.removeStack("dev");
+  }, 300_000);
 
   it("keeps the database rows through destroy and redeploy; --delete-data removes them", async () => {
     const count = (await status()).event_count;

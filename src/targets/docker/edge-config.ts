@@ -29,6 +29,9 @@ export function buildEdgeCaddyfile(appsDomain: string): string {
 			dial_timeout 2s
 		}
 	}
+	handle_errors {
+		respond "{http.error.status_code} {http.error.status_text}: no running public service answers at {http.request.host}" {http.error.status_code}
+	}
 }
 `;
 }

@@ -74,7 +74,8 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
   for (const s of plan.services) {
     const deps = s.dependsOn.map((d) => containers.get(d)).filter((c): c is Container => c !== undefined);
     const env = resolveEnv(s.env, refs);
-    const image = s.build ? createImage(s, plan, opts).imageId : (s.image as string);
+    // The tag carries the inputs hash: same tag, same image (and `platform status` shows it).
+    const image = s.build ? createImage(s, plan, opts).tag : (s.image as string);
     const serviceLabels = { ...labels, "platform.service": s.name };
     const migrate = s.migrate
       ? new Job(`${s.name}-migrate`, {
@@ -91,6 +92,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
       volumes: s.database ? [{ name: s.database.volumeName, target: s.database.dataPath }] : [],
       labels: serviceLabels, cpus: s.cpus, memoryBytes: s.memoryBytes, port: s.port, health: s.health,
       healthTimeoutSeconds: s.healthTimeoutSeconds, stopFirst: s.stopFirst, stopGraceSeconds: s.stopGraceSeconds,
+      ...(s.postStart ? { postStart: [...s.postStart] } : {}),
     }, { dependsOn: [network, ...deps, ...(migrate ? [migrate] : []), ...(volume ? [volume] : []), ...(s.public && edge ? [edge] : [])] });
     containers.set(s.name, container);
     const v = values.get(s.name)!;

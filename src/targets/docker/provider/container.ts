@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type Docker from "dockerode";
 import { docker, isNotFound } from "./docker-client.js";
 import type { ResourceHandler } from "./handler.js";
-import { type HealthCheck, waitHealthy } from "./health.js";
+import { execIn, type HealthCheck, waitHealthy } from "./health.js";
 
 /** Inputs of platform:docker:Container (see targets/docker/resources.ts for the documented SDK side). */
 export interface ContainerInputs {
@@ -21,10 +21,12 @@ export interface ContainerInputs {
   healthTimeoutSeconds?: number;
   stopFirst?: boolean;
   stopGraceSeconds?: number;
+  /** A command run inside the container once healthy; it must exit 0. */
+  postStart?: string[];
 }
 
 /** Immutable containers: any change to these replaces the container (new before old, unless stopFirst). */
-const INPUT_KEYS = ["name", "image", "env", "command", "networks", "volumes", "labels", "cpus", "memoryBytes", "port", "health"] as const;
+const INPUT_KEYS = ["name", "image", "env", "command", "networks", "volumes", "labels", "cpus", "memoryBytes", "port", "health", "postStart"] as const;
 
 function createOptions(c: ContainerInputs, containerName: string): Docker.ContainerCreateOptions {
   const [first] = c.networks;
@@ -49,6 +51,11 @@ function createOptions(c: ContainerInputs, containerName: string): Docker.Contai
     },
     NetworkingConfig: first ? { EndpointsConfig: { [first.name]: { Aliases: first.aliases ?? [] } } } : undefined,
   };
+}
+
+async function runPostStart(id: string, command: string[], label: string): Promise<void> {
+  const r = await execIn(id, command);
+  if (r.exitCode !== 0) throw new Error(`${label}: its start-up step failed (exit ${r.exitCode})\n${r.output.trimEnd()}`);
 }
 
 /** Stops gracefully (SIGTERM, the grace period, then SIGKILL) and removes; gone already is fine. */
@@ -82,6 +89,7 @@ export const containerHandler: ResourceHandler = {
       }
       await container.start();
       await waitHealthy(container.id, c.health ?? { kind: "running" }, c.healthTimeoutSeconds ?? 120, `service container ${containerName}`);
+      if (c.postStart) await runPostStart(container.id, c.postStart, containerName);
     } catch (e) {
       // A failed create leaves nothing behind.
       await container.remove({ force: true }).catch(() => undefined);

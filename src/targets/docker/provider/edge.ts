@@ -25,13 +25,16 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
   const caddyfile = buildEdgeCaddyfile(e.appsDomain);
   const hash = configHash(e, caddyfile);
   const existing = docker().getContainer(EDGE_CONTAINER);
+  let attached: string[] = [];
   try {
     const info = await existing.inspect();
     if (info.Config.Labels?.["platform.edge-config"] === hash) {
       if (!info.State.Running) await existing.start();
       return info.Id;
     }
-    // Only a new port, domain or proxy image gets here: the one time the edge restarts.
+    // Only a new port, domain or proxy image gets here: the one time the edge restarts. The
+    // new edge joins every application network the old one served.
+    attached = Object.keys(info.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
     await existing.remove({ force: true });
   } catch (err) {
     if (!isNotFound(err)) throw err;
@@ -49,6 +52,7 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
       RestartPolicy: { Name: "unless-stopped" },
     },
   });
+  for (const n of attached) await docker().getNetwork(n).connect({ Container: c.id }).catch(() => undefined);
   await c.start();
   await waitHealthy(c.id, { kind: "exec", command: ["sh", "-c", "test -S /run/caddy-admin.sock"] }, 30, "edge proxy");
   return c.id;

@@ -1,3 +1,4 @@
+import { execInContainer } from "../../../docker-host.js";
 import { docker, logTail } from "./docker-client.js";
 
 /** How a container proves it is ready: an HTTP path on its published port, or a command run inside it. */
@@ -27,12 +28,14 @@ async function probeHttp(hostPort: number, path: string, anyStatus: boolean): Pr
   }
 }
 
+/** Runs a command inside a container; its exit code and combined output. */
+export function execIn(id: string, command: string[]): Promise<{ exitCode: number; output: string }> {
+  return execInContainer(docker(), id, command);
+}
+
 async function probeExec(id: string, command: string[]): Promise<string | undefined> {
-  const exec = await docker().getContainer(id).exec({ Cmd: command, AttachStdout: true, AttachStderr: true });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  await new Promise<void>((resolve) => { stream.on("end", resolve); stream.on("error", resolve); stream.resume(); });
-  const { ExitCode } = await exec.inspect();
-  return ExitCode === 0 ? undefined : `${command.join(" ")} exited ${ExitCode}`;
+  const { exitCode } = await execIn(id, command);
+  return exitCode === 0 ? undefined : `${command.join(" ")} exited ${exitCode}`;
 }
 
 /**
