@@ -114,7 +114,7 @@ export const REFERENCE_SECTIONS = {
     "",
     `Hostile input gets a clear error in milliseconds, never a stack trace: files over ${MAX_SIZE_TEXT},`,
     "binary or non-UTF-8 files, nesting deeper than 64 levels, alias bombs (more than 100 alias",
-    "expansions), more than 1000 services. After 200 problems of one kind the rest are counted.",
+    "expansions), more than 1000 services. After 200 errors (or warnings) the rest are summed up in one line.",
   ].join("\n"),
 
   editors: [

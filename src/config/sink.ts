@@ -23,8 +23,8 @@ export class DiagnosticSink {
   readonly errors: Diagnostic[] = [];
   readonly warnings: Diagnostic[] = [];
   private readonly seen = new Set<string>();
-  private dropped = 0;
-  private firstDropped: Diagnostic | undefined;
+  private readonly dropped = { error: 0, warning: 0 };
+  private readonly firstDropped: { error?: Diagnostic; warning?: Diagnostic } = {};
 
   constructor(
     private readonly file: string,
@@ -39,25 +39,28 @@ export class DiagnosticSink {
     this.add(r, "warning");
   }
 
-  /** True once problems are being dropped: rules may skip expensive work (did-you-mean). */
+  /**
+   * True once errors are being dropped: rules may skip expensive work (did-you-mean). Dropped
+   * warnings never set it, so a flood of warnings cannot hide an error.
+   */
   get full(): boolean {
-    return this.dropped > 0;
+    return this.dropped.error > 0;
   }
 
-  /** Adds the "N more" note, at the first problem that was not shown. */
+  /** Adds an "N more" note per severity, at the first problem that was not shown. */
   finish(): void {
-    const first = this.firstDropped;
-    if (!first) return;
-    this.errors.push({ ...first, severity: "error", code: "too-many-problems", message: `${this.dropped} more problems not shown`, hint: "fix the problems above and run validate again" });
-    this.firstDropped = undefined;
+    for (const severity of ["error", "warning"] as const) {
+      const first = this.firstDropped[severity];
+      if (!first) continue;
+      const list = severity === "error" ? this.errors : this.warnings;
+      // Rules stop early once errors overflow, so only the warning count is exact.
+      const message = severity === "error" ? `more than ${MAX_DIAGNOSTICS} errors; the rest are not shown` : `${this.dropped.warning} more warnings not shown`;
+      list.push({ ...first, code: "too-many-problems", message, hint: "fix the problems above and run validate again" });
+      this.firstDropped[severity] = undefined;
+    }
   }
 
   private add(r: Report, severity: Diagnostic["severity"]): void {
-    const list = severity === "error" ? this.errors : this.warnings;
-    if (list.length >= MAX_DIAGNOSTICS) {
-      this.dropped++;
-      if (this.firstDropped || severity === "warning") return;
-    }
     const at = r.at ?? "value";
     const offset =
       typeof at === "string"
@@ -71,8 +74,13 @@ export class DiagnosticSink {
     const key = `${severity}|${line}|${col}|${d.path}|${d.code}|${d.message}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    if (list.length >= MAX_DIAGNOSTICS) this.firstDropped = d;
-    else list.push(d);
+    const list = severity === "error" ? this.errors : this.warnings;
+    if (list.length < MAX_DIAGNOSTICS) {
+      list.push(d);
+      return;
+    }
+    this.dropped[severity]++;
+    this.firstDropped[severity] ??= d;
   }
 }
 

@@ -177,3 +177,22 @@ describe("invalid platform.yml: rules across the file", () => {
 });
 
 export const RULE_CASES = cases.length + warnings.length;
+
+describe("many problems", () => {
+  const many = (n: number, body: (i: number) => string) => `version: "1.0"\nname: shop\nservices:\n${Array.from({ length: n }, (_, i) => body(i)).join("")}`;
+
+  it("past 200 errors the rest are summed up in one last note", () => {
+    const r = check(many(250, (i) => `  s${i}:\n    type: fastapi\n    source: ./api\n    public: true\n    depends_on: [nope${i}]\n`));
+    expect(r.errors).toHaveLength(201);
+    expect(r.errors[200]).toMatchObject({ code: "too-many-problems", message: "more than 200 errors; the rest are not shown" });
+  });
+
+  it("a flood of warnings never hides an error", () => {
+    const text = many(300, (i) => `  s${i}:\n    type: fastapi\n    source: ./api\n`) + "  last:\n    type: fastapi\n    source: ./api\n    public: true\n    env:\n      X: ${nobody.url}\n";
+    const r = check(text);
+    expect(r.ok).toBe(false);
+    expect(r.errors.map((d) => d.code)).toEqual(["unknown-service"]);
+    expect(r.warnings).toHaveLength(201);
+    expect(r.warnings[200]!.message).toBe("100 more warnings not shown");
+  });
+});
