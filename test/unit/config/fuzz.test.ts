@@ -102,7 +102,7 @@ function run(text: string): ValidationResult {
     expect.fail(`validateConfig threw on ${JSON.stringify(text)}: ${(err as Error).stack}`);
   }
   const ms = performance.now() - t0;
-  if (ms > 250) expect.fail(`took ${ms.toFixed(0)} ms on ${JSON.stringify(text.slice(0, 200))}`);
+  if (ms > 1000) expect.fail(`took ${ms.toFixed(0)} ms on ${JSON.stringify(text.slice(0, 200))}`);
   return r!;
 }
 

@@ -42,7 +42,7 @@ describe("invalid platform.yml: YAML and hostile input", () => {
   it.each(cases)("$name", ({ yaml, expect: expected, hint }) => {
     const t0 = performance.now();
     const r = check(yaml);
-    expect(performance.now() - t0).toBeLessThan(500);
+    expect(performance.now() - t0).toBeLessThan(1000);
     expect(r.ok).toBe(false);
     expectDiagnostic(r, expected, hint || undefined);
   });
