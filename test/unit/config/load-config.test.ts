@@ -81,7 +81,7 @@ describe("loadConfig", () => {
     const p = write("big.yml", `a: ${"x".repeat(2 * 1024 * 1024)}\n`);
     const t0 = performance.now();
     const r = await loadConfig(p);
-    expect(performance.now() - t0).toBeLessThan(200);
+    expect(performance.now() - t0).toBeLessThan(1000);
     expect(r.errors[0]).toMatchObject({ code: "too-large", message: "file is 2.0 MiB; platform.yml may be at most 256 KiB" });
   });
 
