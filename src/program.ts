@@ -1,4 +1,5 @@
-import { dirname, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { formatDiagnostic, loadConfig } from "./config/index.js";
 import { buildPlan } from "./plan/build-plan.js";
@@ -8,13 +9,24 @@ import { baseImages, buildCaFile, logDir } from "./settings.js";
 import { createDockerTarget } from "./targets/docker/index.js";
 
 /**
+ * Where a relative `platform:configFile` starts: the directory of Pulumi.yaml. The language
+ * host runs the program in main's directory (dist/), and older hosts do not pass the root.
+ */
+function projectRoot(): string {
+  for (let dir = process.cwd(); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "Pulumi.yaml"))) return dir;
+    if (dirname(dir) === dir) return process.cwd();
+  }
+}
+
+/**
  * The Pulumi program: stack config -> platform.yml -> plan -> target -> stack outputs.
  * `platform deploy` runs it through the Automation API, and infra engineers run the very same
  * program with `pulumi preview/up` on the stack (see README "Using Pulumi directly").
  */
 export default async function program(): Promise<Record<string, pulumi.Input<string>>> {
   const cfg = new pulumi.Config("platform");
-  const configFile = resolve(cfg.require("configFile"));
+  const configFile = resolve(projectRoot(), cfg.require("configFile"));
   const loaded = await loadConfig(configFile);
   if (!loaded.ok || !loaded.config) {
     throw new pulumi.RunError(`platform.yml is invalid:\n${loaded.errors.map(formatDiagnostic).join("\n")}`);

@@ -21,8 +21,8 @@ describe("pulumi CLI on the repository's Pulumi.yaml", () => {
     const out = pulumi("preview", "--stack", stack, "--color", "never", "--diff");
     expect(out).toContain("platform:docker:Network");
     expect(out).toContain("platform:docker:Image");
-    expect(out).toMatch(/platform:docker:Container\s+api/);
-    expect(out).toMatch(/platform:docker:Container\s+traffic/);
+    expect(out).toContain("platform:docker:Container::api]");
+    expect(out).toContain("platform:docker:Container::traffic]");
     expect(out).toContain("api_url");
   }, 300_000);
 });
