@@ -92,7 +92,14 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
   notes.unshift(lockfile ? `${lockfile}: installing with ${manager === "yarn-berry" ? "yarn (berry)" : manager}` : `no lockfile: installing with ${manager} install (versions resolve at build time; commit a lockfile to pin them)`);
 
   const nextConfig = NEXT_CONFIGS.find((f) => src.files.includes(f));
-  const standalone = nextConfig !== undefined && detectStandalone(src.read(nextConfig) ?? "");
+  const configText = nextConfig === undefined ? "" : (src.read(nextConfig) ?? "");
+  if (/\boutput\s*:\s*["'`]export["'`]/.test(configText)) {
+    throw new RecipeError(
+      `${nextConfig} sets output: "export" (a static site), but a nextjs service runs a Next.js server`,
+      'remove output: "export" (or set output: "standalone") in next.config',
+    );
+  }
+  const standalone = detectStandalone(configText);
   notes.push(standalone ? `${nextConfig}: output "standalone": running node server.js` : `no output "standalone" in next.config: running next start (set output: "standalone" for smaller images)`);
 
   const buildScript = pkg.scripts?.build;

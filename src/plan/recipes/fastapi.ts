@@ -164,6 +164,9 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
   const final = [
     `FROM ${runtime.image}`,
     `ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 VIRTUAL_ENV=${VENV} PATH=${VENV}/bin:$PATH PORT=${HTTP_PORT}`,
+    // The service is reached through the platform's edge proxy, never directly: uvicorn may
+    // trust its X-Forwarded-* headers, so that redirects and url_for keep https.
+    'ENV FORWARDED_ALLOW_IPS="*"',
     buildCreateUserStep(),
     "WORKDIR /app",
     `COPY --from=build ${VENV} ${VENV}`,

@@ -1,3 +1,5 @@
+import { VisibleError } from "../../errors.js";
+
 /**
  * What a build recipe reads and what it produces. Recipes are pure: they see a service
  * directory only through a SourceSnapshot (made by scanSource, the one I/O step), so they
@@ -38,12 +40,16 @@ export interface Recipe {
   readonly notes: string[];
 }
 
-/** The source directory cannot be built by a recipe; `hint` says what the user can do. */
-export class RecipeError extends Error {
+/**
+ * The source directory cannot be built by a recipe; `hint` says what the user can do. A
+ * VisibleError (its hint printed below the message), since it is the user's to fix; callers
+ * that know the service should still say which one.
+ */
+export class RecipeError extends VisibleError {
   readonly hint: string;
 
   constructor(message: string, hint: string) {
-    super(message);
+    super(message, { details: [`hint: ${hint}`] });
     this.name = "RecipeError";
     this.hint = hint;
   }

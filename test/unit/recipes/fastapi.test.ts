@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildFastapiRecipe, RecipeError, type SourceSnapshot } from "../../../src/plan/recipes/index.js";
+import { VisibleError } from "../../../src/errors.js";
 import { LOCAL, PUBLIC, snapshot, stage } from "./snapshot.js";
 
 const MAIN = "from fastapi import FastAPI\n\napp = FastAPI()\n";
@@ -135,6 +136,7 @@ describe("buildFastapiRecipe: dependency layouts", () => {
     expect(final.indexOf("COPY --from=build /opt/venv /opt/venv")).toBeLessThan(final.indexOf("COPY . ."));
     expect(final).toContain("USER app");
     expect(final).toContain("EXPOSE 8080");
+    expect(final).toContain('ENV FORWARDED_ALLOW_IPS="*"');
     expect(final.at(-1)).toMatch(/^CMD exec uvicorn \S+ --host 0\.0\.0\.0 --port "\$PORT"/);
     expect(final.join("\n")).not.toContain("/opt/tools");
     expect(recipe.port).toBe(8080);
@@ -185,6 +187,12 @@ describe("buildFastapiRecipe: errors", () => {
     const error = errorOf(() => buildFastapiRecipe(snapshot(files), LOCAL));
     expect(error.message).toBe(message);
     expect(error.hint).toMatch(hint);
+  });
+
+  it("is a VisibleError whose details carry the hint", () => {
+    const error = errorOf(() => buildFastapiRecipe(snapshot({ "main.py": MAIN }), LOCAL));
+    expect(error).toBeInstanceOf(VisibleError);
+    expect(error.details).toEqual([`hint: ${error.hint}`]);
   });
 
   it("the instrumentation seam is not implemented yet, and says so", () => {

@@ -172,6 +172,7 @@ describe("buildNextjsRecipe: errors", () => {
     { name: "invalid package.json", files: { "package.json": "{ nope" }, message: /^package\.json is not valid JSON: /, hint: /fix package\.json/ },
     { name: "package.json is not an object", files: { "package.json": "[]" }, message: "package.json is not a JSON object", hint: /object/ },
     { name: "no next dependency", files: { "package.json": JSON.stringify({ dependencies: { react: "19" } }) }, message: "package.json does not depend on next", hint: /npm install next react react-dom/ },
+    { name: "static export", files: { "package.json": pkg(), "next.config.js": "module.exports = { output: 'export' }" }, message: 'next.config.js sets output: "export" (a static site), but a nextjs service runs a Next.js server', hint: /remove output: "export"/ },
   ])("$name", ({ files, message, hint }) => {
     let error: unknown;
     try {
