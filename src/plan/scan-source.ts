@@ -24,8 +24,7 @@ const MAX_MODULES = 400;
 
 /** Top-level files whose whole text recipes use. */
 const ROOT_MANIFESTS = new Set([
-  "pyproject.toml", "setup.cfg", "setup.py", ".python-version", "runtime.txt", "Pipfile",
-  "package.json", ".nvmrc", ".node-version", ".dockerignore", ".yarnrc.yml",
+  "pyproject.toml", ".python-version", "package.json", ".nvmrc", ".node-version", ".dockerignore", ".yarnrc.yml",
   "next.config.js", "next.config.mjs", "next.config.cjs", "next.config.ts", "next.config.mts",
 ]);
 
