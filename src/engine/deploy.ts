@@ -85,7 +85,8 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     if (lf) record.migrations[lf.service] = { logFile: lf.logFile, output: tailOf(lf.logFile) };
   };
   try {
-    const res = await stack.up({ onEvent, onOutput: (s) => log.write(s), color: "never" });
+    // refresh: read the engine's truth first, so a container or edge removed by hand comes back.
+    const res = await stack.up({ onEvent, onOutput: (s) => log.write(s), color: "never", refresh: true });
     record.urls = publicUrls(res.outputs);
     record.changes = res.summary.resourceChanges as Record<string, number>;
     record.outcome = "succeeded";

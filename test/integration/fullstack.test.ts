@@ -32,6 +32,7 @@ async function status(): Promise<{ api: string; database: string; event_count: n
   return JSON.parse(r.body);
 }
 
+const workspaceOf = (p: string) => join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", p);
 const containerOf = (service: string) =>
   execFileSync("docker", ["ps", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.service=${service}`, "--format", "{{.Names}}"]).toString().trim();
 
@@ -90,6 +91,28 @@ describe("fullstack example on the local Docker engine", () => {
     console.log(`no-op redeploy: ${r.seconds.toFixed(1)}s`);
   }, 120_000);
 
+  it("a container removed by hand comes back on the next deploy (refresh reads the engine's truth)", async () => {
+    execFileSync("docker", ["rm", "-f", containerOf("web")]);
+    const r = ok(await deploy());
+    expect(r.stdout).toContain("web: healthy");
+    expect(r.stdout).toContain("api: unchanged");
+    expect((await httpsRequest(urls.web as string, ca)).status).toBe(200);
+  }, 300_000);
+
+  it("never writes the database password in clear: output, logs, records, state", async () => {
+    const out = execFileSync(requireToolchain().pulumi, ["stack", "output", "database_url", "--show-secrets", "--stack", "preview", "--non-interactive", "--cwd", workspaceOf(project)], { env: pulumiEnv(backend), encoding: "utf8" }).trim();
+    const password = /^postgresql:\/\/app:([^@]+)@/.exec(out)?.[1] as string;
+    expect(password).toMatch(/^[A-Za-z0-9]{32}$/);
+    const home = process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform");
+    const stateDir = backend.PLATFORM_BACKEND_URL?.replace("file://", "") as string;
+    const grep = (d: string) => { try { return execFileSync("grep", ["-rl", password, d]).toString(); } catch { return ""; } };
+    expect(grep(join(home, "logs", project))).toBe("");
+    expect(grep(workspaceOf(project))).toBe("");
+    expect(grep(stateDir)).toBe("");
+    const status = ok(await cli("status", "--project", project, "--json")).stdout;
+    expect(status).not.toContain(password);
+  }, 120_000);
+
   it("a change to one service replaces only it, with no failed request", async () => {
     const [db, web] = [containerOf("database"), containerOf("web")];
     const api = containerOf("api");
@@ -128,7 +151,7 @@ describe("fullstack example on the local Docker engine", () => {
 
   it("plain `pulumi preview` on the stack shows no changes", async () => {
     ok(await deploy());
-    const workspace = join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", project);
+    const workspace = workspaceOf(project);
     const out = execFileSync(requireToolchain().pulumi, ["preview", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspace], {
       env: pulumiEnv(backend), encoding: "utf8", timeout: 240_000,
     });

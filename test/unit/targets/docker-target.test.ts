@@ -1,0 +1,75 @@
+import * as pulumi from "@pulumi/pulumi";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { reveal } from "../../../src/targets/docker/provider/wire.js";
+import { fullstackPlan } from "../fixtures/plans.js";
+
+/** Component test with Pulumi mocks: which resources a plan becomes, with which inputs. */
+interface Recorded { type: string; name: string; inputs: Record<string, any> }
+const recorded: Recorded[] = [];
+
+pulumi.runtime.setMocks({
+  newResource: (args) => {
+    recorded.push({ type: args.type, name: args.name, inputs: args.inputs });
+    const computed: Record<string, unknown> = { words: "brave-otter", value: "s3cretpassw0rd", imageId: "sha256:abc" };
+    return { id: `${args.name}-id`, state: { ...args.inputs, ...computed } };
+  },
+  call: () => ({}),
+}, "fullstack", "preview", false);
+
+const byName = (name: string) => recorded.find((r) => r.name === name) as Recorded;
+const unwrap = async <T>(o: pulumi.Output<T>) => new Promise<T>((r) => o.apply((v) => { r(v); return v; }));
+let outputs: Record<string, pulumi.Output<string>> = {};
+
+describe("docker target (mocked engine)", () => {
+  beforeAll(async () => {
+    const { createDockerTarget } = await import("../../../src/targets/docker/index.js");
+    outputs = createDockerTarget(await fullstackPlan(), { logDir: mkdtempSync(join(tmpdir(), "logs-")) });
+    await unwrap(outputs.web_external_url as pulumi.Output<string>);
+    await new Promise((r) => setTimeout(r, 50));
+  });
+
+  it("creates one network, url words, the edge attachment, and per service its resources", () => {
+    expect(recorded.map((r) => `${r.type} ${r.name}`).sort()).toEqual([
+      "platform:docker:Container api", "platform:docker:Container database", "platform:docker:Container web",
+      "platform:docker:EdgeAttachment edge", "platform:docker:Image api-image", "platform:docker:Image web-image",
+      "platform:docker:Job api-migrate", "platform:docker:Network network", "platform:docker:Volume database-data",
+      "platform:random:Password database-password", "platform:random:Words url-words",
+    ]);
+    expect(byName("edge").inputs).toMatchObject({ network: "fullstack-preview", image: "platform-local/caddy:2.6", httpsPort: 443, appsDomain: "localhost" });
+  });
+
+  it("wires references: the connection string, internal and public URLs", () => {
+    const api = byName("api").inputs;
+    // Service variables travel as one secret: any of them may carry a credential.
+    expect(api.env).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
+    expect(reveal(api.env)).toMatchObject({
+      PORT: "8080",
+      DATABASE_URL: "postgresql://app:s3cretpassw0rd@database:5432/app",
+      CORS_ORIGINS: "https://fullstack-web-brave-otter.localhost",
+    });
+    expect(reveal(byName("web").inputs.env)).toMatchObject({ API_URL: "http://api:8080", PORT: "8080" });
+    expect(byName("api-migrate").inputs).toMatchObject({ command: ["alembic", "upgrade", "head"], image: api.image, timeoutSeconds: 300 });
+  });
+
+  it("gives public services their edge alias, and the database none", () => {
+    expect(byName("api").inputs.networks).toEqual([{ name: "fullstack-preview", aliases: ["api", "fullstack-api-brave-otter.edge"] }]);
+    expect(byName("database").inputs.networks).toEqual([{ name: "fullstack-preview", aliases: ["database"] }]);
+    expect(byName("database").inputs).toMatchObject({ stopFirst: true, volumes: [{ name: "fullstack-preview-database-data", target: "/var/lib/postgresql/data" }] });
+  });
+
+  it("tags images by the hash of their inputs", () => {
+    const img = byName("api-image").inputs;
+    expect(img.tag).toBe(`platform/fullstack-api:${String(img.hash).slice(0, 12)}`);
+    expect(img.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(byName("api").inputs.image).toBe(img.tag);
+  });
+
+  it("exports URLs, and the database URL as a secret", async () => {
+    expect(await unwrap(outputs.api_external_url as pulumi.Output<string>)).toBe("https://fullstack-api-brave-otter.localhost");
+    expect(await unwrap(outputs.web_url as pulumi.Output<string>)).toBe("http://web:8080");
+    expect(await pulumi.isSecret(outputs.database_url as pulumi.Output<string>)).toBe(true);
+  });
+});
