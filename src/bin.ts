@@ -1,30 +1,8 @@
 #!/usr/bin/env node
-import { CommanderError } from "commander";
-import { buildProgram } from "./cli/program.js";
-import { ExitCode, VisibleError } from "./errors.js";
-import { PLATFORM_VERSION } from "./version.js";
+import { enableCompileCache } from "node:module";
 
-// The one top-level catch: people get clean messages, bugs say they are bugs.
-async function main(argv: string[]): Promise<number> {
-  const program = buildProgram(PLATFORM_VERSION);
-  try {
-    await program.parseAsync(argv);
-    return typeof process.exitCode === "number" ? process.exitCode : ExitCode.ok;
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    }
-    if (err instanceof VisibleError) {
-      process.stderr.write(`✖ ${err.message}\n`);
-      for (const line of err.details) process.stderr.write(`${line}\n`);
-      return err.exitCode;
-    }
-    const verbose = argv.includes("--verbose");
-    const e = err as Error;
-    process.stderr.write(`✖ internal error (a bug in platform): ${e?.message ?? String(err)}\n`);
-    process.stderr.write(verbose ? `${e?.stack ?? ""}\n` : "  run again with --verbose for the stack trace, and report it\n");
-    return ExitCode.bug;
-  }
-}
-
-main(process.argv).then((code) => process.exit(code));
+// Before any other module loads: Node >= 22.1 caches compiled code on disk, which makes a
+// short command (`platform validate`, `--help`) start about twice as fast.
+enableCompileCache?.();
+const { main } = await import("./main.js");
+process.exit(await main(process.argv));

@@ -22,9 +22,10 @@ setup_docker() {
   fi
   echo "  starting dockerd (log: $PLATFORM_HOME/logs/dockerd.log) ..."
   nohup dockerd --host "unix://$DOCKER_SOCK" >"$PLATFORM_HOME/logs/dockerd.log" 2>&1 &
-  local i
-  for i in $(seq 1 120); do engine_answers && break; sleep 0.5; done
-  engine_answers || fail "dockerd did not start within 60s. Its last lines:
+  local i pid=$!
+  # Stop waiting as soon as dockerd has died: its log says why.
+  for i in $(seq 1 120); do engine_answers && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  engine_answers || fail "dockerd did not start. Its last lines:
 $(tail -n 15 "$PLATFORM_HOME/logs/dockerd.log")
 Fix what they say (another dockerd running? no cgroups? full disk?) and run npm run setup again."
   STEP_STATUS="started dockerd $(dockerd --version | awk '{print $3}' | tr -d ,)"

@@ -18,7 +18,9 @@ setup_pulumi() {
   if [ -x "$PULUMI_BIN" ] && [ "$(pulumi_version_of "$PULUMI_BIN")" = "$PULUMI_VERSION" ]; then reused+=("pulumi $PULUMI_VERSION"); fi
   [ -x "$langhost" ] && reused+=("language host")
   if [ ${#reused[@]} -eq 2 ]; then STEP_STATUS="reused ${reused[*]} from $PULUMI_DIR"; return; fi
-  if ! command -v go >/dev/null && curl -fsSI --max-time 5 https://get.pulumi.com/ >/dev/null 2>&1; then
+  # PLATFORM_PULUMI_INSTALLER=never keeps the set-up from even asking get.pulumi.com.
+  if ! command -v go >/dev/null && [ "${PLATFORM_PULUMI_INSTALLER:-auto}" != never ] \
+     && curl -fsSI --max-time 5 https://get.pulumi.com/ >/dev/null 2>&1; then
     echo "  Go is missing and get.pulumi.com answers: using the official installer ..."
     curl -fsSL https://get.pulumi.com | sh -s -- --version "$PULUMI_VERSION" --install-root "$PULUMI_DIR" --no-edit-path >/dev/null \
       || fail "the official Pulumi installer failed"

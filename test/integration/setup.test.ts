@@ -1,0 +1,43 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "./env.js";
+
+/** The set-up's failures say what to do: run its steps in a bare environment. */
+function step(fn: string, env: Record<string, string>, pre = ""): { code: number; out: string } {
+  const home = mkdtempSync(join(tmpdir(), "platform-setup-"));
+  const script = `set -euo pipefail; REPO_ROOT=${ROOT}; source scripts/setup/lib.sh; for f in node docker pulumi project images; do source scripts/setup/$f.sh; done; ${pre} step "under test" ${fn}`;
+  const r = spawnSync("bash", ["-c", script], { cwd: ROOT, env: { HOME: home, PLATFORM_HOME: join(home, ".platform"), PLATFORM_PULUMI_INSTALLER: "never", ...env }, encoding: "utf8" });
+  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
+}
+
+describe("set-up failures", () => {
+  it("Go missing when Pulumi must be built: says how to get Go or Pulumi", () => {
+    const r = step("setup_pulumi", { PATH: "/usr/bin:/bin" });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("Go is missing");
+    expect(r.out).toMatch(/Install Go >= 1\.22/);
+  });
+
+  it("a full disk: says how much is free and what to clean", () => {
+    const r = step("need_space", { PATH: "/usr/bin:/bin" }, "need_space() { check_disk 999999999 /tmp; };");
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/only \d+ MB free .* needs about 999999999 MB/);
+    expect(r.out).toContain("docker system prune");
+  });
+
+  it("dockerd that cannot start: fails fast with its last log lines", () => {
+    const bin = mkdtempSync(join(tmpdir(), "fake-dockerd-"));
+    writeFileSync(join(bin, "dockerd"), "#!/bin/sh\necho 'failed to start daemon: pid file found, ensure docker is not running' >&2\nexit 1\n");
+    chmodSync(join(bin, "dockerd"), 0o755);
+    mkdirSync(join(bin, "sock"));
+    const t0 = Date.now();
+    const r = step("setup_docker", { PATH: `${bin}:/usr/bin:/bin`, DOCKER_HOST: `unix://${bin}/sock/docker.sock` });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("dockerd did not start");
+    expect(r.out).toContain("pid file found");
+    expect(Date.now() - t0).toBeLessThan(20_000);
+  });
+});
