@@ -3,8 +3,8 @@ import { dirname, join, resolve } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { formatDiagnostic, loadConfig } from "./config/index.js";
 import { buildPlan } from "./plan/build-plan.js";
+import { scanSources } from "./plan/scan-source.js";
 import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "./plan/constants.js";
-import { scanSource, type SourceSnapshot } from "./plan/recipes/index.js";
 import { baseImages, buildCaFile, logDir } from "./settings.js";
 import { createDockerTarget } from "./targets/docker/index.js";
 
@@ -35,10 +35,7 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
   const project = pulumi.getProject();
   const env = pulumi.getStack();
   const projectDir = dirname(configFile);
-  const sources = new Map<string, SourceSnapshot>();
-  for (const s of Object.values(config.services)) {
-    if (s.source) sources.set(s.name, await scanSource(resolve(projectDir, s.source)));
-  }
+  const sources = await scanSources(config, projectDir);
   const plan = buildPlan(config, {
     project, env, projectDir,
     appsDomain: cfg.get("appsDomain") ?? DEFAULT_APPS_DOMAIN,

@@ -22,6 +22,11 @@ async function runDeploy(o: DeployOptions): Promise<void> {
   const { requireEngine } = await import("../runtime/docker.js");
   await requireEngine();
   const t = await resolveStackTarget(o, true);
+  // Plan once here: a source layout no recipe can build stops us before the engine starts.
+  const { buildPlan } = await import("../plan/build-plan.js");
+  const { scanSources } = await import("../plan/scan-source.js");
+  const { baseImages } = await import("../settings.js");
+  buildPlan(t.config, { project: t.project, env: t.env, projectDir: t.projectDir, appsDomain: "localhost", httpsPort: 443, images: baseImages() }, await scanSources(t.config, t.projectDir));
   const { deploy } = await import("../engine/deploy.js");
   const { createDeployView } = await import("./deploy-view.js");
   const kind = pickRenderer(o, process.env, Boolean(process.stdout.isTTY));

@@ -3,7 +3,7 @@ import { type Config, parseTemplate, type ServiceConfig, type TemplatePart } fro
 import { DEFAULT_HEALTH_TIMEOUT_SECONDS, HTTP_PORT, POSTGRES_PORT } from "./constants.js";
 import { orderByDependencies } from "./graph.js";
 import { hostPrefix, stackPrefix } from "./naming.js";
-import { buildFastapiRecipe, buildNextjsRecipe, type SourceSnapshot } from "./recipes/index.js";
+import { buildFastapiRecipe, buildNextjsRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
 import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedService } from "./types.js";
 
 /** Postgres identity inside a stack; the password is generated per stack by the target. */
@@ -24,8 +24,13 @@ function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<stri
   const snapshot = sources.get(s.name);
   if (!snapshot) throw new Error(`no source snapshot for service ${s.name}`);
   const images = { python: ctx.images.python, node: ctx.images.node };
-  const recipe = s.type === "nextjs" ? buildNextjsRecipe(snapshot, images) : buildFastapiRecipe(snapshot, images);
-  return { kind: "recipe", context: resolve(ctx.projectDir, s.source), recipe, buildArgs };
+  try {
+    const recipe = s.type === "nextjs" ? buildNextjsRecipe(snapshot, images) : buildFastapiRecipe(snapshot, images);
+    return { kind: "recipe", context: resolve(ctx.projectDir, s.source), recipe, buildArgs };
+  } catch (e) {
+    if (e instanceof RecipeError) throw new RecipeError(`services.${s.name} (source ${s.source}): ${e.message}`, e.hint);
+    throw e;
+  }
 }
 
 function healthSpec(s: ServiceConfig, database?: DatabaseSpec): HealthSpec {
@@ -102,3 +107,4 @@ export function buildPlan(config: Config, ctx: PlanContext, sources: ReadonlyMap
     services: order.map((n) => planService(byName[n] as ServiceConfig, ctx, sources)),
   };
 }
+

@@ -6,7 +6,8 @@
  */
 import type { Dirent } from "node:fs";
 import { open, readdir, readFile, stat } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
+import type { Config } from "../config/index.js";
 import { RecipeError, type SourceSnapshot } from "./recipes/types.js";
 
 /** Directories that are local state, never source: not listed, not read. */
@@ -111,4 +112,13 @@ export async function scanSource(dir: string): Promise<SourceSnapshot> {
     files,
     read: (path: string) => texts.get(path.replace(/\\/g, "/").replace(/^(\.\/)+/, "")),
   };
+}
+
+/** The I/O a plan needs first: a snapshot of each `source` service's directory. */
+export async function scanSources(config: Config, projectDir: string): Promise<Map<string, SourceSnapshot>> {
+  const sources = new Map<string, SourceSnapshot>();
+  for (const s of Object.values(config.services)) {
+    if (s.source) sources.set(s.name, await scanSource(resolve(projectDir, s.source)));
+  }
+  return sources;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type Docker from "dockerode";
-import { docker, isNotFound } from "./docker-client.js";
+import { docker, isNotFound, unlessGone } from "./docker-client.js";
 import type { ResourceHandler } from "./handler.js";
 import { execIn, type HealthCheck, waitHealthy } from "./health.js";
 
@@ -99,13 +99,8 @@ export const containerHandler: ResourceHandler = {
   },
 
   async read(id) {
-    try {
-      const info = await docker().getContainer(id).inspect();
-      return { containerName: info.Name.replace(/^\//, ""), running: info.State.Running };
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    const info = await unlessGone(() => docker().getContainer(id).inspect());
+    return info && { containerName: info.Name.replace(/^\//, ""), running: info.State.Running };
   },
 
   async delete(id, props) {

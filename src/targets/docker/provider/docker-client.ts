@@ -16,6 +16,16 @@ export function isNotFound(err: unknown): boolean {
   return (err as { statusCode?: number })?.statusCode === 404;
 }
 
+/** The value of an Engine API read, or undefined when the object is gone (404). */
+export async function unlessGone<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
 /** The last lines of a container's output, for error messages. */
 export async function logTail(id: string, lines = 30): Promise<string> {
   try {

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { docker, isNotFound } from "./docker-client.js";
+import { docker, unlessGone } from "./docker-client.js";
 import type { ResourceHandler } from "./handler.js";
 
 /** Inputs of platform:docker:Image. `hash` identifies the build inputs; `tag` embeds it. */
@@ -27,13 +27,8 @@ function tail(file: string): string {
 }
 
 async function existingImageId(tag: string, hash: string): Promise<string | undefined> {
-  try {
-    const info = await docker().getImage(tag).inspect();
-    return info.Config?.Labels?.["platform.inputs-hash"] === hash ? info.Id : undefined;
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
+  const info = await unlessGone(() => docker().getImage(tag).inspect());
+  return info?.Config?.Labels?.["platform.inputs-hash"] === hash ? info.Id : undefined;
 }
 
 /** Runs a BuildKit build with the first client that can (Debian's docker 20.10 here). */
@@ -83,13 +78,8 @@ export const imageHandler: ResourceHandler = {
   },
 
   async read(id) {
-    try {
-      const info = await docker().getImage(id).inspect();
-      return { imageId: info.Id };
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    const info = await unlessGone(() => docker().getImage(id).inspect());
+    return info && { imageId: info.Id };
   },
 
   async delete(id) {

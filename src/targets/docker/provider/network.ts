@@ -1,4 +1,4 @@
-import { docker, isNotFound } from "./docker-client.js";
+import { docker, unlessGone } from "./docker-client.js";
 import type { ResourceHandler } from "./handler.js";
 
 /** platform:docker:Network: a user-defined bridge network (containers find each other by alias on it). */
@@ -21,20 +21,11 @@ export const networkHandler: ResourceHandler = {
   },
 
   async read(id) {
-    try {
-      const info = await docker().getNetwork(id).inspect();
-      return { networkId: info.Id };
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    const info = await unlessGone(() => docker().getNetwork(id).inspect());
+    return info && { networkId: info.Id };
   },
 
   async delete(id) {
-    try {
-      await docker().getNetwork(id).remove();
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
+    await unlessGone(() => docker().getNetwork(id).remove());
   },
 };

@@ -1,4 +1,4 @@
-import { docker, isNotFound } from "./docker-client.js";
+import { docker, unlessGone } from "./docker-client.js";
 import type { ResourceHandler } from "./handler.js";
 
 /**
@@ -20,13 +20,8 @@ export const volumeHandler: ResourceHandler = {
   },
 
   async read(id) {
-    try {
-      await docker().getVolume(id).inspect();
-      return { volumeName: id };
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
-    }
+    const info = await unlessGone(() => docker().getVolume(id).inspect());
+    return info && { volumeName: id };
   },
 
   async update(_id, _olds, news) {
@@ -35,10 +30,6 @@ export const volumeHandler: ResourceHandler = {
 
   async delete(id, props) {
     if (props.retain === true) return;
-    try {
-      await docker().getVolume(id).remove();
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
+    await unlessGone(() => docker().getVolume(id).remove());
   },
 };
