@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
-import { freshBackend, requireToolchain, ROOT, unique } from "./env.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
 
 /**
  * The catalog example (two `source` services, two Python layouts), and the edge proxy's
@@ -35,6 +35,8 @@ describe("catalog example", () => {
     await runCli(["destroy", "--yes", "--project", other], { cwd: otherDir, env: backend });
     await runCli(["destroy", "--yes", "--project", project], { cwd: dir, env: backend });
     rmSync(base, { recursive: true, force: true });
+    forgetProject(project);
+    forgetProject(other);
   });
 
   it("deploys both services from source and prints their URLs", async () => {

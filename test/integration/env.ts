@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
-import { toolchain } from "../../src/settings.js";
+import { platformHome, toolchain } from "../../src/settings.js";
 
 /** Shared facts for integration tests: the real toolchain the set-up provided, and fresh state. */
 export const ROOT = resolve(import.meta.dirname, "..", "..");
@@ -33,6 +33,11 @@ export function pulumiEnv(backend: Record<string, string>): NodeJS.ProcessEnv {
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
   };
+}
+
+/** Removes what a test project left in the platform home (workspace, history, logs). */
+export function forgetProject(project: string): void {
+  for (const d of [join(platformHome(), "projects", project), join(platformHome(), "logs", project)]) rmSync(d, { recursive: true, force: true });
 }
 
 export function unique(prefix: string): string {

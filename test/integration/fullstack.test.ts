@@ -7,7 +7,7 @@ import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation/index.j
 import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
-import { freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
+import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
 
 /**
  * Issue #5 end to end, on the real engines: the fullstack example deployed by the CLI as a
@@ -45,6 +45,7 @@ describe("fullstack example on the local Docker engine", () => {
   afterAll(async () => {
     await cli("destroy", "--yes", "--delete-data", "--project", project);
     rmSync(dir, { recursive: true, force: true });
+    forgetProject(project);
   });
 
   it("deploys in dependency order and prints the public URLs", async () => {
