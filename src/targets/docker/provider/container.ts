@@ -68,7 +68,7 @@ export async function stopAndRemove(id: string, graceSeconds: number): Promise<v
     if ((e as { statusCode?: number }).statusCode !== 304) throw e;
   }
   try {
-    await c.remove({ force: true });
+    await c.remove({ force: true, v: true });
   } catch (e) {
     if (!isNotFound(e) && (e as { statusCode?: number }).statusCode !== 409) throw e;
   }
@@ -92,7 +92,7 @@ export const containerHandler: ResourceHandler = {
       if (c.postStart) await runPostStart(container.id, c.postStart, containerName);
     } catch (e) {
       // A failed create leaves nothing behind.
-      await container.remove({ force: true }).catch(() => undefined);
+      await container.remove({ force: true, v: true }).catch(() => undefined);
       throw e;
     }
     return { id: container.id, outs: { containerName } };

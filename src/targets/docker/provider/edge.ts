@@ -35,7 +35,7 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
     // Only a new port, domain or proxy image gets here: the one time the edge restarts. The
     // new edge joins every application network the old one served.
     attached = Object.keys(info.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
-    await existing.remove({ force: true });
+    await existing.remove({ force: true, v: true });
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }

@@ -45,7 +45,7 @@ async function runJob(j: JobInputs): Promise<{ exitCode: number; output: string;
     const exitCode = timedOut ? -1 : (result as { StatusCode: number }).StatusCode;
     return { exitCode, output, timedOut, seconds: (Date.now() - t0) / 1000 };
   } finally {
-    await c.remove({ force: true }).catch(() => undefined);
+    await c.remove({ force: true, v: true }).catch(() => undefined);
   }
 }
 
