@@ -74,6 +74,19 @@ describe("fullstack example on the local Docker engine", () => {
     await expect(httpsRequest(`${urls.api}/api/status`, "")).rejects.toThrow(/certificate/);
   });
 
+  it("status lists the running services with their URLs; logs shows a service's output", async () => {
+    const s = JSON.parse(ok(await cli("status", "--project", project, "--json")).stdout);
+    expect(s.services.map((x: { service: string; state: string }) => `${x.service}:${x.state}`)).toEqual(["database:running", "api:running", "web:running"]);
+    expect(s.services[1].url).toBe(urls.api);
+    expect(s.services[1].image).toMatch(new RegExp(`^platform/${project}-api:[0-9a-f]{12}$`));
+    expect(s.lastDeployment.outcome).toBe("succeeded");
+    const logs = ok(await cli("logs", "api", "--tail", "50", "--project", project));
+    expect(logs.stdout + logs.stderr).toMatch(/Uvicorn running|Application startup complete/);
+    const bad = await cli("logs", "nope", "--project", project);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('no service "nope"');
+  });
+
   it("POST /api/events raises event_count", async () => {
     const before = (await status()).event_count;
     const r = await httpsRequest(`${urls.api}/api/events`, ca, { method: "POST", body: { message: "hello from the test" } });
