@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
@@ -161,6 +161,23 @@ describe("fullstack example on the local Docker engine", () => {
     const history = JSON.parse(ok(await cli("deployments", "--project", project, "--json")).stdout);
     expect(history[0].outcome).toBe("failed");
     expect(history[0].migrations.api.output).toContain("no_such_table");
+  }, 600_000);
+
+  it("a new version that crashes on start fails the deploy with its last lines; the old API keeps answering", async () => {
+    const main = join(dir, "api", "app", "main.py");
+    const original = readFileSync(main, "utf8");
+    writeFileSync(main, `${original}\nraise RuntimeError("boom: this version cannot start")\n`);
+    const api = containerOf("api");
+    const poll = startPoller(`${urls.api}/api/status`, ca);
+    const r = await deploy();
+    const stats = await poll.stop();
+    writeFileSync(main, original);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/exited with code \d+ before it was healthy/);
+    expect(r.stderr).toContain("boom: this version cannot start");
+    expect(stats.failures).toEqual([]);
+    expect(containerOf("api")).toBe(api);
+    expect(execFileSync("docker", ["ps", "-a", "-q", "--filter", `label=platform.project=${project}`, "--filter", "status=exited"]).toString().trim()).toBe("");
   }, 600_000);
 
   it("plain `pulumi preview` on the stack shows no changes", async () => {

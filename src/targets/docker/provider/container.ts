@@ -42,7 +42,8 @@ function createOptions(c: ContainerInputs, containerName: string): Docker.Contai
     HostConfig: {
       NetworkMode: first?.name,
       Mounts: (c.volumes ?? []).map((v) => ({ Type: "volume" as const, Source: v.name, Target: v.target })),
-      RestartPolicy: { Name: "unless-stopped" },
+      // No restarts until it has proven healthy (a crash must fail the deploy, not loop).
+      RestartPolicy: { Name: "no" },
       Init: true,
       ...(c.cpus ? { NanoCpus: Math.round(c.cpus * 1e9) } : {}),
       ...(c.memoryBytes ? { Memory: c.memoryBytes } : {}),
@@ -90,6 +91,7 @@ export const containerHandler: ResourceHandler = {
       await container.start();
       await waitHealthy(container.id, c.health ?? { kind: "running" }, c.healthTimeoutSeconds ?? 120, `service container ${containerName}`);
       if (c.postStart) await runPostStart(container.id, c.postStart, containerName);
+      await container.update({ RestartPolicy: { Name: "unless-stopped", MaximumRetryCount: 0 } });
     } catch (e) {
       // A failed create leaves nothing behind.
       await container.remove({ force: true, v: true }).catch(() => undefined);
