@@ -8,7 +8,6 @@ home=${PLATFORM_HOME:-$HOME/.platform}
 bash "$here/setup.sh"
 # shellcheck disable=SC1091
 source "$home/env.sh"
-platform() { node "$root/dist/bin.js" "$@"; }
 platform whoami >/dev/null 2>&1 || platform login
 platform doctor
 cd "$root/examples/fullstack"

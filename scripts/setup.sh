@@ -16,4 +16,4 @@ step "Pulumi CLI $PULUMI_VERSION + Node.js language host" setup_pulumi
 step "Docker engine + BuildKit client" setup_docker
 step "Base images" setup_images
 step "Toolchain file" write_toolchain
-echo "✓ set-up complete in $(( $(date +%s) - t_start ))s. Next: npx platform doctor"
+echo "✓ set-up complete in $(( $(date +%s) - t_start ))s. Next: source $ENV_FILE && platform doctor"

@@ -19,6 +19,10 @@ setup_build() {
 }
 
 write_toolchain() {
+  mkdir -p "$PLATFORM_HOME/bin"
+  # `platform` on PATH (after source env.sh), on the platform's own Node whatever the system's.
+  printf '#!/bin/sh\nexec "%s/node" "%s/dist/bin.js" "$@"\n' "$NODE_BIN" "$REPO_ROOT" >"$PLATFORM_HOME/bin/platform"
+  chmod +x "$PLATFORM_HOME/bin/platform"
   cat >"$PLATFORM_HOME/toolchain.json" <<JSON
 {
   "pulumiBin": "$PULUMI_BIN",
@@ -27,8 +31,8 @@ write_toolchain() {
 }
 JSON
   cat >"$ENV_FILE" <<ENV
-# Written by npm run setup: puts the platform's toolchain first on PATH.
-export PATH="$NODE_BIN:$(dirname "$PULUMI_BIN"):$REPO_ROOT/node_modules/.bin:\$PATH"
+# Written by npm run setup: puts platform, its Node and the Pulumi CLI first on PATH.
+export PATH="$PLATFORM_HOME/bin:$NODE_BIN:$(dirname "$PULUMI_BIN"):$REPO_ROOT/node_modules/.bin:$REPO_ROOT/node_modules/@pulumi/pulumi:\$PATH"
 export PLATFORM_DOCKER_CLI="$PLATFORM_DOCKER_CLI"
 ENV
   STEP_STATUS="wrote $PLATFORM_HOME/toolchain.json and $ENV_FILE"
