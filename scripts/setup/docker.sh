@@ -20,6 +20,10 @@ setup_docker() {
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io) >"$PLATFORM_HOME/logs/apt-docker.log" 2>&1 \
       || fail "apt-get install docker.io failed; see $PLATFORM_HOME/logs/apt-docker.log"
   fi
+  # A dockerd killed with its session leaves its pid file; a new one refuses to start while the
+  # file names a live dockerd, so clear it only when that process is gone or is something else.
+  local pidfile=/var/run/docker.pid
+  if [ -f "$pidfile" ] && ! grep -qs dockerd "/proc/$(cat "$pidfile")/comm" 2>/dev/null; then rm -f "$pidfile"; fi
   echo "  starting dockerd (log: $PLATFORM_HOME/logs/dockerd.log) ..."
   nohup dockerd --host "unix://$DOCKER_SOCK" >"$PLATFORM_HOME/logs/dockerd.log" 2>&1 &
   local i pid=$!
