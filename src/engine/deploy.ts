@@ -94,7 +94,8 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   } catch (e) {
     record.outcome = "failed";
     record.error = errors.map((x) => x.message).join("\n") || (e as Error).message;
-    for (const m of record.error.matchAll(/full log: (\S+)/g)) {
+    // A failed migration's output belongs in the record (its log file is <service>-migrate-<time>.log).
+    for (const m of record.error.matchAll(/full log: (\S+-migrate-\d+\.log)/g)) {
       const svc = errors.find((x) => x.message.includes(m[1] as string))?.service;
       if (svc) record.migrations[svc] = { logFile: m[1] as string, output: tailOf(m[1] as string) };
     }
@@ -113,7 +114,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
 /** Engine diagnostics carry a Pulumi preamble; keep the provider's own words. */
 function cleanErrors(messages: string[]): string[] {
   return messages
-    .map((m) => m.replace(/^error: /, "").replace(/^update failed$/m, "").trim())
+    .map((m) => m.replace(/^error: /, "").trim())
     .filter((m) => m && !/^update failed$/i.test(m))
     .map((m) => m.split("\n").map((l) => `  ${l}`).join("\n"));
 }

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync
 import { createRequire } from "node:module";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
+import { LocalWorkspace, PulumiCommand, Stack } from "@pulumi/pulumi/automation/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { platformHome, toolchain } from "../settings.js";
 import type { Credentials } from "./credentials.js";
@@ -69,7 +69,6 @@ export function engineEnv(creds: Credentials): Record<string, string> {
     PULUMI_CONFIG_PASSPHRASE: creds.passphrase,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "false",
     PLATFORM_HOME: platformHome(),
     ...(tc.dockerCli ? { PLATFORM_DOCKER_CLI: tc.dockerCli } : {}),
   };
@@ -88,7 +87,6 @@ async function pulumiCommand(): Promise<PulumiCommand> {
 export async function openStack(project: string, env: string, creds: Credentials): Promise<Stack> {
   const workDir = writeWorkspace(project);
   const ws = await LocalWorkspace.create({ workDir, pulumiCommand: await pulumiCommand(), envVars: engineEnv(creds) });
-  const { Stack } = await import("@pulumi/pulumi/automation/index.js");
   return Stack.createOrSelect(env, ws);
 }
 
