@@ -19,7 +19,7 @@ async function runDestroy(o: DestroyOptions): Promise<void> {
   const t = await resolveStackTarget(o);
   const { requireCredentials } = await import("../engine/credentials.js");
   const creds = requireCredentials();
-  const { requireEngine, removeStackVolumes } = await import("../runtime/docker.js");
+  const { requireEngine, listStackVolumes, removeStackVolumes } = await import("../runtime/docker.js");
   await requireEngine();
   if (!o.yes) {
     if (!process.stdin.isTTY) throw new VisibleError(`destroy needs confirmation: run again with --yes to remove ${t.project} (${t.env})`, { exitCode: ExitCode.usage });
@@ -29,10 +29,11 @@ async function runDestroy(o: DestroyOptions): Promise<void> {
   const { destroyStack } = await import("../engine/stack-ops.js");
   const deleted = await destroyStack(t.project, t.env, creds, t.configFile);
   const volumes = o.deleteData ? await removeStackVolumes(t.project, t.env) : [];
-  if (o.json) { printJson({ project: t.project, env: t.env, deletedResources: deleted, deletedVolumes: volumes }); return; }
+  const kept = o.deleteData ? [] : await listStackVolumes(t.project, t.env);
+  if (o.json) { printJson({ project: t.project, env: t.env, deletedResources: deleted, deletedVolumes: volumes, keptVolumes: kept }); return; }
   process.stdout.write(`✓ Destroyed ${t.project} (${t.env}): ${deleted} resources removed\n`);
-  if (o.deleteData) process.stdout.write(`  data removed: ${volumes.length ? volumes.join(", ") : "none"}\n`);
-  else process.stdout.write("  database volumes with retention: permanent were kept; --delete-data removes them\n");
+  if (volumes.length) process.stdout.write(`  data removed: ${volumes.join(", ")}\n`);
+  if (kept.length) process.stdout.write(`  data kept (retention: permanent): ${kept.join(", ")}; platform destroy --delete-data removes it\n`);
 }
 
 export function registerDestroy(program: Command): void {

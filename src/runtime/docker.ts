@@ -54,13 +54,15 @@ export function execOutput(containerId: string, cmd: string[]): Promise<{ exitCo
   return execInContainer(dockerClient(), containerId, cmd);
 }
 
-/** Removes retained volumes of a stack (`platform destroy --delete-data`). */
-export async function removeStackVolumes(project: string, env: string): Promise<string[]> {
+/** The data volumes of a stack (kept by destroy for databases with retention: permanent). */
+export async function listStackVolumes(project: string, env: string): Promise<string[]> {
   const { Volumes } = await dockerClient().listVolumes({ filters: { label: [`platform.project=${project}`, `platform.env=${env}`] } });
-  const removed: string[] = [];
-  for (const v of Volumes ?? []) {
-    await dockerClient().getVolume(v.Name).remove();
-    removed.push(v.Name);
-  }
-  return removed;
+  return (Volumes ?? []).map((v) => v.Name);
+}
+
+/** Removes the data volumes of a stack (`platform destroy --delete-data`). */
+export async function removeStackVolumes(project: string, env: string): Promise<string[]> {
+  const names = await listStackVolumes(project, env);
+  for (const name of names) await dockerClient().getVolume(name).remove();
+  return names;
 }
