@@ -42,10 +42,12 @@ export function toolchain(): Toolchain {
 
 /**
  * Extra CA certificates for package managers inside builds: PLATFORM_BUILD_CA_FILE, else
- * the first of NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, PIP_CERT that exists.
+ * the first of NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, PIP_CERT that exists, else the system
+ * bundle (where a company or proxy CA is installed system-wide, it is in there).
  */
 export function buildCaFile(): string | undefined {
-  const candidates = [process.env.PLATFORM_BUILD_CA_FILE, process.env.NODE_EXTRA_CA_CERTS, process.env.SSL_CERT_FILE, process.env.PIP_CERT];
+  const { PLATFORM_BUILD_CA_FILE, NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, PIP_CERT } = process.env;
+  const candidates = [PLATFORM_BUILD_CA_FILE, NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, PIP_CERT, "/etc/ssl/certs/ca-certificates.crt"];
   return candidates.find((f): f is string => !!f && existsSync(f));
 }
 
