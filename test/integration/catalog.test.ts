@@ -1,4 +1,5 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,5 +74,23 @@ describe("catalog example", () => {
     const stats = await poll.stop();
     expect(stats.failures).toEqual([]);
     expect(stats.sent).toBeGreaterThan(20);
+  }, 600_000);
+
+  it("a busy HTTPS port fails that deploy and leaves the edge serving; another port moves the shared edge, and back", async () => {
+    const busy = createServer().listen(9443, "127.0.0.1");
+    await new Promise((r) => busy.once("listening", r));
+    const refused = await runCli(["deploy", "--yes", "--project", other, "--https-port", "9443"], { cwd: otherDir, env: backend });
+    busy.close();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("the HTTPS edge cannot listen on 127.0.0.1:9443");
+    expect((await httpsRequest(`${urls.api}/products`, ca)).status).toBe(200);
+
+    const moved = ok(await runCli(["deploy", "--yes", "--project", other, "--https-port", "9443"], { cwd: otherDir, env: backend }));
+    expect(parseUrls(moved.stdout).api).toMatch(/\.localhost:9443$/);
+    expect((await httpsRequest(`${urls.api}:9443/products`, ca)).status).toBe(200);
+    // The edge is the engine's: the catalog's next deploy (port 443) reads the drift and moves it back.
+    ok(await runCli(["deploy", "--project", project], { cwd: dir, env: backend }));
+    expect((await httpsRequest(`${urls.api}/products`, ca)).status).toBe(200);
+    ok(await runCli(["destroy", "--yes", "--project", other], { cwd: otherDir, env: backend }));
   }, 600_000);
 });

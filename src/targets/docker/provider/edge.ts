@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { docker, isNotFound } from "./docker-client.js";
+import type Docker from "dockerode";
+import { docker, unlessGone } from "./docker-client.js";
 import type { ResourceHandler } from "./handler.js";
 import { waitHealthy } from "./health.js";
 import { buildEdgeCaddyfile, EDGE_CONTAINER, EDGE_DATA_VOLUME } from "../edge-config.js";
@@ -21,30 +22,15 @@ function configHash(e: EdgeInputs, caddyfile: string): string {
   return createHash("sha256").update(`${e.image}\n${e.httpsPort}\n${caddyfile}`).digest("hex").slice(0, 16);
 }
 
-async function ensureEdge(e: EdgeInputs): Promise<string> {
-  const caddyfile = buildEdgeCaddyfile(e.appsDomain);
-  const hash = configHash(e, caddyfile);
-  const existing = docker().getContainer(EDGE_CONTAINER);
-  let attached: string[] = [];
-  try {
-    const info = await existing.inspect();
-    if (info.Config.Labels?.["platform.edge-config"] === hash) {
-      if (!info.State.Running) await existing.start();
-      return info.Id;
-    }
-    // Only a new port, domain or proxy image gets here: the one time the edge restarts. The
-    // new edge joins every application network the old one served.
-    attached = Object.keys(info.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
-    await existing.remove({ force: true, v: true });
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
+/** Creates, attaches and starts an edge container; a failed start leaves nothing behind. */
+async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: string, networks: string[]): Promise<Docker.Container> {
+  await unlessGone(() => docker().getContainer(name).remove({ force: true, v: true }));
   const c = await docker().createContainer({
-    name: EDGE_CONTAINER,
+    name,
     Image: e.image,
     Env: [`PLATFORM_CADDYFILE=${caddyfile}`],
     Entrypoint: ["sh", "-c", 'printf "%s" "$PLATFORM_CADDYFILE" > /tmp/Caddyfile && exec caddy run --adapter caddyfile --config /tmp/Caddyfile'],
-    Labels: { "platform.managed": "true", "platform.edge-config": hash },
+    Labels: { "platform.managed": "true", "platform.edge-config": hash, "platform.edge-domain": e.appsDomain },
     ExposedPorts: { "443/tcp": {} },
     HostConfig: {
       PortBindings: { "443/tcp": [{ HostIp: "127.0.0.1", HostPort: String(e.httpsPort) }] },
@@ -52,10 +38,47 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
       RestartPolicy: { Name: "unless-stopped" },
     },
   });
-  for (const n of attached) await docker().getNetwork(n).connect({ Container: c.id }).catch(() => undefined);
-  await c.start();
-  await waitHealthy(c.id, { kind: "exec", command: ["sh", "-c", "test -S /run/caddy-admin.sock"] }, 30, "edge proxy");
-  return c.id;
+  try {
+    for (const n of networks) await docker().getNetwork(n).connect({ Container: c.id }).catch(() => undefined);
+    await c.start();
+    await waitHealthy(c.id, { kind: "exec", command: ["sh", "-c", "test -S /run/caddy-admin.sock"] }, 30, "edge proxy");
+  } catch (err) {
+    await c.remove({ force: true, v: true }).catch(() => undefined);
+    if (/address already in use|port is already allocated/i.test((err as Error).message)) {
+      throw new Error(`the HTTPS edge cannot listen on 127.0.0.1:${e.httpsPort}: something else uses that port. Stop it, or deploy with --https-port 8443 (or PLATFORM_HTTPS_PORT=8443)`);
+    }
+    throw err;
+  }
+  return c;
+}
+
+/**
+ * The one edge of this engine, as these inputs want it. It is shared by every application,
+ * so its port and domain are the engine's: a deploy that asks for others moves the edge for
+ * all. A new port starts the new edge beside the old one, which goes only once the new one
+ * serves (a port in use elsewhere then changes nothing).
+ */
+async function ensureEdge(e: EdgeInputs): Promise<string> {
+  const caddyfile = buildEdgeCaddyfile(e.appsDomain);
+  const hash = configHash(e, caddyfile);
+  const existing = docker().getContainer(EDGE_CONTAINER);
+  const info = await unlessGone(() => existing.inspect());
+  if (info?.Config.Labels?.["platform.edge-config"] === hash) {
+    if (!info.State.Running) await existing.start();
+    return info.Id;
+  }
+  if (!info) return (await startEdge(EDGE_CONTAINER, e, hash, caddyfile, [])).id;
+  // The new edge joins every application network the old one served.
+  const attached = Object.keys(info.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
+  if (info.HostConfig.PortBindings?.["443/tcp"]?.[0]?.HostPort !== String(e.httpsPort)) {
+    const next = await startEdge(`${EDGE_CONTAINER}-next`, e, hash, caddyfile, attached);
+    await existing.remove({ force: true, v: true });
+    await next.rename({ name: EDGE_CONTAINER });
+    return next.id;
+  }
+  // Same port, new domain or image: the old edge must let go of the port first.
+  await existing.remove({ force: true, v: true });
+  return (await startEdge(EDGE_CONTAINER, e, hash, caddyfile, attached)).id;
 }
 
 export const edgeHandler: ResourceHandler = {
@@ -81,15 +104,18 @@ export const edgeHandler: ResourceHandler = {
     return { edgeContainer: EDGE_CONTAINER };
   },
 
+  // The edge as it is: gone or detached means recreate; another port, domain or image (a
+  // deploy of another application moved it) shows as drift, which the next update undoes.
   async read(_id, props) {
-    try {
-      const net = await docker().getNetwork(String(props.network)).inspect();
-      const attached = Object.values(net.Containers ?? {}).some((c) => (c as { Name: string }).Name === EDGE_CONTAINER);
-      return attached ? props : undefined;
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    const edge = await unlessGone(() => docker().getContainer(EDGE_CONTAINER).inspect());
+    if (!edge || !Object.keys(edge.NetworkSettings.Networks ?? {}).includes(String(props.network))) return undefined;
+    const port = edge.HostConfig.PortBindings?.["443/tcp"]?.[0]?.HostPort;
+    return {
+      ...props,
+      httpsPort: port ? Number(port) : props.httpsPort,
+      appsDomain: edge.Config.Labels?.["platform.edge-domain"] ?? props.appsDomain,
+      image: edge.Config.Image,
+    };
   },
 
   async delete(_id, props) {
