@@ -83,17 +83,18 @@ async function pulumiCommand(): Promise<PulumiCommand> {
   }
 }
 
-/** Opens (creating when needed) the stack of one environment of one application. */
-export async function openStack(project: string, env: string, creds: Credentials): Promise<Stack> {
-  const workDir = writeWorkspace(project);
-  const ws = await LocalWorkspace.create({ workDir, pulumiCommand: await pulumiCommand(), envVars: engineEnv(creds) });
-  return Stack.createOrSelect(env, ws);
+async function openWorkspace(project: string, creds: Credentials): Promise<LocalWorkspace> {
+  return LocalWorkspace.create({ workDir: writeWorkspace(project), pulumiCommand: await pulumiCommand(), envVars: engineEnv(creds) });
 }
 
-/** Whether the stack exists, without creating it. */
-export async function stackExists(project: string, env: string, creds: Credentials): Promise<boolean> {
-  const workDir = writeWorkspace(project);
-  const ws = await LocalWorkspace.create({ workDir, pulumiCommand: await pulumiCommand(), envVars: engineEnv(creds) });
+/** Opens (creating when needed) the stack of one environment of one application. */
+export async function openStack(project: string, env: string, creds: Credentials): Promise<Stack> {
+  return Stack.createOrSelect(env, await openWorkspace(project, creds));
+}
+
+/** The stack when it exists; never creates one (status, destroy). */
+export async function selectExistingStack(project: string, env: string, creds: Credentials): Promise<Stack | undefined> {
+  const ws = await openWorkspace(project, creds);
   const stacks = await ws.listStacks();
-  return stacks.some((s) => s.name === env || s.name.endsWith(`/${env}`));
+  return stacks.some((s) => s.name === env || s.name.endsWith(`/${env}`)) ? Stack.select(env, ws) : undefined;
 }

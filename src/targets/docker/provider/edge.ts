@@ -81,26 +81,29 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
   return (await startEdge(EDGE_CONTAINER, e, hash, caddyfile, attached)).id;
 }
 
+/** The edge as wanted, joined to the application's network. */
+async function attachEdge(e: EdgeInputs): Promise<void> {
+  const edgeId = await ensureEdge(e);
+  try {
+    await docker().getNetwork(e.network).connect({ Container: edgeId });
+  } catch (err) {
+    // Already attached (a re-created stack, or a new edge that took over the networks) is the state we want.
+    if ((err as { statusCode?: number }).statusCode !== 403) throw err;
+  }
+}
+
 export const edgeHandler: ResourceHandler = {
   inputKeys: ["network", "image", "httpsPort", "appsDomain"],
   updatable: ["image", "httpsPort", "appsDomain"],
 
   async create(_urn, inputs) {
     const e = inputs as unknown as EdgeInputs;
-    const edgeId = await ensureEdge(e);
-    try {
-      await docker().getNetwork(e.network).connect({ Container: edgeId });
-    } catch (err) {
-      // Already attached (a re-created stack) is the state we want.
-      if ((err as { statusCode?: number }).statusCode !== 403) throw err;
-    }
+    await attachEdge(e);
     return { id: `${EDGE_CONTAINER}@${e.network}`, outs: { edgeContainer: EDGE_CONTAINER } };
   },
 
   async update(_id, _olds, news) {
-    const e = news as unknown as EdgeInputs;
-    const edgeId = await ensureEdge(e);
-    await docker().getNetwork(e.network).connect({ Container: edgeId }).catch(() => undefined);
+    await attachEdge(news as unknown as EdgeInputs);
     return { edgeContainer: EDGE_CONTAINER };
   },
 
