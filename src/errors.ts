@@ -23,5 +23,7 @@ export const ExitCode = {
   usage: 2,
   notLoggedIn: 3,
   environment: 4,
+  /** Stopped by Ctrl-C (128 + SIGINT). */
+  interrupted: 130,
   bug: 70,
 } as const;

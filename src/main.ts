@@ -1,10 +1,26 @@
+import { chmodSync, statSync } from "node:fs";
 import { CommanderError } from "commander";
 import { buildProgram } from "./cli/program.js";
 import { ExitCode, VisibleError } from "./errors.js";
+import { platformHome } from "./settings.js";
 import { PLATFORM_VERSION } from "./version.js";
+
+/**
+ * What the platform writes (state, records, logs, workspaces) is its user's alone: files are
+ * made 0600 and directories 0700, and a platform home made looser by an older version or by
+ * hand is closed again.
+ */
+function keepPrivate(): void {
+  process.umask(0o077);
+  try {
+    const home = platformHome();
+    if ((statSync(home).mode & 0o077) !== 0) chmodSync(home, 0o700);
+  } catch { /* no home yet: it is made 0700 */ }
+}
 
 // The one top-level catch: people get clean messages, bugs say they are bugs.
 export async function main(argv: string[]): Promise<number> {
+  keepPrivate();
   const program = buildProgram(PLATFORM_VERSION);
   try {
     await program.parseAsync(argv);

@@ -12,6 +12,7 @@ PULUMI_DIR=$TOOLCHAIN/pulumi-$PULUMI_VERSION
 ENV_FILE=$PLATFORM_HOME/env.sh
 REPO_ROOT=${REPO_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 mkdir -p "$TOOLCHAIN" "$PLATFORM_HOME/logs"
+chmod 700 "$PLATFORM_HOME"   # state, credentials, records and logs are the user's alone
 # npm on the host trusts only Node's bundled CAs; a proxy or company CA installed system-wide
 # is in the system bundle, which Node reads when told to.
 if [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f /etc/ssl/certs/ca-certificates.crt ]; then

@@ -4,6 +4,8 @@ import { createInterface } from "node:readline/promises";
 import { type Config, formatDiagnostic, loadConfig } from "../config/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { linkedProject, linkProject } from "../engine/links.js";
+import { MAX_PROJECT_NAME } from "../config/rules-names.js";
+import { checkEnvName, checkProjectName } from "./flags.js";
 
 /** Options shared by the commands that act on a project's stack. */
 export interface StackOptions {
@@ -46,20 +48,39 @@ async function ask(question: string): Promise<string> {
   try { return (await rl.question(question)).trim(); } finally { rl.close(); }
 }
 
+/** A new project never takes a name somebody uses: it says who, and offers a free one. */
+async function refuseUsedName(name: string, dir: string): Promise<void> {
+  const { requireCredentials } = await import("../engine/credentials.js");
+  const { projectUsers, freeProjectName } = await import("../engine/projects.js");
+  const creds = requireCredentials();
+  const users = await projectUsers(name, creds, dir);
+  if (users.length === 0) return;
+  const free = await freeProjectName(name, creds, MAX_PROJECT_NAME);
+  throw new VisibleError(`project "${name}" already exists (${users.join("; ")}); nothing was deployed`, {
+    exitCode: ExitCode.failed,
+    details: [`  hint: deploy this directory as a new project with --project ${free}, or join "${name}" deliberately with: platform link ${name}`],
+  });
+}
+
 /**
- * The project this directory deploys to. The first deploy creates it: it asks
- * "No project found. Create one?" and a name (default: `name` from platform.yml);
- * --yes and --project answer for CI.
+ * The project this directory deploys to. A directory linked before keeps its project. The
+ * first deploy creates one: it asks "No project found. Create one?" and a name (default:
+ * `name` from platform.yml, or a free variant when that one is taken); --yes answers for CI.
+ * --project joins (or creates) the named project deliberately, like `platform link`.
  */
 async function chooseProject(dir: string, config: Config, o: StackOptions, create: boolean): Promise<string> {
-  if (o.project) {
-    if (create) linkProject(dir, o.project);
-    return o.project;
-  }
   const linked = linkedProject(dir);
+  if (o.project) {
+    const name = checkProjectName(o.project);
+    if (create && linked !== name) linkProject(dir, name);
+    return name;
+  }
   if (linked) return linked;
-  if (!create) return config.name;
+  if (!create) {
+    throw new VisibleError(`no project is linked to ${dir}: \`platform deploy\` creates one, \`platform link PROJECT\` joins one, or pass --project NAME`, { exitCode: ExitCode.usage });
+  }
   if (o.yes) {
+    await refuseUsedName(config.name, dir);
     linkProject(dir, config.name);
     return config.name;
   }
@@ -68,8 +89,11 @@ async function chooseProject(dir: string, config: Config, o: StackOptions, creat
   }
   const yes = await ask("No project found. Create one? (Y/n) ");
   if (/^n/i.test(yes)) throw new VisibleError("no project created; nothing was deployed", { exitCode: ExitCode.failed });
-  const name = (await ask(`Project name (${config.name}): `)) || config.name;
-  if (!/^[a-z][a-z0-9-]{0,39}$/.test(name)) throw new VisibleError(`"${name}" cannot be a project name: use lowercase letters, digits and '-', starting with a letter`, { exitCode: ExitCode.usage });
+  const { requireCredentials } = await import("../engine/credentials.js");
+  const { freeProjectName } = await import("../engine/projects.js");
+  const suggested = await freeProjectName(config.name, requireCredentials(), MAX_PROJECT_NAME);
+  const name = checkProjectName((await ask(`Project name (${suggested}): `)) || suggested, "project name");
+  await refuseUsedName(name, dir);
   linkProject(dir, name);
   return name;
 }
@@ -77,6 +101,7 @@ async function chooseProject(dir: string, config: Config, o: StackOptions, creat
 export async function resolveStackTarget(o: StackOptions, create = false): Promise<StackTarget> {
   const { configFile, config } = await loadValidConfig(o.file);
   const projectDir = dirname(configFile);
+  const env = checkEnvName(o.env ?? DEFAULT_ENV);
   const project = await chooseProject(projectDir, config, o, create);
-  return { configFile, projectDir, project, env: o.env ?? DEFAULT_ENV, config };
+  return { configFile, projectDir, project, env, config };
 }

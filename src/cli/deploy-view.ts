@@ -12,6 +12,11 @@ export interface DeployView {
 
 const TERMINAL = new Set(["healthy", "unchanged", "failed"]);
 
+/** `api: healthy`, or with what a person needs to know: `api: migration failed (exit 3; ...)`. */
+export function phaseLine(e: ProgressEvent): string {
+  return `${e.service}: ${e.phase}${e.message ? ` (${e.message})` : ""}`;
+}
+
 function ttyView(services: readonly string[]): DeployView {
   const bus = new EventEmitter();
   const list = new Listr(services.map((name) => ({
@@ -19,13 +24,13 @@ function ttyView(services: readonly string[]): DeployView {
     task: (_ctx: unknown, task: { title: string }) => new Promise<void>((resolve, reject) => {
       bus.on("progress", (e: ProgressEvent) => {
         if (e.service !== name) return;
-        task.title = `${name}: ${e.phase}`;
+        task.title = phaseLine(e);
         if (e.phase === "failed") reject(new Error(`${name}: failed`));
         else if (TERMINAL.has(e.phase)) resolve();
       });
       bus.on("close", () => resolve());
     }),
-  })), { concurrent: true, exitOnError: false, rendererOptions: { collapseErrors: false } });
+  })), { concurrent: true, exitOnError: false, registerSignalListeners: false, rendererOptions: { collapseErrors: false } });
   const done = list.run().catch(() => undefined);
   return {
     progress: (e) => bus.emit("progress", e),
@@ -36,7 +41,7 @@ function ttyView(services: readonly string[]): DeployView {
 export function createDeployView(kind: RendererKind, services: readonly string[]): DeployView {
   if (kind === "tty") return ttyView(services);
   if (kind === "json") {
-    return { progress: (e) => printJson({ type: "progress", service: e.service, phase: e.phase, at: new Date(e.at).toISOString() }), close: async () => {} };
+    return { progress: (e) => printJson({ type: "progress", service: e.service, phase: e.phase, at: new Date(e.at).toISOString(), ...(e.message ? { message: e.message } : {}) }), close: async () => {} };
   }
-  return { progress: (e) => process.stdout.write(`${e.service}: ${e.phase}\n`), close: async () => {} };
+  return { progress: (e) => process.stdout.write(`${phaseLine(e)}\n`), close: async () => {} };
 }

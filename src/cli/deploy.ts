@@ -1,6 +1,7 @@
 import type { Command } from "commander";
+import type { Plan } from "../plan/types.js";
 import { resolveStackTarget, type StackOptions } from "./context.js";
-import { pickRenderer, printJson } from "./render.js";
+import { checkAppsDomain, checkHttpsPort } from "./flags.js";
 
 interface DeployOptions extends StackOptions {
   appsDomain?: string;
@@ -16,7 +17,26 @@ export function stackOptions(cmd: Command, fileShortFlag = true): Command {
     .option("--json", "machine-readable output");
 }
 
+/** --apps-domain / --https-port, else their PLATFORM_* variables, checked like names in platform.yml. */
+export function edgeSettings(o: DeployOptions, env: NodeJS.ProcessEnv): { appsDomain?: string; httpsPort?: number } {
+  const domain = o.appsDomain ?? env.PLATFORM_APPS_DOMAIN;
+  const port = o.httpsPort ?? env.PLATFORM_HTTPS_PORT;
+  return {
+    appsDomain: domain === undefined ? undefined : checkAppsDomain(domain, o.appsDomain !== undefined ? "--apps-domain" : "PLATFORM_APPS_DOMAIN"),
+    httpsPort: port === undefined ? undefined : checkHttpsPort(port, o.httpsPort !== undefined ? "--https-port" : "PLATFORM_HTTPS_PORT"),
+  };
+}
+
+/** What the Docker target cannot do that platform.yml asks for, said once per deploy. */
+function targetNotes(plan: Plan): string[] {
+  const sized = plan.services.filter((s) => s.database?.storage);
+  return sized.length
+    ? [`storage sizes (${sized.map((s) => `${s.name}: ${s.database?.storage}`).join(", ")}) are not enforced by Docker's local volumes; a Kubernetes volume enforces them`]
+    : [];
+}
+
 async function runDeploy(o: DeployOptions): Promise<void> {
+  const edge = edgeSettings(o, process.env);
   const { requireCredentials } = await import("../engine/credentials.js");
   const creds = requireCredentials();
   const { requireEngine } = await import("../runtime/docker.js");
@@ -26,30 +46,9 @@ async function runDeploy(o: DeployOptions): Promise<void> {
   const { buildPlan } = await import("../plan/build-plan.js");
   const { scanSources } = await import("../plan/scan-source.js");
   const { baseImages } = await import("../settings.js");
-  buildPlan(t.config, { project: t.project, env: t.env, projectDir: t.projectDir, appsDomain: "localhost", httpsPort: 443, images: baseImages() }, await scanSources(t.config, t.projectDir));
-  const { deploy } = await import("../engine/deploy.js");
-  const { createDeployView } = await import("./deploy-view.js");
-  const kind = pickRenderer(o, process.env, Boolean(process.stdout.isTTY));
-  const view = createDeployView(kind, Object.keys(t.config.services));
-  const httpsPort = o.httpsPort ?? process.env.PLATFORM_HTTPS_PORT;
-  try {
-    const { record, urls } = await deploy({
-      configFile: t.configFile, project: t.project, env: t.env, creds, onProgress: (e) => view.progress(e),
-      appsDomain: o.appsDomain ?? process.env.PLATFORM_APPS_DOMAIN,
-      httpsPort: httpsPort ? Number(httpsPort) : undefined,
-    });
-    await view.close();
-    if (kind === "json") {
-      printJson({ type: "result", outcome: "succeeded", deploymentId: record.id, project: t.project, env: t.env, urls, changes: record.changes });
-      return;
-    }
-    process.stdout.write(`Deployment complete (${record.id})\n`);
-    for (const [service, url] of Object.entries(urls)) process.stdout.write(`${service}: ${url}\n`);
-  } catch (e) {
-    await view.close();
-    if (kind === "json") printJson({ type: "result", outcome: "failed", message: (e as Error).message });
-    throw e;
-  }
+  const plan = buildPlan(t.config, { project: t.project, env: t.env, projectDir: t.projectDir, appsDomain: "localhost", httpsPort: 443, images: baseImages() }, await scanSources(t.config, t.projectDir));
+  const { runEngineDeploy } = await import("./deploy-run.js");
+  await runEngineDeploy(t, creds, { configFile: t.configFile, ...edge, order: plan.services.map((s) => s.name) }, o, targetNotes(plan));
 }
 
 export function registerDeploy(program: Command): void {

@@ -19,7 +19,7 @@ async function runDestroy(o: DestroyOptions): Promise<void> {
   const t = await resolveStackTarget(o);
   const { requireCredentials } = await import("../engine/credentials.js");
   const creds = requireCredentials();
-  const { requireEngine, listStackVolumes, removeStackVolumes } = await import("../runtime/docker.js");
+  const { requireEngine, listStackVolumes, removeOrphans, removeStackVolumes } = await import("../runtime/docker.js");
   await requireEngine();
   if (!o.yes) {
     if (!process.stdin.isTTY) throw new VisibleError(`destroy needs confirmation: run again with --yes to remove ${t.project} (${t.env})`, { exitCode: ExitCode.usage });
@@ -27,7 +27,11 @@ async function runDestroy(o: DestroyOptions): Promise<void> {
     if (!(await confirm(`Remove ${what} of ${t.project} (${t.env})? (y/N) `))) throw new VisibleError("nothing was removed", { exitCode: ExitCode.failed });
   }
   const { destroyStack } = await import("../engine/stack-ops.js");
-  const deleted = await destroyStack(t.project, t.env, creds, t.configFile);
+  const deleted = await destroyStack(t.project, t.env, creds, {
+    configFile: t.configFile,
+    onNote: (line) => { if (!o.json) process.stdout.write(`note: ${line}\n`); },
+    removeOrphans: (known) => removeOrphans(t.project, t.env, known),
+  });
   const volumes = o.deleteData ? await removeStackVolumes(t.project, t.env) : [];
   const kept = o.deleteData ? [] : await listStackVolumes(t.project, t.env);
   if (o.json) { printJson({ project: t.project, env: t.env, deletedResources: deleted, deletedVolumes: volumes, keptVolumes: kept }); return; }

@@ -4,6 +4,7 @@ import { registerDeploy } from "./deploy.js";
 import { registerDeployments } from "./deployments.js";
 import { registerDestroy } from "./destroy.js";
 import { registerDoctor } from "./doctor.js";
+import { registerLink } from "./link.js";
 import { registerLogin } from "./login.js";
 import { registerLogs } from "./logs.js";
 import { registerStatus } from "./status.js";
@@ -23,6 +24,7 @@ export function buildProgram(version: string): Command {
   registerLogin(program);
   registerValidate(program);
   registerDeploy(program);
+  registerLink(program);
   registerStatus(program);
   registerLogs(program);
   registerDeployments(program);

@@ -21,7 +21,8 @@ export function suggestName(name: string): string {
   return s === "" ? "app" : s;
 }
 
-function labelProblem(name: string): string | undefined {
+/** What is wrong with a name that must be a DNS label, or undefined. */
+export function labelProblem(name: string): string | undefined {
   if (name === "") return "is empty";
   if (name.length > MAX_LABEL) return `is ${name.length} characters; at most ${MAX_LABEL}`;
   if (NAME_RE.test(name)) return undefined;
@@ -31,7 +32,7 @@ function labelProblem(name: string): string | undefined {
   return "may only contain lowercase letters, digits and '-'";
 }
 
-const RULE = "lowercase letters, digits and '-', starting with a letter, not ending with '-'";
+export const NAME_RULE = "lowercase letters, digits and '-', starting with a letter, not ending with '-'";
 
 /**
  * Project and service names become DNS names (<project>-<service>-<word>-<word>.<domain>),
@@ -43,7 +44,7 @@ export function validateNames(view: ConfigView, sink: DiagnosticSink): void {
   if (project !== undefined) {
     const problem = labelProblem(project);
     if (problem) {
-      sink.error({ path: ["name"], code: "invalid-name", message: `project name "${project}" ${problem}`, hint: `use ${RULE}, e.g. "${suggestName(project).slice(0, MAX_PROJECT_NAME).replace(/-+$/, "")}"` });
+      sink.error({ path: ["name"], code: "invalid-name", message: `project name "${project}" ${problem}`, hint: `use ${NAME_RULE}, e.g. "${suggestName(project).slice(0, MAX_PROJECT_NAME).replace(/-+$/, "")}"` });
     } else if (project.length > MAX_PROJECT_NAME) {
       sink.error({
         path: ["name"],
@@ -57,7 +58,7 @@ export function validateNames(view: ConfigView, sink: DiagnosticSink): void {
     const path = ["services", svc.name];
     const problem = labelProblem(svc.name);
     if (problem) {
-      sink.error({ path, code: "invalid-name", message: `service name "${svc.name}" ${problem}`, hint: `use ${RULE}, e.g. "${suggestName(svc.name)}"`, at: "key" });
+      sink.error({ path, code: "invalid-name", message: `service name "${svc.name}" ${problem}`, hint: `use ${NAME_RULE}, e.g. "${suggestName(svc.name)}"`, at: "key" });
       continue;
     }
     // postgres is never public, so only services that may get a public host are limited.

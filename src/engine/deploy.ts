@@ -7,8 +7,10 @@ import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "../plan/constants.js";
 import { logDir } from "../settings.js";
 import { PLATFORM_VERSION } from "../version.js";
 import type { Credentials } from "./credentials.js";
-import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveRecord } from "./history.js";
-import { type ProgressEvent, toError, toLogFile, toProgress } from "./progress.js";
+import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveConfigCopy, saveRecord } from "./history.js";
+import { acquireStackLock } from "./lock.js";
+import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./progress.js";
+import { recoverStack } from "./recover.js";
 import { openStack } from "./workspace.js";
 
 export interface DeployOptions {
@@ -19,6 +21,16 @@ export interface DeployOptions {
   readonly appsDomain?: string;
   readonly httpsPort?: number;
   readonly onProgress?: (e: ProgressEvent) => void;
+  /** Lines worth a person's attention before the phases: recovery from an interrupted run. */
+  readonly onNote?: (line: string) => void;
+  /** Removes containers of the stack that its state does not know (after an interruption). */
+  readonly removeOrphans?: (known: ReadonlySet<string>) => Promise<string[]>;
+  /** Stops the deployment gracefully: steps in flight finish, nothing new starts. */
+  readonly signal?: AbortSignal;
+  /** Service names in plan order: the order of the URL lines. */
+  readonly order?: readonly string[];
+  /** Redeploy an earlier deployment's images and configuration, without building. */
+  readonly rollback?: { readonly of: string; readonly images: Record<string, { tag: string; hash: string }> };
 }
 
 export interface DeployResult {
@@ -29,9 +41,9 @@ export interface DeployResult {
 
 /**
  * Stack settings `platform deploy` writes; `pulumi up` on the stack reads the same. The edge's
- * domain and port stay as they were unless given.
+ * domain and port stay as they were unless given. A rollback pins the images to redeploy.
  */
-export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "configFile" | "appsDomain" | "httpsPort">, deploymentId: string): Promise<void> {
+export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "configFile" | "appsDomain" | "httpsPort" | "rollback">, deploymentId: string): Promise<void> {
   const current = await stack.getAllConfig();
   const keep = (key: string, given: string | undefined, fallback: string) => ({ value: given ?? current[key]?.value ?? fallback });
   await stack.setAllConfig({
@@ -39,14 +51,18 @@ export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "con
     "platform:appsDomain": keep("platform:appsDomain", o.appsDomain, DEFAULT_APPS_DOMAIN),
     "platform:httpsPort": keep("platform:httpsPort", o.httpsPort?.toString(), String(DEFAULT_HTTPS_PORT)),
     "platform:deploymentId": { value: deploymentId },
+    "platform:images": { value: o.rollback ? JSON.stringify(o.rollback.images) : "" },
   });
 }
 
-/** Public URLs from stack outputs (`<service>_external_url`). */
-export function publicUrls(outputs: Record<string, { value: unknown; secret: boolean }>): Record<string, string> {
+/** Public URLs from stack outputs (`<service>_external_url`), in the given service order. */
+export function publicUrls(outputs: Record<string, { value: unknown; secret: boolean }>, order: readonly string[] = []): Record<string, string> {
   const urls: Record<string, string> = {};
-  for (const [k, v] of Object.entries(outputs)) {
-    if (k.endsWith("_external_url") && typeof v.value === "string") urls[k.slice(0, -"_external_url".length)] = v.value;
+  const rank = (s: string) => (order.includes(s) ? order.indexOf(s) : order.length);
+  const names = Object.keys(outputs).filter((k) => k.endsWith("_external_url")).map((k) => k.slice(0, -"_external_url".length));
+  for (const s of names.sort((a, b) => rank(a) - rank(b))) {
+    const v = outputs[`${s}_external_url`]?.value;
+    if (typeof v === "string") urls[s] = v;
   }
   return urls;
 }
@@ -55,26 +71,51 @@ function tailOf(file: string, bytes = 8000): string {
   try { return readFileSync(file, "utf8").slice(-bytes); } catch { return ""; }
 }
 
-/**
- * Runs one deployment: stack settings, `pulumi up` through the Automation API, a deployment
- * record whatever the outcome. A failure leaves what ran before untouched (the engine does not
- * replace a service whose migration or health check failed) and throws a VisibleError.
- */
-export async function deploy(o: DeployOptions): Promise<DeployResult> {
-  const stack = await openStack(o.project, o.env, o.creds);
-  const id = newDeploymentId();
+async function newRecord(o: DeployOptions, id: string): Promise<DeploymentRecord> {
+  const text = readFileSync(o.configFile, "utf8");
   const record: DeploymentRecord = {
     id, project: o.project, env: o.env, startedAt: new Date().toISOString(), outcome: "running",
+    kind: o.rollback ? "rollback" : "deploy", ...(o.rollback ? { rollbackOf: o.rollback.of } : {}),
     git: await gitInfo(dirname(o.configFile)),
-    configHash: createHash("sha256").update(readFileSync(o.configFile)).digest("hex").slice(0, 16),
-    cliVersion: PLATFORM_VERSION, services: {}, migrations: {}, urls: {},
+    configHash: createHash("sha256").update(text).digest("hex").slice(0, 16),
+    cliVersion: PLATFORM_VERSION, services: {}, migrations: {}, urls: {}, images: {}, notes: [],
   };
-  saveRecord(record);
-  await writeStackConfig(stack, o, id);
+  record.configCopy = saveConfigCopy(record, text);
+  return record;
+}
+
+/**
+ * Runs one deployment: the stack's lock, recovery from an interrupted run, stack settings,
+ * `pulumi up` through the Automation API, and a deployment record whatever the outcome.
+ * A failure leaves what ran before in place (the engine does not replace a service whose
+ * migration or health check failed) and throws a VisibleError.
+ */
+export async function deploy(o: DeployOptions): Promise<DeployResult> {
+  const id = newDeploymentId();
+  const lock = acquireStackLock(o.project, o.env, o.rollback ? "rollback" : "deploy", id);
+  try {
+    const stack = await openStack(o.project, o.env, o.creds);
+    const record = await newRecord(o, id);
+    const note = (line: string) => { record.notes!.push(line); o.onNote?.(line); };
+    const recovery = await recoverStack(stack, o.creds, o.project, o.env, lock.recoveredFrom);
+    if (recovery) {
+      recovery.notes.forEach(note);
+      const removed = (await o.removeOrphans?.(recovery.stateIds.get("platform:docker:Container") ?? new Set())) ?? [];
+      if (removed.length) note(`removed ${removed.length} container${removed.length === 1 ? "" : "s"} the state did not know (left by the interrupted run): ${removed.join(", ")}`);
+    }
+    saveRecord(record);
+    await writeStackConfig(stack, o, id);
+    return await runUp(stack, o, record);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord): Promise<DeployResult> {
   const dir = logDir(o.project, o.env);
-  mkdirSync(dir, { recursive: true });
-  const engineLog = join(dir, `${id}.log`);
-  const log = createWriteStream(engineLog);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const engineLog = join(dir, `${record.id}.log`);
+  const log = createWriteStream(engineLog, { mode: 0o600 });
   const errors: { service?: string; message: string }[] = [];
   const onEvent = (e: EngineEvent) => {
     const p = toProgress(e);
@@ -82,33 +123,46 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     const err = toError(e);
     if (err) errors.push(err);
     const lf = toLogFile(e);
-    if (lf) record.migrations[lf.service] = { logFile: lf.logFile, output: tailOf(lf.logFile) };
+    if (lf) record.migrations[lf.service] = { logFile: lf.logFile, output: tailOf(lf.logFile), exitCode: lf.exitCode, failed: lf.exitCode !== 0 };
+    const img = toImage(e);
+    if (img) record.images![img.service] = { tag: img.tag, hash: img.hash };
   };
   try {
     // refresh: read the engine's truth first, so a container or edge removed by hand comes back.
-    const res = await stack.up({ onEvent, onOutput: (s) => log.write(s), color: "never", refresh: true });
-    record.urls = publicUrls(res.outputs);
+    const res = await stack.up({ onEvent, onOutput: (s) => log.write(s), color: "never", refresh: true, signal: o.signal });
+    record.urls = publicUrls(res.outputs, o.order);
     record.changes = res.summary.resourceChanges as Record<string, number>;
     record.outcome = "succeeded";
     return { record, urls: record.urls };
   } catch (e) {
-    record.outcome = "failed";
-    record.error = errors.map((x) => x.message).join("\n") || (e as Error).message;
-    // A failed migration's output belongs in the record (its log file is <service>-migrate-<time>.log).
-    for (const m of record.error.matchAll(/full log: (\S+-migrate-\d+\.log)/g)) {
-      const svc = errors.find((x) => x.message.includes(m[1] as string))?.service;
-      if (svc) record.migrations[svc] = { logFile: m[1] as string, output: tailOf(m[1] as string) };
-    }
-    const failed = Object.entries(record.services).filter(([, s]) => s.phase === "failed").map(([n]) => n);
-    throw new VisibleError(`deployment ${id} failed${failed.length ? ` (${failed.join(", ")})` : ""}; what was running before keeps running`, {
-      exitCode: ExitCode.failed,
-      details: [...cleanErrors(errors.length ? errors.map((x) => x.message) : [(e as Error).message]), `engine log: ${engineLog}`],
-    });
+    throw failure(record, e as Error, errors, engineLog, o.signal?.aborted === true);
   } finally {
     record.finishedAt = new Date().toISOString();
     saveRecord(record);
     log.end();
   }
+}
+
+/** What went wrong, in the provider's own words, with the log to read; the record says the same. */
+function failure(record: DeploymentRecord, e: Error, errors: { service?: string; message: string }[], engineLog: string, canceled: boolean): VisibleError {
+  record.outcome = canceled ? "canceled" : "failed";
+  record.error = errors.map((x) => x.message).join("\n") || e.message;
+  // A failed migration's output belongs in the record (its log file is <service>-migrate-<time>.log).
+  for (const m of record.error.matchAll(/full log: (\S+-migrate-\d+\.log)/g)) {
+    const svc = errors.find((x) => x.message.includes(m[1] as string))?.service;
+    if (svc) record.migrations[svc] = { logFile: m[1] as string, output: tailOf(m[1] as string), failed: true };
+  }
+  if (canceled) {
+    return new VisibleError(`deployment ${record.id} was stopped (Ctrl-C): the steps in flight finished, nothing new started`, { exitCode: ExitCode.interrupted, details: [`engine log: ${engineLog}`] });
+  }
+  if (/currently locked/i.test(record.error)) {
+    return new VisibleError(`${record.project} (${record.env}) is locked by another Pulumi operation (someone may be running pulumi up on it); nothing was changed`, { exitCode: ExitCode.failed, details: [`engine log: ${engineLog}`] });
+  }
+  const failed = Object.entries(record.services).filter(([, s]) => s.phase === "failed").map(([n]) => n);
+  return new VisibleError(`deployment ${record.id} failed${failed.length ? ` (${failed.join(", ")})` : ""}`, {
+    exitCode: ExitCode.failed,
+    details: [...cleanErrors(errors.length ? errors.map((x) => x.message) : [e.message]), `engine log: ${engineLog}`],
+  });
 }
 
 /** Engine diagnostics carry a Pulumi preamble; keep the provider's own words. */

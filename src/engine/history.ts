@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import writeFileAtomic from "write-file-atomic";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { workspaceDir } from "./workspace.js";
+import { workspaceDir } from "./workspace-dir.js";
 import type { ProgressEvent } from "./progress.js";
 
 /** One deployment, as `platform deployments` lists it and Studio will show it. */
@@ -13,12 +14,21 @@ export interface DeploymentRecord {
   env: string;
   startedAt: string;
   finishedAt?: string;
-  outcome: "running" | "succeeded" | "failed";
+  outcome: "running" | "succeeded" | "failed" | "canceled" | "interrupted";
+  /** A rollback redeploys the images and configuration of an earlier deployment. */
+  kind?: "deploy" | "rollback";
+  rollbackOf?: string;
   git?: { commit: string; dirty: boolean };
   configHash: string;
   cliVersion: string;
   services: Record<string, { phase: string; phases: { phase: string; at: string }[] }>;
-  migrations: Record<string, { logFile: string; output: string }>;
+  migrations: Record<string, { logFile: string; output: string; exitCode?: number; failed?: boolean }>;
+  /** The image each built service ran, by tag and inputs hash: what a rollback redeploys. */
+  images?: Record<string, { tag: string; hash: string }>;
+  /** The platform.yml this deployment used, kept beside the record (rollback reads it). */
+  configCopy?: string;
+  /** Lines the deploy printed besides phases: recovery, fallbacks, warnings. */
+  notes?: string[];
   urls: Record<string, string>;
   changes?: Record<string, number>;
   error?: string;
@@ -34,8 +44,20 @@ function historyDir(project: string, env: string): string {
 
 export function saveRecord(r: DeploymentRecord): void {
   const dir = historyDir(r.project, r.env);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${r.id}.json`), `${JSON.stringify(r, null, 2)}\n`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileAtomic.sync(join(dir, `${r.id}.json`), `${JSON.stringify(r, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** Keeps the platform.yml of a deployment beside its record; returns where. */
+export function saveConfigCopy(r: DeploymentRecord, text: string): string {
+  const file = join(historyDir(r.project, r.env), `${r.id}.platform.yml`);
+  mkdirSync(historyDir(r.project, r.env), { recursive: true, mode: 0o700 });
+  writeFileAtomic.sync(file, text, { mode: 0o600 });
+  return file;
+}
+
+export function findRecord(project: string, env: string, id: string): DeploymentRecord | undefined {
+  return listRecords(project, env).find((r) => r.id === id);
 }
 
 export function listRecords(project: string, env: string): DeploymentRecord[] {

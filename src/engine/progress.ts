@@ -5,7 +5,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
  * phases it went through. Engine events name resources; the resource naming of the targets
  * (`<svc>-image`, `<svc>-migrate`, `<svc>`) says which service and which step they are.
  */
-export type Phase = "Installing" | "built" | "migrating" | "migrated" | "starting" | "healthy" | "unchanged" | "failed";
+export type Phase = "Installing" | "built" | "migrating" | "migrated" | "migration failed" | "starting" | "healthy" | "unchanged" | "failed";
 
 export interface ProgressEvent {
   readonly service: string;
@@ -21,7 +21,9 @@ const STEP_OF_TYPE: Record<string, { suffix: string; start: Phase; done: Phase }
   "platform:docker:Container": { suffix: "", start: "starting", done: "healthy" },
 };
 
-const WORK_OPS = new Set(["create", "replace", "create-replacement", "update"]);
+// "replace" is only the engine's marker between creating the replacement and deleting the
+// old one: counting it too printed starting/healthy twice for a replaced service.
+const WORK_OPS = new Set(["create", "create-replacement", "update"]);
 
 /** urn:pulumi:<stack>::<project>::<type>::<name> */
 export function parseUrn(urn: string): { type: string; name: string } {
@@ -51,7 +53,13 @@ export function toProgress(e: EngineEvent): ProgressEvent | undefined {
   const out = e.resOutputsEvent?.metadata;
   if (out && WORK_OPS.has(out.op)) {
     const s = serviceStep(out.urn);
-    return s ? { service: s.service, phase: s.step.done, at } : undefined;
+    if (!s) return undefined;
+    // on_failure: continue rolls out anyway, but the failure is shown, never passed off as "migrated".
+    const exitCode = (out.new?.outputs as Record<string, unknown> | undefined)?.exitCode;
+    if (s.type === "platform:docker:Job" && typeof exitCode === "number" && exitCode !== 0) {
+      return { service: s.service, phase: "migration failed", at, message: `exit ${exitCode}; rolling out anyway (on_failure: continue)` };
+    }
+    return { service: s.service, phase: s.step.done, at };
   }
   const failed = e.resOpFailedEvent?.metadata;
   if (failed) {
@@ -69,11 +77,21 @@ export function toError(e: EngineEvent): { service?: string; message: string } |
   return { service, message: d.message.trimEnd() };
 }
 
-/** Log files that resources reported (migration output), by service. */
-export function toLogFile(e: EngineEvent): { service: string; logFile: string } | undefined {
+/** Log files that resources reported (migration output and exit code), by service. */
+export function toLogFile(e: EngineEvent): { service: string; logFile: string; exitCode?: number } | undefined {
   const out = e.resOutputsEvent?.metadata;
-  if (!out || parseUrn(out.urn).type !== "platform:docker:Job") return undefined;
-  const logFile = (out.new?.outputs as Record<string, unknown> | undefined)?.logFile;
+  if (!out || !WORK_OPS.has(out.op) || parseUrn(out.urn).type !== "platform:docker:Job") return undefined;
+  const outputs = out.new?.outputs as Record<string, unknown> | undefined;
   const s = serviceStep(out.urn);
-  return s && typeof logFile === "string" ? { service: s.service, logFile } : undefined;
+  const exitCode = typeof outputs?.exitCode === "number" ? outputs.exitCode : undefined;
+  return s && typeof outputs?.logFile === "string" ? { service: s.service, logFile: outputs.logFile, exitCode } : undefined;
+}
+
+/** The image a service runs (built or reused), as its tag and inputs hash: what a rollback redeploys. */
+export function toImage(e: EngineEvent): { service: string; tag: string; hash: string } | undefined {
+  const out = e.resOutputsEvent?.metadata;
+  if (!out || parseUrn(out.urn).type !== "platform:docker:Image") return undefined;
+  const outputs = (out.new?.outputs ?? out.old?.outputs) as Record<string, unknown> | undefined;
+  const s = serviceStep(out.urn);
+  return s && typeof outputs?.tag === "string" && typeof outputs?.hash === "string" ? { service: s.service, tag: outputs.tag, hash: outputs.hash } : undefined;
 }

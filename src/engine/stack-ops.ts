@@ -1,6 +1,8 @@
 import type { Credentials } from "./credentials.js";
 import { publicUrls, writeStackConfig } from "./deploy.js";
 import { listRecords } from "./history.js";
+import { acquireStackLock } from "./lock.js";
+import { recoverStack } from "./recover.js";
 import { selectExistingStack } from "./workspace.js";
 
 /** Outputs of a stack, secrets left masked unless asked for. */
@@ -9,15 +11,36 @@ export async function stackOutputs(project: string, env: string, creds: Credenti
   return stack ? stack.outputs() : {};
 }
 
-export async function stackUrls(project: string, env: string, creds: Credentials): Promise<Record<string, string>> {
-  return publicUrls(await stackOutputs(project, env, creds));
+export async function stackUrls(project: string, env: string, creds: Credentials, order?: readonly string[]): Promise<Record<string, string>> {
+  return publicUrls(await stackOutputs(project, env, creds), order);
 }
 
-/** Removes every resource of the stack; retained database volumes stay (see Volume). */
-export async function destroyStack(project: string, env: string, creds: Credentials, configFile: string | undefined, onOutput?: (s: string) => void): Promise<number> {
-  const stack = await selectExistingStack(project, env, creds);
-  if (!stack) return 0;
-  if (configFile) await writeStackConfig(stack, { configFile }, listRecords(project, env)[0]?.id ?? "");
-  const res = await stack.destroy({ color: "never", onOutput });
-  return res.summary.resourceChanges?.delete ?? 0;
+export interface DestroyOptions {
+  readonly configFile?: string;
+  readonly onOutput?: (s: string) => void;
+  readonly onNote?: (line: string) => void;
+  /** Removes containers of the stack that its state does not know, which would keep its network busy. */
+  readonly removeOrphans?: (known: ReadonlySet<string>) => Promise<string[]>;
+}
+
+/**
+ * Removes every resource of the stack; retained database volumes stay (see Volume). It holds
+ * the stack's lock, recovers from an interrupted run first, and removes containers the state
+ * does not know, so a half-made deploy never keeps the network from going.
+ */
+export async function destroyStack(project: string, env: string, creds: Credentials, o: DestroyOptions = {}): Promise<number> {
+  const lock = acquireStackLock(project, env, "destroy");
+  try {
+    const stack = await selectExistingStack(project, env, creds);
+    if (!stack) return 0;
+    const recovery = await recoverStack(stack, creds, project, env, lock.recoveredFrom, true);
+    recovery?.notes.forEach((n) => o.onNote?.(n));
+    const removed = (await o.removeOrphans?.(recovery?.stateIds.get("platform:docker:Container") ?? new Set())) ?? [];
+    if (removed.length) o.onNote?.(`removed containers the state did not know: ${removed.join(", ")}`);
+    if (o.configFile) await writeStackConfig(stack, { configFile: o.configFile }, listRecords(project, env)[0]?.id ?? "");
+    const res = await stack.destroy({ color: "never", onOutput: o.onOutput });
+    return res.summary.resourceChanges?.delete ?? 0;
+  } finally {
+    lock.release();
+  }
 }

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { type Config, parseTemplate, type ServiceConfig, type TemplatePart } from "../config/index.js";
 import { DEFAULT_HEALTH_TIMEOUT_SECONDS, HTTP_PORT, POSTGRES_PORT } from "./constants.js";
 import { orderByDependencies } from "./graph.js";
-import { hostPrefix, stackPrefix } from "./naming.js";
+import { hostPrefix, stackName, stackPrefix } from "./naming.js";
 import { buildFastapiRecipe, buildNextjsRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
 import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedService } from "./types.js";
 
@@ -10,8 +10,11 @@ import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedSer
 export const DB_USER = "app";
 export const DB_NAME = "app";
 const PGDATA = "/var/lib/postgresql/data";
-/** Over the local socket (trusted), with the password from the container's own environment. */
-const SYNC_PASSWORD = ["sh", "-c", `echo "ALTER ROLE CURRENT_USER PASSWORD :'pw';" | psql -v ON_ERROR_STOP=1 -q --no-psqlrc -U "$POSTGRES_USER" -d "$POSTGRES_DB" -v pw="$POSTGRES_PASSWORD"`];
+/**
+ * Over the local socket (trusted), with the password from the container's own environment:
+ * psql reads it with \getenv, so it is never in a process's argument list (visible in ps).
+ */
+export const SYNC_PASSWORD = ["sh", "-c", `printf '%s\\n' '\\getenv pw POSTGRES_PASSWORD' "ALTER ROLE CURRENT_USER PASSWORD :'pw';" | psql -v ON_ERROR_STOP=1 -q --no-psqlrc -U "$POSTGRES_USER" -d "$POSTGRES_DB"`];
 
 /** `path.resolve` only joins strings: the plan stays pure. */
 function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<string, SourceSnapshot>): BuildSpec | undefined {
@@ -59,16 +62,18 @@ function envTemplates(s: ServiceConfig, database?: DatabaseSpec): Record<string,
 }
 
 function planService(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<string, SourceSnapshot>): PlannedService {
-  const prefix = stackPrefix(ctx.project, ctx.env);
   const database: DatabaseSpec | undefined = s.type === "postgres"
-    ? { user: DB_USER, database: DB_NAME, volumeName: `${prefix}-${s.name}-data`, retain: s.resources.retention !== "delete", dataPath: PGDATA }
+    ? {
+        user: DB_USER, database: DB_NAME, volumeName: stackName(ctx.project, ctx.env, s.name, "data"),
+        retain: s.resources.retention !== "delete", dataPath: PGDATA, ...(s.resources.storage ? { storage: s.resources.storage } : {}),
+      }
     : undefined;
   return {
     name: s.name,
     type: s.type,
     public: s.public,
     dependsOn: s.depends_on,
-    containerName: `${prefix}-${s.name}`,
+    containerName: stackName(ctx.project, ctx.env, s.name),
     aliases: [s.name],
     hostPrefix: hostPrefix(ctx.project, s.name),
     port: database ? POSTGRES_PORT : HTTP_PORT,

@@ -3,9 +3,18 @@ import { EDGE_ALIAS_SUFFIX_TEXT } from "./constants.js";
 /**
  * All names of a stack, from its identity alone: stable across deploys, so nothing is
  * renamed (and replaced) by accident, and unique per project and environment on one engine.
+ * Project, environment and service names are DNS labels, which never hold '_', so '_' joins
+ * them without collisions: (shop, eu-prod) is shop_eu-prod, (shop-eu, prod) is shop-eu_prod.
  */
+export const NAME_SEPARATOR = "_";
+
 export function stackPrefix(project: string, env: string): string {
-  return `${project}-${env}`;
+  return `${project}${NAME_SEPARATOR}${env}`;
+}
+
+/** Names of a stack's objects: `<project>_<env>_<service>`, then a kind (`data`) when it has one. */
+export function stackName(project: string, env: string, ...parts: string[]): string {
+  return [stackPrefix(project, env), ...parts].join(NAME_SEPARATOR);
 }
 
 /** `<project>-<service>`: the public host is this, then the stack's two words. */
@@ -26,6 +35,7 @@ export function edgeAlias(prefix: string, words: string): string {
   return `${prefix}-${words}${EDGE_ALIAS_SUFFIX_TEXT}`;
 }
 
+/** Images are shared by a project's environments (same inputs, same image), not by projects. */
 export function imageRepository(project: string, service: string): string {
-  return `platform/${project}-${service}`;
+  return `platform/${project}${NAME_SEPARATOR}${service}`;
 }

@@ -37,6 +37,8 @@ export interface DatabaseSpec {
   readonly volumeName: string;
   readonly retain: boolean;
   readonly dataPath: string;
+  /** The size platform.yml asks for (`storage:`): enforced where the target can (a Kubernetes volume). */
+  readonly storage?: string;
 }
 
 /** One service, everything decided: the program only turns this into resources. */

@@ -66,3 +66,40 @@ export async function removeStackVolumes(project: string, env: string): Promise<
   for (const name of names) await dockerClient().getVolume(name).remove();
   return names;
 }
+
+/**
+ * Containers of a stack that its state does not know: made by an operation that was
+ * interrupted (a killed CLI) before the engine recorded it, or migration jobs left running.
+ * They are stopped and removed, so none keeps a network alias or runs a migration.
+ */
+export async function removeOrphans(project: string, env: string, known: ReadonlySet<string>): Promise<string[]> {
+  const list = await dockerClient().listContainers({ all: true, filters: { label: [`platform.project=${project}`, `platform.env=${env}`] } });
+  const orphans = list.filter((c) => !known.has(c.Id));
+  for (const c of orphans) {
+    const container = dockerClient().getContainer(c.Id);
+    // A job is killed at once (a half-run migration must not go on); a service gets its grace period.
+    if (c.State === "running") await container.stop({ t: c.Labels["platform.job"] === "true" ? 0 : 10 }).catch(() => undefined);
+    await container.remove({ force: true, v: true }).catch(() => undefined);
+  }
+  return orphans.map((c) => `${c.Labels["platform.service"] ?? "?"}${c.Labels["platform.job"] === "true" ? " (migration)" : ""}: ${(c.Names[0] ?? c.Id).replace(/^\//, "")}`);
+}
+
+export interface LiveState { running: boolean; detail: string }
+
+/**
+ * Per service, whether it runs now and, when not, why: its exit code, an out-of-memory kill,
+ * or that it was never deployed. What `status` shows and what a failed deploy reports.
+ */
+export async function liveStates(project: string, env: string): Promise<Map<string, LiveState>> {
+  const states = new Map<string, LiveState>();
+  for (const c of await listServiceContainers(project, env)) {
+    const known = states.get(c.service);
+    if (known?.running) continue;
+    if (c.state === "running") { states.set(c.service, { running: true, detail: c.status }); continue; }
+    if (known) continue;
+    const s = (await dockerClient().getContainer(c.containerId).inspect().catch(() => undefined))?.State;
+    const why = s?.OOMKilled ? "killed: out of memory (raise its resources preset)" : `exit code ${s?.ExitCode ?? "?"}${s?.Error ? `: ${s.Error}` : ""}`;
+    states.set(c.service, { running: false, detail: `${c.state} (${why})` });
+  }
+  return states;
+}

@@ -12,7 +12,7 @@ describe("engine events to service phases", () => {
   it.each([
     [pre("platform:docker:Image", "api-image", "create"), "api", "Installing"],
     [outs("platform:docker:Image", "api-image", "create"), "api", "built"],
-    [pre("platform:docker:Image", "web-image", "replace"), "web", "Installing"],
+    [pre("platform:docker:Image", "web-image", "create-replacement"), "web", "Installing"],
     [pre("platform:docker:Job", "api-migrate", "create"), "api", "migrating"],
     [outs("platform:docker:Job", "api-migrate", "create"), "api", "migrated"],
     [pre("platform:docker:Container", "database", "create"), "database", "starting"],
@@ -26,6 +26,17 @@ describe("engine events to service phases", () => {
     expect(toProgress(pre("platform:docker:Network", "network", "create"))).toBeUndefined();
     expect(toProgress(pre("platform:docker:Image", "api-image", "same"))).toBeUndefined();
     expect(toProgress(pre("platform:docker:Container", "api", "delete-replaced"))).toBeUndefined();
+  });
+
+  it("counts a replacement once: the engine's `replace` marker step is not a phase", () => {
+    expect(toProgress(pre("platform:docker:Container", "api", "replace"))).toBeUndefined();
+    expect(toProgress(outs("platform:docker:Container", "api", "replace"))).toBeUndefined();
+  });
+
+  it("shows a migration that failed under on_failure: continue as failed, with its exit code", () => {
+    const e = outs("platform:docker:Job", "api-migrate", "create", { exitCode: 3, logFile: "/x/api-migrate-1.log" });
+    expect(toLogFile(e)).toEqual({ service: "api", logFile: "/x/api-migrate-1.log", exitCode: 3 });
+    expect(toProgress(e)).toMatchObject({ service: "api", phase: "migration failed", message: expect.stringContaining("exit 3") });
   });
 
   it("marks failures", () => {

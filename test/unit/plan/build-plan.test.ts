@@ -19,9 +19,9 @@ describe("dependency order", () => {
 describe("fullstack plan", () => {
   it("orders database, api, web and names everything from the stack", async () => {
     const plan = await fullstackPlan();
-    expect(plan.network).toBe("fullstack-preview");
+    expect(plan.network).toBe("fullstack_preview");
     expect(plan.services.map((s) => s.name)).toEqual(["database", "api", "web"]);
-    expect(plan.services.map((s) => s.containerName)).toEqual(["fullstack-preview-database", "fullstack-preview-api", "fullstack-preview-web"]);
+    expect(plan.services.map((s) => s.containerName)).toEqual(["fullstack_preview_database", "fullstack_preview_api", "fullstack_preview_web"]);
     expect(plan.services.map((s) => s.hostPrefix)).toEqual(["fullstack-database", "fullstack-api", "fullstack-web"]);
   });
 
@@ -29,7 +29,7 @@ describe("fullstack plan", () => {
     const db = (await fullstackPlan()).services[0]!;
     expect(db).toMatchObject({
       type: "postgres", image: "platform-local/postgres:15", port: 5432, stopFirst: true, public: false,
-      database: { user: "app", database: "app", volumeName: "fullstack-preview-database-data", retain: true },
+      database: { user: "app", database: "app", volumeName: "fullstack_preview_database_data", retain: true },
       health: { kind: "exec", command: ["pg_isready", "-h", "127.0.0.1", "-U", "app", "-d", "app"] },
       cpus: 0.5, memoryBytes: 512 * 1024 * 1024,
     });

@@ -38,7 +38,7 @@ describe("docker target (mocked engine)", () => {
       "platform:docker:Job api-migrate", "platform:docker:Network network", "platform:docker:Volume database-data",
       "platform:random:Password database-password", "platform:random:Words url-words",
     ]);
-    expect(byName("edge").inputs).toMatchObject({ network: "fullstack-preview", image: "platform-local/caddy:2.6", httpsPort: 443, appsDomain: "localhost" });
+    expect(byName("edge").inputs).toMatchObject({ network: "fullstack_preview", image: "platform-local/caddy:2.6", httpsPort: 443, appsDomain: "localhost" });
   });
 
   it("wires references: the connection string, internal and public URLs", () => {
@@ -55,14 +55,14 @@ describe("docker target (mocked engine)", () => {
   });
 
   it("gives public services their edge alias, and the database none", () => {
-    expect(byName("api").inputs.networks).toEqual([{ name: "fullstack-preview", aliases: ["api", "fullstack-api-brave-otter.edge"] }]);
-    expect(byName("database").inputs.networks).toEqual([{ name: "fullstack-preview", aliases: ["database"] }]);
-    expect(byName("database").inputs).toMatchObject({ stopFirst: true, volumes: [{ name: "fullstack-preview-database-data", target: "/var/lib/postgresql/data" }] });
+    expect(byName("api").inputs.networks).toEqual([{ name: "fullstack_preview", aliases: ["api", "fullstack-api-brave-otter.edge"] }]);
+    expect(byName("database").inputs.networks).toEqual([{ name: "fullstack_preview", aliases: ["database"] }]);
+    expect(byName("database").inputs).toMatchObject({ stopFirst: true, volumes: [{ name: "fullstack_preview_database_data", target: "/var/lib/postgresql/data" }] });
   });
 
   it("tags images by the hash of their inputs", () => {
     const img = byName("api-image").inputs;
-    expect(img.tag).toBe(`platform/fullstack-api:${String(img.hash).slice(0, 12)}`);
+    expect(img.tag).toBe(`platform/fullstack_api:${String(img.hash).slice(0, 12)}`);
     expect(img.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(byName("api").inputs.image).toBe(img.tag);
   });

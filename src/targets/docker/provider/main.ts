@@ -3,6 +3,14 @@
 import { main } from "@pulumi/pulumi/provider/index.js";
 import { dockerProvider } from "./provider.js";
 
+// Its engine gone (killed with its CLI), the plugin stops at once: half-made objects are found
+// by their labels on the next deploy, while a plugin left running could go on making them.
+const engine = process.ppid;
+setInterval(() => { if (process.ppid !== engine) process.exit(2); }, 200).unref();
+// Ctrl-C is the engine's to handle (it finishes the steps in flight, then stops us).
+process.on("SIGINT", () => undefined);
+process.umask(0o077);
+
 main(dockerProvider, process.argv.slice(2)).catch((err: unknown) => {
   console.error(err);
   process.exit(1);
