@@ -27,14 +27,15 @@ function projectRoot(): string {
 export default async function program(): Promise<Record<string, pulumi.Input<string>>> {
   const cfg = new pulumi.Config("platform");
   const configFile = resolve(projectRoot(), cfg.require("configFile"));
-  const loaded = await loadConfig(configFile);
+  // A rollback deploys a kept copy of platform.yml whose paths still start at the project.
+  const projectDir = cfg.get("projectDir") ? resolve(projectRoot(), cfg.require("projectDir")) : dirname(configFile);
+  const loaded = await loadConfig(configFile, projectDir);
   if (!loaded.ok || !loaded.config) {
     throw new pulumi.RunError(`platform.yml is invalid:\n${loaded.errors.map(formatDiagnostic).join("\n")}`);
   }
   const config = loaded.config;
   const project = pulumi.getProject();
   const env = pulumi.getStack();
-  const projectDir = dirname(configFile);
   const sources = await scanSources(config, projectDir);
   const plan = buildPlan(config, {
     project, env, projectDir,
@@ -44,6 +45,7 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
   }, sources);
   const target = cfg.get("target") ?? "docker";
   if (target !== "docker") throw new pulumi.RunError(`platform:target "${target}" is not available yet; use "docker"`);
-  const outputs = createDockerTarget(plan, { caFile: buildCaFile(), logDir: logDir(project, env) });
+  const pinnedImages = cfg.get("images") ? (JSON.parse(cfg.require("images")) as Record<string, { tag: string; hash: string }>) : undefined;
+  const outputs = createDockerTarget(plan, { caFile: buildCaFile(), logDir: logDir(project, env), pinnedImages });
   return { ...outputs, deployment_id: cfg.get("deploymentId") ?? "" };
 }

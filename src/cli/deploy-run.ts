@@ -5,7 +5,7 @@ import type { StackTarget } from "./context.js";
 import { createDeployView } from "./deploy-view.js";
 import { pickRenderer, printJson } from "./render.js";
 
-type EngineOptions = Pick<DeployOptions, "configFile" | "appsDomain" | "httpsPort" | "order" | "rollback">;
+type EngineOptions = Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "order" | "rollback">;
 
 /**
  * Ctrl-C (or SIGTERM) once: the engine finishes the steps in flight and starts nothing new.
@@ -44,7 +44,7 @@ async function whereServicesAre(t: StackTarget, phases: Record<string, { phase: 
 /** Runs a deployment (or a rollback) with the live view, and tells the truth when it fails. */
 export async function runEngineDeploy(t: StackTarget, creds: Credentials, eo: EngineOptions, o: { json?: boolean }, preface: string[] = []): Promise<void> {
   const { deploy } = await import("../engine/deploy.js");
-  const { removeOrphans } = await import("../runtime/docker.js");
+  const { pruneImages, removeOrphans } = await import("../runtime/docker.js");
   const kind = pickRenderer(o, process.env, Boolean(process.stdout.isTTY));
   const note = (line: string) => (kind === "json" ? printJson({ type: "note", message: line }) : process.stdout.write(`note: ${line}\n`));
   preface.forEach(note);
@@ -56,6 +56,9 @@ export async function runEngineDeploy(t: StackTarget, creds: Credentials, eo: En
       onProgress: (e) => view.progress(e), removeOrphans: (known) => removeOrphans(t.project, t.env, known),
     });
     await view.close();
+    const { imagesToKeep } = await import("../engine/history.js");
+    const { imageRepository } = await import("../plan/naming.js");
+    await pruneImages(imageRepository(t.project, ""), imagesToKeep(t.project)).catch(() => []);
     const warnings = Object.entries(record.migrations).filter(([, m]) => m.failed).map(([s, m]) => `${s}: migration failed (exit ${m.exitCode}); rolled out anyway (on_failure: continue); output in ${m.logFile}`);
     if (kind === "json") {
       printJson({ type: "result", outcome: "succeeded", deploymentId: record.id, project: t.project, env: t.env, urls, changes: record.changes, warnings });

@@ -7,6 +7,7 @@ import { registerDoctor } from "./doctor.js";
 import { registerLink } from "./link.js";
 import { registerLogin } from "./login.js";
 import { registerLogs } from "./logs.js";
+import { registerRollback } from "./rollback.js";
 import { registerStatus } from "./status.js";
 import { registerValidate } from "./validate.js";
 
@@ -28,6 +29,7 @@ export function buildProgram(version: string): Command {
   registerStatus(program);
   registerLogs(program);
   registerDeployments(program);
+  registerRollback(program);
   registerDestroy(program);
   registerCa(program);
   registerDoctor(program);

@@ -18,7 +18,8 @@ function fail(file: string, code: string, message: string, hint: string, at = { 
  * platform.yml before reading all of it) and validates it against its own directory.
  * Anything that stops us reading is one diagnostic with code "unreadable".
  */
-export async function loadConfig(path: string): Promise<LoadResult> {
+/** Reads and validates platform.yml; paths in it are relative to `projectDir` (default: its directory). */
+export async function loadConfig(path: string, projectDir = dirname(path)): Promise<LoadResult> {
   let size: number;
   try {
     const st = await stat(path);
@@ -49,7 +50,7 @@ export async function loadConfig(path: string): Promise<LoadResult> {
     return fail(path, "invalid-utf8", `not valid UTF-8 text (byte 0x${byte})`, "save the file as UTF-8; check that --file points at the right file", positionInText(prefix, prefix.length));
   }
   const source = bytes.toString("utf8");
-  const result = validateConfig(source, { file: path, projectDir: dirname(path) });
+  const result = validateConfig(source, { file: path, projectDir });
   return { ...result, source: source.charCodeAt(0) === 0xfeff ? source.slice(1) : source };
 }
 

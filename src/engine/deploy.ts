@@ -29,6 +29,8 @@ export interface DeployOptions {
   readonly signal?: AbortSignal;
   /** Service names in plan order: the order of the URL lines. */
   readonly order?: readonly string[];
+  /** Where platform.yml's paths start, when the file is kept elsewhere (a rollback's copy). */
+  readonly projectDir?: string;
   /** Redeploy an earlier deployment's images and configuration, without building. */
   readonly rollback?: { readonly of: string; readonly images: Record<string, { tag: string; hash: string }> };
 }
@@ -43,11 +45,12 @@ export interface DeployResult {
  * Stack settings `platform deploy` writes; `pulumi up` on the stack reads the same. The edge's
  * domain and port stay as they were unless given. A rollback pins the images to redeploy.
  */
-export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "configFile" | "appsDomain" | "httpsPort" | "rollback">, deploymentId: string): Promise<void> {
+export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback">, deploymentId: string): Promise<void> {
   const current = await stack.getAllConfig();
   const keep = (key: string, given: string | undefined, fallback: string) => ({ value: given ?? current[key]?.value ?? fallback });
   await stack.setAllConfig({
     "platform:configFile": { value: o.configFile },
+    "platform:projectDir": { value: o.projectDir ?? "" },
     "platform:appsDomain": keep("platform:appsDomain", o.appsDomain, DEFAULT_APPS_DOMAIN),
     "platform:httpsPort": keep("platform:httpsPort", o.httpsPort?.toString(), String(DEFAULT_HTTPS_PORT)),
     "platform:deploymentId": { value: deploymentId },
@@ -76,7 +79,7 @@ async function newRecord(o: DeployOptions, id: string): Promise<DeploymentRecord
   const record: DeploymentRecord = {
     id, project: o.project, env: o.env, startedAt: new Date().toISOString(), outcome: "running",
     kind: o.rollback ? "rollback" : "deploy", ...(o.rollback ? { rollbackOf: o.rollback.of } : {}),
-    git: await gitInfo(dirname(o.configFile)),
+    git: await gitInfo(o.projectDir ?? dirname(o.configFile)),
     configHash: createHash("sha256").update(text).digest("hex").slice(0, 16),
     cliVersion: PLATFORM_VERSION, services: {}, migrations: {}, urls: {}, images: {}, notes: [],
   };

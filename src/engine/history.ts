@@ -85,3 +85,42 @@ export async function gitInfo(dir: string): Promise<DeploymentRecord["git"]> {
     return undefined;
   }
 }
+
+/** How many successful deployments per environment keep their images for a rollback. */
+export const ROLLBACK_DEPTH = 5;
+
+/** Every environment of a project that has a history. */
+function historyEnvs(project: string): string[] {
+  try { return readdirSync(join(workspaceDir(project), "deployments")); } catch { return []; }
+}
+
+/** The image tags of each environment's last successful deployments: what pruning keeps. */
+export function imagesToKeep(project: string, depth = ROLLBACK_DEPTH): Set<string> {
+  const keep = new Set<string>();
+  for (const env of historyEnvs(project)) {
+    for (const r of listRecords(project, env).filter((x) => x.outcome === "succeeded").slice(0, depth)) {
+      for (const i of Object.values(r.images ?? {})) keep.add(i.tag);
+    }
+  }
+  return keep;
+}
+
+/** A deployment can be rolled back to when it succeeded and kept what a rollback needs. */
+export function canRollBackTo(r: DeploymentRecord): boolean {
+  return r.outcome === "succeeded" && r.configCopy !== undefined && r.images !== undefined;
+}
+
+/**
+ * The deployment `platform rollback [id]` goes back to: the one named, else the last
+ * successful one before the current (the newest successful) deployment. A string says why not.
+ */
+export function chooseRollback(records: readonly DeploymentRecord[], id?: string): { target: DeploymentRecord; current?: DeploymentRecord } | string {
+  const succeeded = records.filter((r) => r.outcome === "succeeded");
+  const current = succeeded[0];
+  const target = id ? records.find((r) => r.id === id) : succeeded[1];
+  if (!target) return id ? `no deployment ${id} in this environment` : "there is no earlier successful deployment to roll back to";
+  if (target.outcome !== "succeeded") return `${target.id} did not succeed (${target.outcome}): only successful deployments can be rolled back to`;
+  if (!canRollBackTo(target)) return `${target.id} was made by an older platform that did not keep its images and platform.yml`;
+  if (target.id === current?.id) return `${target.id} is the current deployment already`;
+  return { target, current };
+}

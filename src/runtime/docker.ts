@@ -103,3 +103,29 @@ export async function liveStates(project: string, env: string): Promise<Map<stri
   }
   return states;
 }
+
+/**
+ * Removes a project's images (`platform/<project>_<service>:<hash>`) that are not kept: the
+ * last deployments' images stay for rollbacks; an image in use stays whatever the list says.
+ */
+export async function pruneImages(repositoryPrefix: string, keep: ReadonlySet<string>): Promise<string[]> {
+  const images = await dockerClient().listImages({ filters: { reference: [`${repositoryPrefix}*`] } });
+  const removed: string[] = [];
+  for (const tag of images.flatMap((i) => i.RepoTags ?? [])) {
+    if (keep.has(tag) || !tag.startsWith(repositoryPrefix)) continue;
+    try {
+      await dockerClient().getImage(tag).remove({ noprune: false });
+      removed.push(tag);
+    } catch { /* in use by a container, or gone: leave it */ }
+  }
+  return removed;
+}
+
+/** The image tags that the engine does not have (any more). */
+export async function missingImages(tags: readonly string[]): Promise<string[]> {
+  const missing: string[] = [];
+  for (const tag of tags) {
+    try { await dockerClient().getImage(tag).inspect(); } catch { missing.push(tag); }
+  }
+  return missing;
+}

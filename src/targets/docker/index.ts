@@ -12,6 +12,8 @@ export interface DockerTargetOptions {
   readonly caFile?: string;
   /** Where build and migration logs go. */
   readonly logDir: string;
+  /** Per service, an image to run as it is (a rollback): never built, and an error when it is gone. */
+  readonly pinnedImages?: Readonly<Record<string, { tag: string; hash: string }>>;
 }
 
 /** Stack outputs: `<service>_url`, `<service>_external_url`; a database's url is its secret connection string. */
@@ -34,9 +36,11 @@ function createImage(s: PlannedService, plan: Plan, opts: DockerTargetOptions): 
   const b = s.build!;
   const dockerfile = b.kind === "recipe" ? b.recipe.dockerfile : readFileSync(b.dockerfilePath, "utf8");
   const dockerignore = b.kind === "recipe" ? b.recipe.dockerignore : undefined;
-  const hash = hashBuildInputs(b.context, `${dockerfile}\0${dockerignore ?? ""}`, b.buildArgs);
+  const pinned = opts.pinnedImages?.[s.name];
+  const hash = pinned?.hash ?? hashBuildInputs(b.context, `${dockerfile}\0${dockerignore ?? ""}`, b.buildArgs);
   return new Image(`${s.name}-image`, {
-    tag: `${imageRepository(plan.project, s.name)}:${hash.slice(0, 12)}`,
+    tag: pinned?.tag ?? `${imageRepository(plan.project, s.name)}:${hash.slice(0, 12)}`,
+    pinned: pinned !== undefined,
     context: b.context,
     dockerfile,
     dockerignore,

@@ -18,6 +18,8 @@ export interface ImageInputs {
   caFile?: string;
   logDir: string;
   label: string;
+  /** Run as it is (a rollback): never built; an error when it is gone. */
+  pinned?: boolean;
 }
 
 const TAIL_LINES = 30;
@@ -67,6 +69,9 @@ export const imageHandler: ResourceHandler = {
     const i = inputs as unknown as ImageInputs;
     let imageId = await existingImageId(i.tag, i.hash);
     let logFile = "";
+    if (!imageId && i.pinned) {
+      throw new Error(`image ${i.tag} of ${i.label} is gone, so that deployment cannot be redeployed without building; platform deployments shows which ones can be rolled back to`);
+    }
     if (!imageId) {
       mkdirSync(i.logDir, { recursive: true });
       logFile = join(i.logDir, `build-${i.label}-${Date.now()}.log`);
@@ -82,13 +87,7 @@ export const imageHandler: ResourceHandler = {
     return info && { imageId: info.Id };
   },
 
-  async delete(id) {
-    try {
-      await docker().getImage(id).remove({ noprune: false });
-    } catch (e) {
-      // In use by a container we do not manage any more, or already gone: leave it.
-      const code = (e as { statusCode?: number }).statusCode;
-      if (code !== 404 && code !== 409) throw e;
-    }
-  },
+  // Images outlive their resource: the last deployments' images are what a rollback runs
+  // without building. The engine prunes the older ones after each deployment.
+  async delete() {},
 };
