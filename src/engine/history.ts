@@ -117,7 +117,9 @@ export function canRollBackTo(r: DeploymentRecord): boolean {
 export function chooseRollback(records: readonly DeploymentRecord[], id?: string): { target: DeploymentRecord; current?: DeploymentRecord } | string {
   const succeeded = records.filter((r) => r.outcome === "succeeded");
   const current = succeeded[0];
-  const target = id ? records.find((r) => r.id === id) : succeeded[1];
+  // Redeploys of the same version are not a version to go back to.
+  const differs = (r: DeploymentRecord) => r.configHash !== current?.configHash || JSON.stringify(r.images) !== JSON.stringify(current?.images);
+  const target = id ? records.find((r) => r.id === id) : succeeded.slice(1).find(differs);
   if (!target) return id ? `no deployment ${id} in this environment` : "there is no earlier successful deployment to roll back to";
   if (target.outcome !== "succeeded") return `${target.id} did not succeed (${target.outcome}): only successful deployments can be rolled back to`;
   if (!canRollBackTo(target)) return `${target.id} was made by an older platform that did not keep its images and platform.yml`;

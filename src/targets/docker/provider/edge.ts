@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type Docker from "dockerode";
-import { docker, unlessGone } from "./docker-client.js";
+import { docker, logTail, unlessGone } from "./docker-client.js";
+import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "./handler.js";
 import { waitHealthy } from "./health.js";
 import { buildEdgeCaddyfile, EDGE_CONTAINER, EDGE_DATA_VOLUME } from "../edge-config.js";
@@ -24,18 +25,18 @@ function configHash(e: EdgeInputs, caddyfile: string): string {
 
 /** Creates, attaches and starts an edge container; a failed start leaves nothing behind. */
 async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: string, networks: string[]): Promise<Docker.Container> {
-  await unlessGone(() => docker().getContainer(name).remove({ force: true, v: true }));
   const c = await docker().createContainer({
     name,
     Image: e.image,
     Env: [`PLATFORM_CADDYFILE=${caddyfile}`],
-    Entrypoint: ["sh", "-c", 'printf "%s" "$PLATFORM_CADDYFILE" > /tmp/Caddyfile && exec caddy run --adapter caddyfile --config /tmp/Caddyfile'],
+    Entrypoint: ["sh", "-c", WRITE_CONFIG + " && exec caddy run --adapter caddyfile --config /tmp/Caddyfile"],
     Labels: { "platform.managed": "true", "platform.edge-config": hash, "platform.edge-domain": e.appsDomain },
     ExposedPorts: { "443/tcp": {} },
     HostConfig: {
       PortBindings: { "443/tcp": [{ HostIp: "127.0.0.1", HostPort: String(e.httpsPort) }] },
       Mounts: [{ Type: "volume", Source: EDGE_DATA_VOLUME, Target: "/data" }],
       RestartPolicy: { Name: "unless-stopped" },
+      SecurityOpt: ["no-new-privileges:true"],
     },
   });
   try {
@@ -52,33 +53,68 @@ async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: s
   return c;
 }
 
+const WRITE_CONFIG = 'printf "%s" "$PLATFORM_CADDYFILE" > /tmp/Caddyfile';
+
+/** Proves a new edge's image and configuration before anything is swapped: `caddy validate`, run once. */
+async function validateEdge(e: EdgeInputs, caddyfile: string): Promise<void> {
+  const c = await docker().createContainer({
+    Image: e.image,
+    Env: [`PLATFORM_CADDYFILE=${caddyfile}`],
+    Entrypoint: ["sh", "-c", WRITE_CONFIG + " && caddy validate --adapter caddyfile --config /tmp/Caddyfile"],
+    Labels: { "platform.managed": "true" },
+  });
+  try {
+    await c.start();
+    const { StatusCode } = (await c.wait()) as { StatusCode: number };
+    if (StatusCode !== 0) throw new Error(`the new HTTPS edge (${e.image}) refused its configuration (exit ${StatusCode}); the running edge was left as it is\n${(await logTail(c.id)) || "(no output)"}`);
+  } finally {
+    await c.remove({ force: true, v: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Replaces the edge only once the new one is proven: validated first, then started (beside
+ * the old one on a new port; in its place on the same port, the old one only stopped), and
+ * the old one removed only when the new one serves. A new edge that fails to start gives the
+ * port back to the old one.
+ */
+async function replaceEdge(old: Docker.Container, oldInfo: Docker.ContainerInspectInfo, e: EdgeInputs, hash: string, caddyfile: string): Promise<string> {
+  await validateEdge(e, caddyfile);
+  const attached = Object.keys(oldInfo.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
+  const samePort = oldInfo.HostConfig.PortBindings?.["443/tcp"]?.[0]?.HostPort === String(e.httpsPort);
+  await unlessGone(() => docker().getContainer(`${EDGE_CONTAINER}-next`).remove({ force: true, v: true }));
+  if (samePort) await old.stop({ t: 5 }).catch(() => undefined);
+  let next: Docker.Container;
+  try {
+    next = await startEdge(`${EDGE_CONTAINER}-next`, e, hash, caddyfile, attached);
+  } catch (err) {
+    if (samePort) await old.start().catch(() => undefined);
+    throw err;
+  }
+  await old.remove({ force: true, v: true });
+  await next.rename({ name: EDGE_CONTAINER });
+  return next.id;
+}
+
 /**
  * The one edge of this engine, as these inputs want it. It is shared by every application,
  * so its port and domain are the engine's: a deploy that asks for others moves the edge for
- * all. A new port starts the new edge beside the old one, which goes only once the new one
- * serves (a port in use elsewhere then changes nothing).
+ * all. Two deploys never work on it at once (a lock in the platform home), so two first
+ * deploys cannot remove each other's edge.
  */
 async function ensureEdge(e: EdgeInputs): Promise<string> {
-  const caddyfile = buildEdgeCaddyfile(e.appsDomain);
-  const hash = configHash(e, caddyfile);
-  const existing = docker().getContainer(EDGE_CONTAINER);
-  const info = await unlessGone(() => existing.inspect());
-  if (info?.Config.Labels?.["platform.edge-config"] === hash) {
-    if (!info.State.Running) await existing.start();
-    return info.Id;
-  }
-  if (!info) return (await startEdge(EDGE_CONTAINER, e, hash, caddyfile, [])).id;
-  // The new edge joins every application network the old one served.
-  const attached = Object.keys(info.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
-  if (info.HostConfig.PortBindings?.["443/tcp"]?.[0]?.HostPort !== String(e.httpsPort)) {
-    const next = await startEdge(`${EDGE_CONTAINER}-next`, e, hash, caddyfile, attached);
-    await existing.remove({ force: true, v: true });
-    await next.rename({ name: EDGE_CONTAINER });
-    return next.id;
-  }
-  // Same port, new domain or image: the old edge must let go of the port first.
-  await existing.remove({ force: true, v: true });
-  return (await startEdge(EDGE_CONTAINER, e, hash, caddyfile, attached)).id;
+  return withEdgeLock(async () => {
+    const caddyfile = buildEdgeCaddyfile(e.appsDomain);
+    const hash = configHash(e, caddyfile);
+    const existing = docker().getContainer(EDGE_CONTAINER);
+    const info = await unlessGone(() => existing.inspect());
+    if (info?.Config.Labels?.["platform.edge-config"] === hash) {
+      if (!info.State.Running) await existing.start();
+      return info.Id;
+    }
+    if (!info) return (await startEdge(EDGE_CONTAINER, e, hash, caddyfile, [])).id;
+    return replaceEdge(existing, info, e, hash, caddyfile);
+  });
 }
 
 /** The edge as wanted, joined to the application's network. */
