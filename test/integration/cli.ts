@@ -76,3 +76,26 @@ export function startPoller(url: string, ca: string, everyMs = 50) {
 export function parseUrls(stdout: string): Record<string, string> {
   return Object.fromEntries([...stdout.matchAll(/^([a-z][a-z0-9-]*): (https:\/\/\S+)$/gm)].map((m) => [m[1], m[2]]));
 }
+
+/** A CLI run that a test watches while it runs: to signal it, or to start another beside it. */
+export function startCli(args: string[], opts: { cwd: string; env: Record<string, string> }) {
+  const t0 = Date.now();
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env, CI: "true" } });
+  let stdout = "";
+  let stderr = "";
+  const waiters: { re: RegExp; resolve: () => void }[] = [];
+  const check = () => { for (const w of waiters.filter((x) => x.re.test(stdout))) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); } };
+  child.stdout.on("data", (d) => { stdout += d; check(); });
+  child.stderr.on("data", (d) => { stderr += d; });
+  child.stdin.end();
+  const done = new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 + 9 : -1), stdout, stderr, seconds: (Date.now() - t0) / 1000 })));
+  return {
+    child,
+    done,
+    /** Resolves when standard output matches, or rejects when the run ends first. */
+    waitFor: (re: RegExp) => Promise.race([
+      new Promise<void>((resolve) => { waiters.push({ re, resolve }); check(); }),
+      done.then((r) => { if (!re.test(r.stdout)) throw new Error(`ended before ${re}: exit ${r.code}\n${r.stdout}\n${r.stderr}`); }),
+    ]),
+  };
+}
