@@ -34,7 +34,7 @@ function createImage(s: PlannedService, plan: Plan, opts: DockerTargetOptions): 
   const b = s.build!;
   const dockerfile = b.kind === "recipe" ? b.recipe.dockerfile : readFileSync(b.dockerfilePath, "utf8");
   const dockerignore = b.kind === "recipe" ? b.recipe.dockerignore : undefined;
-  const hash = hashBuildInputs(b.context, `${dockerfile}\0${dockerignore ?? ""}`, b.buildArgs);
+  const hash = hashBuildInputs({ context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs });
   return new Image(`${s.name}-image`, {
     tag: `${imageRepository(plan.project, s.name)}:${hash.slice(0, 12)}`,
     context: b.context,
