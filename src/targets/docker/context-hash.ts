@@ -60,15 +60,18 @@ function unreadable(context: string, path: string, e: unknown): VisibleError {
 
 /** The rules BuildKit uses for this build: the recipe's text when given, else the context's file. */
 function readRules(context: string, dockerignore: string | undefined): IgnoreRules {
-  if (dockerignore !== undefined) return parseDockerignore(dockerignore, "the recipe's generated .dockerignore");
   const file = join(context, ".dockerignore");
-  let text = "";
+  let text: string | undefined;
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
     if (errorCode(e) !== "ENOENT") throw unreadable(context, ".dockerignore", e);
   }
-  return parseDockerignore(text, file);
+  // A recipe's text carries the user's lines after its own: checked in their own file
+  // first, a bad pattern is reported at its line there, not in the generated text.
+  if (text !== undefined) parseDockerignore(text, file);
+  if (dockerignore !== undefined) return parseDockerignore(dockerignore, "the recipe's generated .dockerignore");
+  return parseDockerignore(text ?? "", file);
 }
 
 /**

@@ -126,6 +126,9 @@ describe("hashBuildInputs: the build's .dockerignore decides", () => {
     write(".dockerignore", "ok\n[z-a\n");
     expect(() => hash()).toThrow(DockerignoreError);
     expect(() => hash()).toThrow(`${join(ctx, ".dockerignore")}:2: invalid .dockerignore pattern "[z-a": unterminated [...]`);
+    // A recipe carries the user's lines: the error names the user's file and line.
+    expect(() => hash({ dockerignore: "# generated\n.git\nok\n[z-a\n" })).toThrow(`${join(ctx, ".dockerignore")}:2:`);
+    rmSync(join(ctx, ".dockerignore"));
     expect(() => hash({ dockerignore: "!\n" })).toThrow(`the recipe's generated .dockerignore:1: invalid .dockerignore pattern "!"`);
   });
 });
