@@ -7,6 +7,13 @@
  * case-sensitive matching, refusing the patterns Docker refuses (with file and line, instead
  * of a JavaScript RegExp crash or a silent difference), and telling the walker which ignored
  * directories BuildKit still walks because an exception could re-include something in them.
+ *
+ * These are today's rules (moby/patternmatcher, BuildKit since Docker 23). Docker 20.10's
+ * client walks with an older fsutil that differs in two corners: it never looks inside an
+ * ignored directory for an exception with a glob (`node_modules` + `!**\/LICENSE`: it sends
+ * less, and the hash only costs a rebuild), and inside an ignored directory it does walk, a
+ * `**` rule does not reach files below the directory it matched (it sends more: a change
+ * there would not rebuild). Neither arises without an exception under an ignored directory.
  */
 import dockerignore from "@balena/dockerignore";
 import { posix } from "node:path";
