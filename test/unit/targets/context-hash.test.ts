@@ -72,7 +72,7 @@ describe("hashBuildInputs: symlinks are sent as links, never followed", () => {
 
   it("never opens a named pipe in the context", () => {
     execFileSync("mkfifo", [join(ctx, "fifo")]);
-    expect(listBuildContext(ctx)).toContainEqual({ path: "fifo", type: "p", mode: 0o644 & ~process.umask() });
+    expect(listBuildContext(ctx)).toContainEqual({ path: "fifo", type: "p", mode: 0o666 & ~process.umask() });
     expect(() => hash()).not.toThrow();
   });
 });
