@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# Builds one Go main package from the module proxy into OUT, through a throw-away wrapper
-# module (ENVIRONMENT.md: a dependency's own replace directives do not apply, so the ones
-# that matter are repeated here). Usage:
-#   build-go-tool.sh OUT MAIN_PKG "REQUIRE..." "REPLACE..." "TAGS" "LDFLAGS"
+# Builds one Go main package into OUT from a committed wrapper module (go.mod, go.sum,
+# tools.go under scripts/setup/go/<tool>/). Usage:
+#   build-go-tool.sh MODULE_DIR OUT MAIN_PKG "TAGS" "LDFLAGS"
+# The committed go.sum is the authority: -mod=readonly never edits go.mod or go.sum, and
+# GOSUMDB=off means no checksum database is needed (none may be reachable), so a module
+# whose hash differs from go.sum, or one go.sum lacks, fails the build instead of being
+# trusted. To change a version: edit go.mod, run `go mod tidy` there where the checksum
+# database answers (it verifies the new lines), review and commit both files.
 set -euo pipefail
-out=$1 pkg=$2 requires=$3 replaces=$4 tags=$5 ldflags=$6
+moddir=$1 out=$2 pkg=$3 tags=$4 ldflags=$5
 command -v go >/dev/null || { echo "Go is needed to build $pkg from modules: install Go >= 1.22 (apt-get install golang) or install Pulumi from its official installer" >&2; exit 3; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/platform-gobuild.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0 GONOSUMDB=${GONOSUMDB:-github.com/pulumi}
-go mod init platform.local/buildtool >/dev/null 2>&1
-printf 'package tools\n\nimport _ "%s"\n' "$pkg" > tools.go
-for r in $requires; do go mod edit -require="$r"; done
-for r in $replaces; do go mod edit -replace="$r"; done
-go mod tidy >/dev/null 2>"$work/tidy.log" || { cat "$work/tidy.log" >&2; exit 1; }
+[ -f "$moddir/go.mod" ] && [ -f "$moddir/go.sum" ] || { echo "no go.mod and go.sum in $moddir" >&2; exit 2; }
+# Ambient settings must not change what is checked: GOINSECURE allows plain-http fetches,
+# GONOSUMDB/GOPRIVATE mean nothing without a checksum database, and a go.work above the
+# repository would replace this module's go.sum with its own.
+unset GONOSUMDB GOPRIVATE GOINSECURE
+export GOFLAGS=-mod=readonly GOSUMDB=off GOWORK=off GOTOOLCHAIN=local CGO_ENABLED=0
+case $out in /*) ;; *) out=$PWD/$out ;; esac
 mkdir -p "$(dirname "$out")"
+cd "$moddir"
 go build -trimpath -tags "$tags" -ldflags "$ldflags" -o "$out.tmp" "$pkg"
 mv "$out.tmp" "$out"

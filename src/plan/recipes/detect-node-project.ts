@@ -2,6 +2,7 @@
  * What a Next.js service's directory says about itself: package manager (by lockfile),
  * build script, standalone output, wanted Node version.
  */
+import { parsePackageManagerField, type PackageManagerSpec } from "./package-manager.js";
 import { RecipeError, type SourceSnapshot } from "./types.js";
 
 export type PackageManager = "npm" | "pnpm" | "yarn" | "yarn-berry";
@@ -10,8 +11,8 @@ export interface NodeProject {
   readonly manager: PackageManager;
   /** The lockfile the install is frozen to, if any. */
   readonly lockfile?: string;
-  /** `packageManager` field version, e.g. "9.12.0" for "pnpm@9.12.0". */
-  readonly managerVersion?: string;
+  /** The `packageManager` field when it names this manager: its exact version (and hash) win. */
+  readonly managerSpec?: PackageManagerSpec;
   readonly buildScript?: string;
   /** `next` is only a devDependency: pruning dev dependencies would remove it. */
   readonly nextIsDevDependency: boolean;
@@ -27,7 +28,7 @@ interface PackageJson {
   devDependencies?: Record<string, string>;
   scripts?: Record<string, string>;
   engines?: { node?: string };
-  packageManager?: string;
+  packageManager?: unknown;
 }
 
 const LOCKFILES: ReadonlyArray<[string, PackageManager]> = [
@@ -51,29 +52,23 @@ export function parsePackageJson(text: string): PackageJson {
   return parsed as PackageJson;
 }
 
-/** "pnpm@9.12.0+sha512..." → ["pnpm", "9.12.0"]. */
-function parsePackageManagerField(field: string | undefined): [string, string | undefined] | undefined {
-  const m = field ? /^(npm|pnpm|yarn)(?:@(\d[^+\s]*))?/.exec(field.trim()) : null;
-  return m ? [m[1] as string, m[2]] : undefined;
-}
-
 /** `output: "standalone"` in next.config (the text, since the config is code). */
 export function detectStandalone(configText: string): boolean {
   return /\boutput\s*:\s*["'`]standalone["'`]/.test(configText);
 }
 
-function detectManager(src: SourceSnapshot, pkg: PackageJson, notes: string[]): { manager: PackageManager; lockfile?: string; version?: string } {
+function detectManager(src: SourceSnapshot, pkg: PackageJson, notes: string[]): { manager: PackageManager; lockfile?: string; spec?: PackageManagerSpec } {
   const present = LOCKFILES.filter(([f]) => src.files.includes(f));
   const declared = parsePackageManagerField(pkg.packageManager);
   // With several lockfiles, the packageManager field breaks the tie; else the first in our order.
-  const chosen = (declared && present.find(([, m]) => m === declared[0])) ?? present[0];
+  const chosen = (declared && present.find(([, m]) => m === declared.name)) ?? present[0];
   if (present.length > 1) notes.push(`several lockfiles (${present.map(([f]) => f).join(", ")}): using ${chosen?.[0]}`);
-  const name = chosen?.[1] ?? (declared?.[0] as PackageManager | undefined) ?? "npm";
-  const version = declared && declared[0] === name ? declared[1] : undefined;
-  const berry = name === "yarn" && (src.files.includes(".yarnrc.yml") || /^[2-9]|^\d{2,}/.test(version ?? ""));
+  const name = chosen?.[1] ?? declared?.name ?? "npm";
+  const spec = declared?.name === name ? declared : undefined;
+  const berry = name === "yarn" && (src.files.includes(".yarnrc.yml") || Number(spec?.version.split(".")[0]) >= 2);
   const manager: PackageManager = berry ? "yarn-berry" : name;
   for (const f of ["bun.lock", "bun.lockb"]) if (src.files.includes(f) && !chosen) notes.push(`${f}: bun is not supported; installing with npm`);
-  return { manager, lockfile: chosen?.[0], version };
+  return { manager, lockfile: chosen?.[0], spec };
 }
 
 export function detectNodeProject(src: SourceSnapshot): NodeProject {
@@ -88,7 +83,7 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
     throw new RecipeError("package.json does not depend on next", "add it: npm install next react react-dom");
   }
   const notes: string[] = [];
-  const { manager, lockfile, version } = detectManager(src, pkg, notes);
+  const { manager, lockfile, spec } = detectManager(src, pkg, notes);
   notes.unshift(lockfile ? `${lockfile}: installing with ${manager === "yarn-berry" ? "yarn (berry)" : manager}` : `no lockfile: installing with ${manager} install (versions resolve at build time; commit a lockfile to pin them)`);
 
   const nextConfig = NEXT_CONFIGS.find((f) => src.files.includes(f));
@@ -112,7 +107,7 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
     : nvmrc?.trim()
       ? { from: src.read(".nvmrc") !== undefined ? ".nvmrc" : ".node-version", range: nvmrc.trim().split(/\s/)[0] as string }
       : undefined;
-  return { manager, lockfile, managerVersion: version, buildScript, nextIsDevDependency: !inDeps, standalone, nextConfig, nodeRequest, notes };
+  return { manager, lockfile, managerSpec: spec, buildScript, nextIsDevDependency: !inDeps, standalone, nextConfig, nodeRequest, notes };
 }
 
 function nodeClauseHolds(clause: string, major: number): boolean | undefined {

@@ -16,6 +16,7 @@ import {
 } from "./dockerfile-parts.js";
 import { choosePythonRuntime, parsePythonVersionFile, type PythonRequest } from "./python-version.js";
 import type { Pyproject } from "./parse-pyproject.js";
+import { POETRY_VERSION, UV_VERSION } from "./tool-versions.js";
 import type { BaseImages, Recipe, SourceSnapshot } from "./types.js";
 
 export interface FastapiRecipeOptions {
@@ -82,6 +83,7 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
   const uv = `${TOOLS}/bin/uv`;
   const pipAdd = (pkgs: string[]) => `${VENV}/bin/pip install ${pkgs.map(toShellWord).join(" ")}`;
   const uvAdd = (pkgs: string[]) => `${uv} pip install --python ${VENV}/bin/python ${pkgs.map(toShellWord).join(" ")}`;
+  const installUv = buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install uv==${UV_VERSION}`);
   // UV_PYTHON: the base image's interpreter, whatever .python-version says; never download one.
   const uvEnv = [
     `UV_PROJECT_ENVIRONMENT=${VENV}`, "UV_PYTHON=python3", "UV_PYTHON_DOWNLOADS=never",
@@ -90,7 +92,7 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
   switch (installer.kind) {
     case "uv-lock":
       return {
-        tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install uv`)],
+        tools: [installUv],
         manifests: ["pyproject.toml", "uv.lock"],
         install: buildNetworkRun(`${uv} sync --frozen --no-dev --no-install-project`),
         // --inexact: keep what was added to the venv besides the lock (uvicorn, instrumentation).
@@ -100,7 +102,7 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
       };
     case "poetry":
       return {
-        tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install poetry`)],
+        tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install poetry==${POETRY_VERSION}`)],
         manifests: installer.locked ? ["pyproject.toml", "poetry.lock"] : ["pyproject.toml"],
         // Poetry installs into the active venv (VIRTUAL_ENV) instead of making its own.
         install: buildNetworkRun(`python3 -m venv ${VENV} && ${TOOLS}/bin/poetry install --only main --no-root --no-interaction --no-ansi`),
@@ -117,7 +119,7 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
       };
     case "pyproject":
       return {
-        tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install uv`)],
+        tools: [installUv],
         manifests: installer.dynamicDependencies ? [] : ["pyproject.toml"],
         install: buildNetworkRun(`${uv} venv ${VENV} && ${uv} pip install --python ${VENV}/bin/python -r pyproject.toml`),
         project: installer.installProject ? buildNetworkRun(`${uv} pip install --python ${VENV}/bin/python --no-deps .`) : undefined,

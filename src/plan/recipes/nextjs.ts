@@ -7,6 +7,7 @@
 import { HTTP_PORT } from "../constants.js";
 import { detectNodeProject, matchesNodeRange, type NodeProject } from "./detect-node-project.js";
 import { buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, parseImageRef, parseTagVersion } from "./dockerfile-parts.js";
+import { buildPackageManagerInstall, choosePackageManagerVersion } from "./package-manager.js";
 import type { BaseImages, Recipe, SourceSnapshot } from "./types.js";
 
 /** Majors with official `node:<v>-slim` images, oldest first. */
@@ -40,19 +41,28 @@ function chooseNodeImage(project: NodeProject, baseImage: string): { image: stri
   return { image: baseImage, notes: [`Node: ${wanted}, but ${baseImage} has only Node ${base}: building with Node ${base}`] };
 }
 
-/** Global tools are installed only when the base image lacks them (node images ship yarn 1; pnpm varies). */
+/** pnpm and yarn at an exact version (the project's packageManager, else ours), then the frozen install. */
 function buildInstallCommand(p: NodeProject): string {
   const locked = p.lockfile !== undefined;
+  if (p.manager === "npm") return locked ? "npm ci --no-audit --no-fund" : "npm install --no-audit --no-fund";
+  const tool = `(${buildPackageManagerInstall(p.manager, p.managerSpec)})`;
   switch (p.manager) {
-    case "npm":
-      return locked ? "npm ci --no-audit --no-fund" : "npm install --no-audit --no-fund";
     case "pnpm":
-      return `(command -v pnpm >/dev/null 2>&1 || npm install -g pnpm@${p.managerVersion ?? "latest"}) && pnpm install${locked ? " --frozen-lockfile" : ""}`;
+      return `${tool} && pnpm install${locked ? " --frozen-lockfile" : ""}`;
     case "yarn":
-      return `(command -v yarn >/dev/null 2>&1 || npm install -g yarn@1) && yarn install --non-interactive${locked ? " --frozen-lockfile" : ""}`;
+      return `${tool} && yarn install --non-interactive${locked ? " --frozen-lockfile" : ""}`;
     case "yarn-berry":
-      return `corepack enable && yarn install${locked ? " --immutable" : ""}`;
+      return `${tool} && yarn install${locked ? " --immutable" : ""}`;
   }
+}
+
+/** Which version runs, and why, for the Dockerfile header. */
+function describeManagerVersion(p: NodeProject): string | undefined {
+  if (p.manager === "npm") return p.managerSpec ? `packageManager ${p.managerSpec.name}@${p.managerSpec.version}: npm is the image's own (its version is not enforced)` : undefined;
+  const name = p.manager === "yarn-berry" ? "yarn" : p.manager;
+  const version = choosePackageManagerVersion(p.manager, p.managerSpec);
+  if (!p.managerSpec) return `${name} ${version} (the platform's pin; set packageManager in package.json to choose)`;
+  return `${name} ${version} from package.json packageManager${p.managerSpec.hash ? `, verified by its ${p.managerSpec.hash.algorithm}` : ""}`;
 }
 
 function buildBuildCommand(p: NodeProject): string {
@@ -77,7 +87,8 @@ function buildPruneCommand(p: NodeProject): string | undefined {
 export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages): Recipe {
   const project = detectNodeProject(src);
   const runtime = chooseNodeImage(project, images.node);
-  const notes = [...project.notes, ...runtime.notes];
+  const managerNote = describeManagerVersion(project);
+  const notes = [...project.notes, ...(managerNote ? [managerNote] : []), ...runtime.notes];
   const hasPublic = src.files.some((f) => f.startsWith("public/"));
 
   const manifests = [

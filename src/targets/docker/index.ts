@@ -37,7 +37,7 @@ function createImage(s: PlannedService, plan: Plan, opts: DockerTargetOptions): 
   const dockerfile = b.kind === "recipe" ? b.recipe.dockerfile : readFileSync(b.dockerfilePath, "utf8");
   const dockerignore = b.kind === "recipe" ? b.recipe.dockerignore : undefined;
   const pinned = opts.pinnedImages?.[s.name];
-  const hash = pinned?.hash ?? hashBuildInputs(b.context, `${dockerfile}\0${dockerignore ?? ""}`, b.buildArgs);
+  const hash = pinned?.hash ?? hashBuildInputs({ context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs });
   return new Image(`${s.name}-image`, {
     tag: pinned?.tag ?? `${imageRepository(plan.project, s.name)}:${hash.slice(0, 12)}`,
     pinned: pinned !== undefined,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildFastapiRecipe, RecipeError, type SourceSnapshot } from "../../../src/plan/recipes/index.js";
 import { VisibleError } from "../../../src/errors.js";
+import { POETRY_VERSION, UV_VERSION } from "../../../src/plan/recipes/tool-versions.js";
 import { LOCAL, PUBLIC, snapshot, stage } from "./snapshot.js";
 
 const MAIN = "from fastapi import FastAPI\n\napp = FastAPI()\n";
@@ -119,6 +120,12 @@ describe("buildFastapiRecipe: dependency layouts", () => {
     } else {
       expect(build.slice(installAt + 1).some((l) => l === "COPY . .")).toBe(false);
     }
+  });
+
+  it("installs uv and poetry at their pinned versions, and only in the build stage", () => {
+    const installs = cases.flatMap(({ src }) => stage(buildFastapiRecipe(src, LOCAL).dockerfile, 0).filter((l) => l.includes("/opt/tools/bin/pip install")));
+    const tools = new Set(installs.map((l) => /pip install (\S+)'$/.exec(l)?.[1]));
+    expect(tools).toEqual(new Set([`uv==${UV_VERSION}`, `poetry==${POETRY_VERSION}`]));
   });
 
   it.each(cases)("$name: house rules of the Dockerfile", ({ src }) => {

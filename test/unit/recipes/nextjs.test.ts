@@ -4,6 +4,8 @@ import { buildNextjsRecipe, RecipeError } from "../../../src/plan/recipes/index.
 import { LOCAL, PUBLIC, snapshot, stage } from "./snapshot.js";
 
 const STANDALONE = 'const nextConfig = { output: "standalone" };\nexport default nextConfig;\n';
+/** corepack's hash of pnpm 9.12.0 (the sha512 of its npm tarball, as `corepack use pnpm@9.12.0` writes it). */
+const PNPM_9_12_0_SHA512 = "4abf725084d7bcbafbd728bfc7bee61f2f791f977fd87542b3579dcb23504d170d46337945e4c66485cd12d588a0c0e570ed9c477e7ccdd8507cf05f3f92eaca";
 const pkg = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({ name: "web", scripts: { build: "next build", start: "next start" }, dependencies: { next: "15.5.29", react: "19.3.1", "react-dom": "19.3.1" }, ...extra });
 
@@ -19,9 +21,13 @@ describe("buildNextjsRecipe: package managers", () => {
     },
     {
       name: "pnpm with pnpm-lock.yaml and a packageManager version",
-      files: { "package.json": pkg({ packageManager: "pnpm@9.12.0+sha512.abc" }), "pnpm-lock.yaml": null, ".npmrc": "auto-install-peers=true\n" },
+      files: { "package.json": pkg({ packageManager: `pnpm@9.12.0+sha512.${PNPM_9_12_0_SHA512}` }), "pnpm-lock.yaml": null, ".npmrc": "auto-install-peers=true\n" },
       manifests: ["package.json", "pnpm-lock.yaml", ".npmrc"],
-      install: "(command -v pnpm >/dev/null 2>&1 || npm install -g pnpm@9.12.0) && pnpm install --frozen-lockfile",
+      install:
+        '([ "$(cd / && pnpm --version 2>/dev/null)" = "9.12.0" ] || (cd /tmp && npm pack pnpm@9.12.0 --silent >/dev/null' +
+        ` && { [ "$(cat /tmp/pnpm-9.12.0.tgz | sha512sum | cut -d " " -f 1)" = "${PNPM_9_12_0_SHA512}" ]` +
+        ' || { echo "pnpm@9.12.0 from the registry does not match the sha512 in package.json packageManager" >&2; exit 1; }; }' +
+        " && npm install -g --force /tmp/pnpm-9.12.0.tgz && rm /tmp/pnpm-9.12.0.tgz)) && pnpm install --frozen-lockfile",
       build: "pnpm run build",
       note: "pnpm-lock.yaml: installing with pnpm",
     },
@@ -29,17 +35,25 @@ describe("buildNextjsRecipe: package managers", () => {
       name: "yarn classic with yarn.lock",
       files: { "package.json": pkg(), "yarn.lock": null },
       manifests: ["package.json", "yarn.lock"],
-      install: "(command -v yarn >/dev/null 2>&1 || npm install -g yarn@1) && yarn install --non-interactive --frozen-lockfile",
+      install: '([ "$(cd / && yarn --version 2>/dev/null)" = "1.22.22" ] || npm install -g --force yarn@1.22.22) && yarn install --non-interactive --frozen-lockfile',
       build: "yarn run build",
       note: "yarn.lock: installing with yarn",
+    },
+    {
+      name: "pnpm without a packageManager version: the platform's pin",
+      files: { "package.json": pkg(), "pnpm-lock.yaml": null },
+      manifests: ["package.json", "pnpm-lock.yaml"],
+      install: '([ "$(cd / && pnpm --version 2>/dev/null)" = "10.34.8" ] || npm install -g --force pnpm@10.34.8) && pnpm install --frozen-lockfile',
+      build: "pnpm run build",
+      note: "pnpm 10.34.8 (the platform's pin; set packageManager in package.json to choose)",
     },
     {
       name: "yarn berry (.yarnrc.yml)",
       files: { "package.json": pkg({ packageManager: "yarn@4.5.0" }), "yarn.lock": null, ".yarnrc.yml": "nodeLinker: node-modules\n", ".yarn/releases/yarn-4.5.0.cjs": null },
       manifests: ["package.json", "yarn.lock", ".yarnrc.yml", ".yarn/releases/yarn-4.5.0.cjs"],
-      install: "corepack enable && yarn install --immutable",
+      install: '([ "$(cd / && yarn --version 2>/dev/null)" = "4.5.0" ] || npm install -g --force @yarnpkg/cli-dist@4.5.0) && yarn install --immutable',
       build: "yarn run build",
-      note: "yarn.lock: installing with yarn (berry)",
+      note: "yarn 4.5.0 from package.json packageManager",
     },
     {
       name: "no lockfile",
@@ -53,7 +67,7 @@ describe("buildNextjsRecipe: package managers", () => {
       name: "several lockfiles, packageManager decides",
       files: { "package.json": pkg({ packageManager: "pnpm@10.0.0" }), "package-lock.json": null, "pnpm-lock.yaml": null },
       manifests: ["package.json", "pnpm-lock.yaml"],
-      install: "(command -v pnpm >/dev/null 2>&1 || npm install -g pnpm@10.0.0) && pnpm install --frozen-lockfile",
+      install: '([ "$(cd / && pnpm --version 2>/dev/null)" = "10.0.0" ] || npm install -g --force pnpm@10.0.0) && pnpm install --frozen-lockfile',
       build: "pnpm run build",
       note: "several lockfiles (package-lock.json, pnpm-lock.yaml): using pnpm-lock.yaml",
     },
