@@ -1,0 +1,162 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliResult, httpsRequest, parseUrls, runCli, startCli } from "./cli.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
+
+/**
+ * A project belongs to one directory; names from the command line are checked; stacks whose
+ * names used to collide deploy side by side, isolated; one operation at a time per stack;
+ * Ctrl-C stops gracefully; two first deploys do not remove each other's edge.
+ */
+const backend = freshBackend();
+const base = mkdtempSync(join(tmpdir(), "platform-identity-"));
+const name = unique("idn");
+const deployed: { dir: string; project: string; env: string }[] = [];
+
+function ok(r: CliResult): CliResult {
+  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+/** A copy of the whoami app whose platform.yml has this name and says WHO. */
+function app(dir: string, projectName: string, who: string): string {
+  const to = join(base, dir);
+  cpSync(join(ROOT, "test", "fixtures", "apps", "whoami"), to, { recursive: true });
+  const yml = readFileSync(join(to, "platform.yml"), "utf8").replace("name: whoami", `name: ${projectName}`).replace("WHO: nobody", `WHO: ${who}`);
+  writeFileSync(join(to, "platform.yml"), yml);
+  return to;
+}
+
+const cli = (dir: string, ...args: string[]) => runCli(args, { cwd: dir, env: backend });
+const docker = (...args: string[]) => execFileSync("docker", args).toString().trim();
+const containers = (project: string, env = "preview") => docker("ps", "-a", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.env=${env}`, "--format", "{{.Names}}").split("\n").filter(Boolean);
+
+async function apiUrl(dir: string, env = "preview"): Promise<string> {
+  const s = JSON.parse(ok(await cli(dir, "status", "--json", "--env", env)).stdout);
+  return s.services.find((x: { service: string }) => x.service === "api").url;
+}
+
+async function whoAt(url: string, ca: string): Promise<string> {
+  const r = await httpsRequest(url, ca);
+  expect(r.status).toBe(200);
+  return JSON.parse(r.body).who;
+}
+
+describe("project identity, names, isolation and one operation at a time", () => {
+  let ca = "";
+  const dirA = () => join(base, "a");
+
+  beforeAll(async () => {
+    requireToolchain();
+    app("a", name, "first");
+    const r = ok(await cli(dirA(), "deploy", "--yes"));
+    deployed.push({ dir: dirA(), project: name, env: "preview" });
+    expect(r.stdout).toMatch(/^Deployment complete/m);
+    ca = ok(await cli(dirA(), "ca")).stdout;
+  }, 900_000);
+
+  afterAll(async () => {
+    for (const d of deployed) await cli(d.dir, "destroy", "--yes", "--delete-data", "--project", d.project, "--env", d.env);
+    for (const p of new Set(deployed.map((d) => d.project))) forgetProject(p);
+    rmSync(base, { recursive: true, force: true });
+  }, 600_000);
+
+  it("refuses to deploy a second directory into a project by accident, and suggests a free name", async () => {
+    const b = app("b", name, "second");
+    const r = await cli(b, "deploy", "--yes");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`project "${name}" already exists (directory ${dirA()})`);
+    expect(r.stderr).toContain(`--project ${name}-2`);
+    expect(r.stderr).toContain(`platform link ${name}`);
+    expect(containers(name).filter((c) => /_api-/.test(c))).toHaveLength(1);
+  }, 120_000);
+
+  it("joins deliberately with platform link, and forgets with platform unlink", async () => {
+    const b = join(base, "b");
+    const linked = ok(await cli(b, "link", name));
+    expect(linked.stdout).toContain(`Linked ${b} to project ${name}`);
+    expect(linked.stdout).toContain(`also deploying to ${name}: ${dirA()}`);
+    ok(await cli(b, "deploy", "--yes"));
+    expect(await whoAt(await apiUrl(b), ca)).toBe("second");
+    ok(await cli(dirA(), "deploy", "--yes"));
+    expect(ok(await cli(b, "unlink")).stdout).toContain(`Unlinked ${b} from project ${name}`);
+    expect((await cli(b, "deploy", "--yes")).code).toBe(1);
+  }, 600_000);
+
+  it("checks names given on the command line like names in platform.yml", async () => {
+    const cases: [string[], RegExp][] = [
+      [["deploy", "--yes", "-p", "../../x"], /--project: project name "..\/..\/x" must start with a letter/],
+      [["deploy", "--yes", "--env", "Prod"], /--env: environment name "Prod" has uppercase letters/],
+      [["deploy", "--yes", "--https-port", "70000"], /--https-port: "70000" is not a port number/],
+      [["deploy", "--yes", "--apps-domain", "a..b"], /--apps-domain: apps domain "a..b" has a part "" that is empty/],
+      [["status", "-p", "a/b"], /--project: project name "a\/b" may only contain/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli(dirA(), ...args);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).toContain("hint: ");
+    }
+  });
+
+  it("deploys stacks whose names used to collide side by side, each on its own network and volume", async () => {
+    const pairs = [{ project: `${name}c`, env: "x-y" }, { project: `${name}c-x`, env: "y" }];
+    for (const p of pairs) {
+      const dir = app(`${p.project}_${p.env}`, p.project, `${p.project}/${p.env}`);
+      ok(await cli(dir, "deploy", "--yes", "--project", p.project, "--env", p.env));
+      deployed.push({ dir, ...p });
+    }
+    const [one, two] = pairs as [typeof pairs[0], typeof pairs[0]];
+    expect(docker("network", "inspect", `${one.project}_${one.env}`, "--format", "{{index .Labels \"platform.project\"}}")).toBe(one.project);
+    expect(docker("network", "inspect", `${two.project}_${two.env}`, "--format", "{{index .Labels \"platform.project\"}}")).toBe(two.project);
+    expect(docker("volume", "inspect", `${one.project}_${one.env}_db_data`, "--format", "{{index .Labels \"platform.env\"}}")).toBe(one.env);
+    expect(docker("volume", "inspect", `${two.project}_${two.env}_db_data`, "--format", "{{index .Labels \"platform.env\"}}")).toBe(two.env);
+    for (const p of pairs) {
+      const dir = deployed.find((d) => d.project === p.project)!.dir;
+      expect(await whoAt(await apiUrl(dir, p.env), ca)).toBe(`${p.project}/${p.env}`);
+    }
+  }, 900_000);
+
+  it("lets one operation at a time work on a stack and says who holds it", async () => {
+    writeFileSync(join(dirA(), "api", "changed.txt"), `${Date.now()}`);
+    const first = startCli(["deploy", "--yes"], { cwd: dirA(), env: backend });
+    await first.waitFor(/api: Installing/);
+    const second = await cli(dirA(), "deploy", "--yes");
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(new RegExp(`${name} \\(preview\\) is busy: deploy dep_\\w+ by \\S+@\\S+ \\(pid ${first.child.pid}, since `));
+    ok(await first.done);
+  }, 600_000);
+
+  it("stops gracefully on Ctrl-C, says where each service is, and the next deploy continues", async () => {
+    writeFileSync(join(dirA(), "api", "changed.txt"), `${Date.now()}`);
+    const run = startCli(["deploy", "--yes"], { cwd: dirA(), env: backend });
+    await run.waitFor(/api: Installing/);
+    run.child.kill("SIGINT");
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain("Stopping: the steps in flight finish");
+    expect(r.stderr).toMatch(/was stopped \(Ctrl-C\)/);
+    expect(r.stderr).toMatch(/where each service is:\n\s+db: [^;\n]+; now running\n\s+api: [^;\n]+; now running/);
+    const again = ok(await cli(dirA(), "deploy", "--yes"));
+    expect(again.stdout).toMatch(/^Deployment complete/m);
+    expect(containers(name).filter((c) => /_api-/.test(c))).toHaveLength(1);
+    expect(JSON.parse(ok(await cli(dirA(), "deployments", "--json")).stdout).map((d: { outcome: string }) => d.outcome)).toContain("canceled");
+  }, 600_000);
+
+  it("two first deploys at once share one edge, and neither removes the other's", async () => {
+    docker("rm", "-f", "platform-edge");
+    const pair = [`${name}e1`, `${name}e2`].map((p) => ({ project: p, env: "preview", dir: app(p, p, p) }));
+    const runs = pair.map((p) => startCli(["deploy", "--yes"], { cwd: p.dir, env: backend }));
+    const results = await Promise.all(runs.map((r) => r.done));
+    deployed.push(...pair);
+    for (const [i, r] of results.entries()) {
+      ok(r);
+      expect(await whoAt(parseUrls(r.stdout).api as string, ca)).toBe(pair[i]!.project);
+    }
+    expect(docker("ps", "-a", "--filter", "name=^platform-edge", "--format", "{{.Names}}").split("\n")).toEqual(["platform-edge"]);
+    expect(await whoAt(parseUrls(ok(await cli(dirA(), "deploy", "--yes")).stdout).api as string, ca)).toBe("first");
+  }, 900_000);
+});
