@@ -53,7 +53,8 @@ const HEX = /^[0-9a-fA-F]*$/;
  */
 export function toHexId(v: unknown, bytes: number): string | null | undefined {
   let hex: string | undefined;
-  if (v === undefined || v === null || (typeof v === "string" || v instanceof Uint8Array) && v.length === 0) return null;
+  // protobufjs leaves an absent bytes field at its prototype default, an empty array.
+  if (v === undefined || v === null || (v as { length?: unknown }).length === 0) return null;
   if (v instanceof Uint8Array) hex = v.length === bytes ? Buffer.from(v.buffer, v.byteOffset, v.length).toString("hex") : undefined;
   else if (typeof v === "string" && v.length === bytes * 2 && HEX.test(v)) hex = v.toLowerCase();
   else if (typeof v === "string") {

@@ -11,7 +11,8 @@ import { type StoredSpan, statusName, summarizeTrace, toWaterfall } from "./trac
  */
 
 const toNs = (ms: number) => BigInt(Math.floor(ms)) * 1_000_000n;
-const nsToMs = (ns: bigint) => Number(ns) / 1e6;
+// Through microseconds: epoch nanoseconds are past 2^53, epoch microseconds are not.
+const nsToMs = (ns: bigint) => Number(ns / 1000n) / 1000;
 const KINDS: SpanKindName[] = ["unspecified", "internal", "server", "client", "producer", "consumer"];
 
 /** `AND column = ?` for each scope field that is set. */
