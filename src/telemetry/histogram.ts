@@ -18,6 +18,14 @@ export function bucketIndex(boundsMs: readonly number[], v: number): number {
   return lo;
 }
 
+/** Bounds arrays are shared between rows (queries parse each distinct text once): key them once. */
+const boundsKeys = new WeakMap<readonly number[], string>();
+function keyOf(bounds: readonly number[]): string {
+  let k = boundsKeys.get(bounds);
+  if (k === undefined) boundsKeys.set(bounds, (k = bounds.join(",")));
+  return k;
+}
+
 /** Mutable sum of histograms; several bound layouts may meet (two SDKs, a changed view). */
 export class HistogramSum {
   private readonly byBounds = new Map<string, { boundsMs: readonly number[]; counts: number[] }>();
@@ -38,7 +46,7 @@ export class HistogramSum {
     if (h.maxMs === null) this.maxKnown = false;
     else this.maxMs = this.maxMs === null ? h.maxMs : Math.max(this.maxMs, h.maxMs);
     if (h.counts.length === 0) return;
-    const key = h.boundsMs.join(",");
+    const key = keyOf(h.boundsMs);
     const acc = this.byBounds.get(key);
     if (!acc) this.byBounds.set(key, { boundsMs: h.boundsMs, counts: [...h.counts] });
     else for (let i = 0; i < h.counts.length; i++) acc.counts[i]! += h.counts[i]!;
@@ -46,10 +54,15 @@ export class HistogramSum {
 
   /** The q-quantile (0..1) in ms, or null without bucket data. */
   quantile(q: number): number | null {
+    return this.quantiles([q])[0]!;
+  }
+
+  /** Several quantiles at once (the distribution is built once). */
+  quantiles(qs: readonly number[]): (number | null)[] {
     const parts = [...this.byBounds.values()].map((h) =>
       knots(h.boundsMs, h.counts, this.minKnown ? this.minMs : null, this.maxKnown ? this.maxMs : null),
     );
-    return quantileOfKnots(parts, q);
+    return qs.map((q) => (parts.length === 1 ? quantileOfOne(parts[0]!, q) : quantileOfKnots(parts, q)));
   }
 }
 
@@ -75,6 +88,22 @@ export function knots(bounds: readonly number[], counts: readonly number[], min:
     f.push(cum);
   }
   return { x, f };
+}
+
+/** The q-quantile of one distribution: one pass over its knots (the usual case). */
+function quantileOfOne(k: Knots, q: number): number | null {
+  const { x, f } = k;
+  const total = f[f.length - 1]!;
+  if (total <= 0) return null;
+  const target = Math.min(1, Math.max(0, q)) * total;
+  for (let i = 1; i < x.length; i++) {
+    if (f[i]! >= target && f[i]! > f[i - 1]!) {
+      // A vertical step (x[i-1] === x[i]) holds its mass at one value.
+      const share = Math.max(0, target - f[i - 1]!) / (f[i]! - f[i - 1]!);
+      return x[i - 1]! + share * (x[i]! - x[i - 1]!);
+    }
+  }
+  return x[x.length - 1]!;
 }
 
 /** F(v) of a knot list, from the left (limit) or the right (value) at a jump. */

@@ -52,12 +52,10 @@ export function aggregateRouteStats(rows: readonly StoredHttpRow[], range: TimeR
     const i = Math.min(n - 1, Math.max(0, Math.floor((ms - range.from) / bucketMs)));
     g.spark[i]! += r.count;
   }
-  const routes: RouteStats[] = [...groups.values()].map((g) => ({
-    ...g.stats,
-    count: g.hist.count,
-    ratePerSecond: g.hist.count / (span / 1000),
-    latencyMs: { p50: g.hist.quantile(0.5), p95: g.hist.quantile(0.95), p99: g.hist.quantile(0.99) },
-  }));
+  const routes: RouteStats[] = [...groups.values()].map((g) => {
+    const [p50, p95, p99] = g.hist.quantiles([0.5, 0.95, 0.99]);
+    return { ...g.stats, count: g.hist.count, ratePerSecond: g.hist.count / (span / 1000), latencyMs: { p50: p50!, p95: p95!, p99: p99! } };
+  });
   routes.sort((a, b) => a.service.localeCompare(b.service) || a.route.localeCompare(b.route) || a.method.localeCompare(b.method));
   return { from: range.from, to: range.to, bucketMs, routes };
 }
