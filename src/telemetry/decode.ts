@@ -71,11 +71,10 @@ export function decodeRequest(signal: Exclude<Signal, "logs">, encoding: Encodin
 /** An export response: empty on full success, partial_success when some data was rejected. */
 export function encodeResponse(signal: Signal, encoding: Encoding, rejected: number, errorMessage?: string): Buffer | string {
   const field = { traces: "rejectedSpans", metrics: "rejectedDataPoints", logs: "rejectedLogRecords" }[signal];
-  const partial = rejected > 0 || errorMessage ? { partialSuccess: { [field]: rejected, errorMessage: errorMessage ?? "" } } : {};
-  if (encoding === "json") {
-    // OTLP JSON writes int64 as a decimal string.
-    return JSON.stringify(rejected > 0 || errorMessage ? { partialSuccess: { [field]: String(rejected), errorMessage: errorMessage ?? "" } } : {});
-  }
+  // OTLP JSON writes int64 as a decimal string.
+  const count = encoding === "json" ? String(rejected) : rejected;
+  const partial = rejected > 0 || errorMessage ? { partialSuccess: { [field]: count, errorMessage: errorMessage ?? "" } } : {};
+  if (encoding === "json") return JSON.stringify(partial);
   const type = { traces: otlp.traceResponse, metrics: otlp.metricsResponse, logs: otlp.logsResponse }[signal];
   return Buffer.from(type.encode(type.fromObject(partial)).finish());
 }

@@ -38,19 +38,23 @@ export interface TelemetryServer {
 
 const PATHS: Record<string, Signal> = { "/v1/traces": "traces", "/v1/metrics": "metrics", "/v1/logs": "logs" };
 
-/** Reads a request body, refusing it as soon as it passes the limit. */
+/**
+ * Reads a request body, refusing it as soon as it passes the limit. The rest is not kept;
+ * the 413 goes out with Connection: close, so the sender's upload ends with the connection.
+ */
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers["content-length"] ?? 0);
-    if (declared > max) return reject(new OtlpRequestError(413, `body is larger than ${max} bytes`));
+    const tooLarge = () => new OtlpRequestError(413, `body is larger than ${max} bytes`);
+    if (Number(req.headers["content-length"] ?? 0) > max) return reject(tooLarge());
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (c: Buffer) => {
       size += c.length;
-      if (size > max) {
-        reject(new OtlpRequestError(413, `body is larger than ${max} bytes`));
-        req.destroy();
-      } else chunks.push(c);
+      if (size <= max) chunks.push(c);
+      else if (chunks.length) {
+        chunks.length = 0;
+        reject(tooLarge());
+      }
     });
     req.on("end", () => resolve(Buffer.concat(chunks, size)));
     req.on("error", reject);
@@ -90,6 +94,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: Required<
   } catch (e) {
     if (!(e instanceof OtlpRequestError)) throw e;
     if (e.status === 405) res.setHeader("allow", "POST");
+    if (e.status === 413) res.setHeader("connection", "close");
     if (!res.headersSent) send(res, e.status, encoding, encodeError(encoding, e.status, e.message));
   }
 }

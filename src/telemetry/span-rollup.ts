@@ -16,7 +16,8 @@ export const rollupKey = (r: Omit<HttpRow, "boundsMs" | "counts" | "count" | "su
  * Used only for services that send no HTTP duration metrics (see routeStats).
  */
 export function rollupServerSpans(spans: readonly SpanRow[]): HttpRow[] {
-  const acc = new Map<string, { row: Omit<HttpRow, "counts"> & { counts: number[]; count: number; sumMs: number; minMs: number; maxMs: number } }>();
+  type Acc = Omit<HttpRow, "counts"> & { counts: number[]; count: number; sumMs: number; minMs: number; maxMs: number };
+  const acc = new Map<string, Acc>();
   for (const s of spans) {
     if (s.kind !== SpanKind.server) continue;
     const ms = Number(s.endNs - s.startNs) / 1e6;
@@ -33,19 +34,18 @@ export function rollupServerSpans(spans: readonly SpanRow[]): HttpRow[] {
       timeNs: (s.startNs / ROLLUP_NS) * ROLLUP_NS,
     };
     const key = rollupKey(labels);
-    let a = acc.get(key);
-    if (!a) {
-      a = { row: { ...labels, boundsMs: SPAN_BOUNDS_MS, counts: new Array<number>(SPAN_BOUNDS_MS.length + 1).fill(0), count: 0, sumMs: 0, minMs: ms, maxMs: ms } };
-      acc.set(key, a);
+    let r = acc.get(key);
+    if (!r) {
+      r = { ...labels, boundsMs: SPAN_BOUNDS_MS, counts: new Array<number>(SPAN_BOUNDS_MS.length + 1).fill(0), count: 0, sumMs: 0, minMs: ms, maxMs: ms };
+      acc.set(key, r);
     }
-    const r = a.row;
     r.counts[bucketIndex(SPAN_BOUNDS_MS, ms)]!++;
     r.count++;
     r.sumMs += ms;
     r.minMs = Math.min(r.minMs, ms);
     r.maxMs = Math.max(r.maxMs, ms);
   }
-  return [...acc.values()].map((a) => a.row);
+  return [...acc.values()];
 }
 
 /** Two rollup rows of the same key, added up (a minute that spans several export batches). */

@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { otlp } from "../../../src/telemetry/otlp-schema.js";
 import { routeStats, trace, UNMATCHED_ROUTE } from "../../../src/telemetry/index.js";
@@ -138,6 +139,17 @@ describe("OTLP/HTTP receiver: refusals", () => {
     const bomb = gzip(" ".repeat(100_000));
     expect(bomb.length).toBeLessThan(1000);
     expect((await post(`${server.url}/v1/traces`, bomb, { ...JSON_TYPE, "content-encoding": "gzip" })).status).toBe(413);
+    // Chunked, with no Content-Length to refuse up front.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}/v1/traces`, { method: "POST", headers: JSON_TYPE }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on("error", reject);
+      for (let i = 0; i < 4; i++) req.write("x".repeat(500));
+      req.end();
+    });
+    expect(status).toBe(413);
   });
 
   it("404 for other paths, 405 for other methods, 200 and nothing kept for logs", async () => {

@@ -75,3 +75,20 @@ describe("retention", () => {
     expect(count(store, "spans")).toBe(0);
   });
 });
+
+describe("a second process reading", () => {
+  it("Studio can open the store read-only while the receiver writes", async () => {
+    const { TelemetryStore } = await import("../../../src/telemetry/index.js");
+    const store = tempStore();
+    store.ingestTraces(spansAt(Date.now(), 3));
+    const reader = TelemetryStore.openReadOnly(store.file.replace(/\/telemetry\.sqlite$/, ""));
+    try {
+      expect(routeStats(reader, { from: 0, to: Date.now() + 1 }).routes[0]!.count).toBe(3);
+      store.ingestTraces(spansAt(Date.now(), 2, 10));
+      expect(routeStats(reader, { from: 0, to: Date.now() + 1 }).routes[0]!.count).toBe(5);
+      expect(() => reader.ingestTraces(spansAt(Date.now(), 1, 20))).toThrow(/readonly/i);
+    } finally {
+      reader.close();
+    }
+  });
+});
