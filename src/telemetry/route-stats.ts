@@ -26,7 +26,8 @@ export function pickSources(rows: readonly StoredHttpRow[]): Map<string, string>
  * status-code counts and a sparkline. Pure: the rows come from queries.ts.
  */
 export function aggregateRouteStats(rows: readonly StoredHttpRow[], range: TimeRange, buckets = 60): RouteStatsResult {
-  const n = Math.max(1, Math.floor(buckets));
+  // Clamped: the count comes from a URL parameter sooner or later.
+  const n = Math.min(1000, Math.max(1, Math.floor(buckets)));
   const span = Math.max(1, range.to - range.from);
   const bucketMs = span / n;
   const chosen = pickSources(rows);
@@ -54,7 +55,8 @@ export function aggregateRouteStats(rows: readonly StoredHttpRow[], range: TimeR
   }
   const routes: RouteStats[] = [...groups.values()].map((g) => {
     const [p50, p95, p99] = g.hist.quantiles([0.5, 0.95, 0.99]);
-    return { ...g.stats, count: g.hist.count, ratePerSecond: g.hist.count / (span / 1000), latencyMs: { p50: p50!, p95: p95!, p99: p99! } };
+    const latencyMs = { p50: p50 ?? null, p95: p95 ?? null, p99: p99 ?? null };
+    return { ...g.stats, count: g.hist.count, ratePerSecond: g.hist.count / (span / 1000), latencyMs };
   });
   routes.sort((a, b) => a.service.localeCompare(b.service) || a.route.localeCompare(b.route) || a.method.localeCompare(b.method));
   return { from: range.from, to: range.to, bucketMs, routes };

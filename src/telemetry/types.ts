@@ -25,7 +25,7 @@ export interface Scope {
 
 export interface RouteStatsQuery extends Scope, TimeRange {
   /**
-   * Sparkline points over the range.
+   * Sparkline points over the range (1 to 1000).
    * @default 60
    */
   readonly buckets?: number;
