@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import type { HistogramPoint } from "./rows.js";
 import { UNMATCHED_ROUTE } from "./types.js";
 import { toHttpAttributes, toOrigin } from "./resource.js";
-import { Temporality } from "./otlp-schema.js";
-import { list, toBigInt, toCount, toDouble, toRecord } from "./otlp-values.js";
+import { ENUM_NAMES, Temporality } from "./otlp-schema.js";
+import { list, toBigInt, toCount, toDouble, toEnum, toRecord } from "./otlp-values.js";
 
 /**
  * The HTTP server duration histograms, under both semantic-convention generations: the
@@ -52,7 +52,7 @@ export function normalizeMetrics(request: unknown): NormalizedMetrics {
         if (!histogram || !(name === HTTP_SERVER_DURATION.stable || name === HTTP_SERVER_DURATION.old)) continue;
         const unit = typeof m.unit === "string" && m.unit !== "" ? m.unit : DEFAULT_UNIT[name]!;
         const scale = TO_MS[unit];
-        const temporality = typeof histogram.aggregationTemporality === "number" ? histogram.aggregationTemporality : 0;
+        const temporality = toEnum(histogram.aggregationTemporality, ENUM_NAMES.temporality);
         for (const p of dataPoints) {
           const timeNs = toBigInt(p.timeUnixNano);
           const counts = (Array.isArray(p.bucketCounts) ? p.bucketCounts : []).map(toCount);

@@ -1,6 +1,7 @@
 import type { SpanRow } from "./rows.js";
 import { toHttpAttributes, toOrigin } from "./resource.js";
-import { list, toBigInt, toHexId, toRecord } from "./otlp-values.js";
+import { list, toBigInt, toEnum, toHexId, toRecord } from "./otlp-values.js";
+import { ENUM_NAMES } from "./otlp-schema.js";
 
 export interface NormalizedSpans {
   readonly spans: SpanRow[];
@@ -54,10 +55,10 @@ export function normalizeSpans(request: unknown): NormalizedSpans {
           spanId,
           parentSpanId,
           name: typeof s.name === "string" ? s.name : "",
-          kind: typeof s.kind === "number" ? s.kind : 0,
+          kind: toEnum(s.kind, ENUM_NAMES.spanKind),
           startNs,
           endNs: endNs < startNs ? startNs : endNs,
-          statusCode: typeof status.code === "number" ? status.code : 0,
+          statusCode: toEnum(status.code, ENUM_NAMES.statusCode),
           statusMessage: typeof status.message === "string" ? status.message : "",
           httpRoute: http.route ?? null,
           httpMethod: http.method ?? null,

@@ -93,6 +93,13 @@ export const otlp = {
   rpcStatus: root.lookupType("otlp.RpcStatus"),
 };
 
+/** OTLP enum names in value order, for JSON that spells them out. */
+export const ENUM_NAMES = {
+  spanKind: ["SPAN_KIND_UNSPECIFIED", "SPAN_KIND_INTERNAL", "SPAN_KIND_SERVER", "SPAN_KIND_CLIENT", "SPAN_KIND_PRODUCER", "SPAN_KIND_CONSUMER"],
+  statusCode: ["STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR"],
+  temporality: ["AGGREGATION_TEMPORALITY_UNSPECIFIED", "AGGREGATION_TEMPORALITY_DELTA", "AGGREGATION_TEMPORALITY_CUMULATIVE"],
+} as const;
+
 /** OTLP enum values used below (the same ints in both encodings). */
 export const SpanKind = { unspecified: 0, internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
 export const StatusCode = { unset: 0, ok: 1, error: 2 } as const;

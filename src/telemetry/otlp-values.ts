@@ -65,6 +65,19 @@ export function toHexId(v: unknown, bytes: number): string | null | undefined {
   return /^0+$/.test(hex) ? null : hex;
 }
 
+/**
+ * An OTLP enum: an int in both encodings per the spec, but protobuf's canonical JSON mapping
+ * (which some encoders use) writes the value's name, e.g. "SPAN_KIND_SERVER".
+ */
+export function toEnum(v: unknown, names: readonly string[]): number {
+  if (typeof v === "number") return v;
+  if (typeof v === "string") {
+    const i = names.findIndex((n) => v === n);
+    return i >= 0 ? i : /^\d+$/.test(v) ? Number(v) : 0;
+  }
+  return 0;
+}
+
 type Obj = Record<string, unknown>;
 const has = (o: Obj, k: string) => Object.hasOwn(o, k);
 

@@ -81,6 +81,10 @@ describe("OTLP/HTTP receiver: decoding", () => {
             status: { code: 1 },
           },
           { traceId: "nothex", spanId: "EEE19B7EC3C1B175", startTimeUnixNano: String(now) },
+          // Enum names, as protobuf's canonical JSON mapping writes them.
+          { traceId: "5B8EFFF798038103D269B633813FC60C", spanId: "EEE19B7EC3C1B176", parentSpanId: "EEE19B7EC3C1B174", name: "db",
+            kind: "SPAN_KIND_CLIENT", startTimeUnixNano: String(now + 1_000_000n), endTimeUnixNano: String(now + 2_000_000n),
+            status: { code: "STATUS_CODE_ERROR" } },
         ] }],
       }],
     };
@@ -91,6 +95,7 @@ describe("OTLP/HTTP receiver: decoding", () => {
     });
     const t = trace(store, "5b8efff798038103d269b633813fc60c")!;
     expect(t.spans[0]).toMatchObject({ name: "GET /a/{x}", status: "ok", durationMs: 5, service: "py" });
+    expect(t.spans[1]).toMatchObject({ name: "db", kind: "client", status: "error", depth: 1 });
     expect(t.spans[0]!.attributes).toEqual({
       "http.method": "get", "http.status_code": 201, "http.route": "/a/{x}", big: "9007199254740993",
       list: [true, 1.5], map: { k: "v" },
