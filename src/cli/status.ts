@@ -9,22 +9,25 @@ async function runStatus(o: StackOptions): Promise<void> {
   const t = await resolveStackTarget(o);
   const { requireCredentials } = await import("../engine/credentials.js");
   const creds = requireCredentials();
-  const { requireEngine, listServiceContainers } = await import("../runtime/docker.js");
+  const { requireEngine, listServiceContainers, liveStates } = await import("../runtime/docker.js");
   await requireEngine();
   const { stackUrls } = await import("../engine/stack-ops.js");
   const { listRecords } = await import("../engine/history.js");
-  const [containers, urls] = await Promise.all([listServiceContainers(t.project, t.env), stackUrls(t.project, t.env, creds)]);
+  const [containers, live, urls] = await Promise.all([listServiceContainers(t.project, t.env), liveStates(t.project, t.env), stackUrls(t.project, t.env, creds, Object.keys(t.config.services))]);
   const last = listRecords(t.project, t.env)[0];
   const rows = Object.keys(t.config.services).map((name) => {
-    const c = containers.find((x) => x.service === name);
-    return { service: name, state: c ? c.state : "not deployed", status: c?.status ?? "", url: urls[name] ?? "", image: c?.image ?? "" };
+    const running = containers.find((x) => x.service === name && x.state === "running") ?? containers.find((x) => x.service === name);
+    const state = live.get(name);
+    return { service: name, state: state ? (state.running ? "running" : "down") : "not deployed", status: state?.detail ?? "", url: urls[name] ?? "", image: running?.image ?? "" };
   });
+  const notes = Object.entries(t.config.services).filter(([, s]) => s.resources.storage).map(([n, s]) => `${n}: storage ${s.resources.storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`);
   if (o.json) {
-    printJson({ project: t.project, env: t.env, services: rows, lastDeployment: last ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt } : null });
+    printJson({ project: t.project, env: t.env, services: rows, notes, lastDeployment: last ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt } : null });
     return;
   }
   process.stdout.write(`${t.project} (${t.env})\n`);
   process.stdout.write(formatTable(["SERVICE", "STATE", "STATUS", "URL", "IMAGE"], rows.map((r) => [r.service, r.state, r.status, r.url, r.image])));
+  for (const n of notes) process.stdout.write(`note: ${n}\n`);
   process.stdout.write(last ? `last deployment: ${last.id} ${last.outcome} at ${last.startedAt}\n` : "no deployment yet\n");
   if (rows.some((r) => r.state !== "running")) process.exitCode = 1;
 }
