@@ -57,7 +57,7 @@ export function toProgress(e: EngineEvent): ProgressEvent | undefined {
     // on_failure: continue rolls out anyway, but the failure is shown, never passed off as "migrated".
     const exitCode = (out.new?.outputs as Record<string, unknown> | undefined)?.exitCode;
     if (s.type === "platform:docker:Job" && typeof exitCode === "number" && exitCode !== 0) {
-      return { service: s.service, phase: "migration failed", at, message: `exit ${exitCode}; rolling out anyway (on_failure: continue)` };
+      return { service: s.service, phase: "migration failed", at, message: `exit ${exitCode}; rolling out anyway, on_failure: continue` };
     }
     return { service: s.service, phase: s.step.done, at };
   }

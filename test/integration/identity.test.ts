@@ -146,6 +146,20 @@ describe("project identity, names, isolation and one operation at a time", () =>
     expect(JSON.parse(ok(await cli(dirA(), "deployments", "--json")).stdout).map((d: { outcome: string }) => d.outcome)).toContain("canceled");
   }, 600_000);
 
+  it("shows and records a migration that failed under on_failure: continue, and rolls out anyway", async () => {
+    const file = join(dirA(), "platform.yml");
+    const yml = readFileSync(file, "utf8");
+    const migrate = '    lifecycle:\n      migrate:\n        command: [sh, -c, "echo half of it went; exit 3"]\n        on_failure: continue\n';
+    writeFileSync(file, yml.replace("    health:\n      http: /health", `${migrate}    health:\n      http: /health`));
+    const r = ok(await cli(dirA(), "deploy", "--yes"));
+    expect(r.stdout).toMatch(/^api: migration failed \(exit 3; rolling out anyway, on_failure: continue\)$/m);
+    expect(r.stdout).toMatch(/^⚠ api: migration failed \(exit 3\); rolled out anyway \(on_failure: continue\); output in \S+/m);
+    const record = JSON.parse(ok(await cli(dirA(), "deployments", "--json")).stdout)[0];
+    expect(record.migrations.api).toMatchObject({ failed: true, exitCode: 3 });
+    expect(record.migrations.api.output).toContain("half of it went");
+    writeFileSync(file, yml);
+  }, 600_000);
+
   it("two first deploys at once share one edge, and neither removes the other's", async () => {
     docker("rm", "-f", "platform-edge");
     const pair = [`${name}e1`, `${name}e2`].map((p) => ({ project: p, env: "preview", dir: app(p, p, p) }));
