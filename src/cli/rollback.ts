@@ -25,7 +25,7 @@ async function runRollback(id: string | undefined, o: StackOptions): Promise<voi
   const { runEngineDeploy } = await import("./deploy-run.js");
   await runEngineDeploy(t, creds, { configFile: target.configCopy as string, projectDir: t.projectDir, rollback: { of: target.id, images } }, o, [
     `rolling back to ${target.id} (${when}): its images and platform.yml, without building`,
-    "database migrations are not reversed: the schema stays as the newest migration left it",
+    "database migrations are neither reversed nor run again: the schema stays as the newest migration left it",
   ]);
 }
 

@@ -39,13 +39,18 @@ function serviceStep(urn: string) {
   return { step, type, service: name.slice(0, name.length - step.suffix.length) };
 }
 
+/** A rollback's image is run as it is: nothing is installed or built, so no phase says so. */
+function isPinnedImage(m: { new?: { inputs?: Record<string, unknown> } }): boolean {
+  return m.new?.inputs?.pinned === true;
+}
+
 /** Maps one engine event to progress; most events say nothing about a service. */
 export function toProgress(e: EngineEvent): ProgressEvent | undefined {
   const at = e.timestamp * 1000;
   const pre = e.resourcePreEvent?.metadata;
   if (pre) {
     const s = serviceStep(pre.urn);
-    if (!s) return undefined;
+    if (!s || isPinnedImage(pre)) return undefined;
     if (WORK_OPS.has(pre.op)) return { service: s.service, phase: s.step.start, at };
     if (pre.op === "same" && s.type === "platform:docker:Container") return { service: s.service, phase: "unchanged", at };
     return undefined;
@@ -53,7 +58,7 @@ export function toProgress(e: EngineEvent): ProgressEvent | undefined {
   const out = e.resOutputsEvent?.metadata;
   if (out && WORK_OPS.has(out.op)) {
     const s = serviceStep(out.urn);
-    if (!s) return undefined;
+    if (!s || isPinnedImage(out)) return undefined;
     // on_failure: continue rolls out anyway, but the failure is shown, never passed off as "migrated".
     const exitCode = (out.new?.outputs as Record<string, unknown> | undefined)?.exitCode;
     if (s.type === "platform:docker:Job" && typeof exitCode === "number" && exitCode !== 0) {

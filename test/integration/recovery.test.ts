@@ -119,7 +119,8 @@ describe("crash recovery, rollback and secrets on the fullstack example", () => 
     const seconds = (Date.now() - t0) / 1000;
     const stats = await poller.stop();
     expect(r.stdout).toMatch(/note: rolling back to dep_\w+/);
-    expect(r.stdout).toContain("database migrations are not reversed");
+    expect(r.stdout).toContain("database migrations are neither reversed nor run again");
+    expect(r.stdout).not.toMatch(/api: migrating/);
     expect(r.stdout).not.toMatch(/api: Installing/);
     expect(stats.failures).toEqual([]);
     expect(stats.sent).toBeGreaterThan(10);

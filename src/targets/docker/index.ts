@@ -81,7 +81,9 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     // The tag carries the inputs hash: same tag, same image (and `platform status` shows it).
     const image = s.build ? createImage(s, plan, opts).tag : (s.image as string);
     const serviceLabels = { ...labels, "platform.service": s.name };
-    const migrate = s.migrate
+    // A rollback runs no migration: the older code's migrations may not know the schema's
+    // newest revision, and migrations are not reversed anyway.
+    const migrate = s.migrate && !opts.pinnedImages
       ? new Job(`${s.name}-migrate`, {
           name: `${s.containerName}-migrate`, image, command: s.migrate.command, env, networks: [{ name: plan.network }],
           timeoutSeconds: s.migrate.timeoutSeconds, labels: serviceLabels, logDir: opts.logDir, continueOnFailure: s.migrate.continueOnFailure,

@@ -54,3 +54,11 @@ describe("engine events to service phases", () => {
     expect(parseUrn("urn:pulumi:s::p::my:comp$platform:docker:Image::api-image")).toEqual({ type: "platform:docker:Image", name: "api-image" });
   });
 });
+
+describe("a rollback's images", () => {
+  it("are neither Installing nor built: they run as they are", () => {
+    const e = pre("platform:docker:Image", "api-image", "create-replacement");
+    (e.resourcePreEvent!.metadata as unknown as { new: unknown }).new = { inputs: { pinned: true } };
+    expect(toProgress(e)).toBeUndefined();
+  });
+});
