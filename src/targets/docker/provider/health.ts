@@ -56,15 +56,17 @@ async function probeExec(id: string, command: string[]): Promise<string | undefi
  */
 async function checkHttp(id: string, ip: string | undefined, check: Extract<HealthCheck, { kind: "http" }>, label: string): Promise<string | undefined> {
   if (!ip) return "the container has no network address yet";
-  const failure = await probeHttpInside(id, `http://${ip}:${check.port}${check.path}`, check.path, check.anyStatus === true);
-  if (failure && isRefused(failure)) {
-    const loopback = await probeHttpInside(id, `http://127.0.0.1:${check.port}${check.path}`, check.path, true);
-    if (loopback === undefined) {
-      throw new HealthError(`${label} answers on 127.0.0.1:${check.port} inside its container, but not on its network address ${ip}:${check.port}, where the edge and other services reach it: ${LOOPBACK_HINT}`);
-    }
-    return `${failure} (at ${ip}:${check.port}; the app must ${LOOPBACK_HINT})`;
+  const probe = () => probeHttpInside(id, `http://${ip}:${check.port}${check.path}`, check.path, check.anyStatus === true);
+  const failure = await probe();
+  if (!failure || !isRefused(failure)) return failure;
+  const loopback = await probeHttpInside(id, `http://127.0.0.1:${check.port}${check.path}`, check.path, true);
+  if (loopback !== undefined) return `${failure} (at ${ip}:${check.port}; the app must ${LOOPBACK_HINT})`;
+  // Loopback answers. Asked again, since an app that was just starting answers both by now.
+  const again = await probe();
+  if (again && isRefused(again)) {
+    throw new HealthError(`${label} answers on 127.0.0.1:${check.port} inside its container, but not on its network address ${ip}:${check.port}, where the edge and other services reach it: ${LOOPBACK_HINT}`);
   }
-  return failure;
+  return again;
 }
 
 /**

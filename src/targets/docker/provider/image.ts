@@ -83,6 +83,10 @@ export const imageHandler: ResourceHandler = {
   },
 
   async delete(id) {
+    // A replacement that came back to the same inputs (a failed deploy, then the old code
+    // again) has the same tag as the image being deleted: while a container uses it, it stays.
+    const info = await unlessGone(() => docker().getImage(id).inspect());
+    if (!info || (await docker().listContainers({ all: true, filters: { ancestor: [info.Id] } })).length > 0) return;
     try {
       await docker().getImage(id).remove({ noprune: false });
     } catch (e) {
