@@ -84,9 +84,10 @@ export const imageHandler: ResourceHandler = {
 
   async delete(id) {
     // A replacement that came back to the same inputs (a failed deploy, then the old code
-    // again) has the same tag as the image being deleted: while a container uses it, it stays.
-    const info = await unlessGone(() => docker().getImage(id).inspect());
-    if (!info || (await docker().listContainers({ all: true, filters: { ancestor: [info.Id] } })).length > 0) return;
+    // again) has the same tag as the image being deleted: while a container made from this
+    // tag exists, the tag stays. (Other tags of the same image, other stacks', do not count.)
+    const users = await docker().listContainers({ all: true, filters: { ancestor: [id] } }).catch(() => []);
+    if (users.some((c) => c.Image === id)) return;
     try {
       await docker().getImage(id).remove({ noprune: false });
     } catch (e) {
