@@ -28,7 +28,7 @@ const clientOf = new Map<string, number>();
  * One GET from inside the container: undefined when healthy, else the failure. Clients the
  * image lacks fail at once and the next is tried.
  */
-async function probeHttpInside(id: string, url: string, path: string, anyStatus: boolean): Promise<string | undefined> {
+async function probeHttpInside(id: string, url: string, path: string, anyStatus: boolean, label: string): Promise<string | undefined> {
   for (let i = clientOf.get(id) ?? 0; i < PROBE_CLIENTS.length; i++) {
     const client = PROBE_CLIENTS[i]!;
     const r = await execIn(id, client.command(url), PROBE_ENV);
@@ -36,7 +36,7 @@ async function probeHttpInside(id: string, url: string, path: string, anyStatus:
     clientOf.set(id, i);
     return judgeAnswer(client.parse(r.output, r.exitCode), path, anyStatus);
   }
-  throw new HealthError(NO_CLIENT);
+  throw new HealthError(`${label}: ${NO_CLIENT}`);
 }
 
 /** The container's own address on its (first) network: where the edge and other services reach it. */
@@ -56,10 +56,10 @@ async function probeExec(id: string, command: string[]): Promise<string | undefi
  */
 async function checkHttp(id: string, ip: string | undefined, check: Extract<HealthCheck, { kind: "http" }>, label: string): Promise<string | undefined> {
   if (!ip) return "the container has no network address yet";
-  const probe = () => probeHttpInside(id, `http://${ip}:${check.port}${check.path}`, check.path, check.anyStatus === true);
+  const probe = () => probeHttpInside(id, `http://${ip}:${check.port}${check.path}`, check.path, check.anyStatus === true, label);
   const failure = await probe();
   if (!failure || !isRefused(failure)) return failure;
-  const loopback = await probeHttpInside(id, `http://127.0.0.1:${check.port}${check.path}`, check.path, true);
+  const loopback = await probeHttpInside(id, `http://127.0.0.1:${check.port}${check.path}`, check.path, true, label);
   if (loopback !== undefined) return `${failure} (at ${ip}:${check.port}; the app must ${LOOPBACK_HINT})`;
   // Loopback answers. Asked again, since an app that was just starting answers both by now.
   const again = await probe();
