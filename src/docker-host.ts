@@ -22,9 +22,9 @@ export function demuxLogs(buf: Buffer): string {
   return Buffer.concat(out).toString("utf8");
 }
 
-/** Runs a command inside a container: its exit code and combined output. */
-export async function execInContainer(client: Docker, id: string, command: string[]): Promise<{ exitCode: number; output: string }> {
-  const exec = await client.getContainer(id).exec({ Cmd: command, AttachStdout: true, AttachStderr: true });
+/** Runs a command inside a container: its exit code and combined output. `env` adds to the container's. */
+export async function execInContainer(client: Docker, id: string, command: string[], env?: string[]): Promise<{ exitCode: number; output: string }> {
+  const exec = await client.getContainer(id).exec({ Cmd: command, AttachStdout: true, AttachStderr: true, ...(env ? { Env: env } : {}) });
   const stream = await exec.start({ hijack: true, stdin: false });
   const chunks: Buffer[] = [];
   await new Promise<void>((resolve) => { stream.on("data", (c: Buffer) => chunks.push(c)); stream.on("end", resolve); stream.on("error", () => resolve()); });

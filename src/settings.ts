@@ -23,8 +23,14 @@ function readJson<T>(file: string): Partial<T> {
   }
 }
 
+/** PLATFORM_<ROLE>_IMAGE (e.g. PLATFORM_POSTGRES_IMAGE) puts a team's own image in one role. */
 export function baseImages(): BaseImageSet {
-  return { ...PUBLIC_IMAGES, ...readJson<BaseImageSet>(join(platformHome(), "images.json")) };
+  const images = { ...PUBLIC_IMAGES, ...readJson<BaseImageSet>(join(platformHome(), "images.json")) };
+  for (const role of Object.keys(PUBLIC_IMAGES) as (keyof BaseImageSet)[]) {
+    const override = process.env[`PLATFORM_${role.toUpperCase()}_IMAGE`];
+    if (override) images[role] = override;
+  }
+  return images;
 }
 
 export interface Toolchain {

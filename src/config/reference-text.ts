@@ -8,7 +8,7 @@ function size(bytes: number): string {
   return bytes >= 1024 ** 3 ? `${bytes / 1024 ** 3}Gi` : `${bytes / 1024 ** 2}Mi`;
 }
 
-const presetRows = Object.entries(PRESETS).map(([name, p]) => `| \`${name}\` | ${p.cpus} | ${size(p.memoryBytes)} |`);
+const presetRows = Object.entries(PRESETS).map(([name, p]) => `| \`${name}\` | ${p.cpus} | ${size(p.memoryBytes)} | ${p.pidsLimit} |`);
 
 const pgParts = POSTGRES_PROPERTIES.filter((p) => p !== "url");
 
@@ -46,7 +46,7 @@ export const REFERENCE_SECTIONS = {
     "```",
   ].join("\n"),
 
-  presets: ["Presets:", "", "| Preset | CPUs | Memory |", "|---|---|---|", ...presetRows].join("\n"),
+  presets: ["Presets (a migration runs under its service's limits):", "", "| Preset | CPUs | Memory | Processes |", "|---|---|---|---|", ...presetRows].join("\n"),
 
   references: [
     "### References in `env` values",

@@ -38,6 +38,8 @@ export interface ResourcesConfig {
   preset: PresetName;
   cpus: number;
   memoryBytes: number;
+  /** Most processes (and threads) at once. */
+  pidsLimit: number;
   /** postgres only, as written (e.g. "10Gi"). */
   storage?: string;
   storageBytes?: number;

@@ -4,11 +4,15 @@ const MI = 1024 ** 2;
 const GI = 1024 ** 3;
 const TI = 1024 ** 4;
 
-/** CPU and memory of each resources preset; the target enforces them as container limits. */
-export const PRESETS: Record<PresetName, { cpus: number; memoryBytes: number }> = {
-  small: { cpus: 0.5, memoryBytes: 512 * MI },
-  medium: { cpus: 1, memoryBytes: 1 * GI },
-  large: { cpus: 2, memoryBytes: 2 * GI },
+/**
+ * CPU, memory and process count of each resources preset; the target enforces them as
+ * container limits (migrations included). The process cap stops a fork bomb or a thread leak
+ * from taking the engine's other containers down with it.
+ */
+export const PRESETS: Record<PresetName, { cpus: number; memoryBytes: number; pidsLimit: number }> = {
+  small: { cpus: 0.5, memoryBytes: 512 * MI, pidsLimit: 512 },
+  medium: { cpus: 1, memoryBytes: 1 * GI, pidsLimit: 1024 },
+  large: { cpus: 2, memoryBytes: 2 * GI, pidsLimit: 2048 },
 };
 
 export const PRESET_NAMES = ["small", "medium", "large"] as const;

@@ -88,6 +88,7 @@ function planService(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<st
       : undefined,
     cpus: s.resources.cpus,
     memoryBytes: s.resources.memoryBytes,
+    pidsLimit: s.resources.pidsLimit,
     database,
     stopFirst: database !== undefined,
     stopGraceSeconds: database ? 60 : 20,

@@ -71,6 +71,8 @@ export interface PlannedService {
   readonly migrate?: { readonly command: string[]; readonly timeoutSeconds: number; readonly continueOnFailure: boolean };
   readonly cpus: number;
   readonly memoryBytes: number;
+  /** Most processes (and threads) at once, for the service and its migration. */
+  readonly pidsLimit: number;
   readonly database?: DatabaseSpec;
   /** Replace by stopping first (one server per data directory). */
   readonly stopFirst: boolean;

@@ -31,7 +31,7 @@ describe("smoke: Pulumi engine + platform Docker provider", () => {
       const net = new Network("net", { name: `${name}-net` });
       const c = new Container("web", {
         name, image: baseImages().python, command: ["python", "-m", "http.server", "8080"],
-        networks: [{ name: `${name}-net`, aliases: ["web"] }], port: 8080,
+        networks: [{ name: `${name}-net`, aliases: ["web"] }],
         health: { kind: "http", path: "/", port: 8080 }, labels: { "platform.test": name },
       }, { dependsOn: [net] });
       return { containerName: c.containerName };

@@ -5,6 +5,8 @@ import { edgeAlias, imageRepository, publicUrl } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { resolveEnv, type ReferenceValues } from "../references.js";
 import { hashBuildInputs } from "./context-hash.js";
+import { PUBLIC_HOST_LABEL } from "./provider/ownership.js";
+import { hostLabel } from "./provider/words.js";
 import { Container, EdgeAttachment, Image, Job, Network, Password, Volume, Words } from "./resources.js";
 
 export interface DockerTargetOptions {
@@ -61,7 +63,9 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
   const labels = plan.labels;
   const network = new Network("network", { name: plan.network, labels });
   const anyPublic = plan.services.some((s) => s.public);
-  const words = anyPublic ? new Words("url-words", { seedName: plan.network }) : undefined;
+  // seedName is `<project>-<env>` spelled out, not plan.network: a change of naming scheme must not draw new URL words.
+  const hostPrefixes = plan.services.filter((s) => s.public).map((s) => s.hostPrefix);
+  const words = anyPublic ? new Words("url-words", { seedName: `${plan.project}-${plan.env}`, hostPrefixes }) : undefined;
   const edge = anyPublic
     ? new EdgeAttachment("edge", { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain }, { dependsOn: [network] })
     : undefined;
@@ -87,16 +91,21 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
       ? new Job(`${s.name}-migrate`, {
           name: `${s.containerName}-migrate`, image, command: s.migrate.command, env, networks: [{ name: plan.network }],
           timeoutSeconds: s.migrate.timeoutSeconds, labels: serviceLabels, logDir: opts.logDir, continueOnFailure: s.migrate.continueOnFailure,
+          cpus: s.cpus, memoryBytes: s.memoryBytes, pidsLimit: s.pidsLimit,
         }, { dependsOn: [network, ...deps] })
       : undefined;
     const volume = s.database
       ? new Volume(`${s.name}-data`, { name: s.database.volumeName, retain: s.database.retain, labels: serviceLabels })
       : undefined;
+    const dataPath = s.database?.dataPath;
     const aliases = s.public && words ? words.words.apply((w) => [...s.aliases, edgeAlias(s.hostPrefix, w)]) : [...s.aliases];
+    // A public container names its host label, so hosts in use are one listContainers away (provider/public-host.ts).
+    const containerLabels = s.public && words ? words.words.apply((w) => ({ ...serviceLabels, [PUBLIC_HOST_LABEL]: hostLabel(s.hostPrefix, w) })) : serviceLabels;
     const container = new Container(s.name, {
       name: s.containerName, image, env, networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
-      volumes: s.database ? [{ name: s.database.volumeName, target: s.database.dataPath }] : [],
-      labels: serviceLabels, cpus: s.cpus, memoryBytes: s.memoryBytes, port: s.port, health: s.health,
+      // The volume's real name: an adopted volume keeps its data whatever name the plan wants.
+      volumes: volume && dataPath ? volume.volumeName.apply((name) => [{ name, target: dataPath }]) : [],
+      labels: containerLabels, cpus: s.cpus, memoryBytes: s.memoryBytes, pidsLimit: s.pidsLimit, health: s.health,
       healthTimeoutSeconds: s.healthTimeoutSeconds, stopFirst: s.stopFirst, stopGraceSeconds: s.stopGraceSeconds,
       ...(s.postStart ? { postStart: [...s.postStart] } : {}),
     }, { dependsOn: [network, ...deps, ...(migrate ? [migrate] : []), ...(volume ? [volume] : []), ...(s.public && edge ? [edge] : [])] });

@@ -18,6 +18,7 @@ export class Network extends pulumi.CustomResource {
 }
 
 export class Volume extends pulumi.CustomResource {
+  /** The volume's real name: the planned one, or this service's volume adopted under an older name. */
   declare readonly volumeName: pulumi.Output<string>;
   /** @param args.retain keep the data when the resource is deleted (retention: permanent) */
   constructor(name: string, args: Args<{ name: string; labels?: Record<string, string>; retain?: boolean }>, opts?: pulumi.CustomResourceOptions) {
@@ -64,7 +65,11 @@ export class Password extends pulumi.CustomResource {
 
 export class Words extends pulumi.CustomResource {
   declare readonly words: pulumi.Output<string>;
-  constructor(name: string, args: Args<{ seedName: string }>, opts?: pulumi.CustomResourceOptions) {
+  /**
+   * @param args.seedName the only input that draws new words (the stack's identity)
+   * @param args.hostPrefixes the stack's public host prefixes: the first draw avoids hosts in use on the engine; later changes keep the words
+   */
+  constructor(name: string, args: Args<{ seedName: string; hostPrefixes?: string[] }>, opts?: pulumi.CustomResourceOptions) {
     super("platform:random:Words", name, { ...args, words: undefined }, opts);
   }
 }

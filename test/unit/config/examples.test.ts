@@ -8,7 +8,7 @@ import { check } from "./helpers.js";
 /** Every example is also a test: the spec's two examples, the repository's, and README's. */
 
 const FIXTURES = "test/fixtures/config";
-const small = { preset: "small", cpus: 0.5, memoryBytes: 512 * 1024 ** 2 } as const;
+const small = { preset: "small", cpus: 0.5, memoryBytes: 512 * 1024 ** 2, pidsLimit: 512 } as const;
 
 const fullstack: Config = {
   version: "1.0",

@@ -23,20 +23,20 @@ describe("normalized config", () => {
 
   it("applies the postgres defaults: 1Gi, permanent", () => {
     const c = config(HEAD + svc("db", "type: postgres") + svc("api", `${API}\nenv:\n  DATABASE_URL: \${db.url}\ndepends_on: [db]`));
-    expect(c.services.db!.resources).toEqual({ preset: "small", cpus: 0.5, memoryBytes: 512 * 1024 ** 2, storage: "1Gi", storageBytes: 1024 ** 3, retention: "permanent" });
+    expect(c.services.db!.resources).toEqual({ preset: "small", cpus: 0.5, memoryBytes: 512 * 1024 ** 2, pidsLimit: 512, storage: "1Gi", storageBytes: 1024 ** 3, retention: "permanent" });
     expect(c.services.db!.public).toBe(false);
   });
 
-  it("presets: small 0.5 CPU 512Mi, medium 1 CPU 1Gi, large 2 CPU 2Gi", () => {
-    expect(PRESETS).toEqual({ small: { cpus: 0.5, memoryBytes: 536870912 }, medium: { cpus: 1, memoryBytes: 1073741824 }, large: { cpus: 2, memoryBytes: 2147483648 } });
+  it("presets: small 0.5 CPU 512Mi 512 pids, medium 1 CPU 1Gi 1024 pids, large 2 CPU 2Gi 2048 pids", () => {
+    expect(PRESETS).toEqual({ small: { cpus: 0.5, memoryBytes: 536870912, pidsLimit: 512 }, medium: { cpus: 1, memoryBytes: 1073741824, pidsLimit: 1024 }, large: { cpus: 2, memoryBytes: 2147483648, pidsLimit: 2048 } });
     const c = config(HEAD + svc("api", `${API}\nresources: large`) + svc("web", "type: nextjs\nsource: ./web\npublic: true\nresources: {preset: medium}"));
-    expect(c.services.api!.resources).toEqual({ preset: "large", cpus: 2, memoryBytes: 2 * 1024 ** 3 });
-    expect(c.services.web!.resources).toEqual({ preset: "medium", cpus: 1, memoryBytes: 1024 ** 3 });
+    expect(c.services.api!.resources).toEqual({ preset: "large", cpus: 2, memoryBytes: 2 * 1024 ** 3, pidsLimit: 2048 });
+    expect(c.services.web!.resources).toEqual({ preset: "medium", cpus: 1, memoryBytes: 1024 ** 3, pidsLimit: 1024 });
   });
 
   it("postgres object form keeps what is given and defaults the rest", () => {
     const c = config(HEAD + svc("db", "type: postgres\nresources: {preset: large, retention: delete}") + svc("api", `${API}\nenv:\n  D: \${db.url}\ndepends_on: [db]`));
-    expect(c.services.db!.resources).toEqual({ preset: "large", cpus: 2, memoryBytes: 2 * 1024 ** 3, storage: "1Gi", storageBytes: 1024 ** 3, retention: "delete" });
+    expect(c.services.db!.resources).toEqual({ preset: "large", cpus: 2, memoryBytes: 2 * 1024 ** 3, pidsLimit: 2048, storage: "1Gi", storageBytes: 1024 ** 3, retention: "delete" });
   });
 
   it("storage units: Mi, Gi, Ti to bytes", () => {

@@ -31,7 +31,7 @@ describe("fullstack plan", () => {
       type: "postgres", image: "platform-local/postgres:15", port: 5432, stopFirst: true, public: false,
       database: { user: "app", database: "app", volumeName: "fullstack_preview_database_data", retain: true },
       health: { kind: "exec", command: ["pg_isready", "-h", "127.0.0.1", "-U", "app", "-d", "app"] },
-      cpus: 0.5, memoryBytes: 512 * 1024 * 1024,
+      cpus: 0.5, memoryBytes: 512 * 1024 * 1024, pidsLimit: 512,
     });
     expect(db.env.POSTGRES_PASSWORD).toEqual([{ kind: "ref", service: "database", property: "password" }]);
     expect(db.postStart?.join(" ")).toContain("ALTER ROLE CURRENT_USER PASSWORD");

@@ -14,6 +14,8 @@ pulumi.runtime.setMocks({
   newResource: (args) => {
     recorded.push({ type: args.type, name: args.name, inputs: args.inputs });
     const computed: Record<string, unknown> = { words: "brave-otter", value: "s3cretpassw0rd", imageId: "sha256:abc" };
+    // A volume adopted under an older name: containers must mount the real one.
+    if (args.type === "platform:docker:Volume") computed.volumeName = "fullstack_preview_database_data-old";
     return { id: `${args.name}-id`, state: { ...args.inputs, ...computed } };
   },
   call: () => ({}),
@@ -57,7 +59,19 @@ describe("docker target (mocked engine)", () => {
   it("gives public services their edge alias, and the database none", () => {
     expect(byName("api").inputs.networks).toEqual([{ name: "fullstack_preview", aliases: ["api", "fullstack-api-brave-otter.edge"] }]);
     expect(byName("database").inputs.networks).toEqual([{ name: "fullstack_preview", aliases: ["database"] }]);
-    expect(byName("database").inputs).toMatchObject({ stopFirst: true, volumes: [{ name: "fullstack_preview_database_data", target: "/var/lib/postgresql/data" }] });
+    expect(byName("database").inputs).toMatchObject({ stopFirst: true, volumes: [{ name: "fullstack_preview_database_data-old", target: "/var/lib/postgresql/data" }] });
+    expect(byName("database-data").inputs).toMatchObject({ name: "fullstack_preview_database_data", labels: { "platform.project": "fullstack", "platform.env": "preview", "platform.service": "database" } });
+  });
+
+  it("labels public containers with their host label; words avoid hosts in use but draw anew only for a new stack", () => {
+    expect(byName("api").inputs.labels).toMatchObject({ "platform.public-host": "fullstack-api-brave-otter", "platform.service": "api" });
+    expect(byName("database").inputs.labels["platform.public-host"]).toBeUndefined();
+    expect(byName("url-words").inputs).toEqual({ seedName: "fullstack-preview", hostPrefixes: ["fullstack-api", "fullstack-web"] });
+  });
+
+  it("hardens and limits services and their migrations alike, and publishes no port", () => {
+    for (const n of ["api", "web", "database", "api-migrate"]) expect(byName(n).inputs).toMatchObject({ cpus: 0.5, memoryBytes: 512 * 1024 ** 2, pidsLimit: 512 });
+    expect(byName("api").inputs.port).toBeUndefined();
   });
 
   it("tags images by the hash of their inputs", () => {

@@ -38,9 +38,15 @@ describe("diff by keys", () => {
     expect(d.changes).toBe(keys.length > 0);
     if (keys.length) expect(d.replaces).toEqual(keys);
   });
-  it("updatable keys update in place; deleteBeforeReplace only when replacing", () => {
-    const h = handler({ updatable: ["labels"], deleteBeforeReplace: () => true });
+  it("updatable keys update in place; replacements are always new before old", () => {
+    const h = handler({ updatable: ["labels"] });
     expect(diffByKeys(h, { labels: { a: "1" } }, { labels: { a: "2" } })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
-    expect(diffByKeys(h, { image: "1" }, { image: "2" })).toEqual({ changes: true, replaces: ["image"], deleteBeforeReplace: true });
+    expect(diffByKeys(h, { image: "1" }, { image: "2" })).toEqual({ changes: true, replaces: ["image"], deleteBeforeReplace: false });
+  });
+  it("a forced replacement (a container that no longer runs) replaces with unchanged inputs", () => {
+    const h = handler({ forceReplace: (olds) => (olds.running === false ? ["running"] : []) });
+    expect(diffByKeys(h, { image: "i", running: true }, { image: "i" })).toEqual({ changes: false });
+    expect(diffByKeys(h, { image: "i" }, { image: "i" })).toEqual({ changes: false });
+    expect(diffByKeys(h, { image: "i", running: false }, { image: "i" })).toEqual({ changes: true, replaces: ["running"], deleteBeforeReplace: false });
   });
 });

@@ -2,7 +2,10 @@ import { randomBytes } from "node:crypto";
 import type Docker from "dockerode";
 import { docker, isNotFound, unlessGone } from "./docker-client.js";
 import type { ResourceHandler } from "./handler.js";
+import { limits } from "./hardening.js";
 import { execIn, type HealthCheck, waitHealthy } from "./health.js";
+import { refuseTakenHost } from "./public-host.js";
+import { restartPrevious, stopPrevious } from "./stop-first.js";
 
 /** Inputs of platform:docker:Container (see targets/docker/resources.ts for the documented SDK side). */
 export interface ContainerInputs {
@@ -15,29 +18,29 @@ export interface ContainerInputs {
   labels?: Record<string, string>;
   cpus?: number;
   memoryBytes?: number;
-  /** Container port published on 127.0.0.1 (an ephemeral host port): health probes and debugging. */
-  port?: number;
+  pidsLimit?: number;
   health?: HealthCheck;
   healthTimeoutSeconds?: number;
+  /** One at a time on its volumes (a database): the create stops the previous container first. */
   stopFirst?: boolean;
   stopGraceSeconds?: number;
   /** A command run inside the container once healthy; it must exit 0. */
   postStart?: string[];
 }
 
-/** Immutable containers: any change to these replaces the container (new before old, unless stopFirst). */
-const INPUT_KEYS = ["name", "image", "env", "command", "networks", "volumes", "labels", "cpus", "memoryBytes", "port", "health", "postStart"] as const;
+/** Immutable containers: any change to these replaces the container, new before old. */
+const INPUT_KEYS = ["name", "image", "env", "command", "networks", "volumes", "labels", "cpus", "memoryBytes", "pidsLimit", "health", "postStart"] as const;
 
+// Nothing is published on the host: health probes run inside the container (health.ts) and
+// public traffic comes through the edge, the only container with a host port.
 function createOptions(c: ContainerInputs, containerName: string): Docker.ContainerCreateOptions {
   const [first] = c.networks;
-  const port = c.port ? `${c.port}/tcp` : undefined;
   return {
     name: containerName,
     Image: c.image,
     Env: Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`),
     ...(c.command ? { Cmd: c.command } : {}),
     Labels: { ...(c.labels ?? {}), "platform.managed": "true" },
-    ...(port ? { ExposedPorts: { [port]: {} } } : {}),
     StopTimeout: c.stopGraceSeconds ?? 20,
     HostConfig: {
       NetworkMode: first?.name,
@@ -45,9 +48,7 @@ function createOptions(c: ContainerInputs, containerName: string): Docker.Contai
       // No restarts until it has proven healthy (a crash must fail the deploy, not loop).
       RestartPolicy: { Name: "no" },
       Init: true,
-      ...(c.cpus ? { NanoCpus: Math.round(c.cpus * 1e9) } : {}),
-      ...(c.memoryBytes ? { Memory: c.memoryBytes } : {}),
-      ...(port ? { PortBindings: { [port]: [{ HostIp: "127.0.0.1", HostPort: "" }] } } : {}),
+      ...limits(c),
       LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } },
     },
     NetworkingConfig: first ? { EndpointsConfig: { [first.name]: { Aliases: first.aliases ?? [] } } } : undefined,
@@ -59,7 +60,7 @@ async function runPostStart(id: string, command: string[], label: string): Promi
   if (r.exitCode !== 0) throw new Error(`${label}: its start-up step failed (exit ${r.exitCode})\n${r.output.trimEnd()}`);
 }
 
-/** Stops gracefully (SIGTERM, the grace period, then SIGKILL) and removes; gone already is fine. */
+/** Stops gracefully (SIGTERM, the grace period, then SIGKILL) and removes; gone or stopped already is fine. */
 export async function stopAndRemove(id: string, graceSeconds: number): Promise<void> {
   const c = docker().getContainer(id);
   try {
@@ -75,34 +76,53 @@ export async function stopAndRemove(id: string, graceSeconds: number): Promise<v
   }
 }
 
+/** Creates, starts and proves a container healthy; a failure leaves nothing behind. */
+async function startContainer(c: ContainerInputs): Promise<{ id: string; containerName: string }> {
+  // A fresh name per create lets the new container run beside the old one (blue/green).
+  const containerName = `${c.name}-${randomBytes(3).toString("hex")}`;
+  const container = await docker().createContainer(createOptions(c, containerName));
+  try {
+    for (const n of c.networks.slice(1)) {
+      await docker().getNetwork(n.name).connect({ Container: container.id, EndpointConfig: { Aliases: n.aliases ?? [] } });
+    }
+    await container.start();
+    await waitHealthy(container.id, c.health ?? { kind: "running" }, c.healthTimeoutSeconds ?? 120, `service container ${containerName}`);
+    if (c.postStart) await runPostStart(container.id, c.postStart, containerName);
+    // From here on the engine restarts it after a crash; `docker stop` and `docker kill` are
+    // a person's decision, which the next deploy undoes (read reports it as not running).
+    await container.update({ RestartPolicy: { Name: "unless-stopped", MaximumRetryCount: 0 } });
+  } catch (e) {
+    await container.remove({ force: true, v: true }).catch(() => undefined);
+    throw e;
+  }
+  return { id: container.id, containerName };
+}
+
 export const containerHandler: ResourceHandler = {
   inputKeys: INPUT_KEYS,
-  deleteBeforeReplace: (news) => news.stopFirst === true,
+  forceReplace: (olds) => (olds.running === false ? ["running"] : []),
 
   async create(_urn, inputs) {
     const c = inputs as unknown as ContainerInputs;
-    // A fresh name per create lets the new container run beside the old one (blue/green).
-    const containerName = `${c.name}-${randomBytes(3).toString("hex")}`;
-    const container = await docker().createContainer(createOptions(c, containerName));
+    await refuseTakenHost(c.labels);
+    const stopped = c.stopFirst ? await stopPrevious((c.volumes ?? []).map((v) => v.name), c.labels, c.stopGraceSeconds ?? 20) : [];
     try {
-      for (const n of c.networks.slice(1)) {
-        await docker().getNetwork(n.name).connect({ Container: container.id, EndpointConfig: { Aliases: n.aliases ?? [] } });
-      }
-      await container.start();
-      await waitHealthy(container.id, c.health ?? { kind: "running" }, c.healthTimeoutSeconds ?? 120, `service container ${containerName}`);
-      if (c.postStart) await runPostStart(container.id, c.postStart, containerName);
-      await container.update({ RestartPolicy: { Name: "unless-stopped", MaximumRetryCount: 0 } });
+      const { id, containerName } = await startContainer(c);
+      // The same shape as read: a refresh right after a deploy changes nothing.
+      return { id, outs: { containerName, running: true, exitCode: 0, oomKilled: false } };
     } catch (e) {
-      // A failed create leaves nothing behind.
-      await container.remove({ force: true, v: true }).catch(() => undefined);
-      throw e;
+      if (stopped.length === 0) throw e;
+      throw new Error(`${(e as Error).message}\n${await restartPrevious(stopped, c.health ?? { kind: "running" }, c.healthTimeoutSeconds ?? 120)}`);
     }
-    return { id: container.id, outs: { containerName } };
   },
 
+  // The truth, not the last wish: a container that was killed, stopped, paused or is in a
+  // restart loop reports running: false, which makes the next diff replace it.
   async read(id) {
     const info = await unlessGone(() => docker().getContainer(id).inspect());
-    return info && { containerName: info.Name.replace(/^\//, ""), running: info.State.Running };
+    if (!info) return undefined;
+    const s = info.State;
+    return { containerName: info.Name.replace(/^\//, ""), running: s.Running && !s.Paused && !s.Restarting, exitCode: s.ExitCode, oomKilled: s.OOMKilled };
   },
 
   async delete(id, props) {

@@ -1,7 +1,9 @@
+import type Docker from "dockerode";
 import { execInContainer } from "../../../docker-host.js";
 import { docker, logTail } from "./docker-client.js";
+import { isMissingBinary, isRefused, judgeAnswer, LOOPBACK_HINT, NO_CLIENT, PROBE_CLIENTS } from "./http-probe.js";
 
-/** How a container proves it is ready: an HTTP path on its published port, or a command run inside it. */
+/** How a container proves it is ready: an HTTP path on its port, or a command run inside it. */
 export type HealthCheck =
   | { kind: "http"; path: string; port: number; anyStatus?: boolean }
   | { kind: "exec"; command: string[] }
@@ -11,31 +13,60 @@ export class HealthError extends Error {}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The host port Docker published for a container port on 127.0.0.1. */
-export async function publishedPort(id: string, port: number): Promise<number | undefined> {
-  const info = await docker().getContainer(id).inspect();
-  const binding = info.NetworkSettings.Ports?.[`${port}/tcp`]?.[0];
-  return binding ? Number(binding.HostPort) : undefined;
-}
-
-async function probeHttp(hostPort: number, path: string, anyStatus: boolean): Promise<string | undefined> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${hostPort}${path}`, { redirect: "manual", signal: AbortSignal.timeout(2000) });
-    await res.arrayBuffer();
-    return anyStatus || (res.status >= 200 && res.status < 400) ? undefined : `GET ${path} answered ${res.status}`;
-  } catch (e) {
-    return `GET ${path} failed: ${(e as Error).cause ? String((e as Error & { cause: Error }).cause.message) : (e as Error).message}`;
-  }
-}
+// A probe must reach the app directly, never a proxy named in the container's environment.
+const PROBE_ENV = ["http_proxy=", "HTTP_PROXY=", "https_proxy=", "HTTPS_PROXY=", "no_proxy=*", "NO_PROXY=*"];
 
 /** Runs a command inside a container; its exit code and combined output. */
-export function execIn(id: string, command: string[]): Promise<{ exitCode: number; output: string }> {
-  return execInContainer(docker(), id, command);
+export function execIn(id: string, command: string[], env?: string[]): Promise<{ exitCode: number; output: string }> {
+  return execInContainer(docker(), id, command, env);
+}
+
+/** Which HTTP client worked, per container: the others are not tried again. */
+const clientOf = new Map<string, number>();
+
+/**
+ * One GET from inside the container: undefined when healthy, else the failure. Clients the
+ * image lacks fail at once and the next is tried.
+ */
+async function probeHttpInside(id: string, url: string, path: string, anyStatus: boolean, label: string): Promise<string | undefined> {
+  for (let i = clientOf.get(id) ?? 0; i < PROBE_CLIENTS.length; i++) {
+    const client = PROBE_CLIENTS[i]!;
+    const r = await execIn(id, client.command(url), PROBE_ENV);
+    if (isMissingBinary(r.exitCode, r.output)) continue;
+    clientOf.set(id, i);
+    return judgeAnswer(client.parse(r.output, r.exitCode), path, anyStatus);
+  }
+  throw new HealthError(`${label}: ${NO_CLIENT}`);
+}
+
+/** The container's own address on its (first) network: where the edge and other services reach it. */
+function networkAddress(info: Docker.ContainerInspectInfo): string | undefined {
+  return Object.values(info.NetworkSettings.Networks ?? {}).find((n) => n.IPAddress)?.IPAddress;
 }
 
 async function probeExec(id: string, command: string[]): Promise<string | undefined> {
   const { exitCode } = await execIn(id, command);
   return exitCode === 0 ? undefined : `${command.join(" ")} exited ${exitCode}`;
+}
+
+/**
+ * An HTTP check from inside the container to its network address, not to 127.0.0.1: an app
+ * that listens on loopback only cannot be reached by the edge, so it must not pass. When the
+ * network address refuses but loopback answers, that is said at once, with the fix.
+ */
+async function checkHttp(id: string, ip: string | undefined, check: Extract<HealthCheck, { kind: "http" }>, label: string): Promise<string | undefined> {
+  if (!ip) return "the container has no network address yet";
+  const probe = () => probeHttpInside(id, `http://${ip}:${check.port}${check.path}`, check.path, check.anyStatus === true, label);
+  const failure = await probe();
+  if (!failure || !isRefused(failure)) return failure;
+  const loopback = await probeHttpInside(id, `http://127.0.0.1:${check.port}${check.path}`, check.path, true, label);
+  if (loopback !== undefined) return `${failure} (at ${ip}:${check.port}; the app must ${LOOPBACK_HINT})`;
+  // Loopback answers. Asked again, since an app that was just starting answers both by now.
+  const again = await probe();
+  if (again && isRefused(again)) {
+    throw new HealthError(`${label} answers on 127.0.0.1:${check.port} inside its container, but not on its network address ${ip}:${check.port}, where the edge and other services reach it: ${LOOPBACK_HINT}`);
+  }
+  return again;
 }
 
 /**
@@ -45,19 +76,21 @@ async function probeExec(id: string, command: string[]): Promise<string | undefi
 export async function waitHealthy(id: string, check: HealthCheck, timeoutSeconds: number, label: string): Promise<void> {
   const deadline = Date.now() + timeoutSeconds * 1000;
   let last = "not checked yet";
-  let hostPort: number | undefined;
   for (let delay = 100; ; delay = Math.min(delay * 1.5, 1000)) {
-    const state = (await docker().getContainer(id).inspect()).State;
+    const info = await docker().getContainer(id).inspect();
+    const state = info.State;
     if (!state.Running) {
       const tail = await logTail(id);
       throw new HealthError(`${label} exited with code ${state.ExitCode} before it was healthy${state.OOMKilled ? " (killed: out of memory; raise its resources preset)" : ""}\n--- last log lines ---\n${tail || "(no output)"}`);
     }
     if (check.kind === "running") return;
-    if (check.kind === "http") {
-      hostPort ??= await publishedPort(id, check.port);
-      last = hostPort === undefined ? `port ${check.port} is not published` : ((await probeHttp(hostPort, check.path, check.anyStatus === true)) ?? "");
-    } else {
-      last = (await probeExec(id, check.command)) ?? "";
+    try {
+      if (check.kind === "http") last = (await checkHttp(id, networkAddress(info), check, label)) ?? "";
+      else last = (await probeExec(id, check.command)) ?? "";
+    } catch (e) {
+      // An exec into a container that just exited fails; the next look at its state says why.
+      if (e instanceof HealthError) throw e;
+      last = (e as Error).message;
     }
     if (last === "") return;
     if (Date.now() > deadline) {

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { demuxLogs, docker } from "./docker-client.js";
+import { limits } from "./hardening.js";
 import type { ResourceHandler } from "./handler.js";
 
 /** Inputs of platform:docker:Job: a one-shot container (a migration) that must exit 0. */
@@ -15,6 +16,10 @@ export interface JobInputs {
   logDir: string;
   /** A failure only warns instead of failing the deployment (on_failure: continue). */
   continueOnFailure?: boolean;
+  /** The service's own limits: a migration runs its code, so it gets no more than the service. */
+  cpus?: number;
+  memoryBytes?: number;
+  pidsLimit?: number;
 }
 
 const TAIL_LINES = 30;
@@ -30,7 +35,7 @@ async function runJob(j: JobInputs): Promise<{ exitCode: number; output: string;
     Cmd: j.command,
     Env: Object.entries(j.env ?? {}).map(([k, v]) => `${k}=${v}`),
     Labels: { ...(j.labels ?? {}), "platform.managed": "true", "platform.job": "true" },
-    HostConfig: { NetworkMode: first?.name, Init: true },
+    HostConfig: { NetworkMode: first?.name, Init: true, ...limits(j) },
   });
   try {
     for (const n of rest) await docker().getNetwork(n.name).connect({ Container: c.id });
@@ -50,7 +55,7 @@ async function runJob(j: JobInputs): Promise<{ exitCode: number; output: string;
 }
 
 export const jobHandler: ResourceHandler = {
-  // Any change runs the job again (a new image brings new migrations).
+  // Any change runs the job again (a new image brings new migrations); new limits alone do not.
   inputKeys: ["name", "image", "command", "env", "networks"],
 
   async create(_urn, inputs) {

@@ -1,7 +1,8 @@
 import { randomBytes, randomInt } from "node:crypto";
 import type { ResourceHandler } from "./handler.js";
+import { hostsInUse } from "./public-host.js";
 import { asSecret } from "./wire.js";
-import { ADJECTIVES, NOUNS } from "./words.js";
+import { pickWords } from "./words.js";
 
 /**
  * platform:random:Password and platform:random:Words: values made once per stack and kept in
@@ -20,11 +21,16 @@ export const passwordHandler: ResourceHandler = {
 };
 
 export const wordsHandler: ResourceHandler = {
-  inputKeys: ["seedName"],
-  async create() {
-    const words = `${ADJECTIVES[randomInt(ADJECTIVES.length)]}-${NOUNS[randomInt(NOUNS.length)]}`;
+  // hostPrefixes only steer the first pick: a new public service never changes the words
+  // (and so the URLs) of a stack that has them.
+  inputKeys: ["seedName", "hostPrefixes"],
+  updatable: ["hostPrefixes"],
+  async create(_urn, inputs) {
+    const prefixes = (inputs.hostPrefixes as string[] | undefined) ?? [];
+    const words = pickWords(prefixes, prefixes.length ? await hostsInUse() : new Set(), randomInt);
     return { id: randomBytes(8).toString("hex"), outs: { words } };
   },
+  async update(_id, olds) { return { words: olds.words }; },
   async read(_id, props) { return props; },
   async delete() {},
 };

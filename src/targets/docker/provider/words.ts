@@ -13,3 +13,24 @@ export const NOUNS = [
   "meteor", "orbit", "otter", "panda", "pebble", "pine", "planet", "prairie", "quartz", "raven",
   "river", "rocket", "sparrow", "summit", "thunder", "tiger", "valley", "willow", "wolf", "zephyr",
 ] as const;
+
+/** The first label of a public host name: `<project>-<service>-<word>-<word>`. */
+export function hostLabel(prefix: string, words: string): string {
+  return `${prefix}-${words}`;
+}
+
+/**
+ * Two words such that no host label of this stack is already in use on the engine (the edge
+ * routes by label, so a shared one would send one app's traffic to another): random draws
+ * first, then, on a crowded engine, a random pick among the pairs still free.
+ */
+export function pickWords(prefixes: readonly string[], taken: ReadonlySet<string>, randomIndex: (n: number) => number): string {
+  const free = (w: string) => prefixes.every((p) => !taken.has(hostLabel(p, w)));
+  for (let i = 0; i < 20; i++) {
+    const w = `${ADJECTIVES[randomIndex(ADJECTIVES.length)]}-${NOUNS[randomIndex(NOUNS.length)]}`;
+    if (free(w)) return w;
+  }
+  const left = ADJECTIVES.flatMap((a) => NOUNS.map((n) => `${a}-${n}`)).filter(free);
+  if (left.length === 0) throw new Error(`every pair of URL words is in use on this engine for ${prefixes.join(", ")}: remove stacks that are no longer needed (platform destroy)`);
+  return left[randomIndex(left.length)] as string;
+}
