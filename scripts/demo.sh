@@ -11,6 +11,8 @@ source "$home/env.sh"
 platform whoami >/dev/null 2>&1 || platform login
 platform doctor
 cd "$root/examples/fullstack"
-platform deploy --yes
+# The demo deploys the example as the project "fullstack" on purpose (like platform link), so a
+# second clone's demo updates the same demo rather than being refused as a copy.
+platform deploy --yes --project fullstack
 echo
 echo "Open the web URL above in a browser. Trust the platform CA first: platform ca --export platform-ca.pem (README \"Trusting the CA\")."
