@@ -95,8 +95,9 @@ export function toLogFile(e: EngineEvent): { service: string; logFile: string; e
 /** The image a service runs (built or reused), as its tag and inputs hash: what a rollback redeploys. */
 export function toImage(e: EngineEvent): { service: string; tag: string; hash: string } | undefined {
   const out = e.resOutputsEvent?.metadata;
-  if (!out || parseUrn(out.urn).type !== "platform:docker:Image") return undefined;
-  const outputs = (out.new?.outputs ?? out.old?.outputs) as Record<string, unknown> | undefined;
+  // Only the step that leaves the image in place: refresh and delete-replaced carry old outputs.
+  if (!out || !(WORK_OPS.has(out.op) || out.op === "same") || parseUrn(out.urn).type !== "platform:docker:Image") return undefined;
+  const outputs = out.new?.outputs as Record<string, unknown> | undefined;
   const s = serviceStep(out.urn);
   return s && typeof outputs?.tag === "string" && typeof outputs?.hash === "string" ? { service: s.service, tag: outputs.tag, hash: outputs.hash } : undefined;
 }

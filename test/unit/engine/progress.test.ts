@@ -1,6 +1,6 @@
 import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 import { describe, expect, it } from "vitest";
-import { parseUrn, toError, toLogFile, toProgress } from "../../../src/engine/progress.js";
+import { parseUrn, toError, toImage, toLogFile, toProgress } from "../../../src/engine/progress.js";
 
 const urn = (type: string, name: string) => `urn:pulumi:preview::fullstack::${type}::${name}`;
 const pre = (type: string, name: string, op: string) =>
@@ -60,5 +60,15 @@ describe("a rollback's images", () => {
     const e = pre("platform:docker:Image", "api-image", "create-replacement");
     (e.resourcePreEvent!.metadata as unknown as { new: unknown }).new = { inputs: { pinned: true } };
     expect(toProgress(e)).toBeUndefined();
+  });
+});
+
+describe("the image a deployment ran", () => {
+  it("comes from the step that keeps it, never from refresh or delete-replaced (old outputs)", () => {
+    const img = (op: string, tag: string) => outs("platform:docker:Image", "api-image", op, { tag, hash: tag });
+    expect(toImage(img("create-replacement", "new"))).toEqual({ service: "api", tag: "new", hash: "new" });
+    expect(toImage(img("same", "kept"))).toEqual({ service: "api", tag: "kept", hash: "kept" });
+    expect(toImage(img("delete-replaced", "old"))).toBeUndefined();
+    expect(toImage(img("refresh", "old"))).toBeUndefined();
   });
 });

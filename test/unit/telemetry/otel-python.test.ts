@@ -1,19 +1,37 @@
 /**
- * Interop with the OpenTelemetry Python SDK (what FastAPI services use). Runs when
- * PLATFORM_TEST_OTEL_PYTHON names a python that has opentelemetry-sdk and
- * opentelemetry-exporter-otlp-proto-http (e.g. a venv: see README "Telemetry").
+ * Interop with the OpenTelemetry Python SDK (what FastAPI services use). The SDK comes from
+ * PyPI into a venv cached in the platform home by version (PLATFORM_TEST_OTEL_PYTHON may name
+ * another python that has it); the test never skips.
  */
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { platformHome } from "../../../src/settings.js";
 import { UNMATCHED_ROUTE, routeStats, trace } from "../../../src/telemetry/index.js";
 import { tempServer } from "./helpers.js";
 
-const python = process.env.PLATFORM_TEST_OTEL_PYTHON;
+const OTEL_PYTHON_VERSION = "1.45.2";
 const SCRIPT = fileURLToPath(new URL("../../fixtures/telemetry/python_export.py", import.meta.url));
+let python = process.env.PLATFORM_TEST_OTEL_PYTHON ?? "";
 
-describe.runIf(python)("OpenTelemetry Python SDK to the receiver", () => {
+/** A venv with the SDK and the OTLP/HTTP exporter, made once per version. */
+function otelPython(): string {
+  const venv = join(platformHome(), "toolchain", `otel-python-${OTEL_PYTHON_VERSION}`);
+  const bin = join(venv, "bin", "python");
+  if (!existsSync(join(venv, ".complete"))) {
+    execFileSync("python3", ["-m", "venv", "--clear", venv], { stdio: "inherit" });
+    execFileSync(bin, ["-m", "pip", "install", "-q", `opentelemetry-sdk==${OTEL_PYTHON_VERSION}`, `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_VERSION}`], { stdio: "inherit" });
+    execFileSync("touch", [join(venv, ".complete")]);
+  }
+  return bin;
+}
+
+describe("OpenTelemetry Python SDK to the receiver", () => {
+  beforeAll(() => { python ||= otelPython(); }, 600_000);
+
   it("exports a trace and HTTP duration histograms that the queries read", async () => {
     const { store, server } = await tempServer();
     const t0 = Date.now();
