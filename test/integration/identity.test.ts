@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -158,6 +158,19 @@ describe("project identity, names, isolation and one operation at a time", () =>
     expect(record.migrations.api).toMatchObject({ failed: true, exitCode: 3 });
     expect(record.migrations.api.output).toContain("half of it went");
     writeFileSync(file, yml);
+  }, 600_000);
+
+  it("builds a source that holds a symlink loop and a symlink leaving the context", async () => {
+    symlinkSync(".", join(dirA(), "api", "loop"));
+    symlinkSync("/etc", join(dirA(), "api", "escape"));
+    symlinkSync("missing-file", join(dirA(), "api", "dangling"));
+    try {
+      const r = ok(await cli(dirA(), "deploy", "--yes"));
+      expect(r.stdout).toMatch(/^api: built$/m);
+      expect(await whoAt(await apiUrl(dirA()), ca)).toBe("first");
+    } finally {
+      for (const l of ["loop", "escape", "dangling"]) rmSync(join(dirA(), "api", l), { force: true });
+    }
   }, 600_000);
 
   it("two first deploys at once share one edge, and neither removes the other's", async () => {
