@@ -36,7 +36,7 @@ async function whereServicesAre(t: StackTarget, phases: Record<string, { phase: 
   for (const name of Object.keys(t.config.services)) {
     const s = live.get(name);
     if (!s?.running) down.push(name);
-    lines.push(`  ${name}: ${phases[name]?.phase ?? "not started"}; now ${s ? (s.running ? "running" : s.detail) : "not deployed"}`);
+    lines.push(`  ${name}: ${phases[name]?.phase ?? "untouched"}; now ${s ? (s.running ? "running" : s.detail) : "not deployed"}`);
   }
   return { lines, down };
 }

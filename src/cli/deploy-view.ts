@@ -21,14 +21,17 @@ function ttyView(services: readonly string[]): DeployView {
   const bus = new EventEmitter();
   const list = new Listr(services.map((name) => ({
     title: `${name}: waiting`,
-    task: (_ctx: unknown, task: { title: string }) => new Promise<void>((resolve, reject) => {
+    task: (_ctx: unknown, task: { title: string; skip(message?: string): void }) => new Promise<void>((resolve, reject) => {
+      let done = false;
       bus.on("progress", (e: ProgressEvent) => {
         if (e.service !== name) return;
         task.title = phaseLine(e);
-        if (e.phase === "failed") reject(new Error(`${name}: failed`));
-        else if (TERMINAL.has(e.phase)) resolve();
+        if (e.phase === "failed") { done = true; reject(new Error(`${name}: failed`)); }
+        else if (TERMINAL.has(e.phase)) { done = true; resolve(); }
       });
-      bus.on("close", () => resolve());
+      // A run that ends before this service reached a phase of its own (stopped, or failed
+      // elsewhere) must not tick it as done.
+      bus.on("close", () => { if (!done) task.skip(`${task.title.replace(/: waiting$/, ": untouched")} (stopped)`); resolve(); });
     }),
   })), { concurrent: true, exitOnError: false, registerSignalListeners: false, rendererOptions: { collapseErrors: false } });
   const done = list.run().catch(() => undefined);

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { Config } from "../config/index.js";
 import type { Plan } from "../plan/types.js";
 import { resolveStackTarget, type StackOptions } from "./context.js";
 import { checkAppsDomain, checkHttpsPort } from "./flags.js";
@@ -28,8 +29,8 @@ export function edgeSettings(o: DeployOptions, env: NodeJS.ProcessEnv): { appsDo
 }
 
 /** What the Docker target cannot do that platform.yml asks for, said once per deploy. */
-function targetNotes(plan: Plan): string[] {
-  const sized = plan.services.filter((s) => s.database?.storage);
+function targetNotes(config: Config, plan: Plan): string[] {
+  const sized = plan.services.filter((s) => s.database?.storage && config.services[s.name]?.resources.storageWritten);
   return sized.length
     ? [`storage sizes (${sized.map((s) => `${s.name}: ${s.database?.storage}`).join(", ")}) are not enforced by Docker's local volumes; a Kubernetes volume enforces them`]
     : [];
@@ -48,7 +49,7 @@ async function runDeploy(o: DeployOptions): Promise<void> {
   const { baseImages } = await import("../settings.js");
   const plan = buildPlan(t.config, { project: t.project, env: t.env, projectDir: t.projectDir, appsDomain: "localhost", httpsPort: 443, images: baseImages() }, await scanSources(t.config, t.projectDir));
   const { runEngineDeploy } = await import("./deploy-run.js");
-  await runEngineDeploy(t, creds, { configFile: t.configFile, ...edge, order: plan.services.map((s) => s.name) }, o, targetNotes(plan));
+  await runEngineDeploy(t, creds, { configFile: t.configFile, ...edge, order: plan.services.map((s) => s.name) }, o, targetNotes(t.config, plan));
 }
 
 export function registerDeploy(program: Command): void {

@@ -20,7 +20,7 @@ async function runStatus(o: StackOptions): Promise<void> {
     const state = live.get(name);
     return { service: name, state: state ? (state.running ? "running" : "down") : "not deployed", status: state?.detail ?? "", url: urls[name] ?? "", image: running?.image ?? "" };
   });
-  const notes = Object.entries(t.config.services).filter(([, s]) => s.resources.storage).map(([n, s]) => `${n}: storage ${s.resources.storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`);
+  const notes = Object.entries(t.config.services).filter(([, s]) => s.resources.storageWritten).map(([n, s]) => `${n}: storage ${s.resources.storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`);
   if (o.json) {
     printJson({ project: t.project, env: t.env, services: rows, notes, lastDeployment: last ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt } : null });
     return;

@@ -64,6 +64,7 @@ function toResources(svc: ParsedService): ResourcesConfig {
   if (svc.type === "postgres") {
     const storage = (typeof r === "object" ? r.storage : undefined) ?? POSTGRES_DEFAULTS.storage;
     out.storage = storage;
+    out.storageWritten = typeof r === "object" && r.storage !== undefined;
     out.storageBytes = parseStorage(storage) ?? 0;
     out.retention = (typeof r === "object" ? r.retention : undefined) ?? POSTGRES_DEFAULTS.retention;
   }

@@ -43,6 +43,8 @@ export interface ResourcesConfig {
   /** postgres only, as written (e.g. "10Gi"). */
   storage?: string;
   storageBytes?: number;
+  /** storage was written in platform.yml (not the default): what a target that cannot enforce it mentions. */
+  storageWritten?: boolean;
   retention?: Retention;
 }
 
