@@ -10,7 +10,7 @@ import type { Credentials } from "./credentials.js";
 import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveConfigCopy, saveRecord } from "./history.js";
 import { acquireStackLock } from "./lock.js";
 import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./progress.js";
-import { recoverStack } from "./recover.js";
+import { recoverStack, repairFileBackend } from "./recover.js";
 import { openStack } from "./workspace.js";
 
 export interface DeployOptions {
@@ -97,9 +97,11 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
   const id = newDeploymentId();
   const lock = acquireStackLock(o.project, o.env, o.rollback ? "rollback" : "deploy", id);
   try {
+    const repaired = repairFileBackend(o.creds, o.project, o.env);
     const stack = await openStack(o.project, o.env, o.creds);
     const record = await newRecord(o, id);
     const note = (line: string) => { record.notes!.push(line); o.onNote?.(line); };
+    repaired.forEach(note);
     const recovery = await recoverStack(stack, o.creds, o.project, o.env, lock.recoveredFrom);
     if (recovery) {
       recovery.notes.forEach(note);

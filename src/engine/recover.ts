@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,12 +20,52 @@ export interface Recovery {
   stateIds: Map<string, Set<string>>;
 }
 
-interface PulumiLock { pid: number; username: string; hostname: string; timestamp: string; file: string }
+interface PulumiLock { pid: number; username: string; hostname: string; timestamp: string; file: string; unreadable?: boolean }
+
+function fileBackendDir(creds: Credentials): string | undefined {
+  return creds.backendUrl.startsWith("file://") ? join(fileURLToPath(creds.backendUrl.replace(/\/*$/, "")), ".pulumi") : undefined;
+}
+
+function isJson(file: string): boolean {
+  try { JSON.parse(readFileSync(file, "utf8")); return true; } catch { return false; }
+}
+
+/**
+ * A file backend's stack files after the engine was killed mid-write: the checkpoint is
+ * written atomically, but its `.attrs` sidecar is not, and an empty one makes every later
+ * command fail with "failed to load checkpoint: EOF". An unreadable sidecar is removed (it
+ * only holds a content type and a checksum), an unreadable checkpoint is restored from its
+ * backup, and leftover temporary files go. Runs before the stack is opened.
+ */
+export function repairFileBackend(creds: Credentials, project: string, env: string): string[] {
+  const root = fileBackendDir(creds);
+  if (!root) return [];
+  const dir = join(root, "stacks", project);
+  const notes: string[] = [];
+  let names: string[] = [];
+  try { names = readdirSync(dir).filter((n) => n.startsWith(`${env}.json`)); } catch { return []; }
+  for (const name of names) {
+    const file = join(dir, name);
+    if (name.endsWith(".tmp")) { rmSync(file, { force: true }); continue; }
+    if (name.endsWith(".attrs") && !isJson(file)) {
+      rmSync(file, { force: true });
+      notes.push(`repaired the state of ${project}/${env}: ${name} was left half-written by the interrupted engine`);
+    }
+  }
+  const checkpoint = join(dir, `${env}.json`);
+  if (names.includes(`${env}.json`) && !isJson(checkpoint) && isJson(`${checkpoint}.bak`)) {
+    copyFileSync(`${checkpoint}.bak`, checkpoint);
+    rmSync(`${checkpoint}.attrs`, { force: true });
+    notes.push(`restored the state of ${project}/${env} from its backup: the checkpoint was left half-written`);
+  }
+  return notes;
+}
 
 /** Lock files of a file backend's stack: .pulumi/locks/<org>/<project>/<stack>/<id>.json. */
 function pulumiLocks(creds: Credentials, project: string, env: string): PulumiLock[] {
-  if (!creds.backendUrl.startsWith("file://")) return [];
-  const root = join(fileURLToPath(creds.backendUrl.replace(/\/*$/, "")), ".pulumi", "locks");
+  const backend = fileBackendDir(creds);
+  if (!backend) return [];
+  const root = join(backend, "locks");
   const locks: PulumiLock[] = [];
   const visit = (dir: string, depth: number) => {
     let entries: import("node:fs").Dirent[] = [];
@@ -34,7 +74,11 @@ function pulumiLocks(creds: Credentials, project: string, env: string): PulumiLo
       const full = join(dir, e.name);
       if (e.isDirectory() && depth < 4) visit(full, depth + 1);
       else if (e.isFile() && e.name.endsWith(".json") && full.endsWith(join(project, env, e.name))) {
-        try { locks.push({ ...(JSON.parse(readFileSync(full, "utf8")) as PulumiLock), file: full }); } catch { /* half-written: ignore */ }
+        try {
+          locks.push({ ...(JSON.parse(readFileSync(full, "utf8")) as PulumiLock), file: full });
+        } catch {
+          locks.push({ pid: 0, username: "?", hostname: hostname(), timestamp: "?", file: full, unreadable: true });
+        }
       }
     }
   };
@@ -51,6 +95,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 async function releaseEngineLocks(creds: Credentials, project: string, env: string, cliDied: boolean, notes: string[]): Promise<void> {
   for (const lock of pulumiLocks(creds, project, env)) {
+    if (lock.unreadable) {
+      // Half-written by an engine that was killed while taking it; nobody can hold it.
+      if (cliDied) { rmSync(lock.file, { force: true }); notes.push("removed an engine lock file left half-written"); continue; }
+      throw new VisibleError(`${project} (${env}) has an unreadable engine lock (${lock.file}); nothing was changed`, { exitCode: ExitCode.failed, details: ["  hint: if no deploy or pulumi command is running on this stack, remove that file"] });
+    }
     const local = lock.hostname === hostname();
     for (let waited = 0; local && cliDied && isAlive(lock.pid) && waited < 30_000; waited += 250) await sleep(250);
     if (local && !isAlive(lock.pid)) {

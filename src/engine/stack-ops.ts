@@ -2,7 +2,7 @@ import type { Credentials } from "./credentials.js";
 import { publicUrls, writeStackConfig } from "./deploy.js";
 import { listRecords } from "./history.js";
 import { acquireStackLock } from "./lock.js";
-import { recoverStack } from "./recover.js";
+import { recoverStack, repairFileBackend } from "./recover.js";
 import { selectExistingStack } from "./workspace.js";
 
 /** Outputs of a stack, secrets left masked unless asked for. */
@@ -31,6 +31,7 @@ export interface DestroyOptions {
 export async function destroyStack(project: string, env: string, creds: Credentials, o: DestroyOptions = {}): Promise<number> {
   const lock = acquireStackLock(project, env, "destroy");
   try {
+    repairFileBackend(creds, project, env).forEach((n) => o.onNote?.(n));
     const stack = await selectExistingStack(project, env, creds);
     if (!stack) return 0;
     const recovery = await recoverStack(stack, creds, project, env, lock.recoveredFrom, true);
