@@ -16,12 +16,12 @@ export interface ToolOptions {
 /** Runs a command to completion. Failures become a VisibleError naming the command and its last output. */
 export function runTool(cmd: string, args: string[], o: ToolOptions = {}): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: o.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(cmd, args, { env: o.env ?? process.env, stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     const timer = o.timeoutMs ? setTimeout(() => child.kill("SIGKILL"), o.timeoutMs) : undefined;
-    child.stdout.on("data", (d) => { stdout += d; });
-    child.stderr.on("data", (d) => { stderr += d; });
+    child.stdout?.on("data", (d) => { stdout += d; });
+    child.stderr?.on("data", (d) => { stderr += d; });
     child.on("error", (e) => {
       clearTimeout(timer);
       reject(new VisibleError(`cannot run ${cmd}: ${e.message}${o.what ? ` (needs ${o.what})` : ""}`, { exitCode: ExitCode.environment }));
@@ -33,7 +33,9 @@ export function runTool(cmd: string, args: string[], o: ToolOptions = {}): Promi
       const why = signal ? `killed by ${signal}${o.timeoutMs ? ` after ${o.timeoutMs / 1000}s` : ""}` : `exit ${r.code}`;
       reject(new VisibleError(`${cmd} ${args.slice(0, 4).join(" ")} failed (${why})`, { details: tail(stderr || stdout, 15) }));
     });
-    child.stdin.end(o.input ?? "");
+    // A tool may exit before reading its input; that shows in its exit code, not as EPIPE.
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(o.input);
   });
 }
 
