@@ -59,11 +59,7 @@ async function startAndWait(l: ClusterLayout, tc: ClusterToolchain, specs: Compo
   await Promise.all(specs.map((s) => waitFor(`${s.name} to answer`, async () => {
     if (runningPid(l, s) === undefined) throw new VisibleError(`${s.name} exited while starting`, { details: logTail(l, s.name) });
     return (await isHealthy(l, tc, s.health)) ? true : undefined;
-  }, { timeoutMs, onTimeout: () => logTail(l, s.name) }).catch((e: unknown) => {
-    if (e instanceof VisibleError && e.message.includes("exited")) throw e;
-    if (runningPid(l, s) === undefined) throw new VisibleError(`${s.name} exited while starting`, { details: logTail(l, s.name) });
-    throw e;
-  })));
+  }, { timeoutMs, onTimeout: () => logTail(l, s.name) })));
   for (const s of started) progress(`started ${s.name}`);
   return started.map((s) => s.name);
 }

@@ -17,6 +17,13 @@ export interface ComponentSpec {
   health: HealthCheck;
 }
 
+/** pflag reads a boolean only in the form --flag=value, so every flag is given that way. */
+export function toFlags(...pairs: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < pairs.length; i += 2) out.push(`${pairs[i]}=${pairs[i + 1]}`);
+  return out;
+}
+
 /** The components in start order; `down` stops them in reverse. */
 export function buildComponents(l: ClusterLayout, tc: ClusterToolchain): ComponentSpec[] {
   const pki = (f: string) => join(l.pki, f);
@@ -28,17 +35,17 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain): Compone
   return [
     {
       name: "containerd", command: tc.containerd,
-      args: ["--config", join(l.config, "containerd.toml")],
+      args: toFlags("--config", join(l.config, "containerd.toml")),
       health: { kind: "containerd" },
     },
     {
       name: "etcd", command: tc.etcd,
-      args: [
+      args: toFlags(
         "--name", "platform", "--data-dir", l.etcdData,
         "--listen-client-urls", etcdUrl, "--advertise-client-urls", etcdUrl,
         "--listen-peer-urls", `http://127.0.0.1:${PORTS.etcdPeer}`, "--initial-advertise-peer-urls", `http://127.0.0.1:${PORTS.etcdPeer}`,
         "--initial-cluster", `platform=http://127.0.0.1:${PORTS.etcdPeer}`,
-      ],
+      ),
       health: { kind: "http", url: `${etcdUrl}/health` },
     },
     {
@@ -46,7 +53,7 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain): Compone
       // what the `kubernetes` Service points at (loopback endpoints are refused). An INPUT
       // rule (host.ts) keeps other machines out.
       name: "kube-apiserver", command: binary(tc, "kube-apiserver"),
-      args: [
+      args: toFlags(
         "--bind-address", "0.0.0.0", "--secure-port", String(PORTS.apiserver), "--advertise-address", NETWORK.bridgeGateway,
         "--etcd-servers", etcdUrl,
         "--service-cluster-ip-range", NETWORK.serviceCidr,
@@ -57,37 +64,37 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain): Compone
         "--service-account-key-file", pki("sa.pub"), "--service-account-signing-key-file", pki("sa.key"),
         "--authorization-mode", "Node,RBAC", "--enable-admission-plugins", "NodeRestriction",
         "--anonymous-auth", "false", "--allow-privileged", "true", "--profiling", "false",
-      ],
+      ),
       health: { kind: "https-admin", url: `https://127.0.0.1:${PORTS.apiserver}/readyz` },
     },
     {
       name: "kube-controller-manager", command: binary(tc, "kube-controller-manager"),
-      args: [
+      args: toFlags(
         ...delegated("controller-manager"), "--bind-address", "127.0.0.1", "--leader-elect", "false",
         "--cluster-name", "platform", "--cluster-signing-cert-file", pki("ca.crt"), "--cluster-signing-key-file", pki("ca.key"),
         "--root-ca-file", pki("ca.crt"), "--service-account-private-key-file", pki("sa.key"),
         "--use-service-account-credentials", "true", "--service-cluster-ip-range", NETWORK.serviceCidr, "--profiling", "false",
-      ],
+      ),
       health: { kind: "https-insecure", url: `https://127.0.0.1:${PORTS.controllerManager}/healthz` },
     },
     {
       name: "kube-scheduler", command: binary(tc, "kube-scheduler"),
-      args: [...delegated("scheduler"), "--bind-address", "127.0.0.1", "--leader-elect", "false", "--profiling", "false"],
+      args: toFlags(...delegated("scheduler"), "--bind-address", "127.0.0.1", "--leader-elect", "false", "--profiling", "false"),
       health: { kind: "https-insecure", url: `https://127.0.0.1:${PORTS.scheduler}/healthz` },
     },
     {
       // A loopback --node-ip is refused (the kubelet then sets no address at all); `up`
       // patches the node's InternalIP to 127.0.0.1, where the API server reaches the kubelet.
       name: "kubelet", command: binary(tc, "kubelet"),
-      args: [
+      args: toFlags(
         "--config", join(l.config, "kubelet.yaml"), "--kubeconfig", kubeconfig("kubelet"),
         "--root-dir", l.kubeletRoot, "--hostname-override", NETWORK.nodeName, "--node-ip", "127.0.0.1",
-      ],
+      ),
       health: { kind: "http", url: `http://127.0.0.1:${PORTS.kubeletHealthz}/healthz` },
     },
     {
       name: "kube-proxy", command: binary(tc, "kube-proxy"),
-      args: ["--config", join(l.config, "kube-proxy.yaml")],
+      args: toFlags("--config", join(l.config, "kube-proxy.yaml")),
       health: { kind: "http", url: `http://127.0.0.1:${PORTS.proxyHealthz}/livez` },
     },
   ];

@@ -45,11 +45,17 @@ export function tail(text: string, lines: number): string[] {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `check` until it returns a value (not undefined) or the time is up. */
+/**
+ * Polls `check` until it returns a value (not undefined) or the time is up. A VisibleError
+ * from `check` ends the wait at once (a component died); any other error counts as not yet.
+ */
 export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, o: { timeoutMs: number; everyMs?: number; onTimeout?: () => string[] }): Promise<T> {
   const end = Date.now() + o.timeoutMs;
   for (;;) {
-    const v = await check().catch(() => undefined);
+    const v = await check().catch((e: unknown) => {
+      if (e instanceof VisibleError) throw e;
+      return undefined;
+    });
     if (v !== undefined) return v;
     if (Date.now() > end) {
       throw new VisibleError(`timed out after ${Math.round(o.timeoutMs / 1000)}s waiting for ${what}`, { details: o.onTimeout?.() ?? [] });

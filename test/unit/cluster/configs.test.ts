@@ -1,6 +1,6 @@
 import { parse, parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
-import { buildComponents } from "../../../src/cluster/components.js";
+import { buildComponents, toFlags } from "../../../src/cluster/components.js";
 import { buildCniConfig, buildContainerdConfig, buildKubeconfig, buildKubeletConfig, buildKubeProxyConfig, qualifiedRef } from "../../../src/cluster/configs.js";
 import { buildCorednsManifests } from "../../../src/cluster/coredns.js";
 import { clusterLayout, type ClusterToolchain, NETWORK } from "../../../src/cluster/layout.js";
@@ -64,8 +64,12 @@ describe("test cluster components", () => {
   });
   it("the API server advertises the bridge gateway (loopback endpoints are refused) and allows nothing anonymous", () => {
     const args = specs.find((s) => s.name === "kube-apiserver")?.args ?? [];
-    expect(args[args.indexOf("--advertise-address") + 1]).toBe(NETWORK.bridgeGateway);
-    expect(args[args.indexOf("--anonymous-auth") + 1]).toBe("false");
+    expect(args).toContain(`--advertise-address=${NETWORK.bridgeGateway}`);
+    expect(args).toContain("--anonymous-auth=false");
+  });
+  it("flags are --flag=value (pflag reads booleans only so)", () => {
+    expect(toFlags("--leader-elect", "false", "--name", "x")).toEqual(["--leader-elect=false", "--name=x"]);
+    for (const s of specs) for (const a of s.args) expect(a).toMatch(/^--[a-z-]+=/);
   });
   it("the kubelet runs the cluster's binaries from the toolchain", () => {
     expect(specs.find((s) => s.name === "kubelet")?.command).toBe("/tc/kubernetes-v1.34.2/bin/kubelet");
