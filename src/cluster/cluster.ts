@@ -44,12 +44,19 @@ async function writeClusterFiles(l: ClusterLayout, tc: ClusterToolchain): Promis
   const pem = (f: string) => readFileSync(join(l.pki, f), "utf8");
   const users = { admin: "admin", "controller-manager": "controller-manager", scheduler: "scheduler", kubelet: "kubelet", "kube-proxy": "kube-proxy" };
   for (const [file, cert] of Object.entries(users)) {
-    writeFileSync(join(l.kubeconfigs, `${file}.yaml`), buildKubeconfig({ server: API_SERVER_URL, user: file, caPem: pem("ca.crt"), certPem: pem(`${cert}.crt`), keyPem: pem(`${cert}.key`) }), { mode: 0o600 });
+    writeIfChanged(join(l.kubeconfigs, `${file}.yaml`), buildKubeconfig({ server: API_SERVER_URL, user: file, caPem: pem("ca.crt"), certPem: pem(`${cert}.crt`), keyPem: pem(`${cert}.key`) }), { mode: 0o600 });
   }
-  writeFileSync(join(l.config, "containerd.toml"), buildContainerdConfig(l, tc));
-  writeFileSync(join(l.config, "kubelet.yaml"), buildKubeletConfig(l));
-  writeFileSync(join(l.config, "kube-proxy.yaml"), buildKubeProxyConfig(l));
-  writeFileSync(join(l.cniConfDir, "10-platform.conflist"), buildCniConfig(l));
+  writeIfChanged(join(l.config, "containerd.toml"), buildContainerdConfig(l, tc));
+  writeIfChanged(join(l.config, "kubelet.yaml"), buildKubeletConfig(l));
+  writeIfChanged(join(l.config, "kube-proxy.yaml"), buildKubeProxyConfig(l));
+  writeIfChanged(join(l.cniConfDir, "10-platform.conflist"), buildCniConfig(l));
+}
+
+/** kube-proxy watches its configuration file and exits when it is written, even unchanged. */
+function writeIfChanged(file: string, content: string, o: { mode?: number } = {}): void {
+  let old: string | undefined;
+  try { old = readFileSync(file, "utf8"); } catch { /* new */ }
+  if (old !== content) writeFileSync(file, content, o);
 }
 
 /** Starts the specs not running yet, then waits until each answers; a component that dies fails at once, with its log. */
@@ -74,7 +81,9 @@ export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResu
   const l = clusterLayout();
   const specs = buildComponents(l, tc);
   const byName = (...names: string[]) => specs.filter((s) => names.includes(s.name));
-  const alreadyRunning = specs.every((s) => runningPid(l, s) !== undefined);
+  if (specs.every((s) => runningPid(l, s) !== undefined) && (await clusterStatus()).ready) {
+    return { kubeconfig: l.adminKubeconfig, alreadyRunning: true, started: [], seconds: (Date.now() - t0) / 1000 };
+  }
   await prepareKernel();
   await writeClusterFiles(l, tc);
   await guardApiServer(true);
@@ -85,13 +94,15 @@ export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResu
     if (await importArchive(l, tc, image)) progress(`imported ${image.ref}`);
   }
   started.push(...await startAndWait(l, tc, byName("kube-apiserver"), progress, 180_000));
-  started.push(...await startAndWait(l, tc, byName("kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy"), progress, 120_000));
+  started.push(...await startAndWait(l, tc, byName("kube-controller-manager", "kube-scheduler", "kubelet"), progress, 120_000));
 
   const node = await waitFor("the node to register", async () => {
     const n = await readNode(l, tc);
     return n.registered ? n : undefined;
   }, { timeoutMs: 120_000, onTimeout: () => logTail(l, "kubelet") });
   if (node.internalIp !== "127.0.0.1") await patchNodeAddress(l, tc);
+  // kube-proxy only once the node has its address: before, it waits 30 s for one, with no Service rules.
+  started.push(...await startAndWait(l, tc, byName("kube-proxy"), progress, 120_000));
   await kubectl(l, tc, ["apply", "-f", "-"], { input: buildCorednsManifests(tc.corednsImage.ref) });
   await waitFor("the node to be Ready", async () => ((await readNode(l, tc)).ready ? true : undefined), { timeoutMs: 180_000, onTimeout: () => logTail(l, "kubelet") });
   await waitFor("the default ServiceAccount", async () => ((await defaultServiceAccountExists(l, tc)) ? true : undefined), { timeoutMs: 120_000, onTimeout: () => logTail(l, "kube-controller-manager") });
@@ -103,7 +114,7 @@ export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResu
     details = await describePods(l, tc, "kube-system", "k8s-app=kube-dns");
     throw e instanceof VisibleError ? new VisibleError(e.message, { details }) : e;
   });
-  return { kubeconfig: l.adminKubeconfig, alreadyRunning: alreadyRunning && started.length === 0, started, seconds: (Date.now() - t0) / 1000 };
+  return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000 };
 }
 
 export interface DownResult { stopped: string[]; tasksKilled: number; mountsRemoved: number; purged: boolean }
