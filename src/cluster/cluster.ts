@@ -7,7 +7,7 @@ import { buildComponents, type ComponentSpec } from "./components.js";
 import { buildCniConfig, buildContainerdConfig, buildKubeconfig, buildKubeletConfig, buildKubeProxyConfig } from "./configs.js";
 import { buildCorednsManifests } from "./coredns.js";
 import { waitFor } from "./exec.js";
-import { cleanUpPods, guardApiServer, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
+import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
 import { importArchive } from "./images.js";
 import { defaultServiceAccountExists, deploymentReady, describePods, kubectl, patchNodeAddress, readNode } from "./kubectl.js";
 import { API_SERVER_URL, type ClusterLayout, clusterLayout, type ClusterToolchain, readClusterToolchain, toolchainFile } from "./layout.js";
@@ -86,7 +86,7 @@ export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResu
   }
   await prepareKernel();
   await writeClusterFiles(l, tc);
-  await guardApiServer(true);
+  await setHostRules(true);
 
   const started = await startAndWait(l, tc, byName("containerd", "etcd"), progress, 60_000);
   // Before any kubelet asks for a sandbox: the pause image, and CoreDNS's.
@@ -149,7 +149,7 @@ export async function clusterDown(o: { purge?: boolean; progress?: Progress } = 
     if (await stopComponent(l, containerd)) { result.stopped.push("containerd"); progress("stopped containerd"); }
     result.mountsRemoved = (await cleanUpPods(l)).mounts;
   }
-  if (process.getuid?.() === 0) await guardApiServer(false);
+  if (process.getuid?.() === 0) await setHostRules(false);
   if (o.purge) {
     rmSync(l.dir, { recursive: true, force: true });
     rmSync(l.runtime, { recursive: true, force: true });

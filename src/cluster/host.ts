@@ -30,16 +30,39 @@ export async function prepareKernel(): Promise<void> {
 }
 
 /**
- * The API server listens on every address (see components.ts); this rule drops what comes
- * neither from this machine nor from a pod.
+ * Host firewall rules of the test cluster (filter table), added by `up`, removed by `down`:
+ * - The API server listens on every address (see components.ts): drop what comes neither
+ *   from this machine nor from a pod.
+ * - A pod's packet to a Service address that is still a Service address in FORWARD was not
+ *   translated: the Service has no endpoint (or kube-proxy is not there yet). kube-proxy's
+ *   REJECT for that sits behind the CNI firewall plugin's ACCEPT for pod addresses, so
+ *   without this the packet leaves by the default route (here a transparent proxy answered
+ *   it with a 404). CNI-ADMIN is the plugin's chain for rules that come before its own.
  */
-const API_GUARD = ["INPUT", "-p", "tcp", "--dport", String(PORTS.apiserver), "!", "-s", NETWORK.podCidr,
-  "-m", "addrtype", "!", "--src-type", "LOCAL", "-m", "comment", "--comment", "platform test cluster: API server local only", "-j", "DROP"];
+const RULES: { chain: string; spec: string[] }[] = [
+  {
+    chain: "INPUT",
+    spec: ["-p", "tcp", "--dport", String(PORTS.apiserver), "!", "-s", NETWORK.podCidr, "-m", "addrtype", "!", "--src-type", "LOCAL",
+      "-m", "comment", "--comment", "platform test cluster: API server local only", "-j", "DROP"],
+  },
+  {
+    chain: "CNI-ADMIN",
+    spec: ["-s", NETWORK.podCidr, "-d", NETWORK.serviceCidr, "-m", "comment", "--comment", "platform test cluster: Service without endpoints",
+      "-j", "REJECT", "--reject-with", "icmp-port-unreachable"],
+  },
+];
 
-export async function guardApiServer(on: boolean): Promise<void> {
-  const present = (await runTool("iptables", ["-w", "-C", ...API_GUARD], { allowFail: true })).code === 0;
-  if (on && !present) await runTool("iptables", ["-w", "-I", ...API_GUARD], { what: "iptables (apt-get install iptables)" });
-  if (!on && present) await runTool("iptables", ["-w", "-D", ...API_GUARD], { allowFail: true });
+export async function setHostRules(on: boolean): Promise<void> {
+  const iptables = (...args: string[]) => runTool("iptables", ["-w", ...args], { allowFail: true, what: "iptables (apt-get install iptables)" });
+  if (on) await iptables("-N", "CNI-ADMIN");
+  for (const r of RULES) {
+    const present = (await iptables("-C", r.chain, ...r.spec)).code === 0;
+    if (on && !present) {
+      const added = await iptables("-I", r.chain, ...r.spec);
+      if (added.code !== 0) throw new VisibleError(`cannot add the firewall rule in ${r.chain}: ${added.stderr.trim()}`, { exitCode: ExitCode.environment });
+    }
+    if (!on && present) await iptables("-D", r.chain, ...r.spec);
+  }
 }
 
 /** Kills every container of the cluster's containerd (pods' processes included). */

@@ -71,7 +71,7 @@ describe("the Kubernetes test cluster", () => {
     });
     const manifests = [
       { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
-      pod("web", { app: "web" }, ["sh", "-c", "mkdir /srv && echo hello-from-web > /srv/index.html && exec python3 -m http.server 8080 -d /srv"], "Always"),
+      pod("web", { app: "web" }, ["sh", "-c", "mkdir -p /srv && echo hello-from-web > /srv/index.html && exec python3 -m http.server 8080 -d /srv"], "Always"),
       { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: ns }, spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }] } },
     ];
     apply(...manifests);
