@@ -135,19 +135,25 @@ export async function clusterDown(o: { purge?: boolean; progress?: Progress } = 
     const specs = buildComponents(l, tc);
     const containerd = specs.find((s) => s.name === "containerd") as ComponentSpec;
     for (const s of specs.filter((x) => x !== containerd).reverse()) {
-      if (await stopComponent(l, s)) { result.stopped.push(s.name); progress(`stopped ${s.name}`); }
+      const t = Date.now();
+      if (await stopComponent(l, s)) { result.stopped.push(s.name); progress(`stopped ${s.name} (${((Date.now() - t) / 1000).toFixed(1)}s)`); }
     }
     // Pods' processes belong to containerd's shims: with containerd gone but shims left (a
     // crash), start it again just to stop them properly.
     if (runningPid(l, containerd) === undefined && killOrphanShims(l, { dryRun: true }) > 0) {
       await startAndWait(l, tc, [containerd], progress, 60_000).catch(() => undefined);
     }
+    let t = Date.now();
+    const secs = () => `${((Date.now() - t) / 1000).toFixed(1)}s`;
     if (runningPid(l, containerd) !== undefined) {
       result.tasksKilled = await killAllTasks(l, tc);
-      if (result.tasksKilled) progress(`stopped ${result.tasksKilled} pod containers`);
+      if (result.tasksKilled) progress(`stopped ${result.tasksKilled} pod containers (${secs()})`);
     }
-    if (await stopComponent(l, containerd)) { result.stopped.push("containerd"); progress("stopped containerd"); }
+    t = Date.now();
+    if (await stopComponent(l, containerd)) { result.stopped.push("containerd"); progress(`stopped containerd (${secs()})`); }
+    t = Date.now();
     result.mountsRemoved = (await cleanUpPods(l)).mounts;
+    progress(`cleaned up ${result.mountsRemoved} mounts of pods (${secs()})`);
   }
   if (process.getuid?.() === 0) await setHostRules(false);
   if (o.purge) {

@@ -15,6 +15,8 @@ export interface ComponentSpec {
   command: string;
   args: string[];
   health: HealthCheck;
+  /** How long `down` waits after SIGTERM before SIGKILL (default 10 s). */
+  stopGraceMs?: number;
 }
 
 /** pflag reads a boolean only in the form --flag=value, so every flag is given that way. */
@@ -66,6 +68,8 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain): Compone
         "--anonymous-auth", "false", "--allow-privileged", "true", "--profiling", "false",
       ),
       health: { kind: "https-admin", url: `https://127.0.0.1:${PORTS.apiserver}/readyz` },
+      // It drains for a minute or more on SIGTERM; its state is all in etcd, so no need to wait.
+      stopGraceMs: 2000,
     },
     {
       name: "kube-controller-manager", command: binary(tc, "kube-controller-manager"),

@@ -65,14 +65,22 @@ export async function setHostRules(on: boolean): Promise<void> {
   }
 }
 
-/** Kills every container of the cluster's containerd (pods' processes included). */
+/**
+ * Kills every container of the cluster's containerd (pods' processes included). containerd's
+ * CRI plugin deletes a task itself once it has exited, so this waits for the list to empty and
+ * deletes only what is still listed after that.
+ */
 export async function killAllTasks(l: ClusterLayout, tc: ClusterToolchain): Promise<number> {
   const ctr = (...args: string[]) => runTool(tc.ctr, ["--address", l.containerdSocket, "-n", "k8s.io", ...args], { allowFail: true, timeoutMs: 30_000 });
-  const ids = (await ctr("tasks", "ls", "-q")).stdout.split("\n").map((s) => s.trim()).filter(Boolean);
+  const list = async () => (await ctr("tasks", "ls", "-q")).stdout.split("\n").map((s) => s.trim()).filter(Boolean);
+  const ids = await list();
   await Promise.all(ids.map((id) => ctr("tasks", "kill", "-a", "-s", "SIGKILL", id)));
-  await Promise.all(ids.map(async (id) => {
-    for (let i = 0; i < 50 && (await ctr("tasks", "delete", id)).code !== 0; i++) await sleep(100);
-  }));
+  let left = ids;
+  for (let i = 0; i < 50 && left.length; i++) {
+    await sleep(100);
+    left = await list();
+  }
+  await Promise.all(left.map((id) => ctr("tasks", "delete", "--force", id)));
   return ids.length;
 }
 

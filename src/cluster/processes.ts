@@ -66,7 +66,7 @@ export function startComponent(l: ClusterLayout, spec: ComponentSpec): number {
 }
 
 /** SIGTERM, then SIGKILL after the grace period; removes the pid file. */
-export async function stopComponent(l: ClusterLayout, spec: ComponentSpec, graceMs = 10_000): Promise<boolean> {
+export async function stopComponent(l: ClusterLayout, spec: ComponentSpec, graceMs = spec.stopGraceMs ?? 10_000): Promise<boolean> {
   const pid = runningPid(l, spec);
   if (pid !== undefined) {
     signal(pid, "SIGTERM");
