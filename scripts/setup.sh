@@ -5,7 +5,17 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$here/.." && pwd)
 source "$here/setup/lib.sh"
-for f in node docker pulumi project images; do source "$here/setup/$f.sh"; done
+for f in node docker pulumi project images kubernetes; do source "$here/setup/$f.sh"; done
+
+# The Kubernetes test cluster's toolchain is opt-in (it builds for about 25 minutes cold):
+# npm run setup -- --kubernetes, or PLATFORM_SETUP_KUBERNETES=1.
+with_kubernetes=${PLATFORM_SETUP_KUBERNETES:-0}
+for arg in "$@"; do
+  case $arg in
+    --kubernetes) with_kubernetes=1 ;;
+    *) fail "unknown option $arg (known: --kubernetes)" ;;
+  esac
+done
 
 t_start=$(date +%s)
 echo "platform set-up (home: $PLATFORM_HOME)"
@@ -16,4 +26,5 @@ step "Pulumi CLI $PULUMI_VERSION + Node.js language host" setup_pulumi
 step "Docker engine + BuildKit client" setup_docker
 step "Base images" setup_images
 step "Toolchain file" write_toolchain
+if [ "$with_kubernetes" = 1 ]; then setup_kubernetes; fi
 echo "✓ set-up complete in $(( $(date +%s) - t_start ))s. Next: source $ENV_FILE && platform doctor"

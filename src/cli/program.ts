@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { registerCa } from "./ca.js";
+import { registerCluster } from "./cluster.js";
 import { registerDeploy } from "./deploy.js";
 import { registerDeployments } from "./deployments.js";
 import { registerDestroy } from "./destroy.js";
@@ -33,5 +34,6 @@ export function buildProgram(version: string): Command {
   registerDestroy(program);
   registerCa(program);
   registerDoctor(program);
+  registerCluster(program);
   return program;
 }

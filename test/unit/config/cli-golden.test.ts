@@ -45,6 +45,7 @@ const cases: Array<{ name: string; args: string[]; cwd?: string; exit: number }>
   { name: "validate-bad-option", args: ["validate", "--bogus"], exit: 2 },
   { name: "help", args: ["--help"], exit: 0 },
   { name: "validate-help", args: ["validate", "--help"], exit: 0 },
+  { name: "cluster-help", args: ["cluster", "--help"], exit: 0 },
 ];
 
 beforeAll(() => {

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# The Kubernetes test cluster's toolchain (README "Kubernetes"). Opt-in, never in the default
+# set-up: `npm run setup -- --kubernetes`, PLATFORM_SETUP_KUBERNETES=1, or run this file
+# directly (`platform cluster up` and the Kubernetes tests do, when something is missing).
+#   - Debian packages: etcd, containerd, runc, the CNI plugins, iptables, conntrack
+#   - from Go modules, through the wrapper modules in scripts/setup/go/kubernetes/ whose
+#     committed go.sum verifies every module by hash, cached by version under the toolchain:
+#       kubernetes-v1.34.2/bin/  kube-apiserver, kube-controller-manager, kube-scheduler,
+#                                kubelet, kube-proxy, kubectl, and a pause binary + image
+#       coredns-v1.12.4/         coredns and its image archive
+#       pulumi-kubernetes-4.25.0/  the Pulumi Kubernetes provider, installed as a plugin
+#   - $PLATFORM_HOME/kubernetes.json: where all of it is, read by src/cluster/.
+# Images are docker-archive tars written here (no registry, no Docker engine needed), which
+# `platform cluster up` imports into the cluster's containerd.
+# shellcheck shell=bash
+
+KUBERNETES_VERSION=1.34.2
+COREDNS_VERSION=1.12.4
+PULUMI_KUBERNETES_VERSION=4.25.0
+KUBERNETES_APT_PACKAGES="etcd-server containerd runc containernetworking-plugins iptables conntrack"
+
+k8s_init_paths() {
+  KUBERNETES_DIR=$TOOLCHAIN/kubernetes-v$KUBERNETES_VERSION
+  COREDNS_DIR=$TOOLCHAIN/coredns-v$COREDNS_VERSION
+  PULUMI_KUBERNETES_DIR=$TOOLCHAIN/pulumi-kubernetes-$PULUMI_KUBERNETES_VERSION
+  KUBERNETES_GO=$REPO_ROOT/scripts/setup/go/kubernetes
+  KUBERNETES_JSON=$PLATFORM_HOME/kubernetes.json
+}
+
+# A build is complete when its stamp holds the hash of the wrapper module it came from, so an
+# interrupted build, or a changed go.mod/go.sum, builds again.
+k8s_module_hash() { cat "$1"/go.mod "$1"/go.sum "$1"/*.go 2>/dev/null | sha256sum | cut -c1-16; }
+k8s_is_built() { [ -f "$1/.built" ] && [ "$(cat "$1/.built")" = "$(k8s_module_hash "$2")" ]; }
+k8s_mark_built() { k8s_module_hash "$2" >"$1/.built"; }
+
+# Builds PKG of the wrapper module in DIR into OUT. -mod=readonly: go.sum must already pin
+# every module, so nothing unverified is ever built. Pulumi's pseudo-versions are not in the
+# checksum database (ENVIRONMENT.md), which is why GONOSUMDB names them; go.sum still pins them.
+k8s_go_build() {  # k8s_go_build DIR OUT PKG LDFLAGS
+  (cd "$1" && GOFLAGS=-mod=readonly GOTOOLCHAIN=local CGO_ENABLED=0 GONOSUMDB=github.com/pulumi \
+    go build -trimpath -ldflags "$4" -o "$2.tmp" "$3") && mv "$2.tmp" "$2"
+}
+
+# A docker-archive tar (the format of `docker save`) holding one layer made of ROOTFS.
+k8s_image_archive() {  # k8s_image_archive OUT REF ENTRYPOINT_JSON ROOTFS
+  local out=$1 ref=$2 entry=$3 rootfs=$4 work diff cfg
+  work=$(mktemp -d "${TMPDIR:-/tmp}/platform-image.XXXXXX")
+  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$rootfs" -cf "$work/layer.tar" .
+  diff=$(sha256sum "$work/layer.tar" | cut -d' ' -f1)
+  mkdir "$work/$diff" && mv "$work/layer.tar" "$work/$diff/layer.tar"
+  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Entrypoint":%s},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"history":[{"created":"1970-01-01T00:00:00Z","created_by":"platform set-up (scripts/setup/kubernetes.sh)"}]}' \
+    "$entry" "$diff" >"$work/config.json"
+  cfg=$(sha256sum "$work/config.json" | cut -d' ' -f1)
+  mv "$work/config.json" "$work/$cfg.json"
+  printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$cfg" "$ref" "$diff" >"$work/manifest.json"
+  tar -C "$work" -cf "$out.tmp" manifest.json "$cfg.json" "$diff" && mv "$out.tmp" "$out"
+  rm -rf "$work"
+}
+
+setup_kubernetes_packages() {
+  local missing=() p
+  for p in $KUBERNETES_APT_PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then STEP_STATUS="reused Debian packages ($KUBERNETES_APT_PACKAGES)"; return; fi
+  [ "$(id -u)" = 0 ] || fail "the test cluster needs root (containerd, kubelet): run as root, or point platform at an existing cluster's kubeconfig (README \"Kubernetes\")"
+  local log=$PLATFORM_HOME/logs/apt-kubernetes.log
+  echo "  installing ${missing[*]} (apt-get; log: $log) ..."
+  # `apt-get update` only when the lists are missing or cannot find a package; wait for a
+  # dpkg lock held by another set-up instead of failing.
+  {
+    if ! apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 "${missing[@]}" </dev/null; then
+      apt-get update -qq -o DPkg::Lock::Timeout=300 && \
+        apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 "${missing[@]}" </dev/null
+    fi
+  } >"$log" 2>&1 || fail "apt-get install ${missing[*]} failed; last lines of $log:
+$(tail -n 15 "$log")"
+  STEP_STATUS="installed ${missing[*]}"
+}
+
+setup_kubernetes_binaries() {
+  local dir=$KUBERNETES_DIR mod=$KUBERNETES_GO/k8s log=$PLATFORM_HOME/logs/build-kubernetes.log b p
+  if k8s_is_built "$dir" "$mod" && k8s_is_built "$dir/pause" "$KUBERNETES_GO/pause"; then
+    STEP_STATUS="reused Kubernetes v$KUBERNETES_VERSION from $dir/bin"; return
+  fi
+  command -v go >/dev/null || fail "Go >= 1.24 is needed to build Kubernetes v$KUBERNETES_VERSION from its modules: apt-get install golang-go (or go.dev), or use an existing cluster (README \"Kubernetes\")"
+  check_disk 6000 "$TOOLCHAIN"
+  mkdir -p "$dir/bin" "$dir/pause" "$dir/images"
+  # Version stamps as Kubernetes' own build sets them (hack/lib/version.sh); without them
+  # every client reads the server as version 0.0.
+  local ld="-s -w" minor=${KUBERNETES_VERSION#1.}; minor=${minor%%.*}
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld="$ld -X $p.gitVersion=v$KUBERNETES_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  done
+  if ! k8s_is_built "$dir" "$mod"; then
+    echo "  building Kubernetes v$KUBERNETES_VERSION from Go modules (about 5 min on 2 cores, more when busy; log: $log) ..."
+    : >"$log"
+    for b in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
+      echo "  - $b" >>"$log"
+      k8s_go_build "$mod" "$dir/bin/$b" "k8s.io/kubernetes/cmd/$b" "$ld" >>"$log" 2>&1 \
+        || fail "building $b failed; last lines of $log:
+$(tail -n 20 "$log")"
+    done
+    k8s_mark_built "$dir" "$mod"
+  fi
+  local rootfs; rootfs=$(mktemp -d "${TMPDIR:-/tmp}/platform-pause.XXXXXX")
+  k8s_go_build "$KUBERNETES_GO/pause" "$rootfs/pause" . "-s -w" >>"$log" 2>&1 || fail "building pause failed; see $log"
+  cp "$rootfs/pause" "$dir/bin/pause"
+  k8s_image_archive "$dir/images/pause.tar" "platform-local/pause:$KUBERNETES_VERSION" '["/pause"]' "$rootfs"
+  rm -rf "$rootfs"
+  k8s_mark_built "$dir/pause" "$KUBERNETES_GO/pause"
+  STEP_STATUS="built Kubernetes v$KUBERNETES_VERSION into $dir/bin"
+}
+
+setup_coredns() {
+  local dir=$COREDNS_DIR mod=$KUBERNETES_GO/coredns log=$PLATFORM_HOME/logs/build-coredns.log rootfs
+  if k8s_is_built "$dir" "$mod"; then STEP_STATUS="reused CoreDNS v$COREDNS_VERSION from $dir"; return; fi
+  mkdir -p "$dir/bin"
+  echo "  building CoreDNS v$COREDNS_VERSION from Go modules (about 90 s; log: $log) ..."
+  k8s_go_build "$mod" "$dir/bin/coredns" github.com/coredns/coredns \
+    "-s -w -X github.com/coredns/coredns/coremain.GitCommit=v$COREDNS_VERSION" >"$log" 2>&1 \
+    || fail "building CoreDNS failed; last lines of $log:
+$(tail -n 20 "$log")"
+  rootfs=$(mktemp -d "${TMPDIR:-/tmp}/platform-coredns.XXXXXX")
+  cp "$dir/bin/coredns" "$rootfs/coredns"
+  k8s_image_archive "$dir/coredns-image.tar" "platform-local/coredns:$COREDNS_VERSION" '["/coredns"]' "$rootfs"
+  rm -rf "$rootfs"
+  k8s_mark_built "$dir" "$mod"
+  STEP_STATUS="built CoreDNS v$COREDNS_VERSION and its image archive into $dir"
+}
+
+# The provider's main package embeds schema-embed.json and terraform-mapping-embed.json,
+# which its module does not ship: they come from its own generator (generate.go, `VERSION`
+# stamps the schema). So the main package is copied out of the verified module into a copy
+# of the wrapper module, generated there, and built there.
+setup_pulumi_kubernetes() {
+  local dir=$PULUMI_KUBERNETES_DIR mod=$KUBERNETES_GO/provider log=$PLATFORM_HOME/logs/build-pulumi-kubernetes.log
+  local pulumi=${PULUMI_BIN:-}
+  [ -n "$pulumi" ] || pulumi=$(sed -n 's/.*"pulumiBin": *"\([^"]*\)".*/\1/p' "$PLATFORM_HOME/toolchain.json" 2>/dev/null)
+  [ -x "$pulumi" ] || pulumi=$(command -v pulumi || true)
+  [ -x "$pulumi" ] || fail "the Pulumi CLI is needed to install the Kubernetes provider plugin: run npm run setup first"
+  if ! k8s_is_built "$dir" "$mod"; then
+    command -v go >/dev/null || fail "Go >= 1.24 is needed to build the Pulumi Kubernetes provider $PULUMI_KUBERNETES_VERSION from its module"
+    check_disk 4000 "$TOOLCHAIN"
+    echo "  building the Pulumi Kubernetes provider $PULUMI_KUBERNETES_VERSION from Go modules (about 18 min on 2 cores; log: $log) ..."
+    local work src
+    work=$(mktemp -d "${TMPDIR:-/tmp}/platform-pulumi-kubernetes.XXXXXX")
+    cp "$mod/go.mod" "$mod/go.sum" "$mod/tools.go" "$work/"
+    {
+      src=$(cd "$work" && export GOFLAGS=-mod=readonly GOTOOLCHAIN=local GONOSUMDB=github.com/pulumi &&
+        go mod download github.com/pulumi/pulumi-kubernetes/provider/v4 &&
+        go list -m -f '{{.Dir}}' github.com/pulumi/pulumi-kubernetes/provider/v4) &&
+      mkdir -p "$work/cmd" && cp -r "$src/cmd/pulumi-resource-kubernetes" "$work/cmd/" &&
+      chmod -R u+w "$work/cmd" &&
+      (cd "$work/cmd/pulumi-resource-kubernetes" && VERSION=$PULUMI_KUBERNETES_VERSION GOFLAGS=-mod=readonly \
+        GOTOOLCHAIN=local CGO_ENABLED=0 GONOSUMDB=github.com/pulumi go run generate.go) &&
+      mkdir -p "$dir/bin" &&
+      k8s_go_build "$work" "$dir/bin/pulumi-resource-kubernetes" ./cmd/pulumi-resource-kubernetes \
+        "-s -w -X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=$PULUMI_KUBERNETES_VERSION"
+    } >"$log" 2>&1 || { rm -rf "$work"; fail "building the Pulumi Kubernetes provider failed; last lines of $log:
+$(tail -n 20 "$log")"; }
+    rm -rf "$work"
+    k8s_mark_built "$dir" "$mod"
+  fi
+  if PULUMI_SKIP_UPDATE_CHECK=true "$pulumi" plugin ls 2>/dev/null | grep -Eq "^kubernetes +resource +$PULUMI_KUBERNETES_VERSION "; then
+    STEP_STATUS="reused the Pulumi Kubernetes provider $PULUMI_KUBERNETES_VERSION (plugin installed)"; return
+  fi
+  PULUMI_SKIP_UPDATE_CHECK=true "$pulumi" plugin install resource kubernetes "$PULUMI_KUBERNETES_VERSION" \
+    --file "$dir/bin/pulumi-resource-kubernetes" >>"$log" 2>&1 || fail "pulumi plugin install failed; see $log"
+  STEP_STATUS="installed the Pulumi Kubernetes provider $PULUMI_KUBERNETES_VERSION as a plugin"
+}
+
+write_kubernetes_json() {
+  cat >"$KUBERNETES_JSON.tmp" <<JSON
+{
+  "kubernetesVersion": "$KUBERNETES_VERSION",
+  "binDir": "$KUBERNETES_DIR/bin",
+  "pauseImage": { "ref": "platform-local/pause:$KUBERNETES_VERSION", "archive": "$KUBERNETES_DIR/images/pause.tar" },
+  "corednsImage": { "ref": "platform-local/coredns:$COREDNS_VERSION", "archive": "$COREDNS_DIR/coredns-image.tar" },
+  "pulumiKubernetesVersion": "$PULUMI_KUBERNETES_VERSION",
+  "containerd": "$(command -v containerd)",
+  "ctr": "$(command -v ctr)",
+  "runc": "$(command -v runc || echo /usr/sbin/runc)",
+  "etcd": "$(command -v etcd || echo /usr/bin/etcd)",
+  "cniBinDir": "/usr/lib/cni"
+}
+JSON
+  mv "$KUBERNETES_JSON.tmp" "$KUBERNETES_JSON"
+  STEP_STATUS="wrote $KUBERNETES_JSON"
+}
+
+setup_kubernetes() {
+  k8s_init_paths
+  step "Kubernetes: Debian packages" setup_kubernetes_packages
+  step "Kubernetes: v$KUBERNETES_VERSION binaries" setup_kubernetes_binaries
+  step "Kubernetes: CoreDNS v$COREDNS_VERSION" setup_coredns
+  step "Kubernetes: Pulumi provider $PULUMI_KUBERNETES_VERSION" setup_pulumi_kubernetes
+  step "Kubernetes: toolchain file" write_kubernetes_json
+}
+
+# Run directly: only this part of the set-up (the rest must have run once, for the Pulumi CLI).
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  set -euo pipefail
+  REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  # shellcheck source=lib.sh
+  source "$REPO_ROOT/scripts/setup/lib.sh"
+  t_start=$(date +%s)
+  setup_kubernetes
+  echo "✓ Kubernetes toolchain ready in $(( $(date +%s) - t_start ))s ($KUBERNETES_JSON)"
+fi

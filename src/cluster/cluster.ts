@@ -1,0 +1,193 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ExitCode, VisibleError } from "../errors.js";
+import { buildComponents, type ComponentSpec } from "./components.js";
+import { buildCniConfig, buildContainerdConfig, buildKubeconfig, buildKubeletConfig, buildKubeProxyConfig } from "./configs.js";
+import { buildCorednsManifests } from "./coredns.js";
+import { waitFor } from "./exec.js";
+import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
+import { importArchive } from "./images.js";
+import { defaultServiceAccountExists, deploymentReady, describePods, kubectl, patchNodeAddress, readNode } from "./kubectl.js";
+import { API_SERVER_URL, type ClusterLayout, clusterLayout, type ClusterToolchain, readClusterToolchain, toolchainFile } from "./layout.js";
+import { writePki } from "./pki.js";
+import { isHealthy, logTail, runningPid, startComponent, stopComponent } from "./processes.js";
+
+/** The test cluster: `platform cluster up|down|status`, also the Kubernetes tests' fixture. */
+export type Progress = (line: string) => void;
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const SETUP_SCRIPT = join(ROOT, "scripts", "setup", "kubernetes.sh");
+
+/** The toolchain, built first by the set-up step when anything is missing (its output goes to stderr). */
+export async function ensureClusterToolchain(progress: Progress = () => {}): Promise<ClusterToolchain> {
+  const found = readClusterToolchain();
+  if (found) return found;
+  progress(`the Kubernetes toolchain is missing: running ${SETUP_SCRIPT} (cold: about 25 minutes on 2 cores; then cached)`);
+  const code = await new Promise<number>((res) => {
+    const child = spawn("bash", [SETUP_SCRIPT], { stdio: ["ignore", 2, 2] });
+    child.on("error", () => res(-1));
+    child.on("close", (c) => res(c ?? -1));
+  });
+  const tc = readClusterToolchain();
+  if (code !== 0 || !tc) {
+    throw new VisibleError(`the Kubernetes toolchain set-up failed (exit ${code}); ${toolchainFile()} is ${tc ? "there" : "missing or incomplete"}. Fix what it printed above, then run npm run setup -- --kubernetes`, { exitCode: ExitCode.environment });
+  }
+  return tc;
+}
+
+/** PKI, kubeconfigs and component configuration: PKI once, the rest on every start. */
+async function writeClusterFiles(l: ClusterLayout, tc: ClusterToolchain): Promise<void> {
+  for (const d of [l.dir, l.kubeconfigs, l.config, l.cniConfDir, l.etcdData, l.containerdRoot, l.kubeletRoot, l.runtime]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  await writePki(l.pki);
+  const pem = (f: string) => readFileSync(join(l.pki, f), "utf8");
+  const users = { admin: "admin", "controller-manager": "controller-manager", scheduler: "scheduler", kubelet: "kubelet", "kube-proxy": "kube-proxy" };
+  for (const [file, cert] of Object.entries(users)) {
+    writeIfChanged(join(l.kubeconfigs, `${file}.yaml`), buildKubeconfig({ server: API_SERVER_URL, user: file, caPem: pem("ca.crt"), certPem: pem(`${cert}.crt`), keyPem: pem(`${cert}.key`) }), { mode: 0o600 });
+  }
+  writeIfChanged(join(l.config, "containerd.toml"), buildContainerdConfig(l, tc));
+  writeIfChanged(join(l.config, "kubelet.yaml"), buildKubeletConfig(l));
+  writeIfChanged(join(l.config, "kube-proxy.yaml"), buildKubeProxyConfig(l));
+  writeIfChanged(join(l.cniConfDir, "10-platform.conflist"), buildCniConfig(l));
+}
+
+/** kube-proxy watches its configuration file and exits when it is written, even unchanged. */
+function writeIfChanged(file: string, content: string, o: { mode?: number } = {}): void {
+  let old: string | undefined;
+  try { old = readFileSync(file, "utf8"); } catch { /* new */ }
+  if (old !== content) writeFileSync(file, content, o);
+}
+
+/** Starts the specs not running yet, then waits until each answers; a component that dies fails at once, with its log. */
+async function startAndWait(l: ClusterLayout, tc: ClusterToolchain, specs: ComponentSpec[], progress: Progress, timeoutMs: number): Promise<string[]> {
+  const started = specs.filter((s) => runningPid(l, s) === undefined);
+  for (const s of started) startComponent(l, s);
+  await Promise.all(specs.map((s) => waitFor(`${s.name} to answer`, async () => {
+    if (runningPid(l, s) === undefined) throw new VisibleError(`${s.name} exited while starting`, { details: logTail(l, s.name) });
+    return (await isHealthy(l, tc, s.health)) ? true : undefined;
+  }, { timeoutMs, onTimeout: () => logTail(l, s.name) })));
+  for (const s of started) progress(`started ${s.name}`);
+  return started.map((s) => s.name);
+}
+
+export interface UpResult { kubeconfig: string; alreadyRunning: boolean; started: string[]; seconds: number }
+
+export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResult> {
+  const progress = o.progress ?? (() => {});
+  const t0 = Date.now();
+  requireRoot();
+  const tc = await ensureClusterToolchain(progress);
+  const l = clusterLayout();
+  const specs = buildComponents(l, tc);
+  const byName = (...names: string[]) => specs.filter((s) => names.includes(s.name));
+  if (specs.every((s) => runningPid(l, s) !== undefined) && (await clusterStatus()).ready) {
+    return { kubeconfig: l.adminKubeconfig, alreadyRunning: true, started: [], seconds: (Date.now() - t0) / 1000 };
+  }
+  await prepareKernel();
+  await writeClusterFiles(l, tc);
+  await setHostRules(true);
+
+  const started = await startAndWait(l, tc, byName("containerd", "etcd"), progress, 60_000);
+  // Before any kubelet asks for a sandbox: the pause image, and CoreDNS's.
+  for (const image of [tc.pauseImage, tc.corednsImage]) {
+    if (await importArchive(l, tc, image)) progress(`imported ${image.ref}`);
+  }
+  started.push(...await startAndWait(l, tc, byName("kube-apiserver"), progress, 180_000));
+  started.push(...await startAndWait(l, tc, byName("kube-controller-manager", "kube-scheduler", "kubelet"), progress, 120_000));
+
+  const node = await waitFor("the node to register", async () => {
+    const n = await readNode(l, tc);
+    return n.registered ? n : undefined;
+  }, { timeoutMs: 120_000, onTimeout: () => logTail(l, "kubelet") });
+  if (node.internalIp !== "127.0.0.1") await patchNodeAddress(l, tc);
+  // kube-proxy only once the node has its address: before, it waits 30 s for one, with no Service rules.
+  started.push(...await startAndWait(l, tc, byName("kube-proxy"), progress, 120_000));
+  await kubectl(l, tc, ["apply", "-f", "-"], { input: buildCorednsManifests(tc.corednsImage.ref) });
+  await waitFor("the node to be Ready", async () => ((await readNode(l, tc)).ready ? true : undefined), { timeoutMs: 180_000, onTimeout: () => logTail(l, "kubelet") });
+  await waitFor("the default ServiceAccount", async () => ((await defaultServiceAccountExists(l, tc)) ? true : undefined), { timeoutMs: 120_000, onTimeout: () => logTail(l, "kube-controller-manager") });
+  let details: string[] = [];
+  await waitFor("CoreDNS to be ready", async () => ((await deploymentReady(l, tc, "kube-system", "coredns")) ? true : undefined), {
+    timeoutMs: 240_000,
+    onTimeout: () => details,
+  }).catch(async (e: unknown) => {
+    details = await describePods(l, tc, "kube-system", "k8s-app=kube-dns");
+    throw e instanceof VisibleError ? new VisibleError(e.message, { details }) : e;
+  });
+  return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000 };
+}
+
+export interface DownResult { stopped: string[]; tasksKilled: number; mountsRemoved: number; purged: boolean }
+
+/**
+ * Stops everything by pid, the node and control plane first (a running kubelet would restart
+ * what is killed), then every pod's processes through containerd, then containerd, then
+ * cleans up what pods leave on the host. The cluster's state (etcd, images) stays for the next
+ * `up`, which restarts the pods as after a reboot; `purge` removes it too.
+ */
+export async function clusterDown(o: { purge?: boolean; progress?: Progress } = {}): Promise<DownResult> {
+  const progress = o.progress ?? (() => {});
+  const l = clusterLayout();
+  const tc = readClusterToolchain();
+  const result: DownResult = { stopped: [], tasksKilled: 0, mountsRemoved: 0, purged: false };
+  if (tc) {
+    requireRoot();
+    const specs = buildComponents(l, tc);
+    const containerd = specs.find((s) => s.name === "containerd") as ComponentSpec;
+    for (const s of specs.filter((x) => x !== containerd).reverse()) {
+      const t = Date.now();
+      if (await stopComponent(l, s)) { result.stopped.push(s.name); progress(`stopped ${s.name} (${((Date.now() - t) / 1000).toFixed(1)}s)`); }
+    }
+    // Pods' processes belong to containerd's shims: with containerd gone but shims left (a
+    // crash), start it again just to stop them properly.
+    if (runningPid(l, containerd) === undefined && killOrphanShims(l, { dryRun: true }) > 0) {
+      await startAndWait(l, tc, [containerd], progress, 60_000).catch(() => undefined);
+    }
+    let t = Date.now();
+    const secs = () => `${((Date.now() - t) / 1000).toFixed(1)}s`;
+    if (runningPid(l, containerd) !== undefined) {
+      result.tasksKilled = await killAllTasks(l, tc);
+      if (result.tasksKilled) progress(`stopped ${result.tasksKilled} pod containers (${secs()})`);
+    }
+    t = Date.now();
+    if (await stopComponent(l, containerd)) { result.stopped.push("containerd"); progress(`stopped containerd (${secs()})`); }
+    t = Date.now();
+    result.mountsRemoved = (await cleanUpPods(l)).mounts;
+    progress(`cleaned up ${result.mountsRemoved} mounts of pods (${secs()})`);
+  }
+  if (process.getuid?.() === 0) await setHostRules(false);
+  if (o.purge) {
+    rmSync(l.dir, { recursive: true, force: true });
+    rmSync(l.runtime, { recursive: true, force: true });
+    result.purged = true;
+  }
+  return result;
+}
+
+export interface ComponentStatus { name: string; pid: number | null; running: boolean; healthy: boolean; log: string }
+
+export interface ClusterStatus {
+  /** Everything running and answering, the node Ready and CoreDNS ready. */
+  ready: boolean;
+  toolchain: boolean;
+  kubeconfig: string;
+  components: ComponentStatus[];
+  node: { name: string; registered: boolean; ready: boolean; internalIp: string | null } | null;
+  dns: { ready: boolean } | null;
+}
+
+export async function clusterStatus(): Promise<ClusterStatus> {
+  const l = clusterLayout();
+  const tc = readClusterToolchain();
+  if (!tc) return { ready: false, toolchain: false, kubeconfig: l.adminKubeconfig, components: [], node: null, dns: null };
+  const components = await Promise.all(buildComponents(l, tc).map(async (s): Promise<ComponentStatus> => {
+    const pid = runningPid(l, s);
+    return { name: s.name, pid: pid ?? null, running: pid !== undefined, healthy: pid !== undefined && await isHealthy(l, tc, s.health), log: join(l.logs, `${s.name}.log`) };
+  }));
+  const api = components.find((c) => c.name === "kube-apiserver")?.healthy;
+  const n = api ? await readNode(l, tc) : undefined;
+  const node = n ? { name: n.name, registered: n.registered, ready: n.ready, internalIp: n.internalIp ?? null } : null;
+  const dns = api ? { ready: await deploymentReady(l, tc, "kube-system", "coredns") } : null;
+  const ready = components.every((c) => c.healthy) && !!node?.ready && !!dns?.ready;
+  return { ready, toolchain: true, kubeconfig: l.adminKubeconfig, components, node, dns };
+}

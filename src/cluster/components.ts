@@ -1,0 +1,105 @@
+import { join } from "node:path";
+import { type ClusterLayout, type ClusterToolchain, binary, NETWORK, PORTS } from "./layout.js";
+
+/** How `up` and `status` tell that a component serves. */
+export type HealthCheck =
+  | { kind: "http"; url: string }
+  /** TLS with the admin client certificate (the API server allows nothing anonymous). */
+  | { kind: "https-admin"; url: string }
+  /** TLS with an in-memory self-signed certificate; /healthz is open to anyone. */
+  | { kind: "https-insecure"; url: string }
+  | { kind: "containerd" };
+
+export interface ComponentSpec {
+  name: string;
+  command: string;
+  args: string[];
+  health: HealthCheck;
+  /** How long `down` waits after SIGTERM before SIGKILL (default 10 s). */
+  stopGraceMs?: number;
+}
+
+/** pflag reads a boolean only in the form --flag=value, so every flag is given that way. */
+export function toFlags(...pairs: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < pairs.length; i += 2) out.push(`${pairs[i]}=${pairs[i + 1]}`);
+  return out;
+}
+
+/** The components in start order; `down` stops them in reverse. */
+export function buildComponents(l: ClusterLayout, tc: ClusterToolchain): ComponentSpec[] {
+  const pki = (f: string) => join(l.pki, f);
+  const kubeconfig = (name: string) => join(l.kubeconfigs, `${name}.yaml`);
+  const etcdUrl = `http://127.0.0.1:${PORTS.etcdClient}`;
+  // Each controller talks to the API server with its own identity and delegates its own
+  // authentication and authorization to it, as in kubeadm's static pods.
+  const delegated = (name: string) => ["--kubeconfig", kubeconfig(name), "--authentication-kubeconfig", kubeconfig(name), "--authorization-kubeconfig", kubeconfig(name)];
+  return [
+    {
+      name: "containerd", command: tc.containerd,
+      args: toFlags("--config", join(l.config, "containerd.toml")),
+      health: { kind: "containerd" },
+    },
+    {
+      name: "etcd", command: tc.etcd,
+      args: toFlags(
+        "--name", "platform", "--data-dir", l.etcdData,
+        "--listen-client-urls", etcdUrl, "--advertise-client-urls", etcdUrl,
+        "--listen-peer-urls", `http://127.0.0.1:${PORTS.etcdPeer}`, "--initial-advertise-peer-urls", `http://127.0.0.1:${PORTS.etcdPeer}`,
+        "--initial-cluster", `platform=http://127.0.0.1:${PORTS.etcdPeer}`,
+      ),
+      health: { kind: "http", url: `${etcdUrl}/health` },
+    },
+    {
+      // Listens on every address because pods reach it through the bridge gateway, which is
+      // what the `kubernetes` Service points at (loopback endpoints are refused). An INPUT
+      // rule (host.ts) keeps other machines out.
+      name: "kube-apiserver", command: binary(tc, "kube-apiserver"),
+      args: toFlags(
+        "--bind-address", "0.0.0.0", "--secure-port", String(PORTS.apiserver), "--advertise-address", NETWORK.bridgeGateway,
+        "--etcd-servers", etcdUrl,
+        "--service-cluster-ip-range", NETWORK.serviceCidr,
+        "--client-ca-file", pki("ca.crt"), "--tls-cert-file", pki("apiserver.crt"), "--tls-private-key-file", pki("apiserver.key"),
+        "--kubelet-client-certificate", pki("apiserver-kubelet-client.crt"), "--kubelet-client-key", pki("apiserver-kubelet-client.key"),
+        "--kubelet-certificate-authority", pki("ca.crt"), "--kubelet-preferred-address-types", "InternalIP,Hostname",
+        "--service-account-issuer", `https://kubernetes.default.svc.${NETWORK.clusterDomain}`,
+        "--service-account-key-file", pki("sa.pub"), "--service-account-signing-key-file", pki("sa.key"),
+        "--authorization-mode", "Node,RBAC", "--enable-admission-plugins", "NodeRestriction",
+        "--anonymous-auth", "false", "--allow-privileged", "true", "--profiling", "false",
+      ),
+      health: { kind: "https-admin", url: `https://127.0.0.1:${PORTS.apiserver}/readyz` },
+      // It drains for a minute or more on SIGTERM; its state is all in etcd, so no need to wait.
+      stopGraceMs: 2000,
+    },
+    {
+      name: "kube-controller-manager", command: binary(tc, "kube-controller-manager"),
+      args: toFlags(
+        ...delegated("controller-manager"), "--bind-address", "127.0.0.1", "--leader-elect", "false",
+        "--cluster-name", "platform", "--cluster-signing-cert-file", pki("ca.crt"), "--cluster-signing-key-file", pki("ca.key"),
+        "--root-ca-file", pki("ca.crt"), "--service-account-private-key-file", pki("sa.key"),
+        "--use-service-account-credentials", "true", "--service-cluster-ip-range", NETWORK.serviceCidr, "--profiling", "false",
+      ),
+      health: { kind: "https-insecure", url: `https://127.0.0.1:${PORTS.controllerManager}/healthz` },
+    },
+    {
+      name: "kube-scheduler", command: binary(tc, "kube-scheduler"),
+      args: toFlags(...delegated("scheduler"), "--bind-address", "127.0.0.1", "--leader-elect", "false", "--profiling", "false"),
+      health: { kind: "https-insecure", url: `https://127.0.0.1:${PORTS.scheduler}/healthz` },
+    },
+    {
+      // A loopback --node-ip is refused (the kubelet then sets no address at all); `up`
+      // patches the node's InternalIP to 127.0.0.1, where the API server reaches the kubelet.
+      name: "kubelet", command: binary(tc, "kubelet"),
+      args: toFlags(
+        "--config", join(l.config, "kubelet.yaml"), "--kubeconfig", kubeconfig("kubelet"),
+        "--root-dir", l.kubeletRoot, "--hostname-override", NETWORK.nodeName, "--node-ip", "127.0.0.1",
+      ),
+      health: { kind: "http", url: `http://127.0.0.1:${PORTS.kubeletHealthz}/healthz` },
+    },
+    {
+      name: "kube-proxy", command: binary(tc, "kube-proxy"),
+      args: toFlags("--config", join(l.config, "kube-proxy.yaml")),
+      health: { kind: "http", url: `http://127.0.0.1:${PORTS.proxyHealthz}/livez` },
+    },
+  ];
+}

@@ -1,0 +1,50 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { ExitCode, VisibleError } from "../errors.js";
+import { qualifiedRef } from "./configs.js";
+import { runTool } from "./exec.js";
+import { type ClusterLayout, type ClusterToolchain } from "./layout.js";
+
+/**
+ * Images reach the test cluster without a registry: a docker-archive tar (what `docker save`
+ * writes, or what the set-up wrote) is imported into the cluster's containerd, in the
+ * namespace the kubelet uses. Pods then name the image with `imagePullPolicy: Never`.
+ */
+function ctrArgs(l: ClusterLayout, ...args: string[]): string[] {
+  return ["--address", l.containerdSocket, "-n", "k8s.io", ...args];
+}
+
+export async function hasImage(l: ClusterLayout, tc: ClusterToolchain, ref: string): Promise<boolean> {
+  const r = await runTool(tc.ctr, ctrArgs(l, "images", "ls", "-q"), { timeoutMs: 30_000 });
+  return r.stdout.split("\n").includes(qualifiedRef(ref));
+}
+
+/** Imports an archive unless the image is there already. */
+export async function importArchive(l: ClusterLayout, tc: ClusterToolchain, image: { ref: string; archive: string }): Promise<boolean> {
+  if (await hasImage(l, tc, image.ref)) return false;
+  await runTool(tc.ctr, ctrArgs(l, "images", "import", image.archive), { timeoutMs: 300_000, what: "containerd's ctr" });
+  return true;
+}
+
+/**
+ * Copies an image from the Docker engine into the cluster: `docker save IMAGE | ctr images
+ * import -`. For images the platform builds with Docker, or the local base images.
+ */
+export async function importDockerImage(l: ClusterLayout, tc: ClusterToolchain, image: string, dockerCli = "docker"): Promise<void> {
+  const save = spawn(dockerCli, ["save", image], { stdio: ["ignore", "pipe", "pipe"] });
+  const ctr = spawn(tc.ctr, ctrArgs(l, "images", "import", "-"), { stdio: ["pipe", "pipe", "pipe"] });
+  let err = "";
+  save.stderr.on("data", (d) => { err += d; });
+  ctr.stderr.on("data", (d) => { err += d; });
+  ctr.stdout.resume();
+  save.stdout.pipe(ctr.stdin);
+  const exit = (p: ChildProcess) => new Promise<number | string>((resolve) => {
+    p.on("error", (e) => resolve(e.message));
+    p.on("close", (code) => resolve(code ?? -1));
+  });
+  const [saved, imported] = await Promise.all([exit(save), exit(ctr)]);
+  if (saved !== 0 || imported !== 0) {
+    throw new VisibleError(`importing ${image} from Docker into the cluster failed (docker save: ${saved}, ctr import: ${imported})`, {
+      exitCode: ExitCode.environment, details: err.trimEnd().split("\n").slice(-10).map((s) => `  ${s}`),
+    });
+  }
+}

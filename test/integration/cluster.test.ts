@@ -1,0 +1,160 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, delimiter } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clusterLayout, readClusterToolchain, type ClusterToolchain } from "../../src/cluster/layout.js";
+import { importDockerImage } from "../../src/cluster/images.js";
+import { runCli } from "./cli.js";
+import { freshBackend, requireToolchain, ROOT, unique } from "./env.js";
+
+/**
+ * The Kubernetes test cluster through the real CLI: `platform cluster up` (which runs the
+ * set-up step when the toolchain is missing), DNS and Services between real pods, the Pulumi
+ * Kubernetes provider built from its module, then status and down. Needs root, Docker (for
+ * the test image) and the base images; anything missing fails, nothing is skipped.
+ */
+const TEST_IMAGE = "platform-local/python:3.11";
+const l = clusterLayout();
+const timings: Record<string, number> = {};
+let tc: ClusterToolchain;
+
+function kubectl(...args: string[]): string {
+  return execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", l.adminKubeconfig, ...args], { encoding: "utf8", timeout: 180_000, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+function apply(...objects: object[]): void {
+  execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", l.adminKubeconfig, "apply", "-f", "-"], { input: objects.map((o) => JSON.stringify(o)).join("\n"), encoding: "utf8" });
+}
+
+async function cli(...args: string[]) {
+  const r = await runCli(["cluster", ...args], { cwd: ROOT, env: {} });
+  if (r.code !== 0 && !(args[0] === "status")) throw new Error(`platform cluster ${args.join(" ")} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+describe("the Kubernetes test cluster", () => {
+  const ns = unique("t-");
+
+  beforeAll(async () => {
+    requireToolchain();
+    execFileSync("docker", ["image", "inspect", TEST_IMAGE], { stdio: "ignore" });
+    const r = await cli("up", "--json");
+    timings.up = r.seconds;
+    const again = await cli("up", "--json");
+    timings.upAgain = again.seconds;
+    expect(JSON.parse(again.stdout)).toMatchObject({ alreadyRunning: true });
+    tc = readClusterToolchain() as ClusterToolchain;
+    expect(tc, "the set-up step wrote kubernetes.json").toBeDefined();
+  }, 45 * 60_000);
+
+  afterAll(async () => {
+    console.log(`cluster timings (s): ${JSON.stringify(timings)}`);
+  });
+
+  it("up: the node is Ready at 127.0.0.1, CoreDNS ready, and status says so", async () => {
+    const r = await cli("status", "--json");
+    const s = JSON.parse(r.stdout);
+    expect(r.code).toBe(0);
+    expect(s).toMatchObject({ ready: true, node: { ready: true, internalIp: "127.0.0.1" }, dns: { ready: true } });
+    expect(s.components.map((c: { name: string; healthy: boolean }) => `${c.name}:${c.healthy}`)).toEqual(
+      ["containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy"].map((n) => `${n}:true`));
+    expect(kubectl("version", "-o", "json")).toContain('"gitVersion": "v1.34.2"');
+  }, 60_000);
+
+  it("a pod resolves a Service name through CoreDNS and reaches another pod through its ClusterIP", async () => {
+    const t0 = Date.now();
+    await importDockerImage(l, tc, TEST_IMAGE);
+    timings.importImage = (Date.now() - t0) / 1000;
+    const pod = (name: string, labels: object, command: string[], restartPolicy: string) => ({
+      apiVersion: "v1", kind: "Pod", metadata: { name, namespace: ns, labels },
+      spec: { restartPolicy, containers: [{ name, image: TEST_IMAGE, imagePullPolicy: "Never", command }] },
+    });
+    const manifests = [
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
+      pod("web", { app: "web" }, ["sh", "-c", "mkdir -p /srv && echo hello-from-web > /srv/index.html && exec python3 -m http.server 8080 -d /srv"], "Always"),
+      { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: ns }, spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }] } },
+    ];
+    apply(...manifests);
+    kubectl("wait", "-n", ns, "--for=condition=Ready", "pod/web", "--timeout=120s");
+    const clusterIp = kubectl("get", "service", "web", "-n", ns, "-o", "jsonpath={.spec.clusterIP}");
+    const script = [
+      "import socket, urllib.request",
+      `print("resolved", socket.gethostbyname("web.${ns}.svc.cluster.local"))`,
+      `print("body", urllib.request.urlopen("http://web/", timeout=10).read().decode().strip())`,
+    ].join("\n");
+    apply(pod("client", {}, ["python3", "-c", script], "Never"));
+    kubectl("wait", "-n", ns, "--for=jsonpath={.status.phase}=Succeeded", "pod/client", "--timeout=120s");
+    const logs = kubectl("logs", "-n", ns, "client");
+    expect(logs).toContain(`resolved ${clusterIp}`);
+    expect(logs).toContain("body hello-from-web");
+    timings.dnsAndService = (Date.now() - t0) / 1000;
+  }, 300_000);
+
+  it("the Pulumi Kubernetes provider 4.25.0 creates, updates and deletes a ConfigMap and a Deployment", async () => {
+    const t0 = Date.now();
+    const { pulumi } = requireToolchain();
+    const { LocalWorkspace, PulumiCommand } = await import("@pulumi/pulumi/automation/index.js");
+    const k8s = await import("@pulumi/kubernetes");
+    const backend = freshBackend();
+    const kubeconfig = readFileSync(l.adminKubeconfig, "utf8");
+    const program = (greeting: string) => async () => {
+      const provider = new k8s.Provider("test-cluster", { kubeconfig, namespace: ns });
+      const cm = new k8s.core.v1.ConfigMap("greeting", { metadata: { name: "greeting" }, data: { greeting } }, { provider });
+      const labels = { app: "pause" };
+      const dep = new k8s.apps.v1.Deployment("pause", {
+        metadata: { name: "pause" },
+        spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels, annotations: { greeting } }, spec: { containers: [{ name: "pause", image: tc.pauseImage.ref, imagePullPolicy: "Never" }] } } },
+      }, { provider, dependsOn: [cm] });
+      return { configMap: cm.metadata.name, readyReplicas: dep.status.readyReplicas };
+    };
+    const stack = await LocalWorkspace.createOrSelectStack({ projectName: "platform-cluster-test", stackName: ns, program: program("hello") }, {
+      pulumiCommand: await PulumiCommand.get({ root: dirname(dirname(pulumi)) }),
+      envVars: {
+        PATH: [dirname(pulumi), process.env.PATH].join(delimiter),
+        PULUMI_BACKEND_URL: backend.PLATFORM_BACKEND_URL as string,
+        PULUMI_CONFIG_PASSPHRASE: backend.PLATFORM_PASSPHRASE as string,
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        // The plugin must be the one the set-up installed: nothing may be downloaded.
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      },
+    });
+    const up = await stack.up();
+    expect(up.summary.result).toBe("succeeded");
+    expect(up.outputs.readyReplicas?.value).toBe(1);
+    expect(kubectl("get", "configmap", "greeting", "-n", ns, "-o", "jsonpath={.data.greeting}")).toBe("hello");
+    timings.pulumiUp = (Date.now() - t0) / 1000;
+
+    const t1 = Date.now();
+    const noop = await stack.up();
+    expect(noop.summary.resourceChanges).not.toHaveProperty("update");
+    timings.pulumiNoopUp = (Date.now() - t1) / 1000;
+
+    stack.workspace.program = program("bonjour");
+    const changed = await stack.up();
+    expect(changed.summary.resourceChanges?.update).toBeGreaterThanOrEqual(1);
+    expect(kubectl("get", "configmap", "greeting", "-n", ns, "-o", "jsonpath={.data.greeting}")).toBe("bonjour");
+
+    await stack.destroy();
+    expect(kubectl("get", "configmap", "-n", ns, "-o", "name")).not.toContain("greeting");
+    await stack.workspace.removeStack(ns);
+  }, 300_000);
+
+  it("down stops everything; a later up brings the cluster and its pods back; down again", async () => {
+    kubectl("delete", "namespace", ns, "--wait=false");
+    let r = await cli("down", "--json");
+    timings.down = r.seconds;
+    expect(JSON.parse(r.stdout).stopped).toEqual(["kube-proxy", "kubelet", "kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd", "containerd"]);
+    r = await cli("status", "--json");
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).components.every((c: { running: boolean }) => !c.running)).toBe(true);
+
+    r = await cli("up", "--json");
+    timings.upWarm = r.seconds;
+    expect(JSON.parse(r.stdout)).toMatchObject({ alreadyRunning: false });
+    expect(JSON.parse((await cli("status", "--json")).stdout).ready).toBe(true);
+
+    r = await cli("down", "--json");
+    timings.downAgain = r.seconds;
+    expect(JSON.parse(r.stdout).stopped).toHaveLength(7);
+  }, 600_000);
+});
