@@ -21,7 +21,7 @@ const fullstack: Config = {
       public: false,
       env: {},
       depends_on: [],
-      resources: { ...small, storage: "10Gi", storageBytes: 10 * 1024 ** 3, retention: "permanent" },
+      resources: { ...small, storage: "10Gi", storageWritten: true, storageBytes: 10 * 1024 ** 3, retention: "permanent" },
     },
     api: {
       name: "api",

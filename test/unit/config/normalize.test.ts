@@ -23,7 +23,7 @@ describe("normalized config", () => {
 
   it("applies the postgres defaults: 1Gi, permanent", () => {
     const c = config(HEAD + svc("db", "type: postgres") + svc("api", `${API}\nenv:\n  DATABASE_URL: \${db.url}\ndepends_on: [db]`));
-    expect(c.services.db!.resources).toEqual({ preset: "small", cpus: 0.5, memoryBytes: 512 * 1024 ** 2, pidsLimit: 512, storage: "1Gi", storageBytes: 1024 ** 3, retention: "permanent" });
+    expect(c.services.db!.resources).toEqual({ preset: "small", cpus: 0.5, memoryBytes: 512 * 1024 ** 2, pidsLimit: 512, storage: "1Gi", storageWritten: false, storageBytes: 1024 ** 3, retention: "permanent" });
     expect(c.services.db!.public).toBe(false);
   });
 
@@ -36,7 +36,7 @@ describe("normalized config", () => {
 
   it("postgres object form keeps what is given and defaults the rest", () => {
     const c = config(HEAD + svc("db", "type: postgres\nresources: {preset: large, retention: delete}") + svc("api", `${API}\nenv:\n  D: \${db.url}\ndepends_on: [db]`));
-    expect(c.services.db!.resources).toEqual({ preset: "large", cpus: 2, memoryBytes: 2 * 1024 ** 3, pidsLimit: 2048, storage: "1Gi", storageBytes: 1024 ** 3, retention: "delete" });
+    expect(c.services.db!.resources).toEqual({ preset: "large", cpus: 2, memoryBytes: 2 * 1024 ** 3, pidsLimit: 2048, storage: "1Gi", storageWritten: false, storageBytes: 1024 ** 3, retention: "delete" });
   });
 
   it("storage units: Mi, Gi, Ti to bytes", () => {
