@@ -80,6 +80,7 @@ function planService(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<st
     build: buildSpec(s, ctx, sources),
     image: database ? ctx.images.postgres : undefined,
     env: envTemplates(s, database),
+    buildEnv: s.source || s.build ? Object.keys(s.env) : [],
     health: healthSpec(s, database),
     postStart: database ? SYNC_PASSWORD : undefined,
     healthTimeoutSeconds: DEFAULT_HEALTH_TIMEOUT_SECONDS,

@@ -60,6 +60,11 @@ export interface PlannedService {
   readonly image?: string;
   /** Variables: literal values, and templates whose references resolve at deploy time. */
   readonly env: Readonly<Record<string, readonly TemplatePart[]>>;
+  /**
+   * Names of the variables its build sees too (platform.yml's env of a built service): code
+   * that checks them at import must build, and NEXT_PUBLIC_* values are inlined by next build.
+   */
+  readonly buildEnv: readonly string[];
   readonly health: HealthSpec;
   /**
    * Run inside the container once it is healthy; a non-zero exit fails the create. For a

@@ -31,6 +31,12 @@ export interface FastapiRecipeOptions {
 const VENV = "/opt/venv";
 /** uv and poetry live in their own venv in the build stage only: never in the final image. */
 const TOOLS = "/opt/tools";
+/**
+ * The dependency installs see the service's variables (a private index URL, a build backend
+ * that reads settings). They stay cached when only a value changes: packages follow the
+ * manifests, not the variables.
+ */
+const ENV = { env: true } as const;
 
 const DOCKERIGNORE = [
   ".git", ".venv", "venv", "**/__pycache__", "**/*.py[cod]", ".pytest_cache", ".mypy_cache",
@@ -94,9 +100,9 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
       return {
         tools: [installUv],
         manifests: ["pyproject.toml", "uv.lock"],
-        install: buildNetworkRun(`${uv} sync --frozen --no-dev --no-install-project`),
+        install: buildNetworkRun(`${uv} sync --frozen --no-dev --no-install-project`, ENV),
         // --inexact: keep what was added to the venv besides the lock (uvicorn, instrumentation).
-        project: installer.installProject ? buildNetworkRun(`${uv} sync --frozen --no-dev --no-editable --inexact`) : undefined,
+        project: installer.installProject ? buildNetworkRun(`${uv} sync --frozen --no-dev --no-editable --inexact`, ENV) : undefined,
         add: uvAdd,
         env: uvEnv,
       };
@@ -105,7 +111,7 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
         tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install poetry==${POETRY_VERSION}`)],
         manifests: installer.locked ? ["pyproject.toml", "poetry.lock"] : ["pyproject.toml"],
         // Poetry installs into the active venv (VIRTUAL_ENV) instead of making its own.
-        install: buildNetworkRun(`python3 -m venv ${VENV} && ${TOOLS}/bin/poetry install --only main --no-root --no-interaction --no-ansi`),
+        install: buildNetworkRun(`python3 -m venv ${VENV} && ${TOOLS}/bin/poetry install --only main --no-root --no-interaction --no-ansi`, ENV),
         add: pipAdd,
         env: ["POETRY_VIRTUALENVS_CREATE=false", "POETRY_NO_INTERACTION=1", "POETRY_CACHE_DIR=/tmp/poetry-cache"],
       };
@@ -113,7 +119,7 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
       return {
         tools: [],
         manifests: installer.needsSource ? [] : [...installer.files],
-        install: buildNetworkRun(`python3 -m venv ${VENV} && ${VENV}/bin/pip install -r requirements.txt`),
+        install: buildNetworkRun(`python3 -m venv ${VENV} && ${VENV}/bin/pip install -r requirements.txt`, ENV),
         add: pipAdd,
         env: [],
       };
@@ -121,8 +127,8 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
       return {
         tools: [installUv],
         manifests: installer.dynamicDependencies ? [] : ["pyproject.toml"],
-        install: buildNetworkRun(`${uv} venv ${VENV} && ${uv} pip install --python ${VENV}/bin/python -r pyproject.toml`),
-        project: installer.installProject ? buildNetworkRun(`${uv} pip install --python ${VENV}/bin/python --no-deps .`) : undefined,
+        install: buildNetworkRun(`${uv} venv ${VENV} && ${uv} pip install --python ${VENV}/bin/python -r pyproject.toml`, ENV),
+        project: installer.installProject ? buildNetworkRun(`${uv} pip install --python ${VENV}/bin/python --no-deps .`, ENV) : undefined,
         add: uvAdd,
         env: uvEnv,
       };

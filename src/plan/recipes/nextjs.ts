@@ -6,7 +6,7 @@
  */
 import { HTTP_PORT } from "../constants.js";
 import { detectNodeProject, matchesNodeRange, type NodeProject } from "./detect-node-project.js";
-import { buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, parseImageRef, parseTagVersion } from "./dockerfile-parts.js";
+import { BUILD_ENV_HASH_ARG, buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, parseImageRef, parseTagVersion } from "./dockerfile-parts.js";
 import { buildPackageManagerInstall, choosePackageManagerVersion } from "./package-manager.js";
 import type { BaseImages, Recipe, SourceSnapshot } from "./types.js";
 
@@ -104,8 +104,11 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages): Reci
     ...manifests.map((f) => buildCopyStep(f)),
     buildNetworkRun(buildInstallCommand(project)),
     "COPY . .",
+    // next build imports the app's modules and inlines NEXT_PUBLIC_* values: it runs with the
+    // service's variables, and again whenever one of them changes (the hash argument).
+    `ARG ${BUILD_ENV_HASH_ARG}`,
     // The build may download too (next/font/google): it gets the CA as well.
-    buildNetworkRun(buildBuildCommand(project)),
+    buildNetworkRun(buildBuildCommand(project), { env: true }),
   ];
 
   let start: string[];

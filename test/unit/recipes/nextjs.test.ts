@@ -89,7 +89,11 @@ describe("buildNextjsRecipe: package managers", () => {
     expect(installAt, recipe.dockerfile).toBeGreaterThan(0);
     expect(lines.slice(0, installAt).filter((l) => l.startsWith("COPY "))).toEqual(manifests.map((m) => `COPY ${m} ${m}`));
     expect(lines[installAt + 1]).toBe("COPY . .");
-    expect(lines[installAt + 2]).toMatch(new RegExp(`^RUN --mount=type=secret,id=ca sh -c '.*; ${build.replace(/[.]/g, "\\.")}'$`));
+    // The build re-runs when a variable changes (the hash argument) and sources them from the secret.
+    expect(lines[installAt + 2]).toBe("ARG PLATFORM_BUILD_ENV_HASH");
+    expect(lines[installAt + 3]).toMatch(new RegExp(`^RUN --mount=type=secret,id=ca --mount=type=secret,id=platform-env sh -c 'if \\[ -f /run/secrets/platform-env \\]; then set -a; \\. /run/secrets/platform-env; set \\+a; fi; .*; ${build.replace(/[.]/g, "\\.")}'$`));
+    // The install does not see them: its layer stays cached when only a value changes.
+    expect(lines[installAt]).not.toContain("platform-env");
   });
 
   it.each(cases)("$name: house rules", ({ files }) => {
