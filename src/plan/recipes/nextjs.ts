@@ -53,6 +53,8 @@ function buildInstallCommand(p: NodeProject): string {
       return `${tool} && yarn install --non-interactive${locked ? " --frozen-lockfile" : ""}`;
     case "yarn-berry":
       return `${tool} && yarn install${locked ? " --immutable" : ""}`;
+    case "bun":
+      return `${tool} && bun install${locked ? " --frozen-lockfile" : ""}`;
   }
 }
 
@@ -62,12 +64,13 @@ function describeManagerVersion(p: NodeProject): string | undefined {
   const name = p.manager === "yarn-berry" ? "yarn" : p.manager;
   const version = choosePackageManagerVersion(p.manager, p.managerSpec);
   if (!p.managerSpec) return `${name} ${version} (the platform's pin; set packageManager in package.json to choose)`;
-  return `${name} ${version} from package.json packageManager${p.managerSpec.hash ? `, verified by its ${p.managerSpec.hash.algorithm}` : ""}`;
+  const hash = p.managerSpec.hash ? (p.manager === "bun" ? ", its hash not checked (corepack has no bun)" : `, verified by its ${p.managerSpec.hash.algorithm}`) : "";
+  return `${name} ${version} from package.json packageManager${hash}`;
 }
 
 function buildBuildCommand(p: NodeProject): string {
   if (!p.buildScript) return "node_modules/.bin/next build";
-  return p.manager === "npm" ? "npm run build" : p.manager === "pnpm" ? "pnpm run build" : "yarn run build";
+  return p.manager === "npm" ? "npm run build" : p.manager === "pnpm" ? "pnpm run build" : p.manager === "bun" ? "bun run build" : "yarn run build";
 }
 
 /** Drops dev dependencies after the build, for the next start image; undefined when it cannot. */
@@ -81,6 +84,9 @@ function buildPruneCommand(p: NodeProject): string | undefined {
       return "yarn install --non-interactive --production --ignore-scripts --prefer-offline" + (p.lockfile ? " --frozen-lockfile" : "");
     case "yarn-berry":
       return undefined;
+    case "bun":
+      // bun has no prune: a fresh production install from its cache.
+      return `rm -rf node_modules && bun install --production${p.lockfile ? " --frozen-lockfile" : ""}`;
   }
 }
 
@@ -131,12 +137,16 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages): Reci
     if (project.nextIsDevDependency) notes.push("next is a devDependency: dev dependencies are kept in the image (move next to dependencies)");
     else if (!prune) notes.push("yarn (berry): dev dependencies are kept in the image");
     build.push(prune ? buildNetworkRun(`${prune} && rm -rf .next/cache`) : "RUN rm -rf .next/cache");
-    start = ["/bin/sh", "-c", `exec node_modules/.bin/next start -p "$PORT" -H 0.0.0.0`];
+    // The start script decides only when it asks for bun; else next start runs on Node.
+    const withBun = project.manager === "bun" && project.startsWithBun;
+    start = ["/bin/sh", "-c", withBun ? "exec bun run start" : `exec node_modules/.bin/next start -p "$PORT" -H 0.0.0.0`];
+    if (withBun) notes.push("the start script runs bun: running bun run start (next start reads $PORT)");
     final = [
       `FROM ${runtime.image}`,
       env,
       buildCreateUserStep(),
       "WORKDIR /app",
+      ...(withBun ? ["COPY --from=build /usr/local/bin/bun /usr/local/bin/bun"] : []),
       // The app user owns it: next start writes its cache under .next.
       "COPY --from=build --chown=app:app /app ./",
     ];
