@@ -35,6 +35,11 @@ function targetNotes(plan: Plan): string[] {
     : [];
 }
 
+/** What each recipe detected and chose (package manager, versions, app, start, fallbacks), one line each. */
+export function recipeNotes(plan: Plan): string[] {
+  return plan.services.flatMap((s) => (s.build?.kind === "recipe" ? s.build.recipe.notes.map((n) => `${s.name}: ${n}`) : []));
+}
+
 async function runDeploy(o: DeployOptions): Promise<void> {
   const edge = edgeSettings(o, process.env);
   const { requireCredentials } = await import("../engine/credentials.js");
@@ -48,7 +53,7 @@ async function runDeploy(o: DeployOptions): Promise<void> {
   const { baseImages } = await import("../settings.js");
   const plan = buildPlan(t.config, { project: t.project, env: t.env, projectDir: t.projectDir, appsDomain: "localhost", httpsPort: 443, images: baseImages() }, await scanSources(t.config, t.projectDir));
   const { runEngineDeploy } = await import("./deploy-run.js");
-  await runEngineDeploy(t, creds, { configFile: t.configFile, ...edge, order: plan.services.map((s) => s.name) }, o, targetNotes(plan));
+  await runEngineDeploy(t, creds, { configFile: t.configFile, ...edge, order: plan.services.map((s) => s.name) }, o, [...recipeNotes(plan), ...targetNotes(plan)]);
 }
 
 export function registerDeploy(program: Command): void {

@@ -55,6 +55,8 @@ export interface ServiceConfig {
   /** Relative to the project directory, as written. */
   source?: string;
   build?: { source: string; dockerfile: string };
+  /** platform.yml's start: a string for sh -c, or a program and its arguments. */
+  start?: string | string[];
   health?: { http: string };
   migrate?: { command: string[]; on_failure: OnFailure; timeoutSeconds: number };
 }

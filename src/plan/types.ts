@@ -65,6 +65,8 @@ export interface PlannedService {
    * that checks them at import must build, and NEXT_PUBLIC_* values are inlined by next build.
    */
   readonly buildEnv: readonly string[];
+  /** The container's command instead of the image's CMD (platform.yml start on a `build` service). */
+  readonly command?: readonly string[];
   readonly health: HealthSpec;
   /**
    * Run inside the container once it is healthy; a non-zero exit fails the create. For a

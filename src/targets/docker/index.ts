@@ -105,7 +105,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
       : undefined;
     const aliases = s.public && words ? words.words.apply((w) => [...s.aliases, edgeAlias(s.hostPrefix, w)]) : [...s.aliases];
     const container = new Container(s.name, {
-      name: s.containerName, image, env, networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
+      name: s.containerName, image, env, ...(s.command ? { command: [...s.command] } : {}), networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
       volumes: s.database ? [{ name: s.database.volumeName, target: s.database.dataPath }] : [],
       labels: serviceLabels, cpus: s.cpus, memoryBytes: s.memoryBytes, port: s.port, health: s.health,
       healthTimeoutSeconds: s.healthTimeoutSeconds, stopFirst: s.stopFirst, stopGraceSeconds: s.stopGraceSeconds,

@@ -96,6 +96,7 @@ const cases: Case[] = [
   { name: "postgres with build", yaml: edit(PG, `${PG}    build: {source: ./api}\n`), expect: "6:5 postgres-source a postgres service takes no build: the platform runs PostgreSQL for you" },
   { name: "postgres with migrate", yaml: edit(PG, `${PG}    lifecycle:\n      migrate:\n        command: [x]\n`), expect: "7:7 postgres-migrate a postgres service has no migration step", hint: "the service that owns the schema" },
   { name: "postgres with health", yaml: edit(PG, `${PG}    health: {http: /x}\n`), expect: "6:5 postgres-health a postgres service takes no health check: the platform checks the database itself" },
+  { name: "postgres with start", yaml: edit(PG, `${PG}    start: postgres -D /data\n`), expect: "6:5 postgres-start a postgres service takes no start command: the platform runs PostgreSQL for you" },
   { name: "public postgres", yaml: edit(PG, `${PG}    public: true\n`), expect: "6:13 postgres-public a database is never put on the public HTTPS edge", hint: "${database.url}" },
   { name: "source and build", yaml: edit("    source: ./api\n", "    source: ./api\n    build: {source: ./api}\n"), expect: "9:5 source-and-build has both source and build; use one" },
   { name: "neither source nor build", yaml: edit("    source: ./web\n", ""), expect: "13:3 missing-source a nextjs service needs source or build", hint: "add source: ./web" },
