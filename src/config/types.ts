@@ -88,4 +88,6 @@ export interface ValidateOptions {
   /** Directory that source and build paths are relative to, and must stay inside. */
   projectDir: string;
   fs?: ConfigFs;
+  /** The environment's secret names, when known: a `${secrets.NAME}` that is not set is a warning. */
+  secrets?: { readonly names: ReadonlySet<string>; readonly env: string };
 }

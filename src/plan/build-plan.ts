@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type Config, parseTemplate, type ServiceConfig, type TemplatePart } from "../config/index.js";
+import { type Config, parseTemplate, referencedSecrets, type ServiceConfig, type TemplatePart } from "../config/index.js";
 import { DEFAULT_HEALTH_TIMEOUT_SECONDS, HTTP_PORT, POSTGRES_PORT } from "./constants.js";
 import { orderByDependencies } from "./graph.js";
 import { hostPrefix, stackName, stackPrefix } from "./naming.js";
@@ -115,6 +115,7 @@ export function buildPlan(config: Config, ctx: PlanContext, sources: ReadonlyMap
     httpsPort: ctx.httpsPort,
     images: ctx.images,
     services: order.map((n) => planService(byName[n] as ServiceConfig, ctx, sources)),
+    secrets: referencedSecrets(config),
   };
 }
 

@@ -94,4 +94,6 @@ export interface Plan {
   readonly images: BaseImageSet;
   /** In dependency order: every service after the services it depends on. */
   readonly services: readonly PlannedService[];
+  /** Names of the environment's secrets that `${secrets.NAME}` references use. */
+  readonly secrets: readonly string[];
 }

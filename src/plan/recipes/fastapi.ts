@@ -18,7 +18,7 @@ import { choosePythonRuntime, parsePythonVersionFile, type PythonRequest } from 
 import type { Pyproject } from "./parse-pyproject.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
 import { POETRY_VERSION, UV_VERSION } from "./tool-versions.js";
-import type { BaseImages, Recipe, SourceSnapshot } from "./types.js";
+import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } from "./types.js";
 
 export interface FastapiRecipeOptions {
   /**
@@ -193,5 +193,12 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
     ...notes.map((n) => `#   ${n}`),
   ];
   const dockerfile = `${[...header, "", ...build, "", ...final].join("\n")}\n`;
-  return { dockerfile, dockerignore: buildDockerignore(DOCKERIGNORE, src.read(".dockerignore")), port: HTTP_PORT, start, notes };
+  const summary = {
+    install: project.notes.find((n) => /: installing with |without a lockfile|without poetry\.lock/.test(n)) ?? (project.notes[0] as string),
+    runtime: runtime.notes[0] as string,
+    app: app?.note,
+    start: notes.at(-1) as string,
+    fallbacks: notes.filter(isFallbackNote),
+  };
+  return { dockerfile, dockerignore: buildDockerignore(DOCKERIGNORE, src.read(".dockerignore")), port: HTTP_PORT, start, notes, summary };
 }

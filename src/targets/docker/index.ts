@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
+import { SECRETS_REF } from "../../config/index.js";
 import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
 import { edgeAlias, imageRepository, publicUrl } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
@@ -14,6 +15,8 @@ export interface DockerTargetOptions {
   readonly logDir: string;
   /** Per service, an image to run as it is (a rollback): never built, and an error when it is gone. */
   readonly pinnedImages?: Readonly<Record<string, { tag: string; hash: string }>>;
+  /** The environment's secrets that the plan references (`${secrets.NAME}`), as Pulumi secrets. */
+  readonly secrets?: Readonly<Record<string, pulumi.Output<string>>>;
 }
 
 /** Stack outputs: `<service>_url`, `<service>_external_url`; a database's url is its secret connection string. */
@@ -84,6 +87,8 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     const password = s.database ? new Password(`${s.name}-password`, { length: 32 }) : undefined;
     values.set(s.name, referenceValues(s, plan, words, password));
   }
+  // ${secrets.NAME} resolves like a property of a service named "secrets" (a reserved name).
+  values.set(SECRETS_REF, { ...(opts.secrets ?? {}) });
   const refs: ReferenceValues = values;
 
   const containers = new Map<string, Container>();

@@ -170,6 +170,30 @@ describe("invalid platform.yml: rules across the file", () => {
     }
   });
 
+  it("${secrets.NAME} refers to the environment's secrets, not to a service", () => {
+    const r = check(apiEnv("      API_TOKEN: ${secrets.API_TOKEN}"));
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([]);
+    expect(r.config?.services.api?.env.API_TOKEN).toBe("${secrets.API_TOKEN}");
+  });
+
+  it("a secret name must be a variable-style name", () => {
+    expectDiagnostic(check(apiEnv("      API_TOKEN: ${secrets.api-token}")), '12:18 invalid-secret-name invalid secret name "api-token" in ${secrets.api-token}', "${secrets.API_TOKEN}");
+  });
+
+  it("a service may not be called secrets", () => {
+    expectDiagnostic(check(edit("  web:\n", "  secrets:\n")), '13:3 reserved-name "secrets" is reserved: ${secrets.NAME} refers to the environment\'s secrets');
+  });
+
+  it("a secret the environment does not have is a warning naming the command, when the names are known", () => {
+    const yaml = apiEnv("      API_TOKEN: ${secrets.API_TOKEN}\n      OTHER: ${secrets.OTHER}");
+    const r = check(yaml, { secrets: { names: new Set(["OTHER"]), env: "staging" } });
+    expect(r.ok).toBe(true);
+    const d = expectDiagnostic(r, "12:18 secret-not-set secret API_TOKEN is not set in the staging environment: a deploy would stop before building", "platform secrets set API_TOKEN --env staging");
+    expect(d.severity).toBe("warning");
+    expect(r.warnings).toHaveLength(1);
+  });
+
   it("$${ is an escape, not a reference", () => {
     const r = check(webEnv('"${api.url} and $${not.a.reference"'));
     expect(r.errors).toEqual([]);
