@@ -86,6 +86,9 @@ describe("diagnoseBuildLog", () => {
     ["uv lock stale", "error: The lockfile at `uv.lock` needs to be updated, but `--frozen` was provided.", /uv lock and commit/],
     ["poetry lock stale", "pyproject.toml changed significantly since poetry.lock was last generated. Run `poetry lock` to fix the lock file.", /poetry lock and commit/],
     ["poetry not consistent", "Error: poetry.lock is not consistent with pyproject.toml.", /poetry lock/],
+    // Seen deploying nsidnev/fastapi-realworld-example-app (a poetry.lock from Poetry 1.1) with Poetry 2.
+    ["poetry without candidates", "#12 6.231     | Unable to find installation candidates for sniffio (1.2.0)", /poetry lock --regenerate/],
+    ["pip without a distribution", "ERROR: No matching distribution found for asyncpg==0.21.0", /not on the package index/],
   ];
   it.each(cases)("%s", (_name, log, expected) => {
     const line = diagnoseBuildLog(log);

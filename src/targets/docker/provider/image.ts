@@ -82,6 +82,8 @@ const DIAGNOSES: ReadonlyArray<[RegExp, string]> = [
   [/lockfile had changes, but lockfile is frozen/, "bun.lock does not match package.json: run bun install and commit the lockfile"],
   [/lockfile at `uv\.lock` needs to be updated|uv\.lock[^\n]*needs to be updated/, "uv.lock does not match pyproject.toml: run uv lock and commit uv.lock"],
   [/poetry\.lock[^\n]*not consistent|pyproject\.toml changed significantly since poetry\.lock was last generated/, "poetry.lock does not match pyproject.toml: run poetry lock and commit poetry.lock"],
+  [/Unable to find installation candidates for/,
+    "Poetry finds no installable files for a version that poetry.lock pins (an old lock format, or no wheel for this Python version): run poetry lock --regenerate and commit poetry.lock"],
   [/No matching distribution found for|Could not find a version that satisfies the requirement/,
     "a Python requirement is not on the package index for this Python version: check its name and version, or the Python version the build uses"],
 ];
