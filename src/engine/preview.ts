@@ -44,7 +44,8 @@ export function summarizePreview(events: readonly EngineEvent[]): Record<string,
     const op = m.op === "create-replacement" || m.op === "delete-replaced" ? "replace" : m.op;
     const current = (out[service] ??= {})[step.key];
     if (current?.op === "replace") continue;
-    out[service]![step.key] = { op, diffs: [...(m.diffs ?? [])] };
+    // The platform's provider reports what forces a replacement (keys), not a detailed diff.
+    out[service]![step.key] = { op, diffs: [...(m.diffs?.length ? m.diffs : (m.keys ?? []))] };
   }
   return out;
 }

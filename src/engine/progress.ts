@@ -39,13 +39,18 @@ function serviceStep(urn: string) {
   return { step, type, service: name.slice(0, name.length - step.suffix.length) };
 }
 
+/** A rollback's image: run as it is, never built, so it has no build phases to show. */
+function isPinnedImage(m: { type?: string; new?: { inputs?: Record<string, unknown> } }, type: string): boolean {
+  return type === "platform:docker:Image" && m.new?.inputs?.pinned === true;
+}
+
 /** Maps one engine event to progress; most events say nothing about a service. */
 export function toProgress(e: EngineEvent): ProgressEvent | undefined {
   const at = e.timestamp * 1000;
   const pre = e.resourcePreEvent?.metadata;
   if (pre) {
     const s = serviceStep(pre.urn);
-    if (!s) return undefined;
+    if (!s || isPinnedImage(pre, s.type)) return undefined;
     if (WORK_OPS.has(pre.op)) return { service: s.service, phase: s.step.start, at };
     if (pre.op === "same" && s.type === "platform:docker:Container") return { service: s.service, phase: "unchanged", at };
     return undefined;
@@ -53,7 +58,7 @@ export function toProgress(e: EngineEvent): ProgressEvent | undefined {
   const out = e.resOutputsEvent?.metadata;
   if (out && WORK_OPS.has(out.op)) {
     const s = serviceStep(out.urn);
-    if (!s) return undefined;
+    if (!s || isPinnedImage(out, s.type)) return undefined;
     // on_failure: continue rolls out anyway, but the failure is shown, never passed off as "migrated".
     const exitCode = (out.new?.outputs as Record<string, unknown> | undefined)?.exitCode;
     if (s.type === "platform:docker:Job" && typeof exitCode === "number" && exitCode !== 0) {
@@ -90,7 +95,8 @@ export function toLogFile(e: EngineEvent): { service: string; logFile: string; e
 /** The image a service runs (built or reused), as its tag and inputs hash: what a rollback redeploys. */
 export function toImage(e: EngineEvent): { service: string; tag: string; hash: string } | undefined {
   const out = e.resOutputsEvent?.metadata;
-  if (!out || parseUrn(out.urn).type !== "platform:docker:Image") return undefined;
+  // The engine deletes a replaced image's resource last, with the old outputs: not what runs now.
+  if (!out || parseUrn(out.urn).type !== "platform:docker:Image" || /^(delete|discard)/.test(out.op)) return undefined;
   const outputs = (out.new?.outputs ?? out.old?.outputs) as Record<string, unknown> | undefined;
   const s = serviceStep(out.urn);
   return s && typeof outputs?.tag === "string" && typeof outputs?.hash === "string" ? { service: s.service, tag: outputs.tag, hash: outputs.hash } : undefined;

@@ -78,7 +78,7 @@ describe("fullstack example on the local Docker engine", () => {
     const s = JSON.parse(ok(await cli("status", "--project", project, "--json")).stdout);
     expect(s.services.map((x: { service: string; state: string }) => `${x.service}:${x.state}`)).toEqual(["database:running", "api:running", "web:running"]);
     expect(s.services[1].url).toBe(urls.api);
-    expect(s.services[1].image).toMatch(new RegExp(`^platform/${project}-api:[0-9a-f]{12}$`));
+    expect(s.services[1].image).toMatch(new RegExp(`^platform/${project}_api:[0-9a-f]{12}$`));
     expect(s.lastDeployment.outcome).toBe("succeeded");
     const logs = ok(await cli("logs", "api", "--tail", "50", "--project", project));
     expect(logs.stdout + logs.stderr).toMatch(/Uvicorn running|Application startup complete/);

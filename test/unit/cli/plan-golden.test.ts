@@ -81,6 +81,13 @@ describe("platform plan: the preview", () => {
     expect(summarizePreview(SECRET_CHANGED).api).toEqual({ image: { op: "replace", diffs: ["hash", "tag"] }, container: { op: "replace", diffs: ["env", "image"] } });
   });
 
+  it("takes the keys that force a replacement when the engine gives no detailed diff", () => {
+    const e = event("replace", "platform:docker:Container", "web");
+    (e.resourcePreEvent!.metadata as { keys?: string[]; diffs?: string[] }).keys = ["image"];
+    (e.resourcePreEvent!.metadata as { diffs?: string[] }).diffs = [];
+    expect(summarizePreview([e]).web).toEqual({ container: { op: "replace", diffs: ["image"] } });
+  });
+
   it.each([
     [{ image: { op: "same", diffs: [] }, container: { op: "same", diffs: [] } }, "unchanged"],
     [{ image: { op: "create", diffs: [] }, migrate: { op: "create", diffs: [] }, container: { op: "create", diffs: [] } }, "build the image (or reuse one built from the same inputs), run the migration, start the container"],

@@ -1,6 +1,6 @@
 import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 import { describe, expect, it } from "vitest";
-import { parseUrn, toError, toLogFile, toProgress } from "../../../src/engine/progress.js";
+import { parseUrn, toError, toImage, toLogFile, toProgress } from "../../../src/engine/progress.js";
 
 const urn = (type: string, name: string) => `urn:pulumi:preview::fullstack::${type}::${name}`;
 const pre = (type: string, name: string, op: string) =>
@@ -48,6 +48,23 @@ describe("engine events to service phases", () => {
     const diag = { sequence: 4, timestamp: 1, diagnosticEvent: { urn: urn("platform:docker:Job", "api-migrate"), message: "error: migration failed\n", severity: "error", color: "never", prefix: "" } } as unknown as EngineEvent;
     expect(toError(diag)).toEqual({ service: "api", message: "error: migration failed" });
     expect(toLogFile(outs("platform:docker:Job", "api-migrate", "create", { logFile: "/x.log" }))).toEqual({ service: "api", logFile: "/x.log" });
+  });
+
+  it("a rollback's pinned image shows no build phases", () => {
+    const pinned = (e: EngineEvent) => {
+      const m = (e.resourcePreEvent ?? e.resOutputsEvent)!.metadata as { new?: Record<string, unknown> };
+      m.new = { ...(m.new ?? {}), inputs: { pinned: true } };
+      return e;
+    };
+    expect(toProgress(pinned(pre("platform:docker:Image", "api-image", "create-replacement")))).toBeUndefined();
+    expect(toProgress(pinned(outs("platform:docker:Image", "api-image", "create-replacement")))).toBeUndefined();
+  });
+
+  it("records the image that runs now, not the one a replacement deletes last", () => {
+    const tagged = (op: string, tag: string) => outs("platform:docker:Image", "api-image", op, { tag, hash: `${tag}-hash` });
+    expect(toImage(tagged("create-replacement", "new"))).toEqual({ service: "api", tag: "new", hash: "new-hash" });
+    expect(toImage(tagged("same", "same"))).toEqual({ service: "api", tag: "same", hash: "same-hash" });
+    expect(toImage(tagged("delete-replaced", "old"))).toBeUndefined();
   });
 
   it("parses parented URNs", () => {
