@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { formatDiagnostic, loadConfig } from "./config/index.js";
+import { formatDiagnostic, loadConfig, SECRETS_REF } from "./config/index.js";
 import { buildPlan } from "./plan/build-plan.js";
 import { scanSources } from "./plan/scan-source.js";
 import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "./plan/constants.js";
@@ -45,7 +45,15 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
   }, sources);
   const target = cfg.get("target") ?? "docker";
   if (target !== "docker") throw new pulumi.RunError(`platform:target "${target}" is not available yet; use "docker"`);
+  // The environment's secrets (platform secrets set): a missing one stops the program before any resource.
+  // Their Pulumi config namespace is the reference's own name: `${secrets.X}` reads `secrets:X`.
+  const secretConfig = new pulumi.Config(SECRETS_REF);
+  const missing = plan.secrets.filter((n) => secretConfig.getSecret(n) === undefined);
+  if (missing.length) {
+    throw new pulumi.RunError(`secret${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not set in ${env}: ${missing.map((n) => `platform secrets set ${n}${env === "preview" ? "" : ` --env ${env}`}`).join("; ")}`);
+  }
+  const secrets = Object.fromEntries(plan.secrets.map((n) => [n, secretConfig.requireSecret(n)]));
   const pinnedImages = cfg.get("images") ? (JSON.parse(cfg.require("images")) as Record<string, { tag: string; hash: string }>) : undefined;
-  const outputs = createDockerTarget(plan, { caFile: buildCaFile(), logDir: logDir(project, env), pinnedImages });
+  const outputs = createDockerTarget(plan, { caFile: buildCaFile(), logDir: logDir(project, env), pinnedImages, secrets });
   return { ...outputs, deployment_id: cfg.get("deploymentId") ?? "" };
 }

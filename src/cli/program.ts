@@ -8,7 +8,9 @@ import { registerDoctor } from "./doctor.js";
 import { registerLink } from "./link.js";
 import { registerLogin } from "./login.js";
 import { registerLogs } from "./logs.js";
+import { registerPlan } from "./plan.js";
 import { registerRollback } from "./rollback.js";
+import { registerSecrets } from "./secrets.js";
 import { registerStatus } from "./status.js";
 import { registerValidate } from "./validate.js";
 
@@ -25,7 +27,9 @@ export function buildProgram(version: string): Command {
     .exitOverride();
   registerLogin(program);
   registerValidate(program);
+  registerPlan(program);
   registerDeploy(program);
+  registerSecrets(program);
   registerLink(program);
   registerStatus(program);
   registerLogs(program);

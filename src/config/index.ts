@@ -22,6 +22,7 @@ export { loadConfig, type LoadResult } from "./load-config.js";
 export { parseTemplate, scanTemplate } from "./template.js";
 export { PRESETS, parseDuration, parseStorage } from "./units.js";
 export { formatDiagnostic, renderCodeFrame, toJsonDiagnostic } from "./format.js";
-export { POSTGRES_PROPERTIES, SERVICE_PROPERTIES } from "./rules-references.js";
+export { POSTGRES_PROPERTIES, referencedSecrets, SECRET_NAME_RE, SERVICE_PROPERTIES } from "./rules-references.js";
+export { SECRETS_REF } from "./rules-names.js";
 export { configSchema, serviceSchema, SERVICE_TYPES } from "./schema.js";
 export { nodeConfigFs } from "./node-fs.js";

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { positionInText } from "./locate.js";
 import { formatSize, MAX_BYTES, MAX_SIZE_TEXT } from "./prescan.js";
-import type { Diagnostic, ValidationResult } from "./types.js";
+import type { Diagnostic, ValidateOptions, ValidationResult } from "./types.js";
 import { validateConfig } from "./validate-config.js";
 
 export type LoadResult = ValidationResult & { source?: string };
@@ -19,7 +19,7 @@ function fail(file: string, code: string, message: string, hint: string, at = { 
  * Anything that stops us reading is one diagnostic with code "unreadable".
  */
 /** Reads and validates platform.yml; paths in it are relative to `projectDir` (default: its directory). */
-export async function loadConfig(path: string, projectDir = dirname(path)): Promise<LoadResult> {
+export async function loadConfig(path: string, projectDir = dirname(path), secrets?: ValidateOptions["secrets"]): Promise<LoadResult> {
   let size: number;
   try {
     const st = await stat(path);
@@ -50,7 +50,7 @@ export async function loadConfig(path: string, projectDir = dirname(path)): Prom
     return fail(path, "invalid-utf8", `not valid UTF-8 text (byte 0x${byte})`, "save the file as UTF-8; check that --file points at the right file", positionInText(prefix, prefix.length));
   }
   const source = bytes.toString("utf8");
-  const result = validateConfig(source, { file: path, projectDir });
+  const result = validateConfig(source, { file: path, projectDir, ...(secrets ? { secrets } : {}) });
   return { ...result, source: source.charCodeAt(0) === 0xfeff ? source.slice(1) : source };
 }
 

@@ -34,6 +34,7 @@ function toServiceConfig(name: string, svc: ParsedService, locator: Locator): Se
   };
   if (svc.source !== undefined) out.source = svc.source;
   if (svc.build !== undefined) out.build = { source: svc.build.source, dockerfile: svc.build.dockerfile };
+  if (svc.start !== undefined) out.start = typeof svc.start === "string" ? svc.start : [...svc.start];
   if (svc.health !== undefined) out.health = { http: svc.health.http };
   const m = svc.lifecycle?.migrate;
   if (m !== undefined) out.migrate = { command: [...m.command], on_failure: m.on_failure, timeoutSeconds: parseDuration(m.timeout) ?? 300 };

@@ -37,7 +37,7 @@ function describeType(s: Schema): string {
 function allowed(s: Schema): string {
   if (s.const !== undefined) return `\`${String(s.const)}\``;
   if (Array.isArray(s.enum)) return s.enum.map((e) => `\`${String(e)}\``).join(", ");
-  if (Array.isArray(s.anyOf)) return s.anyOf.map((b) => allowed(obj(b))).filter((a) => a !== "").join("; or ");
+  if (Array.isArray(s.anyOf)) return [...new Set(s.anyOf.map((b) => allowed(obj(b))).filter((a) => a !== ""))].join("; or ");
   if (typeof s.pattern === "string") return `pattern \`${s.pattern}\``;
   const names = obj(s.propertyNames);
   if (typeof names.pattern === "string") return `names: \`${names.pattern}\``;

@@ -60,6 +60,7 @@ export const REFERENCE_SECTIONS = {
     "| `${<service>.url}` | every service | Internal URL (`http://...`), for calls from server to server inside the platform. For a postgres service: its connection string `postgresql://user:password@host:port/database`. |",
     "| `${<service>.external_url}` | services with `public: true` | Public HTTPS URL, `https://<project>-<service>-<word>-<word>.<apps domain>`: for browsers and CORS settings. An error on a service that is not public; postgres never is. |",
     ...pgParts.map((p) => `| \`\${<service>.${p}}\` | postgres services | The ${p === "database" ? "database name" : p} part of the connection string. An error on other types. |`),
+    "| `${secrets.<NAME>}` | every service | The environment's secret `NAME`, set with `platform secrets set NAME` (see [Secrets](#secrets)). Names are letters, digits and `_`. A secret the environment lacks is a warning in `validate` and stops `deploy` before any build. `secrets` is therefore not a service name. |",
     "| `$${...}` | anywhere | Escape: the literal text `${...}`. |",
     "",
     "Malformed references (`${api.url` unclosed, `${}` empty, `${a.${b}}` nested, `${api}` without a",

@@ -32,6 +32,9 @@ export function labelProblem(name: string): string | undefined {
   return "may only contain lowercase letters, digits and '-'";
 }
 
+/** `${secrets.NAME}`: the environment's secrets (platform secrets set), not a service. */
+export const SECRETS_REF = "secrets";
+
 export const NAME_RULE = "lowercase letters, digits and '-', starting with a letter, not ending with '-'";
 
 /**
@@ -59,6 +62,10 @@ export function validateNames(view: ConfigView, sink: DiagnosticSink): void {
     const problem = labelProblem(svc.name);
     if (problem) {
       sink.error({ path, code: "invalid-name", message: `service name "${svc.name}" ${problem}`, hint: `use ${NAME_RULE}, e.g. "${suggestName(svc.name)}"`, at: "key" });
+      continue;
+    }
+    if (svc.name === SECRETS_REF) {
+      sink.error({ path, code: "reserved-name", message: `"${SECRETS_REF}" is reserved: \${${SECRETS_REF}.NAME} refers to the environment's secrets`, hint: "rename the service, e.g. secrets-api", at: "key" });
       continue;
     }
     // postgres is never public, so only services that may get a public host are limited.

@@ -1,7 +1,9 @@
 import { didYouMeanSuffix, listNames } from "./did-you-mean.js";
 import type { ConfigView, ServiceView } from "./model.js";
 import type { DiagnosticSink } from "./sink.js";
-import { scanTemplate, type TemplateProblem, type TemplateRef } from "./template.js";
+import { SECRETS_REF } from "./rules-names.js";
+import { parseTemplate, scanTemplate, type TemplateProblem, type TemplateRef } from "./template.js";
+import type { Config } from "./types.js";
 
 /** Properties every service offers, and the extra connection parts of a postgres service. */
 export const SERVICE_PROPERTIES = ["url", "external_url"] as const;
@@ -39,7 +41,31 @@ export function collectReferences(view: ConfigView): FoundTemplates {
  */
 const BROWSER_FACING = /^NEXT_PUBLIC_|CORS|ORIGIN|PUBLIC|EXTERNAL|REDIRECT|CALLBACK|ALLOWED_HOST|CSRF|TRUSTED/;
 
-export function validateReferences(view: ConfigView, found: FoundTemplates, sink: DiagnosticSink): void {
+/** Secret names: environment-variable style, since they usually become one. */
+export const SECRET_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * What validation knows of the environment's secrets: the names set (never values). Given by
+ * the CLI from the stack's settings; without it, only the form of `${secrets.NAME}` is checked.
+ */
+export interface KnownSecrets {
+  readonly names: ReadonlySet<string>;
+  readonly env: string;
+}
+
+function validateSecretRef(ref: FoundRef, path: string[], at: { offset: number }, secrets: KnownSecrets | undefined, sink: DiagnosticSink): void {
+  if (!SECRET_NAME_RE.test(ref.property)) {
+    sink.error({ path, code: "invalid-secret-name", message: `invalid secret name "${ref.property}" in ${ref.text}`, hint: "secret names are letters, digits and _, not starting with a digit, e.g. ${secrets.API_TOKEN}", at });
+  } else if (secrets && !secrets.names.has(ref.property)) {
+    sink.warn({
+      path, code: "secret-not-set", at,
+      message: `secret ${ref.property} is not set in the ${secrets.env} environment: a deploy would stop before building`,
+      hint: `platform secrets set ${ref.property}${secrets.env === "preview" ? "" : ` --env ${secrets.env}`} (reads the value from standard input or a hidden prompt)`,
+    });
+  }
+}
+
+export function validateReferences(view: ConfigView, found: FoundTemplates, sink: DiagnosticSink, secrets?: KnownSecrets): void {
   const names = view.services.map((s) => s.name);
   for (const p of found.problems) {
     const path = ["services", p.from.name, "env", p.key];
@@ -49,6 +75,10 @@ export function validateReferences(view: ConfigView, found: FoundTemplates, sink
     if (sink.full) return;
     const path = ["services", ref.from.name, "env", ref.key];
     const at = { offset: sink.locator.offsetInString(path, ref.value, ref.index) };
+    if (ref.service === SECRETS_REF) {
+      validateSecretRef(ref, path, at, secrets, sink);
+      continue;
+    }
     const target = view.byName.get(ref.service);
     if (!target) {
       sink.error({ path, code: "unknown-service", message: `unknown service "${ref.service}" in ${ref.text}${didYouMeanSuffix(ref.service, names)}`, hint: `services in this file: ${listNames(names)}`, at });
@@ -75,4 +105,15 @@ export function validateReferences(view: ConfigView, found: FoundTemplates, sink
       });
     }
   }
+}
+
+/** The secret names a config refers to, in file order, each once. */
+export function referencedSecrets(config: Config): string[] {
+  const names: string[] = [];
+  for (const s of Object.values(config.services)) {
+    for (const value of Object.values(s.env)) {
+      for (const p of parseTemplate(value)) if (p.kind === "ref" && p.service === SECRETS_REF && !names.includes(p.property)) names.push(p.property);
+    }
+  }
+  return names;
 }

@@ -17,6 +17,9 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
       if (svc.hasMigrate) {
         sink.error({ path: [...base, "lifecycle", "migrate"], code: "postgres-migrate", message: "a postgres service has no migration step", hint: `put lifecycle.migrate on the service that owns the schema (the one that uses \${${svc.name}.url})`, at: "key" });
       }
+      if (has("start")) {
+        sink.error({ path: [...base, "start"], code: "postgres-start", message: "a postgres service takes no start command: the platform runs PostgreSQL for you", hint: "remove start", at: "key" });
+      }
       if (svc.hasHealth) {
         sink.error({ path: [...base, "health"], code: "postgres-health", message: "a postgres service takes no health check: the platform checks the database itself", hint: "remove health", at: "key" });
       }

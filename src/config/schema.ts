@@ -100,6 +100,14 @@ const health = z
   .describe("Health check. Not allowed on postgres services: the platform checks databases itself.")
   .meta({ examples: [{ http: "/health" }] });
 
+const start = z
+  .union([
+    z.string().min(1).describe("A command line, run by sh -c (so $PORT and && work)."),
+    z.array(z.string().min(1)).min(1).describe("Program and arguments, run as they are (no shell)."),
+  ])
+  .describe('The command that starts the service, instead of the one the platform finds (like render.yaml\'s startCommand): a string is run by sh -c (so $PORT expands), a list is run as it is. It must listen on $PORT. For a `source` service it replaces the discovered start (the FastAPI app, next start); for a `build` service, the Dockerfile\'s CMD. Not allowed on postgres services.')
+  .meta({ examples: ['uvicorn service.app:create_app --factory --host 0.0.0.0 --port "$PORT"', ["node", "server.js"]] });
+
 const envValue = z
   .union([z.string(), z.number(), z.boolean()])
   .describe("Text; may contain references such as ${api.url}. Numbers and booleans are accepted and kept exactly as written (8000 stays \"8000\", 1.10 stays \"1.10\", true stays \"true\"), because the environment is text anyway. null, lists and maps are errors.");
@@ -118,7 +126,7 @@ const env = z
 const typeRules = [
   {
     if: { properties: { type: { const: "postgres" } }, required: ["type"] },
-    then: { properties: { source: false, build: false, health: false, public: { const: false }, lifecycle: { properties: { migrate: false } } } },
+    then: { properties: { source: false, build: false, health: false, start: false, public: { const: false }, lifecycle: { properties: { migrate: false } } } },
   },
   {
     if: { properties: { type: { enum: ["fastapi", "nextjs"] } }, required: ["type"] },
@@ -136,6 +144,7 @@ export const serviceSchema = z
       .describe("What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app) or postgres (a managed PostgreSQL database). Required."),
     source: path("Directory of the application, relative to the project directory; the platform installs its dependencies and starts it. Must exist and stay inside the project. fastapi and nextjs services need exactly one of source or build; postgres takes neither.").meta({ examples: ["./api"] }).optional(),
     build: build.optional(),
+    start: start.optional(),
     public: z
       .boolean()
       .default(false)

@@ -25,7 +25,7 @@ export function toPattern(path: readonly PathSeg[]): string {
 /** Fields allowed at each level, for did-you-mean on unknown fields. */
 const FIELDS: Record<string, string[]> = {
   "": ["version", "name", "description", "services"],
-  "services.*": ["type", "source", "build", "public", "env", "depends_on", "resources", "lifecycle", "health"],
+  "services.*": ["type", "source", "build", "start", "public", "env", "depends_on", "resources", "lifecycle", "health"],
   "services.*.build": ["source", "dockerfile"],
   "services.*.resources": ["preset", "storage", "retention"],
   "services.*.lifecycle": ["migrate"],
@@ -177,6 +177,12 @@ function reportUnion(path: PathSeg[], branches: core.$ZodIssue[][], input: unkno
   if (pattern.endsWith(".env.*")) {
     if (input === null) sink.error({ path, code: "env-null", message: "has no value", hint: 'write "" for an empty value, or remove the line' });
     else sink.error({ path, code: "env-not-text", message: `must be text, not ${describeValue(input)}`, hint: 'environment values are text: quote it, e.g. NAME: "[a, b]"' });
+    return;
+  }
+  if (pattern.endsWith(".start")) {
+    // A list of text whose items are wrong is reported at the items; anything else here.
+    if (Array.isArray(input) && input.length > 0) reportShapeIssues(branches[1] ?? [], raw, sink, path);
+    else sink.error({ path, code: "wrong-type", message: `must be text or a list of text, not ${describeValue(input)}`, hint: 'e.g. start: uvicorn app.main:app --host 0.0.0.0 --port "$PORT", or start: [node, server.js]' });
     return;
   }
   sink.error({ path, code: "invalid-value", message: `unexpected ${describeValue(input)}` });

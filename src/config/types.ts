@@ -59,6 +59,8 @@ export interface ServiceConfig {
   /** Relative to the project directory, as written. */
   source?: string;
   build?: { source: string; dockerfile: string };
+  /** platform.yml's start: a string for sh -c, or a program and its arguments. */
+  start?: string | string[];
   health?: { http: string };
   migrate?: { command: string[]; on_failure: OnFailure; timeoutSeconds: number };
 }
@@ -90,4 +92,6 @@ export interface ValidateOptions {
   /** Directory that source and build paths are relative to, and must stay inside. */
   projectDir: string;
   fs?: ConfigFs;
+  /** The environment's secret names, when known: a `${secrets.NAME}` that is not set is a warning. */
+  secrets?: { readonly names: ReadonlySet<string>; readonly env: string };
 }

@@ -42,7 +42,7 @@ export function validateConfig(text: string, opts: ValidateOptions): ValidationR
   validateServiceKinds(view, sink);
   validateEnvNames(view, sink);
   const found = collectReferences(view);
-  validateReferences(view, found, sink);
+  validateReferences(view, found, sink, opts.secrets);
   validateGraph(view, found, sink);
   validatePaths(view, sink, opts.projectDir, opts.fs ?? nodeConfigFs);
 

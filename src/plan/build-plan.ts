@@ -1,9 +1,10 @@
 import { resolve } from "node:path";
-import { type Config, parseTemplate, type ServiceConfig, type TemplatePart } from "../config/index.js";
+import { type Config, parseTemplate, referencedSecrets, type ServiceConfig, type TemplatePart } from "../config/index.js";
 import { DEFAULT_HEALTH_TIMEOUT_SECONDS, HTTP_PORT, POSTGRES_PORT } from "./constants.js";
 import { orderByDependencies } from "./graph.js";
 import { hostPrefix, stackName, stackPrefix } from "./naming.js";
 import { buildFastapiRecipe, buildNextjsRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
+import { toStartCommand } from "./start-command.js";
 import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedService } from "./types.js";
 
 /** Postgres identity inside a stack; the password is generated per stack by the target. */
@@ -28,7 +29,8 @@ function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<stri
   if (!snapshot) throw new Error(`no source snapshot for service ${s.name}`);
   const images = { python: ctx.images.python, node: ctx.images.node };
   try {
-    const recipe = s.type === "nextjs" ? buildNextjsRecipe(snapshot, images) : buildFastapiRecipe(snapshot, images);
+    const opts = s.start ? { start: s.start } : {};
+    const recipe = s.type === "nextjs" ? buildNextjsRecipe(snapshot, images, opts) : buildFastapiRecipe(snapshot, images, opts);
     return { kind: "recipe", context: resolve(ctx.projectDir, s.source), recipe, buildArgs };
   } catch (e) {
     if (e instanceof RecipeError) throw new RecipeError(`services.${s.name} (source ${s.source}): ${e.message}`, e.hint);
@@ -80,6 +82,9 @@ function planService(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<st
     build: buildSpec(s, ctx, sources),
     image: database ? ctx.images.postgres : undefined,
     env: envTemplates(s, database),
+    buildEnv: s.source || s.build ? Object.keys(s.env) : [],
+    // A recipe bakes start into its image's CMD; a Dockerfile's CMD is replaced at run time.
+    ...(s.build && s.start ? { command: toStartCommand(s.start) } : {}),
     health: healthSpec(s, database),
     postStart: database ? SYNC_PASSWORD : undefined,
     healthTimeoutSeconds: DEFAULT_HEALTH_TIMEOUT_SECONDS,
@@ -111,6 +116,7 @@ export function buildPlan(config: Config, ctx: PlanContext, sources: ReadonlyMap
     httpsPort: ctx.httpsPort,
     images: ctx.images,
     services: order.map((n) => planService(byName[n] as ServiceConfig, ctx, sources)),
+    secrets: referencedSecrets(config),
   };
 }
 

@@ -60,6 +60,13 @@ export interface PlannedService {
   readonly image?: string;
   /** Variables: literal values, and templates whose references resolve at deploy time. */
   readonly env: Readonly<Record<string, readonly TemplatePart[]>>;
+  /**
+   * Names of the variables its build sees too (platform.yml's env of a built service): code
+   * that checks them at import must build, and NEXT_PUBLIC_* values are inlined by next build.
+   */
+  readonly buildEnv: readonly string[];
+  /** The container's command instead of the image's CMD (platform.yml start on a `build` service). */
+  readonly command?: readonly string[];
   readonly health: HealthSpec;
   /**
    * Run inside the container once it is healthy; a non-zero exit fails the create. For a
@@ -89,4 +96,6 @@ export interface Plan {
   readonly images: BaseImageSet;
   /** In dependency order: every service after the services it depends on. */
   readonly services: readonly PlannedService[];
+  /** Names of the environment's secrets that `${secrets.NAME}` references use. */
+  readonly secrets: readonly string[];
 }

@@ -5,7 +5,7 @@
 import { parsePackageManagerField, type PackageManagerSpec } from "./package-manager.js";
 import { RecipeError, type SourceSnapshot } from "./types.js";
 
-export type PackageManager = "npm" | "pnpm" | "yarn" | "yarn-berry";
+export type PackageManager = "npm" | "pnpm" | "yarn" | "yarn-berry" | "bun";
 
 export interface NodeProject {
   readonly manager: PackageManager;
@@ -14,6 +14,8 @@ export interface NodeProject {
   /** The `packageManager` field when it names this manager: its exact version (and hash) win. */
   readonly managerSpec?: PackageManagerSpec;
   readonly buildScript?: string;
+  /** The start script runs bun (`bun run next start`, `bun --bun next start`): the image keeps bun to run it. */
+  readonly startsWithBun: boolean;
   /** `next` is only a devDependency: pruning dev dependencies would remove it. */
   readonly nextIsDevDependency: boolean;
   readonly standalone: boolean;
@@ -36,6 +38,8 @@ const LOCKFILES: ReadonlyArray<[string, PackageManager]> = [
   ["npm-shrinkwrap.json", "npm"],
   ["pnpm-lock.yaml", "pnpm"],
   ["yarn.lock", "yarn"],
+  ["bun.lock", "bun"],
+  ["bun.lockb", "bun"],
 ];
 const NEXT_CONFIGS = ["next.config.js", "next.config.mjs", "next.config.cjs", "next.config.ts", "next.config.mts"];
 
@@ -67,7 +71,6 @@ function detectManager(src: SourceSnapshot, pkg: PackageJson, notes: string[]): 
   const spec = declared?.name === name ? declared : undefined;
   const berry = name === "yarn" && (src.files.includes(".yarnrc.yml") || Number(spec?.version.split(".")[0]) >= 2);
   const manager: PackageManager = berry ? "yarn-berry" : name;
-  for (const f of ["bun.lock", "bun.lockb"]) if (src.files.includes(f) && !chosen) notes.push(`${f}: bun is not supported; installing with npm`);
   return { manager, lockfile: chosen?.[0], spec };
 }
 
@@ -84,7 +87,11 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
   }
   const notes: string[] = [];
   const { manager, lockfile, spec } = detectManager(src, pkg, notes);
-  notes.unshift(lockfile ? `${lockfile}: installing with ${manager === "yarn-berry" ? "yarn (berry)" : manager}` : `no lockfile: installing with ${manager} install (versions resolve at build time; commit a lockfile to pin them)`);
+  const shown = manager === "yarn-berry" ? "yarn (berry)" : manager;
+  const why = spec ? `package.json packageManager names ${spec.name}` : "no packageManager field either";
+  notes.unshift(lockfile
+    ? `${lockfile}: installing with ${shown}${manager === "bun" ? " install --frozen-lockfile" : ""}`
+    : `no lockfile (${why}): installing with ${shown} install; versions resolve at build time (commit a lockfile to pin them)`);
 
   const nextConfig = NEXT_CONFIGS.find((f) => src.files.includes(f));
   const configText = nextConfig === undefined ? "" : (src.read(nextConfig) ?? "");
@@ -107,7 +114,8 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
     : nvmrc?.trim()
       ? { from: src.read(".nvmrc") !== undefined ? ".nvmrc" : ".node-version", range: nvmrc.trim().split(/\s/)[0] as string }
       : undefined;
-  return { manager, lockfile, managerSpec: spec, buildScript, nextIsDevDependency: !inDeps, standalone, nextConfig, nodeRequest, notes };
+  const startsWithBun = /(^|[\s;&|(])bunx?\s/.test(`${pkg.scripts?.start ?? ""} `);
+  return { manager, lockfile, managerSpec: spec, buildScript, startsWithBun, nextIsDevDependency: !inDeps, standalone, nextConfig, nodeRequest, notes };
 }
 
 function nodeClauseHolds(clause: string, major: number): boolean | undefined {

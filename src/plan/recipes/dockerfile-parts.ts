@@ -20,10 +20,33 @@ export function toShellWord(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A RUN step that downloads packages: the CA secret is mounted for it alone. */
-export function buildNetworkRun(command: string): string {
-  const script = `${CA_EXPORTS}; ${command}`;
-  return `RUN --mount=type=secret,id=ca sh -c '${script.replace(/'/g, `'\\''`)}'`;
+/**
+ * The service's variables at build time: a BuildKit secret holding `NAME='value'` lines (the
+ * provider writes it, 0600, and removes it after the build), sourced by the steps that run the
+ * project's code. A secret mount is never part of a layer, of `docker history` or of the image
+ * config. Absent (an older provider, a plain `docker build`): nothing is exported.
+ */
+export const BUILD_ENV_SECRET = "platform-env";
+const ENV_SOURCE = `if [ -f /run/secrets/${BUILD_ENV_SECRET} ]; then set -a; . /run/secrets/${BUILD_ENV_SECRET}; set +a; fi`;
+
+/**
+ * BuildKit leaves secret contents out of its cache keys, so a step whose output depends on
+ * the values (next build inlines NEXT_PUBLIC_*) declares this build argument first: the
+ * provider passes a hash of the values (never the values), and a change re-runs the step.
+ */
+export const BUILD_ENV_HASH_ARG = "PLATFORM_BUILD_ENV_HASH";
+
+export interface RunOptions {
+  /** Source the service's variables (the `platform-env` secret) before the command. */
+  readonly env?: boolean;
+}
+
+/** A RUN step that downloads packages: the CA secret (and the variables when asked) mounted for it alone. */
+export function buildNetworkRun(command: string, opts: RunOptions = {}): string {
+  // The variables first: the platform's build CA then wins over a value of the same name.
+  const script = [...(opts.env ? [ENV_SOURCE] : []), CA_EXPORTS, command].join("; ");
+  const mounts = ["--mount=type=secret,id=ca", ...(opts.env ? [`--mount=type=secret,id=${BUILD_ENV_SECRET}`] : [])];
+  return `RUN ${mounts.join(" ")} sh -c '${script.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

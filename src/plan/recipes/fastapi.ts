@@ -16,8 +16,9 @@ import {
 } from "./dockerfile-parts.js";
 import { choosePythonRuntime, parsePythonVersionFile, type PythonRequest } from "./python-version.js";
 import type { Pyproject } from "./parse-pyproject.js";
+import { describeStartCommand, toStartCommand } from "../start-command.js";
 import { POETRY_VERSION, UV_VERSION } from "./tool-versions.js";
-import type { BaseImages, Recipe, SourceSnapshot } from "./types.js";
+import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } from "./types.js";
 
 export interface FastapiRecipeOptions {
   /**
@@ -26,11 +27,19 @@ export interface FastapiRecipeOptions {
    * @default false
    */
   readonly instrument?: boolean;
+  /** platform.yml's start: used as it is, and no app discovery happens. */
+  readonly start?: string | readonly string[];
 }
 
 const VENV = "/opt/venv";
 /** uv and poetry live in their own venv in the build stage only: never in the final image. */
 const TOOLS = "/opt/tools";
+/**
+ * The dependency installs see the service's variables (a private index URL, a build backend
+ * that reads settings). They stay cached when only a value changes: packages follow the
+ * manifests, not the variables.
+ */
+const ENV = { env: true } as const;
 
 const DOCKERIGNORE = [
   ".git", ".venv", "venv", "**/__pycache__", "**/*.py[cod]", ".pytest_cache", ".mypy_cache",
@@ -94,9 +103,9 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
       return {
         tools: [installUv],
         manifests: ["pyproject.toml", "uv.lock"],
-        install: buildNetworkRun(`${uv} sync --frozen --no-dev --no-install-project`),
+        install: buildNetworkRun(`${uv} sync --frozen --no-dev --no-install-project`, ENV),
         // --inexact: keep what was added to the venv besides the lock (uvicorn, instrumentation).
-        project: installer.installProject ? buildNetworkRun(`${uv} sync --frozen --no-dev --no-editable --inexact`) : undefined,
+        project: installer.installProject ? buildNetworkRun(`${uv} sync --frozen --no-dev --no-editable --inexact`, ENV) : undefined,
         add: uvAdd,
         env: uvEnv,
       };
@@ -105,7 +114,7 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
         tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install poetry==${POETRY_VERSION}`)],
         manifests: installer.locked ? ["pyproject.toml", "poetry.lock"] : ["pyproject.toml"],
         // Poetry installs into the active venv (VIRTUAL_ENV) instead of making its own.
-        install: buildNetworkRun(`python3 -m venv ${VENV} && ${TOOLS}/bin/poetry install --only main --no-root --no-interaction --no-ansi`),
+        install: buildNetworkRun(`python3 -m venv ${VENV} && ${TOOLS}/bin/poetry install --only main --no-root --no-interaction --no-ansi`, ENV),
         add: pipAdd,
         env: ["POETRY_VIRTUALENVS_CREATE=false", "POETRY_NO_INTERACTION=1", "POETRY_CACHE_DIR=/tmp/poetry-cache"],
       };
@@ -113,7 +122,7 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
       return {
         tools: [],
         manifests: installer.needsSource ? [] : [...installer.files],
-        install: buildNetworkRun(`python3 -m venv ${VENV} && ${VENV}/bin/pip install -r requirements.txt`),
+        install: buildNetworkRun(`python3 -m venv ${VENV} && ${VENV}/bin/pip install -r requirements.txt`, ENV),
         add: pipAdd,
         env: [],
       };
@@ -121,8 +130,8 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
       return {
         tools: [installUv],
         manifests: installer.dynamicDependencies ? [] : ["pyproject.toml"],
-        install: buildNetworkRun(`${uv} venv ${VENV} && ${uv} pip install --python ${VENV}/bin/python -r pyproject.toml`),
-        project: installer.installProject ? buildNetworkRun(`${uv} pip install --python ${VENV}/bin/python --no-deps .`) : undefined,
+        install: buildNetworkRun(`${uv} venv ${VENV} && ${uv} pip install --python ${VENV}/bin/python -r pyproject.toml`, ENV),
+        project: installer.installProject ? buildNetworkRun(`${uv} pip install --python ${VENV}/bin/python --no-deps .`, ENV) : undefined,
         add: uvAdd,
         env: uvEnv,
       };
@@ -133,24 +142,25 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
 function buildStart(app: FastapiApp, wrap: string[]): string[] {
   const appDir = app.appDir ? ` --app-dir ${toShellWord(app.appDir)}` : "";
   const prefix = wrap.length ? `${wrap.map(toShellWord).join(" ")} ` : "";
-  return ["/bin/sh", "-c", `exec ${prefix}uvicorn ${app.module}:${app.variable} --host 0.0.0.0 --port "$PORT"${appDir}`];
+  const factory = app.factory ? " --factory" : "";
+  return ["/bin/sh", "-c", `exec ${prefix}uvicorn ${app.module}:${app.variable}${factory} --host 0.0.0.0 --port "$PORT"${appDir}`];
 }
 
 export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts: FastapiRecipeOptions = {}): Recipe {
   const project = detectPythonProject(src);
-  const app = detectFastapiApp(src, project.pyproject?.fastapiEntrypoint);
+  const app = opts.start ? undefined : detectFastapiApp(src, project.pyproject?.fastapiEntrypoint);
   const runtime = choosePythonRuntime(detectPythonRequest(src, project.pyproject), images.python);
   const instrumentation = buildInstrumentation(opts);
   const plan = buildInstallPlan(project.installer);
-  const notes = [...project.notes, ...runtime.notes, app.note];
+  const notes = [...project.notes, ...runtime.notes, ...(app ? [app.note] : [])];
 
   const extras = [...instrumentation.packages];
   if (!hasUvicorn(project.declared)) {
     extras.unshift("uvicorn[standard]");
     notes.push("uvicorn is not among the declared dependencies: adding uvicorn[standard] (unpinned; declare it to pin it)");
   }
-  const start = buildStart(app, instrumentation.wrap);
-  notes.push(`start: ${start[2]}`);
+  const start = app ? buildStart(app, instrumentation.wrap) : toStartCommand(opts.start as string | string[]);
+  notes.push(`start: ${describeStartCommand(start)}${app ? "" : " (platform.yml start)"}`);
 
   const build = [
     `FROM ${runtime.image} AS build`,
@@ -176,12 +186,19 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
     "COPY . .",
     "USER app",
     `EXPOSE ${HTTP_PORT}`,
-    `CMD ${start[2]}`,
+    app ? `CMD ${start[2]}` : `CMD ${JSON.stringify(start)}`,
   ];
   const header = [
     "# Generated by platform for a FastAPI service.",
     ...notes.map((n) => `#   ${n}`),
   ];
   const dockerfile = `${[...header, "", ...build, "", ...final].join("\n")}\n`;
-  return { dockerfile, dockerignore: buildDockerignore(DOCKERIGNORE, src.read(".dockerignore")), port: HTTP_PORT, start, notes };
+  const summary = {
+    install: project.notes.find((n) => /: installing with |without a lockfile|without poetry\.lock/.test(n)) ?? (project.notes[0] as string),
+    runtime: runtime.notes[0] as string,
+    app: app?.note,
+    start: notes.at(-1) as string,
+    fallbacks: notes.filter(isFallbackNote),
+  };
+  return { dockerfile, dockerignore: buildDockerignore(DOCKERIGNORE, src.read(".dockerignore")), port: HTTP_PORT, start, notes, summary };
 }

@@ -6,9 +6,10 @@
  */
 import { HTTP_PORT } from "../constants.js";
 import { detectNodeProject, matchesNodeRange, type NodeProject } from "./detect-node-project.js";
-import { buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, parseImageRef, parseTagVersion } from "./dockerfile-parts.js";
+import { BUILD_ENV_HASH_ARG, buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, parseImageRef, parseTagVersion } from "./dockerfile-parts.js";
 import { buildPackageManagerInstall, choosePackageManagerVersion } from "./package-manager.js";
-import type { BaseImages, Recipe, SourceSnapshot } from "./types.js";
+import { describeStartCommand, toStartCommand } from "../start-command.js";
+import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } from "./types.js";
 
 /** Majors with official `node:<v>-slim` images, oldest first. */
 export const PUBLIC_NODE_MAJORS = [18, 20, 22, 24] as const;
@@ -53,6 +54,8 @@ function buildInstallCommand(p: NodeProject): string {
       return `${tool} && yarn install --non-interactive${locked ? " --frozen-lockfile" : ""}`;
     case "yarn-berry":
       return `${tool} && yarn install${locked ? " --immutable" : ""}`;
+    case "bun":
+      return `${tool} && bun install${locked ? " --frozen-lockfile" : ""}`;
   }
 }
 
@@ -62,12 +65,13 @@ function describeManagerVersion(p: NodeProject): string | undefined {
   const name = p.manager === "yarn-berry" ? "yarn" : p.manager;
   const version = choosePackageManagerVersion(p.manager, p.managerSpec);
   if (!p.managerSpec) return `${name} ${version} (the platform's pin; set packageManager in package.json to choose)`;
-  return `${name} ${version} from package.json packageManager${p.managerSpec.hash ? `, verified by its ${p.managerSpec.hash.algorithm}` : ""}`;
+  const hash = p.managerSpec.hash ? (p.manager === "bun" ? ", its hash not checked (corepack has no bun)" : `, verified by its ${p.managerSpec.hash.algorithm}`) : "";
+  return `${name} ${version} from package.json packageManager${hash}`;
 }
 
 function buildBuildCommand(p: NodeProject): string {
   if (!p.buildScript) return "node_modules/.bin/next build";
-  return p.manager === "npm" ? "npm run build" : p.manager === "pnpm" ? "pnpm run build" : "yarn run build";
+  return p.manager === "npm" ? "npm run build" : p.manager === "pnpm" ? "pnpm run build" : p.manager === "bun" ? "bun run build" : "yarn run build";
 }
 
 /** Drops dev dependencies after the build, for the next start image; undefined when it cannot. */
@@ -81,10 +85,18 @@ function buildPruneCommand(p: NodeProject): string | undefined {
       return "yarn install --non-interactive --production --ignore-scripts --prefer-offline" + (p.lockfile ? " --frozen-lockfile" : "");
     case "yarn-berry":
       return undefined;
+    case "bun":
+      // bun has no prune: a fresh production install from its cache.
+      return `rm -rf node_modules && bun install --production${p.lockfile ? " --frozen-lockfile" : ""}`;
   }
 }
 
-export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages): Recipe {
+export interface NextjsRecipeOptions {
+  /** platform.yml's start: replaces the server command (server.js or next start). */
+  readonly start?: string | readonly string[];
+}
+
+export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts: NextjsRecipeOptions = {}): Recipe {
   const project = detectNodeProject(src);
   const runtime = chooseNodeImage(project, images.node);
   const managerNote = describeManagerVersion(project);
@@ -104,8 +116,11 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages): Reci
     ...manifests.map((f) => buildCopyStep(f)),
     buildNetworkRun(buildInstallCommand(project)),
     "COPY . .",
+    // next build imports the app's modules and inlines NEXT_PUBLIC_* values: it runs with the
+    // service's variables, and again whenever one of them changes (the hash argument).
+    `ARG ${BUILD_ENV_HASH_ARG}`,
     // The build may download too (next/font/google): it gets the CA as well.
-    buildNetworkRun(buildBuildCommand(project)),
+    buildNetworkRun(buildBuildCommand(project), { env: true }),
   ];
 
   let start: string[];
@@ -128,20 +143,32 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages): Reci
     if (project.nextIsDevDependency) notes.push("next is a devDependency: dev dependencies are kept in the image (move next to dependencies)");
     else if (!prune) notes.push("yarn (berry): dev dependencies are kept in the image");
     build.push(prune ? buildNetworkRun(`${prune} && rm -rf .next/cache`) : "RUN rm -rf .next/cache");
-    start = ["/bin/sh", "-c", `exec node_modules/.bin/next start -p "$PORT" -H 0.0.0.0`];
+    // The start script decides only when it asks for bun; else next start runs on Node.
+    const withBun = project.manager === "bun" && project.startsWithBun;
+    start = ["/bin/sh", "-c", withBun ? "exec bun run start" : `exec node_modules/.bin/next start -p "$PORT" -H 0.0.0.0`];
+    if (withBun) notes.push("the start script runs bun: running bun run start (next start reads $PORT)");
     final = [
       `FROM ${runtime.image}`,
       env,
       buildCreateUserStep(),
       "WORKDIR /app",
+      ...(withBun ? ["COPY --from=build /usr/local/bin/bun /usr/local/bin/bun"] : []),
       // The app user owns it: next start writes its cache under .next.
       "COPY --from=build --chown=app:app /app ./",
     ];
   }
-  final.push("USER app", `EXPOSE ${HTTP_PORT}`, start[0] === "node" ? `CMD ${JSON.stringify(start)}` : `CMD ${start[2]}`);
-  notes.push(`start: ${start.join(" ")}`);
+  if (opts.start) start = toStartCommand(opts.start);
+  final.push("USER app", `EXPOSE ${HTTP_PORT}`, start[0] === "/bin/sh" && !opts.start ? `CMD ${start[2]}` : `CMD ${JSON.stringify(start)}`);
+  notes.push(opts.start ? `start: ${describeStartCommand(start)} (platform.yml start)` : `start: ${start[0] === "/bin/sh" ? start[2] : start.join(" ")}`);
 
   const header = ["# Generated by platform for a Next.js service.", ...notes.map((n) => `#   ${n}`)];
   const dockerfile = `${[...header, "", ...build, "", ...final].join("\n")}\n`;
-  return { dockerfile, dockerignore: buildDockerignore(DOCKERIGNORE, src.read(".dockerignore")), port: HTTP_PORT, start, notes };
+  const summary = {
+    install: [project.notes[0], managerNote].filter(Boolean).join("; "),
+    runtime: runtime.notes[0] as string,
+    app: notes.find((n) => /output "standalone"/.test(n)),
+    start: notes.at(-1) as string,
+    fallbacks: notes.filter(isFallbackNote),
+  };
+  return { dockerfile, dockerignore: buildDockerignore(DOCKERIGNORE, src.read(".dockerignore")), port: HTTP_PORT, start, notes, summary };
 }

@@ -7,7 +7,7 @@
  * It verifies the hash the way corepack does: pnpm and yarn 1 by their npm tarball, yarn 2+
  * by its yarn.js (the file @yarnpkg/cli-dist carries).
  */
-import { PNPM_VERSION, YARN_BERRY_VERSION, YARN_CLASSIC_VERSION } from "./tool-versions.js";
+import { BUN_VERSION, PNPM_VERSION, YARN_BERRY_VERSION, YARN_CLASSIC_VERSION } from "./tool-versions.js";
 import { RecipeError } from "./types.js";
 
 /** Hash algorithms corepack accepts, with the coreutils command that checks them in a build. */
@@ -15,7 +15,7 @@ const HASHES = { sha1: ["sha1sum", 40], sha224: ["sha224sum", 56], sha256: ["sha
 type HashAlgorithm = keyof typeof HASHES;
 
 export interface PackageManagerSpec {
-  readonly name: "npm" | "pnpm" | "yarn";
+  readonly name: "npm" | "pnpm" | "yarn" | "bun";
   readonly version: string;
   readonly hash?: { readonly algorithm: HashAlgorithm; readonly hex: string };
 }
@@ -32,8 +32,8 @@ export function parsePackageManagerField(field: unknown): PackageManagerSpec | u
   const m = SPEC.exec(field.trim());
   if (!m?.groups) throw new RecipeError(`${where} "${field}" is not of the form name@version`, HINT);
   const { name, version, hash } = m.groups as { name: string; version: string; hash?: string };
-  if (name !== "npm" && name !== "pnpm" && name !== "yarn") {
-    throw new RecipeError(`${where} "${field}" names ${name}: only npm, pnpm and yarn are supported`, "use one of them, or remove the field");
+  if (name !== "npm" && name !== "pnpm" && name !== "yarn" && name !== "bun") {
+    throw new RecipeError(`${where} "${field}" names ${name}: only npm, pnpm, yarn and bun are supported`, "use one of them, or remove the field");
   }
   if (/^[a-z]+:/i.test(version)) throw new RecipeError(`${where} "${field}": a URL is not supported, only a registry version`, HINT);
   if (!EXACT_SEMVER.test(version)) throw new RecipeError(`${where} "${field}": "${version}" is not an exact version (x.y.z)`, HINT);
@@ -46,13 +46,24 @@ export function parsePackageManagerField(field: unknown): PackageManagerSpec | u
   return { name, version, hash: { algorithm: algorithm as HashAlgorithm, hex } };
 }
 
-export type InstalledManager = "pnpm" | "yarn" | "yarn-berry";
+export type InstalledManager = "pnpm" | "yarn" | "yarn-berry" | "bun";
 
 const PACKAGES: Record<InstalledManager, { npm: string; tarball: (v: string) => string; bin: string; defaultVersion: string }> = {
   pnpm: { npm: "pnpm", tarball: (v) => `pnpm-${v}.tgz`, bin: "pnpm", defaultVersion: PNPM_VERSION },
   yarn: { npm: "yarn", tarball: (v) => `yarn-${v}.tgz`, bin: "yarn", defaultVersion: YARN_CLASSIC_VERSION },
   "yarn-berry": { npm: "@yarnpkg/cli-dist", tarball: (v) => `yarnpkg-cli-dist-${v}.tgz`, bin: "yarn", defaultVersion: YARN_BERRY_VERSION },
+  bun: { npm: "bun", tarball: (v) => `bun-${v}.tgz`, bin: "bun", defaultVersion: BUN_VERSION },
 };
+
+/**
+ * Bun from the npm registry without the `bun` package's install script (npm may hold scripts
+ * back): its per-platform package carries the binary, copied to /usr/local/bin so that a final
+ * stage can take it. x64 machines without AVX2 get the baseline build.
+ */
+function buildBunInstall(version: string): string {
+  const pick = 'case "$(uname -m)" in aarch64|arm64) pkg=@oven/bun-linux-aarch64 ;; *) pkg=@oven/bun-linux-x64; grep -q avx2 /proc/cpuinfo || pkg=$pkg-baseline ;; esac';
+  return `[ "$(cd / && bun --version 2>/dev/null)" = "${version}" ] || (${pick}; npm install -g --force "$pkg@${version}" && cp "$(npm root -g)/$pkg/bin/bun" /usr/local/bin/bun && ln -sf bun /usr/local/bin/bunx)`;
+}
 
 /** The version a build installs: the project's `packageManager` pin, else ours. */
 export function choosePackageManagerVersion(manager: InstalledManager, spec: PackageManagerSpec | undefined): string {
@@ -68,6 +79,8 @@ export function choosePackageManagerVersion(manager: InstalledManager, spec: Pac
 export function buildPackageManagerInstall(manager: InstalledManager, spec: PackageManagerSpec | undefined): string {
   const p = PACKAGES[manager];
   const version = choosePackageManagerVersion(manager, spec);
+  // corepack has no bun, so a packageManager hash for it is not something to check against.
+  if (manager === "bun") return buildBunInstall(version);
   const check = `[ "$(cd / && ${p.bin} --version 2>/dev/null)" = "${version}" ]`;
   if (!spec?.hash) return `${check} || npm install -g --force ${p.npm}@${version}`;
   const file = `/tmp/${p.tarball(version)}`;

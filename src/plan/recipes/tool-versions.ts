@@ -28,3 +28,10 @@ export const YARN_CLASSIC_VERSION = "1.22.22";
  * @yarnpkg/cli-dist. A committed `.yarn/releases` file with `yarnPath` still takes over.
  */
 export const YARN_BERRY_VERSION = "4.18.1";
+
+/**
+ * Bun, for bun.lock and bun.lockb projects: the binary from the npm package
+ * @oven/bun-linux-x64 (or -baseline, -aarch64), the one the `bun` package installs; checked with
+ * `npm view bun version`.
+ */
+export const BUN_VERSION = "1.4.5";

@@ -38,6 +38,31 @@ export interface Recipe {
   readonly start: string[];
   /** What was detected and decided, in words, e.g. "uv.lock: installing with uv sync --frozen". */
   readonly notes: string[];
+  /** The same decisions by topic, for `platform plan`: each is one of the notes. */
+  readonly summary: RecipeSummary;
+}
+
+export interface RecipeSummary {
+  /** Package manager and lockfile, and why. */
+  readonly install: string;
+  /** Python or Node version: what was asked for, where, and what the image has. */
+  readonly runtime: string;
+  /** The FastAPI app and how it was found, or what a Next.js build outputs. */
+  readonly app?: string;
+  readonly start: string;
+  /** The notes where the platform fell back from what the project asked for or lacks. */
+  readonly fallbacks: string[];
+}
+
+/**
+ * Notes that report a fallback: a version the image lacks, a missing lockfile, a tool the
+ * platform added, a choice among several candidates. Worded by the recipes themselves, so
+ * their words are the contract (the recipe tests pin them).
+ */
+const FALLBACK = /, but |^no lockfile|without a lockfile|without poetry\.lock|not among the declared|^several |also found |cannot tell|could not read|: ignored|kept in the image|not next build|^no build script/;
+
+export function isFallbackNote(note: string): boolean {
+  return FALLBACK.test(note);
 }
 
 /**

@@ -174,3 +174,18 @@ export function hashBuildInputs(inputs: BuildInputs): string {
   }
   return h.digest("hex");
 }
+
+/**
+ * A hash of the variables a build sees (never the values themselves): it goes into the image's
+ * identity, so that a changed value rebuilds, and into the build as PLATFORM_BUILD_ENV_HASH.
+ */
+export function hashBuildEnv(values: Readonly<Record<string, string>>): string {
+  const h = createHash("sha256").update("platform-build-env/1\0");
+  for (const [k, v] of Object.entries(values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) h.update(`${k}\0${v}\0`);
+  return h.digest("hex");
+}
+
+/** The image's identity: what BuildKit receives (hashBuildInputs) and the hash of the variables. */
+export function combineBuildHash(inputsHash: string, envHash: string): string {
+  return createHash("sha256").update(`platform-build/1\0${inputsHash}\0${envHash}`).digest("hex");
+}

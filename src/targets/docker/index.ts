@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
+import { SECRETS_REF } from "../../config/index.js";
 import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
 import { edgeAlias, imageRepository, publicUrl } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { resolveEnv, type ReferenceValues } from "../references.js";
-import { hashBuildInputs } from "./context-hash.js";
+import { combineBuildHash, hashBuildEnv, hashBuildInputs } from "./context-hash.js";
 import { PUBLIC_HOST_LABEL } from "./provider/ownership.js";
 import { hostLabel } from "./provider/words.js";
 import { Container, EdgeAttachment, Image, Job, Network, Password, Volume, Words } from "./resources.js";
@@ -16,6 +17,8 @@ export interface DockerTargetOptions {
   readonly logDir: string;
   /** Per service, an image to run as it is (a rollback): never built, and an error when it is gone. */
   readonly pinnedImages?: Readonly<Record<string, { tag: string; hash: string }>>;
+  /** The environment's secrets that the plan references (`${secrets.NAME}`), as Pulumi secrets. */
+  readonly secrets?: Readonly<Record<string, pulumi.Output<string>>>;
 }
 
 /** Stack outputs: `<service>_url`, `<service>_external_url`; a database's url is its secret connection string. */
@@ -34,23 +37,36 @@ function referenceValues(s: PlannedService, plan: Plan, words: Words | undefined
   return values;
 }
 
-function createImage(s: PlannedService, plan: Plan, opts: DockerTargetOptions): Image {
+/** The variables a build sees: the service's own, resolved; a secret like the whole env. */
+function pickBuildEnv(env: pulumi.Output<Record<string, string>>, names: readonly string[]): pulumi.Output<Record<string, string>> {
+  return env.apply((e) => Object.fromEntries(names.filter((n) => n in e).map((n) => [n, e[n] as string])));
+}
+
+/**
+ * The image of a built service. Its identity covers what BuildKit receives and a hash of the
+ * variables the build sees, so a changed value rebuilds. The hash comes from the secret values,
+ * but a hash is not the value: it is unwrapped, so tags and records stay readable. The values
+ * themselves go to the provider as a secret input. The Image depends only on what the values
+ * need (the URL words, a database password), never on containers, so builds start at once.
+ */
+function createImage(s: PlannedService, plan: Plan, env: pulumi.Output<Record<string, string>>, opts: DockerTargetOptions): Image {
   const b = s.build!;
   const dockerfile = b.kind === "recipe" ? b.recipe.dockerfile : readFileSync(b.dockerfilePath, "utf8");
   const dockerignore = b.kind === "recipe" ? b.recipe.dockerignore : undefined;
   const pinned = opts.pinnedImages?.[s.name];
-  const hash = pinned?.hash ?? hashBuildInputs({ context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs });
+  const common = { context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs, caFile: opts.caFile, logDir: opts.logDir, label: s.name };
+  if (pinned) return new Image(`${s.name}-image`, { ...common, tag: pinned.tag, hash: pinned.hash, pinned: true });
+  const inputsHash = hashBuildInputs({ context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs });
+  const buildEnv = pulumi.secret(pickBuildEnv(env, s.buildEnv));
+  const buildEnvHash = pulumi.unsecret(buildEnv.apply(hashBuildEnv));
+  const hash = buildEnvHash.apply((h) => combineBuildHash(inputsHash, h));
   return new Image(`${s.name}-image`, {
-    tag: pinned?.tag ?? `${imageRepository(plan.project, s.name)}:${hash.slice(0, 12)}`,
-    pinned: pinned !== undefined,
-    context: b.context,
-    dockerfile,
-    dockerignore,
-    buildArgs: b.buildArgs,
+    ...common,
+    tag: hash.apply((h) => `${imageRepository(plan.project, s.name)}:${h.slice(0, 12)}`),
+    pinned: false,
     hash,
-    caFile: opts.caFile,
-    logDir: opts.logDir,
-    label: s.name,
+    buildEnv,
+    buildEnvHash,
   });
 }
 
@@ -75,6 +91,8 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     const password = s.database ? new Password(`${s.name}-password`, { length: 32 }) : undefined;
     values.set(s.name, referenceValues(s, plan, words, password));
   }
+  // ${secrets.NAME} resolves like a property of a service named "secrets" (a reserved name).
+  values.set(SECRETS_REF, { ...(opts.secrets ?? {}) });
   const refs: ReferenceValues = values;
 
   const containers = new Map<string, Container>();
@@ -83,7 +101,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     const deps = s.dependsOn.map((d) => containers.get(d)).filter((c): c is Container => c !== undefined);
     const env = resolveEnv(s.env, refs);
     // The tag carries the inputs hash: same tag, same image (and `platform status` shows it).
-    const image = s.build ? createImage(s, plan, opts).tag : (s.image as string);
+    const image = s.build ? createImage(s, plan, env, opts).tag : (s.image as string);
     const serviceLabels = { ...labels, "platform.service": s.name };
     // A rollback runs no migration: the older code's migrations may not know the schema's
     // newest revision, and migrations are not reversed anyway.
@@ -102,7 +120,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     // A public container names its host label, so hosts in use are one listContainers away (provider/public-host.ts).
     const containerLabels = s.public && words ? words.words.apply((w) => ({ ...serviceLabels, [PUBLIC_HOST_LABEL]: hostLabel(s.hostPrefix, w) })) : serviceLabels;
     const container = new Container(s.name, {
-      name: s.containerName, image, env, networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
+      name: s.containerName, image, env, ...(s.command ? { command: [...s.command] } : {}), networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
       // The volume's real name: an adopted volume keeps its data whatever name the plan wants.
       volumes: volume && dataPath ? volume.volumeName.apply((name) => [{ name, target: dataPath }]) : [],
       labels: containerLabels, cpus: s.cpus, memoryBytes: s.memoryBytes, pidsLimit: s.pidsLimit, health: s.health,

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { expect } from "vitest";
-import { formatDiagnostic, validateConfig, type ConfigFs, type Diagnostic, type ValidationResult } from "../../../src/config/index.js";
+import { formatDiagnostic, validateConfig, type ConfigFs, type Diagnostic, type ValidateOptions, type ValidationResult } from "../../../src/config/index.js";
 
 /** Project directory of the in-memory file system. */
 export const PROJECT = "/proj";
@@ -56,8 +56,9 @@ export function y(strings: TemplateStringsArray, ...values: unknown[]): string {
   return lines.map((l) => l.slice(indent)).join("\n");
 }
 
-export function check(text: string, fs: ConfigFs = memFs()): ValidationResult {
-  return validateConfig(text, { file: "platform.yml", projectDir: PROJECT, fs });
+export function check(text: string, opts: ConfigFs | { fs?: ConfigFs; secrets?: ValidateOptions["secrets"] } = memFs()): ValidationResult {
+  const { fs, secrets } = "stat" in opts ? { fs: opts, secrets: undefined } : opts;
+  return validateConfig(text, { file: "platform.yml", projectDir: PROJECT, fs: fs ?? memFs(), ...(secrets ? { secrets } : {}) });
 }
 
 export function all(r: ValidationResult): Diagnostic[] {

@@ -96,6 +96,7 @@ const cases: Case[] = [
   { name: "postgres with build", yaml: edit(PG, `${PG}    build: {source: ./api}\n`), expect: "6:5 postgres-source a postgres service takes no build: the platform runs PostgreSQL for you" },
   { name: "postgres with migrate", yaml: edit(PG, `${PG}    lifecycle:\n      migrate:\n        command: [x]\n`), expect: "7:7 postgres-migrate a postgres service has no migration step", hint: "the service that owns the schema" },
   { name: "postgres with health", yaml: edit(PG, `${PG}    health: {http: /x}\n`), expect: "6:5 postgres-health a postgres service takes no health check: the platform checks the database itself" },
+  { name: "postgres with start", yaml: edit(PG, `${PG}    start: postgres -D /data\n`), expect: "6:5 postgres-start a postgres service takes no start command: the platform runs PostgreSQL for you" },
   { name: "public postgres", yaml: edit(PG, `${PG}    public: true\n`), expect: "6:13 postgres-public a database is never put on the public HTTPS edge", hint: "${database.url}" },
   { name: "source and build", yaml: edit("    source: ./api\n", "    source: ./api\n    build: {source: ./api}\n"), expect: "9:5 source-and-build has both source and build; use one" },
   { name: "neither source nor build", yaml: edit("    source: ./web\n", ""), expect: "13:3 missing-source a nextjs service needs source or build", hint: "add source: ./web" },
@@ -167,6 +168,30 @@ describe("invalid platform.yml: rules across the file", () => {
       const r = check(edit(WEB_ENV, `${WEB_ENV}      ${key}: \${api.external_url}\n`));
       expect(r.warnings, key).toEqual([]);
     }
+  });
+
+  it("${secrets.NAME} refers to the environment's secrets, not to a service", () => {
+    const r = check(apiEnv("      API_TOKEN: ${secrets.API_TOKEN}"));
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([]);
+    expect(r.config?.services.api?.env.API_TOKEN).toBe("${secrets.API_TOKEN}");
+  });
+
+  it("a secret name must be a variable-style name", () => {
+    expectDiagnostic(check(apiEnv("      API_TOKEN: ${secrets.api-token}")), '12:18 invalid-secret-name invalid secret name "api-token" in ${secrets.api-token}', "${secrets.API_TOKEN}");
+  });
+
+  it("a service may not be called secrets", () => {
+    expectDiagnostic(check(edit("  web:\n", "  secrets:\n")), '13:3 reserved-name "secrets" is reserved: ${secrets.NAME} refers to the environment\'s secrets');
+  });
+
+  it("a secret the environment does not have is a warning naming the command, when the names are known", () => {
+    const yaml = apiEnv("      API_TOKEN: ${secrets.API_TOKEN}\n      OTHER: ${secrets.OTHER}");
+    const r = check(yaml, { secrets: { names: new Set(["OTHER"]), env: "staging" } });
+    expect(r.ok).toBe(true);
+    const d = expectDiagnostic(r, "12:18 secret-not-set secret API_TOKEN is not set in the staging environment: a deploy would stop before building", "platform secrets set API_TOKEN --env staging");
+    expect(d.severity).toBe("warning");
+    expect(r.warnings).toHaveLength(1);
   });
 
   it("$${ is an escape, not a reference", () => {

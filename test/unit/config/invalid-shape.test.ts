@@ -37,6 +37,8 @@ const cases: Case[] = [
   { name: "dependson typo", yaml: api("    dependson: [web]\n"), expect: '8:5 unknown-field unknown field "dependson" (did you mean "depends_on"?)' },
   { name: "dependsOn camel case", yaml: api("    dependsOn: [web]\n"), expect: '8:5 unknown-field unknown field "dependsOn" (did you mean "depends_on"?)' },
   { name: "environment from compose", yaml: api("    environment:\n      A: b\n"), expect: '8:5 unknown-field unknown field "environment"', hint: "use env:" },
+  { name: "start is a number", yaml: api("    start: 42\n"), expect: "8:12 wrong-type must be text or a list of text, not the number 42" },
+  { name: "start is an empty list", yaml: api("    start: []\n"), expect: "8:12 empty-value the list is empty" },
   { name: "ports from compose", yaml: api("    ports: [\"8000:8000\"]\n"), expect: '8:5 unknown-field unknown field "ports"', hint: "$PORT" },
   { name: "image from compose", yaml: api("    image: python:3.12\n"), expect: '8:5 unknown-field unknown field "image"', hint: "use source" },
   { name: "type missing", yaml: `${HEAD}  api:\n    source: ./api\n    public: true\n`, expect: '4:3 missing-field missing required field "type"', hint: "add type: fastapi, nextjs or postgres" },

@@ -50,6 +50,23 @@ describe("engine events to service phases", () => {
     expect(toLogFile(outs("platform:docker:Job", "api-migrate", "create", { logFile: "/x.log" }))).toEqual({ service: "api", logFile: "/x.log" });
   });
 
+  it("a rollback's pinned image shows no build phases", () => {
+    const pinned = (e: EngineEvent) => {
+      const m = (e.resourcePreEvent ?? e.resOutputsEvent)!.metadata as { new?: Record<string, unknown> };
+      m.new = { ...(m.new ?? {}), inputs: { pinned: true } };
+      return e;
+    };
+    expect(toProgress(pinned(pre("platform:docker:Image", "api-image", "create-replacement")))).toBeUndefined();
+    expect(toProgress(pinned(outs("platform:docker:Image", "api-image", "create-replacement")))).toBeUndefined();
+  });
+
+  it("records the image that runs now, not the one a replacement deletes last", () => {
+    const tagged = (op: string, tag: string) => outs("platform:docker:Image", "api-image", op, { tag, hash: `${tag}-hash` });
+    expect(toImage(tagged("create-replacement", "new"))).toEqual({ service: "api", tag: "new", hash: "new-hash" });
+    expect(toImage(tagged("same", "same"))).toEqual({ service: "api", tag: "same", hash: "same-hash" });
+    expect(toImage(tagged("delete-replaced", "old"))).toBeUndefined();
+  });
+
   it("parses parented URNs", () => {
     expect(parseUrn("urn:pulumi:s::p::my:comp$platform:docker:Image::api-image")).toEqual({ type: "platform:docker:Image", name: "api-image" });
   });

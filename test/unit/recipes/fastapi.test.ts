@@ -133,10 +133,16 @@ describe("buildFastapiRecipe: dependency layouts", () => {
     const text = recipe.dockerfile;
     expect(text).not.toMatch(/^# syntax/m);
     expect(text).not.toMatch(/ca-certificates\.crt|COPY .*secrets/);
-    // Every step that reaches a package index mounts the CA secret, and only those.
+    // Every step that reaches a package index mounts the CA secret, and only those; the
+    // dependency installs also source the service's variables (the platform-env secret).
+    const ca = "if \\[ -s \\/run\\/secrets\\/ca \\]; then export PIP_CERT=\\/run\\/secrets\\/ca SSL_CERT_FILE=\\/run\\/secrets\\/ca NODE_EXTRA_CA_CERTS=\\/run\\/secrets\\/ca REQUESTS_CA_BUNDLE=\\/run\\/secrets\\/ca UV_NATIVE_TLS=1; fi; ";
+    const env = "if \\[ -f \\/run\\/secrets\\/platform-env \\]; then set -a; \\. \\/run\\/secrets\\/platform-env; set \\+a; fi; ";
     for (const line of text.split("\n").filter((l) => !l.startsWith("#") && /pip install|uv sync|uv pip|poetry install/.test(l))) {
-      expect(line).toMatch(/^RUN --mount=type=secret,id=ca sh -c 'if \[ -s \/run\/secrets\/ca \]; then export PIP_CERT=\/run\/secrets\/ca SSL_CERT_FILE=\/run\/secrets\/ca NODE_EXTRA_CA_CERTS=\/run\/secrets\/ca REQUESTS_CA_BUNDLE=\/run\/secrets\/ca UV_NATIVE_TLS=1; fi; /);
+      const withEnv = /sync --frozen|-r (requirements\.txt|pyproject\.toml)|poetry install|--no-deps \./.test(line);
+      expect(line).toMatch(new RegExp(withEnv ? `^RUN --mount=type=secret,id=ca --mount=type=secret,id=platform-env sh -c '${env}${ca}` : `^RUN --mount=type=secret,id=ca sh -c '${ca}`));
     }
+    // Variables are never written into the image: no ENV or ARG of them.
+    expect(text).not.toMatch(/^ARG /m);
     const final = stage(text, 1);
     expect(final[0]).toBe("FROM platform-local/python:3.11");
     expect(final).toContain("COPY --from=build /opt/venv /opt/venv");

@@ -61,7 +61,7 @@ describe("buildNextjsRecipe: package managers", () => {
       manifests: ["package.json"],
       install: "npm install --no-audit --no-fund",
       build: "npm run build",
-      note: "no lockfile: installing with npm install (versions resolve at build time; commit a lockfile to pin them)",
+      note: "no lockfile (no packageManager field either): installing with npm install; versions resolve at build time (commit a lockfile to pin them)",
     },
     {
       name: "several lockfiles, packageManager decides",
@@ -70,6 +70,24 @@ describe("buildNextjsRecipe: package managers", () => {
       install: '([ "$(cd / && pnpm --version 2>/dev/null)" = "10.0.0" ] || npm install -g --force pnpm@10.0.0) && pnpm install --frozen-lockfile',
       build: "pnpm run build",
       note: "several lockfiles (package-lock.json, pnpm-lock.yaml): using pnpm-lock.yaml",
+    },
+    {
+      name: "bun with bun.lock",
+      files: { "package.json": pkg(), "bun.lock": null },
+      manifests: ["package.json", "bun.lock"],
+      install:
+        '([ "$(cd / && bun --version 2>/dev/null)" = "1.4.5" ] || (case "$(uname -m)" in aarch64|arm64) pkg=@oven/bun-linux-aarch64 ;; *) pkg=@oven/bun-linux-x64; grep -q avx2 /proc/cpuinfo || pkg=$pkg-baseline ;; esac;' +
+        ' npm install -g --force "$pkg@1.4.5" && cp "$(npm root -g)/$pkg/bin/bun" /usr/local/bin/bun && ln -sf bun /usr/local/bin/bunx)) && bun install --frozen-lockfile',
+      build: "bun run build",
+      note: "bun.lock: installing with bun install --frozen-lockfile",
+    },
+    {
+      name: "bun with the older binary bun.lockb",
+      files: { "package.json": pkg({ packageManager: "bun@1.2.0" }), "bun.lockb": null },
+      manifests: ["package.json", "bun.lockb"],
+      install: '([ "$(cd / && bun --version 2>/dev/null)" = "1.2.0" ] || (case',
+      build: "bun run build",
+      note: "bun 1.2.0 from package.json packageManager",
     },
     {
       name: "no build script",
@@ -85,11 +103,15 @@ describe("buildNextjsRecipe: package managers", () => {
     const recipe = buildNextjsRecipe(snapshot({ ...files, "next.config.mjs": STANDALONE, "app/page.js": null }), LOCAL);
     expect(recipe.notes).toContain(note);
     const lines = stage(recipe.dockerfile, 0);
-    const installAt = lines.findIndex((l) => l.endsWith(`; ${install}'`));
+    const installAt = lines.findIndex((l) => l.endsWith(`; ${install}'`) || (install.endsWith("(case") && l.includes(`; ${install}`)));
     expect(installAt, recipe.dockerfile).toBeGreaterThan(0);
     expect(lines.slice(0, installAt).filter((l) => l.startsWith("COPY "))).toEqual(manifests.map((m) => `COPY ${m} ${m}`));
     expect(lines[installAt + 1]).toBe("COPY . .");
-    expect(lines[installAt + 2]).toMatch(new RegExp(`^RUN --mount=type=secret,id=ca sh -c '.*; ${build.replace(/[.]/g, "\\.")}'$`));
+    // The build re-runs when a variable changes (the hash argument) and sources them from the secret.
+    expect(lines[installAt + 2]).toBe("ARG PLATFORM_BUILD_ENV_HASH");
+    expect(lines[installAt + 3]).toMatch(new RegExp(`^RUN --mount=type=secret,id=ca --mount=type=secret,id=platform-env sh -c 'if \\[ -f /run/secrets/platform-env \\]; then set -a; \\. /run/secrets/platform-env; set \\+a; fi; .*; ${build.replace(/[.]/g, "\\.")}'$`));
+    // The install does not see them: its layer stays cached when only a value changes.
+    expect(lines[installAt]).not.toContain("platform-env");
   });
 
   it.each(cases)("$name: house rules", ({ files }) => {
@@ -199,5 +221,35 @@ describe("buildNextjsRecipe: errors", () => {
     if (typeof message === "string") expect(e.message).toBe(message);
     else expect(e.message).toMatch(message);
     expect(e.hint).toMatch(hint);
+  });
+});
+
+describe("buildNextjsRecipe: bun", () => {
+  const bunPkg = (start: string) => JSON.stringify({ name: "web", scripts: { build: "next build", start }, dependencies: { next: "15.5.29", react: "19.3.1", "react-dom": "19.3.1" } });
+
+  it("standalone: installs and builds with bun, runs server.js on Node without bun in the image", () => {
+    const recipe = buildNextjsRecipe(snapshot({ "package.json": bunPkg("bun run next start"), "bun.lock": null, "next.config.mjs": STANDALONE }), LOCAL);
+    expect(recipe.start).toEqual(["node", "server.js"]);
+    expect(stage(recipe.dockerfile, 1).join("\n")).not.toContain("bun");
+  });
+
+  it("a start script that uses bun: the image keeps bun and runs bun run start", () => {
+    const recipe = buildNextjsRecipe(snapshot({ "package.json": bunPkg("bun --bun next start"), "bun.lock": null, "next.config.mjs": "export default {};\n" }), LOCAL);
+    expect(recipe.start).toEqual(["/bin/sh", "-c", "exec bun run start"]);
+    expect(stage(recipe.dockerfile, 1)).toContain("COPY --from=build /usr/local/bin/bun /usr/local/bin/bun");
+    expect(recipe.notes).toContain("the start script runs bun: running bun run start (next start reads $PORT)");
+    expect(stage(recipe.dockerfile, 0).join("\n")).toContain("rm -rf node_modules && bun install --production --frozen-lockfile");
+  });
+
+  it("a plain next start script: installed with bun, run with next start on Node", () => {
+    const recipe = buildNextjsRecipe(snapshot({ "package.json": bunPkg("next start"), "bun.lockb": null, "next.config.mjs": "export default {};\n" }), LOCAL);
+    expect(recipe.start[2]).toContain("next start");
+    expect(stage(recipe.dockerfile, 1).join("\n")).not.toContain("/usr/local/bin/bun");
+  });
+
+  it("several lockfiles: the packageManager field decides, and the choice is stated", () => {
+    const recipe = buildNextjsRecipe(snapshot({ "package.json": JSON.stringify({ packageManager: "bun@1.4.5", dependencies: { next: "15.5.29" } }), "bun.lock": null, "package-lock.json": null }), LOCAL);
+    expect(recipe.notes).toContain("several lockfiles (package-lock.json, bun.lock): using bun.lock");
+    expect(recipe.notes[0]).toBe("bun.lock: installing with bun install --frozen-lockfile");
   });
 });

@@ -30,7 +30,7 @@ describe("parsePackageManagerField (corepack's reading)", () => {
     ["pnpm@^9.0.0", /"\^9\.0\.0" is not an exact version/],
     ["pnpm@9", /"9" is not an exact version/],
     ["pnpm@latest", /"latest" is not an exact version/],
-    ["bun@1.1.0", /names bun: only npm, pnpm and yarn are supported/],
+    ["deno@2.1.0", /names deno: only npm, pnpm, yarn and bun are supported/],
     ["yarn@https://example.test/yarn.js", /a URL is not supported/],
     ["pnpm@9.12.0+sha512.abc", /"\+sha512\.abc" is not a hash corepack knows/],
     [`pnpm@9.12.0+md5.${"0".repeat(32)}`, /is not a hash corepack knows/],

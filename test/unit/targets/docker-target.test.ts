@@ -81,6 +81,19 @@ describe("docker target (mocked engine)", () => {
     expect(byName("api").inputs.image).toBe(img.tag);
   });
 
+  it("gives builds the service's variables as a secret input, and only a hash of them in the clear", () => {
+    const api = byName("api-image").inputs;
+    expect(api.buildEnv).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
+    expect(reveal(api.buildEnv)).toEqual({ DATABASE_URL: "postgresql://app:s3cretpassw0rd@database:5432/app", CORS_ORIGINS: "https://fullstack-web-brave-otter.localhost" });
+    expect(api.buildEnvHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(reveal(byName("web-image").inputs.buildEnv)).toEqual({ API_URL: "http://api:8080" });
+    // Nothing but buildEnv carries a value: the password is in no other input of any image.
+    for (const name of ["api-image", "web-image"]) {
+      const { buildEnv: _secret, ...rest } = byName(name).inputs;
+      expect(JSON.stringify(rest)).not.toContain("s3cretpassw0rd");
+    }
+  });
+
   it("exports URLs, and the database URL as a secret", async () => {
     expect(await unwrap(outputs.api_external_url as pulumi.Output<string>)).toBe("https://fullstack-api-brave-otter.localhost");
     expect(await unwrap(outputs.web_url as pulumi.Output<string>)).toBe("http://web:8080");

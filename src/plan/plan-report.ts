@@ -1,0 +1,76 @@
+/**
+ * What `platform plan` says per service: what the platform decided and why, from a Plan
+ * (pure). The only outside fact, a `build` service's Dockerfile text (for its ARG names), is
+ * read through the given function, so the report is tested on fixtures without a disk.
+ */
+import { relative } from "node:path";
+import { parseDockerfileArgs } from "./dockerfile-args.js";
+import { describeStartCommand } from "./start-command.js";
+import type { Plan, PlannedService } from "./types.js";
+
+export interface ServiceReport {
+  readonly name: string;
+  readonly type: PlannedService["type"];
+  readonly public: boolean;
+  /** "generated Dockerfile for ./api", "Dockerfile ./hook/Dockerfile", "image postgres:17". */
+  readonly build: string;
+  readonly install?: string;
+  readonly runtime?: string;
+  readonly app?: string;
+  readonly start?: string;
+  /** Names only: values are never shown. */
+  readonly buildEnv: readonly string[];
+  /** The build-time variables that also go in as --build-arg (names a Dockerfile declares with ARG). */
+  readonly buildArgs: readonly string[];
+  readonly fallbacks: readonly string[];
+  readonly dependsOn: readonly string[];
+  /** What else is worth knowing, as "label: text": a database's volume and retention, a migration. */
+  readonly details: readonly string[];
+}
+
+export interface PlanReport {
+  readonly project: string;
+  readonly env: string;
+  readonly services: readonly ServiceReport[];
+  /** The secrets platform.yml refers to, and whether the environment has each (names only). */
+  readonly secrets: ReadonlyArray<{ readonly name: string; readonly set: boolean }>;
+}
+
+/** Where a path is, as a person in the project directory would write it. */
+function fromProject(projectDir: string, path: string): string {
+  const rel = relative(projectDir, path);
+  return rel === "" ? "." : rel.startsWith("..") ? path : `./${rel}`;
+}
+
+function reportService(s: PlannedService, projectDir: string, readDockerfile: (path: string) => string | undefined): ServiceReport {
+  const base = { name: s.name, type: s.type, public: s.public, buildEnv: s.buildEnv, dependsOn: s.dependsOn };
+  const details: string[] = [];
+  if (s.database) {
+    details.push(`data: volume ${s.database.volumeName} (retention ${s.database.retain ? "permanent" : "delete"}${s.database.storage ? `, storage ${s.database.storage}` : ""})`);
+  }
+  if (s.migrate) details.push(`migrate: ${s.migrate.command.join(" ")} (timeout ${s.migrate.timeoutSeconds}s, on_failure ${s.migrate.continueOnFailure ? "continue" : "abort"})`);
+  const b = s.build;
+  if (!b) return { ...base, build: `image ${s.image}`, buildArgs: [], fallbacks: [], details };
+  if (b.kind === "dockerfile") {
+    const declared = parseDockerfileArgs(readDockerfile(b.dockerfilePath) ?? "");
+    return {
+      ...base, build: `Dockerfile ${fromProject(projectDir, b.dockerfilePath)}`,
+      ...(s.command ? { start: `${describeStartCommand(s.command)} (platform.yml start)` } : { start: "the Dockerfile's CMD" }),
+      buildArgs: s.buildEnv.filter((n) => declared.includes(n)), fallbacks: [], details,
+    };
+  }
+  const r = b.recipe.summary;
+  return {
+    ...base, build: `generated Dockerfile for ${fromProject(projectDir, b.context)}`,
+    install: r.install, runtime: r.runtime, ...(r.app ? { app: r.app } : {}), start: r.start,
+    buildArgs: [], fallbacks: r.fallbacks, details,
+  };
+}
+
+export function buildPlanReport(plan: Plan, projectDir: string, readDockerfile: (path: string) => string | undefined, setSecrets: ReadonlySet<string>): PlanReport {
+  return {
+    project: plan.project, env: plan.env,
+    services: plan.services.map((s) => reportService(s, projectDir, readDockerfile)),
+    secrets: plan.secrets.map((name) => ({ name, set: setSecrets.has(name) })),
+  };
+}
