@@ -6,7 +6,7 @@ import { ExitCode, VisibleError } from "../errors.js";
 import { buildComponents, type ComponentSpec } from "./components.js";
 import { buildCniConfig, buildContainerdConfig, buildKubeconfig, buildKubeletConfig, buildKubeProxyConfig } from "./configs.js";
 import { buildCorednsManifests } from "./coredns.js";
-import { waitFor } from "./exec.js";
+import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
 import { importArchive } from "./images.js";
 import { defaultServiceAccountExists, deploymentReady, describePods, kubectl, patchNodeAddress, readNode } from "./kubectl.js";
@@ -26,7 +26,7 @@ export async function ensureClusterToolchain(progress: Progress = () => {}): Pro
   if (found) return found;
   progress(`the Kubernetes toolchain is missing: running ${SETUP_SCRIPT} (cold: about 25 minutes on 2 cores; then cached)`);
   const code = await new Promise<number>((res) => {
-    const child = spawn("bash", [SETUP_SCRIPT], { stdio: ["ignore", 2, 2] });
+    const child = spawn("bash", [SETUP_SCRIPT], { stdio: ["ignore", 2, 2], env: systemToolEnv() });
     child.on("error", () => res(-1));
     child.on("close", (c) => res(c ?? -1));
   });

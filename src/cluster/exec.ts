@@ -13,10 +13,18 @@ export interface ToolOptions {
   allowFail?: boolean;
 }
 
+/**
+ * The system tools a cluster needs (iptables, ip, mount, runc, containerd) live in the sbin
+ * directories, which a non-login or CI environment may leave off PATH.
+ */
+export function systemToolEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, PATH: `/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:${process.env.PATH ?? ""}` };
+}
+
 /** Runs a command to completion. Failures become a VisibleError naming the command and its last output. */
 export function runTool(cmd: string, args: string[], o: ToolOptions = {}): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: o.env ?? process.env, stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(cmd, args, { env: o.env ?? systemToolEnv(), stdio: [o.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     const timer = o.timeoutMs ? setTimeout(() => child.kill("SIGKILL"), o.timeoutMs) : undefined;

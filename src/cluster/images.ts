@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { ExitCode, VisibleError } from "../errors.js";
 import { qualifiedRef } from "./configs.js";
-import { runTool } from "./exec.js";
+import { runTool, systemToolEnv } from "./exec.js";
 import { type ClusterLayout, type ClusterToolchain } from "./layout.js";
 
 /**
@@ -31,7 +31,7 @@ export async function importArchive(l: ClusterLayout, tc: ClusterToolchain, imag
  */
 export async function importDockerImage(l: ClusterLayout, tc: ClusterToolchain, image: string, dockerCli = "docker"): Promise<void> {
   const save = spawn(dockerCli, ["save", image], { stdio: ["ignore", "pipe", "pipe"] });
-  const ctr = spawn(tc.ctr, ctrArgs(l, "images", "import", "-"), { stdio: ["pipe", "pipe", "pipe"] });
+  const ctr = spawn(tc.ctr, ctrArgs(l, "images", "import", "-"), { stdio: ["pipe", "pipe", "pipe"], env: systemToolEnv() });
   let err = "";
   save.stderr.on("data", (d) => { err += d; });
   ctr.stderr.on("data", (d) => { err += d; });

@@ -4,7 +4,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { join } from "node:path";
 import type { ComponentSpec, HealthCheck } from "./components.js";
-import { runTool, sleep } from "./exec.js";
+import { runTool, sleep, systemToolEnv } from "./exec.js";
 import type { ClusterLayout, ClusterToolchain } from "./layout.js";
 
 /**
@@ -54,7 +54,7 @@ export function startComponent(l: ClusterLayout, spec: ComponentSpec): number {
       detached: true,
       stdio: ["ignore", log, log],
       // The kubelet and CNI plugins look for mount, iptables, ip and runc on PATH.
-      env: { ...process.env, PATH: `/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:${process.env.PATH ?? ""}` },
+      env: systemToolEnv(),
     });
     if (!child.pid) throw new Error(`could not start ${spec.command}`);
     child.unref();
