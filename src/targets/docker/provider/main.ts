@@ -7,8 +7,9 @@ import { dockerProvider } from "./provider.js";
 // by their labels on the next deploy, while a plugin left running could go on making them.
 const engine = process.ppid;
 setInterval(() => { if (process.ppid !== engine) process.exit(2); }, 200).unref();
-// Ctrl-C is the engine's to handle (it finishes the steps in flight, then stops us).
-process.on("SIGINT", () => undefined);
+// No SIGINT handler: the engine stops its plugins with SIGINT when it closes (ignoring it made
+// every deploy wait for the engine's kill timeout), and Ctrl-C in a terminal never reaches us:
+// the engine runs in a session of its own (engine/workspace.ts).
 process.umask(0o077);
 
 main(dockerProvider, process.argv.slice(2)).catch((err: unknown) => {
