@@ -5,9 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 home=${PLATFORM_HOME:-$HOME/.platform}
-# The tests include the Kubernetes test cluster's, so the set-up builds (once, cached by
-# version) the Kubernetes toolchain too; npm run setup alone does not.
-if [ "${PLATFORM_SKIP_SETUP:-}" != "1" ]; then PLATFORM_SETUP_KUBERNETES=1 bash "$here/setup.sh"; fi
+if [ "${PLATFORM_SKIP_SETUP:-}" != "1" ]; then bash "$here/setup.sh"; fi
 # shellcheck disable=SC1091
 source "$home/env.sh"
 cd "$root"
