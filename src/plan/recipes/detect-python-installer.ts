@@ -9,7 +9,7 @@ import { RecipeError, type SourceSnapshot } from "./types.js";
 export type PythonInstaller =
   /** `uv sync --frozen` from uv.lock; `installProject`: the project is a package uv installs. */
   | { readonly kind: "uv-lock"; readonly installProject: boolean }
-  /** `poetry install --only main --no-root`, from poetry.lock or resolving without one. */
+  /** From poetry.lock (exported, then pip), or `poetry install --only main --no-root` resolving without one. */
   | { readonly kind: "poetry"; readonly locked: boolean }
   /** `pip install -r`: `files` are requirements.txt and what it includes; `needsSource`: it installs local paths (-e .). */
   | { readonly kind: "requirements"; readonly files: readonly string[]; readonly needsSource: boolean }
@@ -90,7 +90,7 @@ export function detectPythonProject(src: SourceSnapshot): PythonProject {
   }
   if (has("uv.lock")) notes.push("uv.lock without pyproject.toml: ignored");
   if (has("poetry.lock") && pyproject) {
-    notes.push("poetry.lock: installing with poetry install --only main --no-root");
+    notes.push("poetry.lock: installing with poetry export --only main (exact versions and hashes), then pip install");
     return { installer: { kind: "poetry", locked: true }, pyproject, declared: projectDeclared, notes };
   }
   if (has("poetry.lock")) notes.push("poetry.lock without pyproject.toml: ignored");

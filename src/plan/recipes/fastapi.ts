@@ -17,7 +17,7 @@ import {
 import { choosePythonRuntime, parsePythonVersionFile, type PythonRequest } from "./python-version.js";
 import type { Pyproject } from "./parse-pyproject.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
-import { POETRY_VERSION, UV_VERSION } from "./tool-versions.js";
+import { POETRY_EXPORT_VERSION, POETRY_VERSION, UV_VERSION } from "./tool-versions.js";
 import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } from "./types.js";
 
 export interface FastapiRecipeOptions {
@@ -111,10 +111,15 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
       };
     case "poetry":
       return {
-        tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install poetry==${POETRY_VERSION}`)],
+        tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install poetry==${POETRY_VERSION}${installer.locked ? ` poetry-plugin-export==${POETRY_EXPORT_VERSION}` : ""}`)],
         manifests: installer.locked ? ["pyproject.toml", "poetry.lock"] : ["pyproject.toml"],
-        // Poetry installs into the active venv (VIRTUAL_ENV) instead of making its own.
-        install: buildNetworkRun(`python3 -m venv ${VENV} && ${TOOLS}/bin/poetry install --only main --no-root --no-interaction --no-ansi`, ENV),
+        // A lock is exported (exact versions and hashes, read from poetry.lock alone) and
+        // installed by pip: pip needs only the index's simple API, where Poetry's installer also
+        // needs the JSON API, which mirrors and proxies often lack; and old lock formats export.
+        // Without a lock, Poetry resolves and installs into the active venv (VIRTUAL_ENV).
+        install: buildNetworkRun(installer.locked
+          ? `python3 -m venv ${VENV} && ${TOOLS}/bin/poetry export --only main --format requirements.txt --output /tmp/poetry-requirements.txt && ${VENV}/bin/pip install --no-deps -r /tmp/poetry-requirements.txt`
+          : `python3 -m venv ${VENV} && ${TOOLS}/bin/poetry install --only main --no-root --no-interaction --no-ansi`, ENV),
         add: pipAdd,
         env: ["POETRY_VIRTUALENVS_CREATE=false", "POETRY_NO_INTERACTION=1", "POETRY_CACHE_DIR=/tmp/poetry-cache"],
       };

@@ -12,6 +12,8 @@ export const UV_VERSION = "0.13.9";
 
 /** Poetry, for poetry.lock and [tool.poetry] projects (PyPI). */
 export const POETRY_VERSION = "2.5.1";
+/** Poetry's export plugin: poetry.lock to a pip requirements file with hashes. */
+export const POETRY_EXPORT_VERSION = "1.10.1";
 
 /**
  * pnpm when package.json names no version. The same as the platform's local node image

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildFastapiRecipe, RecipeError, type SourceSnapshot } from "../../../src/plan/recipes/index.js";
 import { VisibleError } from "../../../src/errors.js";
-import { POETRY_VERSION, UV_VERSION } from "../../../src/plan/recipes/tool-versions.js";
+import { POETRY_EXPORT_VERSION, POETRY_VERSION, UV_VERSION } from "../../../src/plan/recipes/tool-versions.js";
 import { LOCAL, PUBLIC, snapshot, stage } from "./snapshot.js";
 
 const MAIN = "from fastapi import FastAPI\n\napp = FastAPI()\n";
@@ -69,9 +69,9 @@ describe("buildFastapiRecipe: dependency layouts", () => {
     {
       name: "pyproject.toml + poetry.lock",
       src: snapshot({ "pyproject.toml": POETRY_PYPROJECT, "poetry.lock": null, "main.py": MAIN }),
-      note: /^poetry\.lock: installing with poetry install --only main --no-root$/,
+      note: /^poetry\.lock: installing with poetry export --only main \(exact versions and hashes\), then pip install$/,
       manifests: ["pyproject.toml", "poetry.lock"],
-      install: /python3 -m venv \/opt\/venv && \/opt\/tools\/bin\/poetry install --only main --no-root/,
+      install: /python3 -m venv \/opt\/venv && \/opt\/tools\/bin\/poetry export --only main --format requirements\.txt --output (\S+) && \/opt\/venv\/bin\/pip install --no-deps -r \1/,
     },
     {
       name: "pyproject.toml ([tool.poetry]) without a lockfile",
@@ -124,8 +124,8 @@ describe("buildFastapiRecipe: dependency layouts", () => {
 
   it("installs uv and poetry at their pinned versions, and only in the build stage", () => {
     const installs = cases.flatMap(({ src }) => stage(buildFastapiRecipe(src, LOCAL).dockerfile, 0).filter((l) => l.includes("/opt/tools/bin/pip install")));
-    const tools = new Set(installs.map((l) => /pip install (\S+)'$/.exec(l)?.[1]));
-    expect(tools).toEqual(new Set([`uv==${UV_VERSION}`, `poetry==${POETRY_VERSION}`]));
+    const tools = new Set(installs.map((l) => /pip install ([^']+)'$/.exec(l)?.[1]));
+    expect(tools).toEqual(new Set([`uv==${UV_VERSION}`, `poetry==${POETRY_VERSION} poetry-plugin-export==${POETRY_EXPORT_VERSION}`, `poetry==${POETRY_VERSION}`]));
   });
 
   it.each(cases)("$name: house rules of the Dockerfile", ({ src }) => {
@@ -138,7 +138,7 @@ describe("buildFastapiRecipe: dependency layouts", () => {
     const ca = "if \\[ -s \\/run\\/secrets\\/ca \\]; then export PIP_CERT=\\/run\\/secrets\\/ca SSL_CERT_FILE=\\/run\\/secrets\\/ca NODE_EXTRA_CA_CERTS=\\/run\\/secrets\\/ca REQUESTS_CA_BUNDLE=\\/run\\/secrets\\/ca UV_NATIVE_TLS=1; fi; ";
     const env = "if \\[ -f \\/run\\/secrets\\/platform-env \\]; then set -a; \\. \\/run\\/secrets\\/platform-env; set \\+a; fi; ";
     for (const line of text.split("\n").filter((l) => !l.startsWith("#") && /pip install|uv sync|uv pip|poetry install/.test(l))) {
-      const withEnv = /sync --frozen|-r (requirements\.txt|pyproject\.toml)|poetry install|--no-deps \./.test(line);
+      const withEnv = /sync --frozen|-r (requirements\.txt|pyproject\.toml)|poetry install|poetry export|--no-deps \./.test(line);
       expect(line).toMatch(new RegExp(withEnv ? `^RUN --mount=type=secret,id=ca --mount=type=secret,id=platform-env sh -c '${env}${ca}` : `^RUN --mount=type=secret,id=ca sh -c '${ca}`));
     }
     // Variables are never written into the image: no ENV or ARG of them.

@@ -76,6 +76,9 @@ describe("diagnoseBuildLog", () => {
     ["gcc missing (setuptools)", "#9 21.0   error: command 'gcc' failed: No such file or directory", /C compiler/],
     ["gcc missing (x86_64 prefix)", "#9 21.0 error: command '/usr/bin/x86_64-linux-gnu-gcc' failed with exit code 1", /C compiler/],
     ["gcc missing (shell)", "#9 3.0 /bin/sh: 1: gcc: not found", /C compiler/],
+    // Seen deploying nsidnev/fastapi-realworld-example-app: its 2022 pins have no wheels for Python 3.11.
+    ["psycopg2 from source", "#12 45.20       Error: pg_config executable not found.", /C compiler/],
+    ["a wheel that did not build", "#12 50.1   ERROR: Failed building wheel for greenlet", /C compiler/],
     ["node-gyp without make", "#9 gyp ERR! stack Error: not found: make", /C compiler/],
     ["npm ci out of sync", "#10 npm error `npm ci` can only install packages when your package.json and package-lock.json or npm-shrinkwrap.json are in sync. Please update your lock file", /npm install and commit package-lock\.json/],
     ["npm ci lock file's", "npm error Invalid: lock file's next@15.0.0 does not satisfy next@15.5.29", /package-lock\.json/],
@@ -86,7 +89,7 @@ describe("diagnoseBuildLog", () => {
     ["uv lock stale", "error: The lockfile at `uv.lock` needs to be updated, but `--frozen` was provided.", /uv lock and commit/],
     ["poetry lock stale", "pyproject.toml changed significantly since poetry.lock was last generated. Run `poetry lock` to fix the lock file.", /poetry lock and commit/],
     ["poetry not consistent", "Error: poetry.lock is not consistent with pyproject.toml.", /poetry lock/],
-    // Seen deploying nsidnev/fastapi-realworld-example-app (a poetry.lock from Poetry 1.1) with Poetry 2.
+    // Poetry's own installer (no poetry.lock) against an index without the JSON API.
     ["poetry without candidates", "#12 6.231     | Unable to find installation candidates for sniffio (1.2.0)", /poetry lock --regenerate/],
     ["pip without a distribution", "ERROR: No matching distribution found for asyncpg==0.21.0", /not on the package index/],
   ];

@@ -73,7 +73,7 @@ export function pickBuildArgVariables(dockerfile: string, values: Readonly<Recor
 const DIAGNOSES: ReadonlyArray<[RegExp, string]> = [
   [/Failed to fetch `[^`]*` from Google Fonts|fonts\.googleapis\.com|fonts\.gstatic\.com/,
     "next/font/google downloads fonts during next build, and this build cannot reach Google Fonts: use next/font/local with the font files in the repository"],
-  [/error: command '[^']*gcc' failed|gcc: not found|unable to execute '[^']*gcc'|command 'cc' failed|cc: not found|gyp ERR! .*not found: make|No such file or directory: '[^']*gcc'/,
+  [/error: command '[^']*gcc' failed|gcc: not found|unable to execute '[^']*gcc'|command 'cc' failed|cc: not found|gyp ERR! .*not found: make|No such file or directory: '[^']*gcc'|pg_config executable not found|Failed building wheel for/,
     "a package is compiled from source and the image has no C compiler: pin a version that ships a prebuilt wheel (or binary) for this platform and Python/Node version, or use a build Dockerfile that installs build-essential"],
   [/npm ci` can only install packages when your package\.json and package-lock\.json[^\n]* are in sync|lock file's [^\n]* (?:does not satisfy|do not match)/,
     "package-lock.json does not match package.json: run npm install and commit package-lock.json"],
