@@ -79,6 +79,9 @@ describe("diagnoseBuildLog", () => {
     // Seen deploying nsidnev/fastapi-realworld-example-app: its 2022 pins have no wheels for Python 3.11.
     ["psycopg2 from source", "#12 45.20       Error: pg_config executable not found.", /C compiler/],
     ["a wheel that did not build", "#12 50.1   ERROR: Failed building wheel for greenlet", /C compiler/],
+    // Seen deploying vercel/next-learn dashboard/final-example (bcrypt 5 through node-pre-gyp).
+    ["node-pre-gyp offline", "#11 82.17 .../bcrypt@5.1.1/node_modules/bcrypt install: node-pre-gyp WARN Pre-built binaries not installable for bcrypt@5.1.1 and node@22.23.3", /bcryptjs/],
+    ["node-gyp without Python", "#11 82.56 .../bcrypt install: gyp ERR! find Python Python is not set from command line or npm configuration", /Python and a C compiler/],
     ["node-gyp without make", "#9 gyp ERR! stack Error: not found: make", /C compiler/],
     ["npm ci out of sync", "#10 npm error `npm ci` can only install packages when your package.json and package-lock.json or npm-shrinkwrap.json are in sync. Please update your lock file", /npm install and commit package-lock\.json/],
     ["npm ci lock file's", "npm error Invalid: lock file's next@15.0.0 does not satisfy next@15.5.29", /package-lock\.json/],
@@ -91,6 +94,9 @@ describe("diagnoseBuildLog", () => {
     ["poetry not consistent", "Error: poetry.lock is not consistent with pyproject.toml.", /poetry lock/],
     // Poetry's own installer (no poetry.lock) against an index without the JSON API.
     ["poetry without candidates", "#12 6.231     | Unable to find installation candidates for sniffio (1.2.0)", /poetry lock --regenerate/],
+    // Seen deploying fastapi/full-stack-fastapi-template (requires-python >=3.14) on Python 3.11.
+    ["requires-python (uv)", "#13 2.923   cause: Because the current Python version (3.11.2) does not satisfy Python>=3.14,<4.0 and app==0.1.0 depends on Python>=3.14,<4.0", /requires-python/],
+    ["requires-python (pip)", "ERROR: Package 'app' requires a different Python: 3.11.2 not in '>=3.14,<4.0'", /requires-python/],
     ["pip without a distribution", "ERROR: No matching distribution found for asyncpg==0.21.0", /not on the package index/],
   ];
   it.each(cases)("%s", (_name, log, expected) => {

@@ -75,6 +75,8 @@ const DIAGNOSES: ReadonlyArray<[RegExp, string]> = [
     "next/font/google downloads fonts during next build, and this build cannot reach Google Fonts: use next/font/local with the font files in the repository"],
   [/error: command '[^']*gcc' failed|gcc: not found|unable to execute '[^']*gcc'|command 'cc' failed|cc: not found|gyp ERR! .*not found: make|No such file or directory: '[^']*gcc'|pg_config executable not found|Failed building wheel for/,
     "a package is compiled from source and the image has no C compiler: pin a version that ships a prebuilt wheel (or binary) for this platform and Python/Node version, or use a build Dockerfile that installs build-essential"],
+  [/Pre-built binaries not installable|prebuild-install (?:warn|WARN) install|gyp ERR! find Python/,
+    "a native npm package fetches its prebuilt binary from outside the npm registry (GitHub releases), which this build cannot reach, and compiling it needs Python and a C compiler: use a package that ships its binary through npm (bcryptjs for bcrypt, for example), or a build Dockerfile that installs python3 and build-essential"],
   [/npm ci` can only install packages when your package\.json and package-lock\.json[^\n]* are in sync|lock file's [^\n]* (?:does not satisfy|do not match)/,
     "package-lock.json does not match package.json: run npm install and commit package-lock.json"],
   [/ERR_PNPM_OUTDATED_LOCKFILE/, "pnpm-lock.yaml does not match package.json: run pnpm install and commit pnpm-lock.yaml"],
@@ -84,6 +86,8 @@ const DIAGNOSES: ReadonlyArray<[RegExp, string]> = [
   [/poetry\.lock[^\n]*not consistent|pyproject\.toml changed significantly since poetry\.lock was last generated/, "poetry.lock does not match pyproject.toml: run poetry lock and commit poetry.lock"],
   [/Unable to find installation candidates for/,
     "Poetry finds no installable files for a version that poetry.lock pins (an old lock format, or no wheel for this Python version): run poetry lock --regenerate and commit poetry.lock"],
+  [/current Python version \([\d.]+\) does not satisfy Python|requires a different Python: [\d.]+ not in/,
+    "the project's requires-python excludes the Python this build has (see the Python note above the build): use a Python version the platform offers, or widen requires-python"],
   [/No matching distribution found for|Could not find a version that satisfies the requirement/,
     "a Python requirement is not on the package index for this Python version: check its name and version, or the Python version the build uses"],
 ];
