@@ -31,7 +31,7 @@ function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<stri
   try {
     const opts = s.start ? { start: s.start } : {};
     const recipe = s.type === "nextjs" ? buildNextjsRecipe(snapshot, images, opts) : buildFastapiRecipe(snapshot, images, opts);
-    return { kind: "recipe", context: resolve(ctx.projectDir, s.source), recipe, buildArgs };
+    return { kind: "recipe", context: resolve(ctx.projectDir, s.source, recipe.context?.root ?? "."), recipe, buildArgs };
   } catch (e) {
     if (e instanceof RecipeError) throw new RecipeError(`services.${s.name} (source ${s.source}): ${e.message}`, e.hint);
     throw e;

@@ -3,7 +3,7 @@
  * (pure). The only outside fact, a `build` service's Dockerfile text (for its ARG names), is
  * read through the given function, so the report is tested on fixtures without a disk.
  */
-import { relative } from "node:path";
+import { join, relative } from "node:path";
 import { parseDockerfileArgs } from "./dockerfile-args.js";
 import { describeStartCommand } from "./start-command.js";
 import type { Plan, PlannedService } from "./types.js";
@@ -60,8 +60,10 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
     };
   }
   const r = b.recipe.summary;
+  const member = b.recipe.context?.member;
+  const where = member ? `${fromProject(projectDir, join(b.context, member))} (built from the workspace root ${fromProject(projectDir, b.context)})` : fromProject(projectDir, b.context);
   return {
-    ...base, build: `generated Dockerfile for ${fromProject(projectDir, b.context)}`,
+    ...base, build: `generated Dockerfile for ${where}`,
     install: r.install, runtime: r.runtime, ...(r.app ? { app: r.app } : {}), start: r.start,
     buildArgs: [], fallbacks: r.fallbacks, details,
   };

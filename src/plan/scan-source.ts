@@ -6,9 +6,10 @@
  */
 import type { Dirent } from "node:fs";
 import { open, readdir, readFile, stat } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { Config } from "../config/index.js";
-import { RecipeError, type SourceSnapshot } from "./recipes/types.js";
+import { parsePyproject } from "./recipes/parse-pyproject.js";
+import { RecipeError, type SourceSnapshot, type WorkspaceSnapshot } from "./recipes/types.js";
 
 /** Directories that are local state, never source: not listed, not read. */
 const SKIP_DIRS = new Set([
@@ -25,7 +26,7 @@ const MAX_MODULES = 400;
 
 /** Top-level files whose whole text recipes use. */
 const ROOT_MANIFESTS = new Set([
-  "pyproject.toml", ".python-version", "package.json", ".nvmrc", ".node-version", ".dockerignore", ".yarnrc.yml",
+  "pyproject.toml", ".python-version", "package.json", ".nvmrc", ".node-version", ".dockerignore", ".yarnrc.yml", "pnpm-workspace.yaml",
   "next.config.js", "next.config.mjs", "next.config.cjs", "next.config.ts", "next.config.mts",
 ]);
 
@@ -65,7 +66,39 @@ async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-export async function scanSource(dir: string): Promise<SourceSnapshot> {
+/** Lockfiles that make a directory its own project (no workspace lookup above it). */
+const OWN_LOCKFILES = ["uv.lock", "poetry.lock", "requirements.txt", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"];
+
+function toPosix(path: string): string {
+  return path.split(sep).join("/");
+}
+
+/** The workspace kind a directory roots, judged from its snapshot, if any. */
+function workspaceKind(root: SourceSnapshot, service: SourceSnapshot): WorkspaceSnapshot["kind"] | undefined {
+  const has = (f: string) => root.files.includes(f);
+  const pyproject = root.read("pyproject.toml");
+  if (service.files.includes("pyproject.toml") && has("uv.lock") && pyproject && parsePyproject(pyproject).uvWorkspaceMembers) return "uv";
+  if (service.files.includes("package.json") && has("pnpm-lock.yaml") && has("pnpm-workspace.yaml")) return "pnpm";
+  return undefined;
+}
+
+/**
+ * The nearest workspace above a service directory that has no lockfile of its own, looking
+ * no higher than the project directory (where platform.yml is).
+ */
+async function findWorkspace(dir: string, projectDir: string, own: SourceSnapshot): Promise<WorkspaceSnapshot | undefined> {
+  if (OWN_LOCKFILES.some((f) => own.files.includes(f))) return undefined;
+  const top = resolve(projectDir);
+  for (let up = dirname(resolve(dir)); up === top || up.startsWith(top + sep); up = dirname(up)) {
+    const root = await scanSource(up);
+    const kind = workspaceKind(root, own);
+    if (kind) return { kind, root: toPosix(relative(dir, up)), member: toPosix(relative(up, dir)), snapshot: root };
+    if (up === top) break;
+  }
+  return undefined;
+}
+
+export async function scanSource(dir: string, projectDir?: string): Promise<SourceSnapshot> {
   if (!(await isDirectory(dir))) {
     throw new RecipeError(`source directory ${dir} does not exist or is not a directory`, "`source` is a directory relative to platform.yml");
   }
@@ -108,17 +141,19 @@ export async function scanSource(dir: string): Promise<SourceSnapshot> {
   await walk(dir, "", 1);
   files.sort();
 
-  return {
+  const snapshot: SourceSnapshot = {
     files,
     read: (path: string) => texts.get(path.replace(/\\/g, "/").replace(/^(\.\/)+/, "")),
   };
+  const workspace = projectDir === undefined ? undefined : await findWorkspace(dir, projectDir, snapshot);
+  return workspace ? { ...snapshot, workspace } : snapshot;
 }
 
 /** The I/O a plan needs first: a snapshot of each `source` service's directory. */
 export async function scanSources(config: Config, projectDir: string): Promise<Map<string, SourceSnapshot>> {
   const sources = new Map<string, SourceSnapshot>();
   for (const s of Object.values(config.services)) {
-    if (s.source) sources.set(s.name, await scanSource(resolve(projectDir, s.source)));
+    if (s.source) sources.set(s.name, await scanSource(resolve(projectDir, s.source), projectDir));
   }
   return sources;
 }

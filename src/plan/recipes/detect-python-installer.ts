@@ -9,6 +9,8 @@ import { RecipeError, type SourceSnapshot } from "./types.js";
 export type PythonInstaller =
   /** `uv sync --frozen` from uv.lock; `installProject`: the project is a package uv installs. */
   | { readonly kind: "uv-lock"; readonly installProject: boolean }
+  /** A member of a uv workspace: `uv sync --frozen --package NAME` from the workspace root's uv.lock. */
+  | { readonly kind: "uv-workspace"; readonly packageName: string; readonly root: string; readonly member: string }
   /** From poetry.lock (exported, then pip), or `poetry install --only main --no-root` resolving without one. */
   | { readonly kind: "poetry"; readonly locked: boolean }
   /** `pip install -r`: `files` are requirements.txt and what it includes; `needsSource`: it installs local paths (-e .). */
@@ -89,6 +91,11 @@ export function detectPythonProject(src: SourceSnapshot): PythonProject {
     return { installer: { kind: "uv-lock", installProject }, pyproject, declared: projectDeclared, notes };
   }
   if (has("uv.lock")) notes.push("uv.lock without pyproject.toml: ignored");
+  const ws = src.workspace;
+  if (ws?.kind === "uv" && pyproject?.name) {
+    notes.push(`uv workspace at ${ws.root}: installing with uv sync --frozen --no-dev --package ${pyproject.name} from the workspace's uv.lock (the build context is the workspace root)`);
+    return { installer: { kind: "uv-workspace", packageName: pyproject.name, root: ws.root, member: ws.member }, pyproject, declared: projectDeclared, notes };
+  }
   if (has("poetry.lock") && pyproject) {
     notes.push("poetry.lock: installing with poetry export --only main (exact versions and hashes), then pip install");
     return { installer: { kind: "poetry", locked: true }, pyproject, declared: projectDeclared, notes };

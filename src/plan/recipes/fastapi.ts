@@ -86,6 +86,8 @@ interface InstallPlan {
   /** Adds packages to the venv. */
   readonly add: (packages: string[]) => string;
   readonly env: string[];
+  /** Build context relative to the service directory, and the service's place in it (workspaces). */
+  readonly context?: { readonly root: string; readonly member: string };
 }
 
 function buildInstallPlan(installer: PythonInstaller): InstallPlan {
@@ -109,6 +111,19 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
         add: uvAdd,
         env: uvEnv,
       };
+    case "uv-workspace": {
+      const pkg = `--package ${toShellWord(installer.packageName)}`;
+      return {
+        tools: [installUv],
+        // The root's manifest and lock are enough for the dependencies (--no-install-workspace).
+        manifests: ["pyproject.toml", "uv.lock"],
+        install: buildNetworkRun(`${uv} sync --frozen --no-dev --no-install-workspace ${pkg}`, ENV),
+        project: buildNetworkRun(`${uv} sync --frozen --no-dev --no-editable --inexact ${pkg}`, ENV),
+        add: uvAdd,
+        env: uvEnv,
+        context: { root: installer.root, member: installer.member },
+      };
+    }
     case "poetry":
       return {
         tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install poetry==${POETRY_VERSION}${installer.locked ? ` poetry-plugin-export==${POETRY_EXPORT_VERSION}` : ""}`)],
@@ -189,6 +204,7 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
     `COPY --from=build ${VENV} ${VENV}`,
     // Owned by root and read-only for the app user: the running service cannot rewrite its code.
     "COPY . .",
+    ...(plan.context ? [`WORKDIR /app/${plan.context.member}`] : []),
     "USER app",
     `EXPOSE ${HTTP_PORT}`,
     app ? `CMD ${start[2]}` : `CMD ${JSON.stringify(start)}`,
@@ -205,5 +221,7 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
     start: notes.at(-1) as string,
     fallbacks: notes.filter(isFallbackNote),
   };
-  return { dockerfile, dockerignore: buildDockerignore(DOCKERIGNORE, src.read(".dockerignore")), port: HTTP_PORT, start, notes, summary };
+  const ignoreFrom = plan.context ? src.workspace?.snapshot ?? src : src;
+  const dockerignore = buildDockerignore(plan.context ? [...new Set(DOCKERIGNORE.flatMap((p) => [p, `**/${p.replace(/^\*\*\//, "")}`]))] : DOCKERIGNORE, ignoreFrom.read(".dockerignore"));
+  return { dockerfile, dockerignore, ...(plan.context ? { context: plan.context } : {}), port: HTTP_PORT, start, notes, summary };
 }

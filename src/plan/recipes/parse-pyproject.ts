@@ -26,6 +26,10 @@ export interface Pyproject {
   readonly poetryDependencies: readonly string[];
   /** `[tool.fastapi] entrypoint`, e.g. "app.main:app" (read by `fastapi run`). */
   readonly fastapiEntrypoint?: string;
+  /** `[project] name`. */
+  readonly name?: string;
+  /** `[tool.uv.workspace] members`: present when this pyproject is a uv workspace root. */
+  readonly uvWorkspaceMembers?: readonly string[];
 }
 
 /** Drops a `#` comment that is not inside a string. */
@@ -118,6 +122,10 @@ function asString(v: TomlValue | undefined): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
+function asStrings(v: TomlValue | undefined): string[] {
+  return Array.isArray(v) ? v : [];
+}
+
 export function parsePyproject(text: string): Pyproject {
   const { values, tables } = parseTomlSubset(text);
   const dynamic = values.get("project.dynamic");
@@ -139,5 +147,7 @@ export function parsePyproject(text: string): Pyproject {
       : undefined),
     poetryDependencies,
     fastapiEntrypoint: asString(values.get("tool.fastapi.entrypoint")),
+    name: asString(values.get("project.name")),
+    uvWorkspaceMembers: tables.has("tool.uv.workspace") ? asStrings(values.get("tool.uv.workspace.members")) : undefined,
   };
 }

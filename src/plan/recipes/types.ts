@@ -19,6 +19,23 @@ export interface SourceSnapshot {
    * are only listed in `files`: their presence is what matters.
    */
   read(path: string): string | undefined;
+  /**
+   * The workspace the directory is a member of, when it has no lockfile of its own and an
+   * ancestor (up to the project directory) holds one: a uv workspace (pyproject.toml with
+   * [tool.uv.workspace] and uv.lock) or a pnpm workspace (pnpm-workspace.yaml and
+   * pnpm-lock.yaml).
+   */
+  readonly workspace?: WorkspaceSnapshot;
+}
+
+export interface WorkspaceSnapshot {
+  readonly kind: "uv" | "pnpm";
+  /** The workspace root relative to the service directory, posix: "..", "../..". */
+  readonly root: string;
+  /** The service directory relative to the workspace root, posix: "backend", "apps/web". */
+  readonly member: string;
+  /** The workspace root's own view (its manifests; listed files of the whole workspace). */
+  readonly snapshot: SourceSnapshot;
 }
 
 /** Base images the generated Dockerfiles start from (local ones when there is no registry). */
@@ -28,8 +45,13 @@ export interface BaseImages {
 }
 
 export interface Recipe {
-  /** A complete Dockerfile; its build context is the service directory. */
+  /** A complete Dockerfile; its build context is the service directory, or `context`. */
   readonly dockerfile: string;
+  /**
+   * When the build context is not the service directory: the workspace root relative to the
+   * service directory ("../.."), and the service directory relative to it ("services/api").
+   */
+  readonly context?: { readonly root: string; readonly member: string };
   /** Used instead of the directory's own .dockerignore (whose lines it includes). */
   readonly dockerignore: string;
   /** The port the container listens on (it also honours $PORT). */

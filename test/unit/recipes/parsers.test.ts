@@ -81,7 +81,15 @@ entrypoint = "svc.main:app"
       poetryPython: "^3.12",
       poetryDependencies: ["python", "fastapi"],
       fastapiEntrypoint: "svc.main:app",
+      name: "svc",
+      uvWorkspaceMembers: undefined,
     });
+  });
+  it("reads a uv workspace root's members", () => {
+    const root = parsePyproject('[project]\nname = "root"\n[tool.uv.workspace]\nmembers = ["services/*", "libs/*"]\nexclude = ["libs/old"]\n');
+    expect(root.uvWorkspaceMembers).toEqual(["services/*", "libs/*"]);
+    expect(root.name).toBe("root");
+    expect(parsePyproject('[tool.uv]\npackage = true\n').uvWorkspaceMembers).toBeUndefined();
   });
   it("reads dotted keys and dynamic dependencies", () => {
     const p = parsePyproject('tool.poetry.name = "x"\n[project]\nname = "x"\ndynamic = ["dependencies", "version"]\n');

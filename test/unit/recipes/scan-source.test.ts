@@ -108,3 +108,49 @@ describe("the examples build with their recipes", () => {
     expect(recipe.start[2]).toBe('exec uvicorn app.main:app --host 0.0.0.0 --port "$PORT"');
   });
 });
+
+describe("scanSource: workspaces above the service directory", () => {
+  const uvRoot = {
+    "pyproject.toml": '[project]\nname = "ws"\n[tool.uv.workspace]\nmembers = ["services/*"]\n',
+    "uv.lock": "version = 1\n",
+    "services/api/pyproject.toml": '[project]\nname = "api"\ndependencies = ["fastapi"]\n',
+    "services/api/main.py": "from fastapi import FastAPI\napp = FastAPI()\n",
+  };
+
+  it("finds the uv workspace root that holds the lockfile, and the recipe builds from it", async () => {
+    const dir = tree(uvRoot);
+    const src = await scanSource(join(dir, "services/api"), dir);
+    expect(src.workspace).toMatchObject({ kind: "uv", root: "../..", member: "services/api" });
+    expect(src.workspace?.snapshot.files).toContain("uv.lock");
+    const recipe = buildFastapiRecipe(src, LOCAL);
+    expect(recipe.context).toEqual({ root: "../..", member: "services/api" });
+    expect(recipe.dockerfile).toMatch(/uv sync --frozen --no-dev --no-install-workspace --package api/);
+    expect(recipe.dockerfile).toMatch(/uv sync --frozen --no-dev --no-editable --inexact --package api/);
+    expect(recipe.dockerfile).toMatch(/^WORKDIR \/app\/services\/api$/m);
+    expect(recipe.dockerignore).toMatch(/^\*\*\/\.venv$/m);
+  });
+
+  it("looks no higher than the project directory, and not at all when the service has its own lockfile", async () => {
+    const dir = tree(uvRoot);
+    expect((await scanSource(join(dir, "services/api"), join(dir, "services"))).workspace).toBeUndefined();
+    expect((await scanSource(join(dir, "services/api"))).workspace).toBeUndefined();
+    const own = tree({ ...uvRoot, "services/api/requirements.txt": "fastapi\n" });
+    expect((await scanSource(join(own, "services/api"), own)).workspace).toBeUndefined();
+  });
+
+  it("a uv.lock beside a pyproject that declares no workspace is not a workspace", async () => {
+    const dir = tree({ ...uvRoot, "pyproject.toml": '[project]\nname = "ws"\n' });
+    expect((await scanSource(join(dir, "services/api"), dir)).workspace).toBeUndefined();
+  });
+
+  it("finds a pnpm workspace (pnpm-workspace.yaml and pnpm-lock.yaml) for a package.json member", async () => {
+    const dir = tree({
+      "package.json": '{"private": true}\n',
+      "pnpm-workspace.yaml": "packages:\n  - apps/*\n",
+      "pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
+      "apps/web/package.json": '{"name": "web", "dependencies": {"next": "15.0.0"}}\n',
+    });
+    const src = await scanSource(join(dir, "apps/web"), dir);
+    expect(src.workspace).toMatchObject({ kind: "pnpm", root: "../..", member: "apps/web" });
+  });
+});
