@@ -74,6 +74,13 @@ function detectManager(src: SourceSnapshot, pkg: PackageJson, notes: string[]): 
   return { manager, lockfile: chosen?.[0], spec };
 }
 
+/** A workspace root's package manager: its lockfile and its package.json packageManager. */
+export function detectWorkspaceManager(root: SourceSnapshot): Pick<NodeProject, "manager" | "lockfile" | "managerSpec"> {
+  const text = root.read("package.json");
+  const { manager, lockfile, spec } = detectManager(root, text === undefined ? {} : parsePackageJson(text), []);
+  return { manager, lockfile, managerSpec: spec };
+}
+
 export function detectNodeProject(src: SourceSnapshot): NodeProject {
   const text = src.read("package.json");
   if (text === undefined) {

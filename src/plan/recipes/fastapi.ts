@@ -7,13 +7,7 @@
 import { HTTP_PORT } from "../constants.js";
 import { detectFastapiApp, type FastapiApp } from "./detect-fastapi-app.js";
 import { detectPythonProject, type PythonInstaller } from "./detect-python-installer.js";
-import {
-  buildCopyStep,
-  buildCreateUserStep,
-  buildDockerignore,
-  buildNetworkRun,
-  toShellWord,
-} from "./dockerfile-parts.js";
+import { buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, toShellWord, toWorkspaceIgnores } from "./dockerfile-parts.js";
 import { choosePythonRuntime, parsePythonVersionFile, type PythonRequest } from "./python-version.js";
 import type { Pyproject } from "./parse-pyproject.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
@@ -222,6 +216,6 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
     fallbacks: notes.filter(isFallbackNote),
   };
   const ignoreFrom = plan.context ? src.workspace?.snapshot ?? src : src;
-  const dockerignore = buildDockerignore(plan.context ? [...new Set(DOCKERIGNORE.flatMap((p) => [p, `**/${p.replace(/^\*\*\//, "")}`]))] : DOCKERIGNORE, ignoreFrom.read(".dockerignore"));
+  const dockerignore = buildDockerignore(plan.context ? toWorkspaceIgnores(DOCKERIGNORE) : DOCKERIGNORE, ignoreFrom.read(".dockerignore"));
   return { dockerfile, dockerignore, ...(plan.context ? { context: plan.context } : {}), port: HTTP_PORT, start, notes, summary };
 }

@@ -5,8 +5,8 @@
  * next.config asks for it, else the app with production dependencies and `next start`.
  */
 import { HTTP_PORT } from "../constants.js";
-import { detectNodeProject, matchesNodeRange, type NodeProject } from "./detect-node-project.js";
-import { BUILD_ENV_HASH_ARG, buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, parseImageRef, parseTagVersion } from "./dockerfile-parts.js";
+import { detectNodeProject, detectWorkspaceManager, matchesNodeRange, type NodeProject } from "./detect-node-project.js";
+import { BUILD_ENV_HASH_ARG, buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, parseImageRef, parseTagVersion, toWorkspaceIgnores } from "./dockerfile-parts.js";
 import { buildPackageManagerInstall, choosePackageManagerVersion } from "./package-manager.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
 import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } from "./types.js";
@@ -96,8 +96,30 @@ export interface NextjsRecipeOptions {
   readonly start?: string | readonly string[];
 }
 
+/**
+ * A member of a pnpm workspace without a lockfile of its own: the workspace's package
+ * manager and lockfile, every workspace package.json for the install, the build context at
+ * the root. Undefined for a standalone project.
+ */
+function detectWorkspace(src: SourceSnapshot, own: NodeProject): { project: NodeProject; root: SourceSnapshot; member: string; rootDir: string } | undefined {
+  const ws = src.workspace;
+  if (ws?.kind !== "pnpm" || own.lockfile) return undefined;
+  const root = detectWorkspaceManager(ws.snapshot);
+  const note = `pnpm workspace at ${ws.root}: installing with pnpm from the workspace's pnpm-lock.yaml (the build context is the workspace root, the app is ${ws.member})`;
+  return {
+    project: { ...own, manager: root.manager, lockfile: root.lockfile, managerSpec: root.managerSpec, notes: [note, ...own.notes.slice(1)] },
+    root: ws.snapshot,
+    member: ws.member,
+    rootDir: ws.root,
+  };
+}
+
 export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts: NextjsRecipeOptions = {}): Recipe {
-  const project = detectNodeProject(src);
+  const own = detectNodeProject(src);
+  const ws = detectWorkspace(src, own);
+  const project = ws?.project ?? own;
+  const installSrc = ws?.root ?? src;
+  const at = ws ? `/app/${ws.member}` : "/app";
   const runtime = chooseNodeImage(project, images.node);
   const managerNote = describeManagerVersion(project);
   const notes = [...project.notes, ...(managerNote ? [managerNote] : []), ...runtime.notes];
@@ -106,8 +128,10 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
   const manifests = [
     "package.json",
     ...(project.lockfile ? [project.lockfile] : []),
-    ...INSTALL_INPUTS.filter((f) => src.files.includes(f)),
-    ...src.files.filter((f) => INSTALL_INPUT_DIRS.some((d) => f.startsWith(d))),
+    ...INSTALL_INPUTS.filter((f) => installSrc.files.includes(f)),
+    ...installSrc.files.filter((f) => INSTALL_INPUT_DIRS.some((d) => f.startsWith(d))),
+    // Every workspace project's manifest: the frozen install checks them against the lockfile.
+    ...(ws ? installSrc.files.filter((f) => f.endsWith("/package.json")) : []),
   ];
   const build = [
     `FROM ${runtime.image} AS build`,
@@ -116,6 +140,7 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
     ...manifests.map((f) => buildCopyStep(f)),
     buildNetworkRun(buildInstallCommand(project)),
     "COPY . .",
+    ...(ws ? [`WORKDIR ${at}`] : []),
     // next build imports the app's modules and inlines NEXT_PUBLIC_* values: it runs with the
     // service's variables, and again whenever one of them changes (the hash argument).
     `ARG ${BUILD_ENV_HASH_ARG}`,
@@ -134,13 +159,16 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
       env,
       buildCreateUserStep(),
       "WORKDIR /app",
-      "COPY --from=build --chown=app:app /app/.next/standalone ./",
-      "COPY --from=build --chown=app:app /app/.next/static ./.next/static",
-      ...(hasPublic ? ["COPY --from=build --chown=app:app /app/public ./public"] : []),
+      // In a workspace, next traces from the workspace root: the server sits at <member>/server.js.
+      `COPY --from=build --chown=app:app ${at}/.next/standalone ./`,
+      ...(ws ? [`WORKDIR ${at}`] : []),
+      `COPY --from=build --chown=app:app ${at}/.next/static ./.next/static`,
+      ...(hasPublic ? [`COPY --from=build --chown=app:app ${at}/public ./public`] : []),
     ];
   } else {
-    const prune = project.nextIsDevDependency ? undefined : buildPruneCommand(project);
+    const prune = project.nextIsDevDependency || ws ? undefined : buildPruneCommand(project);
     if (project.nextIsDevDependency) notes.push("next is a devDependency: dev dependencies are kept in the image (move next to dependencies)");
+    else if (ws) notes.push("pnpm workspace: dev dependencies are kept in the image (output: \"standalone\" makes it small)");
     else if (!prune) notes.push("yarn (berry): dev dependencies are kept in the image");
     build.push(prune ? buildNetworkRun(`${prune} && rm -rf .next/cache`) : "RUN rm -rf .next/cache");
     // The start script decides only when it asks for bun; else next start runs on Node.
@@ -155,6 +183,7 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
       ...(withBun ? ["COPY --from=build /usr/local/bin/bun /usr/local/bin/bun"] : []),
       // The app user owns it: next start writes its cache under .next.
       "COPY --from=build --chown=app:app /app ./",
+      ...(ws ? [`WORKDIR ${at}`] : []),
     ];
   }
   if (opts.start) start = toStartCommand(opts.start);
@@ -170,5 +199,6 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
     start: notes.at(-1) as string,
     fallbacks: notes.filter(isFallbackNote),
   };
-  return { dockerfile, dockerignore: buildDockerignore(DOCKERIGNORE, src.read(".dockerignore")), port: HTTP_PORT, start, notes, summary };
+  const dockerignore = buildDockerignore(ws ? toWorkspaceIgnores(DOCKERIGNORE) : DOCKERIGNORE, installSrc.read(".dockerignore"));
+  return { dockerfile, dockerignore, ...(ws ? { context: { root: ws.rootDir, member: ws.member } } : {}), port: HTTP_PORT, start, notes, summary };
 }

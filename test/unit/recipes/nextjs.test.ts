@@ -253,3 +253,51 @@ describe("buildNextjsRecipe: bun", () => {
     expect(recipe.notes[0]).toBe("bun.lock: installing with bun install --frozen-lockfile");
   });
 });
+
+describe("buildNextjsRecipe: a member of a pnpm workspace", () => {
+  const root = snapshot({
+    "package.json": '{"private": true, "packageManager": "pnpm@10.34.8"}',
+    "pnpm-lock.yaml": null,
+    "pnpm-workspace.yaml": "packages:\n  - apps/*\n  - packages/*\n",
+    ".npmrc": "auto-install-peers=true\n",
+    "apps/web/package.json": null,
+    "packages/ui/package.json": null,
+  });
+  const member = (files: Record<string, string | null>) => ({
+    ...snapshot(files),
+    workspace: { kind: "pnpm" as const, root: "../..", member: "apps/web", snapshot: root },
+  });
+  const PKG = '{"name": "web", "scripts": {"build": "next build"}, "dependencies": {"next": "15.5.29", "react": "19.2.0", "react-dom": "19.2.0", "ui": "workspace:*"}}';
+
+  it("installs the whole workspace from its lockfile, builds in the member, runs the traced standalone server there", () => {
+    const recipe = buildNextjsRecipe(member({ "package.json": PKG, "next.config.js": 'module.exports = { output: "standalone" }', "public/x.png": null }), LOCAL);
+    expect(recipe.context).toEqual({ root: "../..", member: "apps/web" });
+    const build = stage(recipe.dockerfile, 0);
+    for (const f of ["package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", ".npmrc", "apps/web/package.json", "packages/ui/package.json"]) {
+      expect(build).toContain(`COPY ${f} ${f}`);
+    }
+    expect(build.find((l) => l.includes("pnpm install"))).toMatch(/pnpm install --frozen-lockfile'$/);
+    expect(build.indexOf("WORKDIR /app/apps/web")).toBeGreaterThan(build.indexOf("COPY . ."));
+    const final = stage(recipe.dockerfile, 1);
+    expect(final).toContain("COPY --from=build --chown=app:app /app/apps/web/.next/standalone ./");
+    expect(final).toContain("COPY --from=build --chown=app:app /app/apps/web/.next/static ./.next/static");
+    expect(final).toContain("COPY --from=build --chown=app:app /app/apps/web/public ./public");
+    expect(final.indexOf("WORKDIR /app/apps/web")).toBeLessThan(final.indexOf("COPY --from=build --chown=app:app /app/apps/web/.next/static ./.next/static"));
+    expect(recipe.summary.install).toMatch(/^pnpm workspace at \.\.\/\.\.: installing with pnpm from the workspace's pnpm-lock\.yaml .*; pnpm 10\.34\.8 from package\.json packageManager$/);
+    expect(recipe.dockerignore).toMatch(/^\*\*\/\.next$/m);
+  });
+
+  it("without standalone output: the whole workspace with next start in the member, dev dependencies kept and said", () => {
+    const recipe = buildNextjsRecipe(member({ "package.json": PKG }), LOCAL);
+    const final = stage(recipe.dockerfile, 1);
+    expect(final.slice(-4, -1)).toEqual(["WORKDIR /app/apps/web", "USER app", "EXPOSE 8080"]);
+    expect(recipe.notes).toContain('pnpm workspace: dev dependencies are kept in the image (output: "standalone" makes it small)');
+    expect(recipe.dockerfile).not.toContain("pnpm prune");
+  });
+
+  it("a member with its own lockfile is a project of its own", () => {
+    const recipe = buildNextjsRecipe(member({ "package.json": PKG, "package-lock.json": null }), LOCAL);
+    expect(recipe.context).toBeUndefined();
+    expect(recipe.dockerfile).toContain("npm ci");
+  });
+});
