@@ -74,11 +74,20 @@ function detectManager(src: SourceSnapshot, pkg: PackageJson, notes: string[]): 
   return { manager, lockfile: chosen?.[0], spec };
 }
 
-/** A workspace root's package manager: its lockfile and its package.json packageManager. */
-export function detectWorkspaceManager(root: SourceSnapshot): Pick<NodeProject, "manager" | "lockfile" | "managerSpec"> {
+function detectNodeRequest(src: SourceSnapshot, pkg: PackageJson): NodeProject["nodeRequest"] {
+  const nvmrc = src.read(".nvmrc") ?? src.read(".node-version");
+  if (pkg.engines?.node) return { from: "engines.node", range: pkg.engines.node };
+  if (!nvmrc?.trim()) return undefined;
+  return { from: src.read(".nvmrc") !== undefined ? ".nvmrc" : ".node-version", range: nvmrc.trim().split(/\s/)[0] as string };
+}
+
+/** A workspace root's package manager (its lockfile and packageManager) and Node version request. */
+export function detectWorkspaceManager(root: SourceSnapshot): Pick<NodeProject, "manager" | "lockfile" | "managerSpec" | "nodeRequest"> {
   const text = root.read("package.json");
-  const { manager, lockfile, spec } = detectManager(root, text === undefined ? {} : parsePackageJson(text), []);
-  return { manager, lockfile, managerSpec: spec };
+  const pkg = text === undefined ? {} : parsePackageJson(text);
+  const { manager, lockfile, spec } = detectManager(root, pkg, []);
+  const request = detectNodeRequest(root, pkg);
+  return { manager, lockfile, managerSpec: spec, nodeRequest: request && { from: `the workspace root's ${request.from}`, range: request.range } };
 }
 
 export function detectNodeProject(src: SourceSnapshot): NodeProject {
@@ -115,12 +124,7 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
   if (buildScript && !/\bnext\s+build\b/.test(buildScript)) notes.push(`the build script is "${buildScript}", not next build: running it as is`);
   if (!buildScript) notes.push("no build script: running next build");
 
-  const nvmrc = src.read(".nvmrc") ?? src.read(".node-version");
-  const nodeRequest = pkg.engines?.node
-    ? { from: "engines.node", range: pkg.engines.node }
-    : nvmrc?.trim()
-      ? { from: src.read(".nvmrc") !== undefined ? ".nvmrc" : ".node-version", range: nvmrc.trim().split(/\s/)[0] as string }
-      : undefined;
+  const nodeRequest = detectNodeRequest(src, pkg);
   const startsWithBun = /(^|[\s;&|(])bunx?\s/.test(`${pkg.scripts?.start ?? ""} `);
   return { manager, lockfile, managerSpec: spec, buildScript, startsWithBun, nextIsDevDependency: !inDeps, standalone, nextConfig, nodeRequest, notes };
 }

@@ -107,7 +107,10 @@ function detectWorkspace(src: SourceSnapshot, own: NodeProject): { project: Node
   const root = detectWorkspaceManager(ws.snapshot);
   const note = `pnpm workspace at ${ws.root}: installing with pnpm from the workspace's pnpm-lock.yaml (the build context is the workspace root, the app is ${ws.member})`;
   return {
-    project: { ...own, manager: root.manager, lockfile: root.lockfile, managerSpec: root.managerSpec, notes: [note, ...own.notes.slice(1)] },
+    project: {
+      ...own, manager: root.manager, lockfile: root.lockfile, managerSpec: root.managerSpec,
+      nodeRequest: own.nodeRequest ?? root.nodeRequest, notes: [note, ...own.notes.slice(1)],
+    },
     root: ws.snapshot,
     member: ws.member,
     rootDir: ws.root,
