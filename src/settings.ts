@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import writeFileAtomic from "write-file-atomic";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { BaseImageSet } from "./plan/types.js";
@@ -59,4 +61,23 @@ export function buildCaFile(): string | undefined {
 
 export function logDir(project: string, env: string): string {
   return join(platformHome(), "logs", project, env);
+}
+
+/**
+ * The machine's key for hashing build-time variables (an HMAC key, 32 random bytes, 0600 in
+ * the platform home, made on first use): a tag, label or history line then says whether the
+ * values changed, and nothing about them, even a short secret that could be guessed from a
+ * plain hash.
+ */
+export function buildEnvKey(): Buffer {
+  const file = join(platformHome(), "keys", "build-env.key");
+  try {
+    const key = readFileSync(file);
+    if (key.length >= 32) return key;
+  } catch {
+    // first use
+  }
+  mkdirSync(join(platformHome(), "keys"), { recursive: true, mode: 0o700 });
+  writeFileAtomic.sync(file, randomBytes(32), { mode: 0o600 });
+  return readFileSync(file);
 }

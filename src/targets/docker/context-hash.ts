@@ -3,7 +3,7 @@
  * image: no rebuild, no restart. So every change BuildKit would see changes the hash, and a
  * file BuildKit would not send (ignored by the build's .dockerignore rules) does not.
  */
-import { createHash, type Hash } from "node:crypto";
+import { createHash, createHmac, type Hash } from "node:crypto";
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { VisibleError } from "../../errors.js";
@@ -179,8 +179,8 @@ export function hashBuildInputs(inputs: BuildInputs): string {
  * A hash of the variables a build sees (never the values themselves): it goes into the image's
  * identity, so that a changed value rebuilds, and into the build as PLATFORM_BUILD_ENV_HASH.
  */
-export function hashBuildEnv(values: Readonly<Record<string, string>>): string {
-  const h = createHash("sha256").update("platform-build-env/1\0");
+export function hashBuildEnv(values: Readonly<Record<string, string>>, key: Buffer): string {
+  const h = createHmac("sha256", key).update("platform-build-env/2\0");
   for (const [k, v] of Object.entries(values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) h.update(`${k}\0${v}\0`);
   return h.digest("hex");
 }

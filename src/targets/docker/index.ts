@@ -11,6 +11,8 @@ import { hostLabel } from "./provider/words.js";
 import { Container, EdgeAttachment, Image, Job, Network, Password, Volume, Words } from "./resources.js";
 
 export interface DockerTargetOptions {
+  /** The machine's key for the hash of build-time variables (never the values' plain hash). */
+  readonly buildEnvKey: Buffer;
   /** Extra CA certificates for builds (a BuildKit secret). */
   readonly caFile?: string;
   /** Where build and migration logs go. */
@@ -58,7 +60,7 @@ function createImage(s: PlannedService, plan: Plan, env: pulumi.Output<Record<st
   if (pinned) return new Image(`${s.name}-image`, { ...common, tag: pinned.tag, hash: pinned.hash, pinned: true });
   const inputsHash = hashBuildInputs({ context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs });
   const buildEnv = pulumi.secret(pickBuildEnv(env, s.buildEnv));
-  const buildEnvHash = pulumi.unsecret(buildEnv.apply(hashBuildEnv));
+  const buildEnvHash = pulumi.unsecret(buildEnv.apply((values) => hashBuildEnv(values, opts.buildEnvKey)));
   const hash = buildEnvHash.apply((h) => combineBuildHash(inputsHash, h));
   return new Image(`${s.name}-image`, {
     ...common,

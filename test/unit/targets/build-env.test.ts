@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -60,13 +61,23 @@ describe("build arguments of a build Dockerfile", () => {
 });
 
 describe("the hash of build-time values", () => {
+  const key = Buffer.alloc(32, 7);
+  const hash = (values: Record<string, string>, k = key) => hashBuildEnv(values, k);
+
   it("changes with any value, not with order, and never contains the value", () => {
-    const a = hashBuildEnv({ A: "1", B: "2" });
-    expect(hashBuildEnv({ B: "2", A: "1" })).toBe(a);
-    expect(hashBuildEnv({ A: "1", B: "3" })).not.toBe(a);
-    expect(hashBuildEnv({ A: "12" })).not.toBe(hashBuildEnv({ A: "1", "2": "" }));
+    const a = hash({ A: "1", B: "2" });
+    expect(hash({ B: "2", A: "1" })).toBe(a);
+    expect(hash({ A: "1", B: "3" })).not.toBe(a);
+    expect(hash({ A: "12" })).not.toBe(hash({ A: "1", "2": "" }));
     expect(a).toMatch(/^[0-9a-f]{64}$/);
-    expect(combineBuildHash("x", a)).not.toBe(combineBuildHash("x", hashBuildEnv({})));
+    expect(combineBuildHash("x", a)).not.toBe(combineBuildHash("x", hash({})));
+  });
+
+  it("is keyed by the machine: a short secret cannot be guessed from it by trying values", () => {
+    const values = { PIN: "1234" };
+    const plain = createHash("sha256").update("platform-build-env/2\0PIN\x001234\0").digest("hex");
+    expect(hash(values)).not.toBe(plain);
+    expect(hash(values, Buffer.alloc(32, 8))).not.toBe(hash(values));
   });
 });
 
