@@ -28,7 +28,7 @@ let outputs: Record<string, pulumi.Output<string>> = {};
 describe("docker target (mocked engine)", () => {
   beforeAll(async () => {
     const { createDockerTarget } = await import("../../../src/targets/docker/index.js");
-    outputs = createDockerTarget(await fullstackPlan(), { logDir: mkdtempSync(join(tmpdir(), "logs-")) });
+    outputs = createDockerTarget(await fullstackPlan(), { buildEnvKey: Buffer.alloc(32, 1), logDir: mkdtempSync(join(tmpdir(), "logs-")) });
     await unwrap(outputs.web_external_url as pulumi.Output<string>);
     await new Promise((r) => setTimeout(r, 50));
   });
