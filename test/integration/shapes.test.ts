@@ -50,7 +50,7 @@ describe("repository shapes: workspaces, src/ layout, pages router, poetry", () 
     expect(r.stdout).toContain("pnpm workspace at ../..: installing with pnpm from the workspace's pnpm-lock.yaml");
     expect(r.stdout).toContain("pnpm 10.34.8 from package.json packageManager");
     expect(r.stdout).toContain("poetry.lock: installing with poetry export --only main (exact versions and hashes), then pip install");
-    expect(r.stdout).toMatch(/legacy[\s\S]*app: legacy\/api\.py/);
+    expect(r.stdout).toMatch(/legacy [\s\S]*app:\s+legacy\/api\.py assigns app/);
   }, 120_000);
 
   it("deploys every shape, and each serves through the edge", async () => {
