@@ -18,6 +18,19 @@ setup_build() {
   STEP_STATUS="compiled src/ to dist/ (incremental)"
 }
 
+# Studio's web UI (React + Vite, studio-ui/) built into dist/studio-ui, which the Studio
+# server serves; rebuilt only when its sources or the lockfile changed.
+setup_studio_ui() {
+  local stamp=$REPO_ROOT/dist/studio-ui/.inputs-hash want
+  want=$(cd "$REPO_ROOT" && find studio-ui -type f ! -path '*/node_modules/*' -print0 | sort -z | xargs -0 sha256sum | cat - package-lock.json | sha256sum | cut -c1-16)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then STEP_STATUS="reused dist/studio-ui (sources unchanged)"; return; fi
+  (cd "$REPO_ROOT" && PATH="$NODE_BIN:$PATH" ./node_modules/.bin/vite build --config studio-ui/vite.config.ts >"$PLATFORM_HOME/logs/studio-ui.log" 2>&1) \
+    || fail "the Studio UI build failed; last lines of $PLATFORM_HOME/logs/studio-ui.log:
+$(tail -n 20 "$PLATFORM_HOME/logs/studio-ui.log")"
+  echo "$want" >"$stamp"
+  STEP_STATUS="built studio-ui/ into dist/studio-ui"
+}
+
 write_toolchain() {
   mkdir -p "$PLATFORM_HOME/bin"
   # `platform` on PATH (after source env.sh), on the platform's own Node whatever the system's.

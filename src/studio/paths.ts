@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { platformHome } from "../settings.js";
 
-/** Where Studio keeps its things under the platform home. */
+/** Where Studio keeps its things: under the platform home (PLATFORM_STUDIO_DIR moves it, for tests). */
 export function studioDir(): string {
-  return join(platformHome(), "studio");
+  return process.env.PLATFORM_STUDIO_DIR || join(platformHome(), "studio");
 }
 
 /** The running Studio: pid, port, and the key the CLI uses to mint sign-in tokens (0600). */

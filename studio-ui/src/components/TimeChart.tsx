@@ -1,0 +1,30 @@
+import { useEffect, useRef } from "react";
+import uPlot from "uplot";
+
+export interface Series { label: string; color: string; values: (number | null)[] }
+
+/** A uPlot line chart over shared timestamps (seconds), sized to its container. */
+export function TimeChart({ xs, series, format, height = 220 }: { xs: number[]; series: Series[]; format: (v: number) => string; height?: number }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const css = getComputedStyle(document.documentElement);
+    const grid = css.getPropertyValue("--border").trim();
+    const muted = css.getPropertyValue("--muted").trim();
+    const axis = { stroke: muted, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+    const plot = new uPlot({
+      width: el.clientWidth,
+      height,
+      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: `${s.color}22`, spanGaps: false, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
+      axes: [axis, { ...axis, size: 70, values: (_u: uPlot, vals: number[]) => vals.map(format) }],
+      scales: { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.15 : 1] } },
+      cursor: { drag: { x: false, y: false } },
+      legend: { show: true },
+    }, [xs, ...series.map((s) => s.values)] as uPlot.AlignedData, el);
+    const ro = new ResizeObserver(() => plot.setSize({ width: el.clientWidth, height }));
+    ro.observe(el);
+    return () => { ro.disconnect(); plot.destroy(); };
+  }, [xs, series, format, height]);
+  return <div ref={box} className="chart" />;
+}
