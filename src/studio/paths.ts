@@ -12,6 +12,6 @@ export const logFile = () => join(studioDir(), "studio.log");
 /** CPU and memory samples, kept by the sampler inside the Studio process. */
 export const statsFile = () => join(studioDir(), "stats.sqlite");
 /** The telemetry store the OTLP receiver writes (src/telemetry). */
-export const telemetryDir = () => join(platformHome(), "telemetry");
+export const telemetryDir = () => process.env.PLATFORM_TELEMETRY_DIR || join(platformHome(), "telemetry");
 /** Projects with a workspace (and a deployment history) under the platform home. */
 export const projectsDir = () => join(platformHome(), "projects");

@@ -10,7 +10,7 @@ export const fmtBytes = (b: number | null | undefined) => {
   return `${v < 10 && i > 0 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 };
 
-export const fmtTime = (iso: string | number) => new Date(iso).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+export const fmtTime = (iso: string | number) => new Date(iso).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
 
 export const fmtAgo = (iso: string | number) => {
   const s = Math.round((Date.now() - new Date(iso).getTime()) / 1000);
@@ -20,7 +20,8 @@ export const fmtAgo = (iso: string | number) => {
   return `${Math.round(s / 86400)}d ago`;
 };
 
-export const fmtRate = (r: number) => (r >= 100 ? r.toFixed(0) : r >= 1 ? r.toFixed(1) : r.toFixed(2));
+/** Requests per second, or per minute when fewer than one a second would read as 0.00. */
+export const fmtRate = (r: number) => (r >= 100 ? `${r.toFixed(0)}/s` : r >= 1 ? `${r.toFixed(1)}/s` : r * 60 >= 0.1 ? `${(r * 60).toFixed(1)}/min` : r === 0 ? "0/s" : "<0.1/min");
 
 /** A stable colour per name (services in logs, traces and charts). */
 const PALETTE = ["#6366f1", "#10b981", "#f59e0b", "#ec4899", "#06b6d4", "#8b5cf6", "#84cc16", "#f97316"];

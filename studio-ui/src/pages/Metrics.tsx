@@ -90,7 +90,7 @@ export function MetricsPage({ project, env, go, query }: Scope) {
                       <td><span className="row" style={{ gap: 6 }}><span className="dot" style={{ background: colorOf(r.service, services) }} />{r.service}</span></td>
                       <td><code><b>{r.method}</b> {r.route}</code>{r.source === "spans" && <> <Badge>sampled</Badge></>}</td>
                       <td className="num" data-testid="count">{r.count.toLocaleString()}</td>
-                      <td className="num">{fmtRate(r.ratePerSecond)}/s</td>
+                      <td className="num">{fmtRate(r.ratePerSecond)}</td>
                       <td className="num">{fmtMs(r.latencyMs.p50)}</td>
                       <td className="num">{fmtMs(r.latencyMs.p95)}</td>
                       <td className="num">{fmtMs(r.latencyMs.p99)}</td>

@@ -14,10 +14,10 @@ interface Trace { traceId: string; spans: Span[]; services: string[]; startMs: n
 
 const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
-function Attributes({ span }: { span: Span }) {
+function Attributes({ span, color }: { span: Span; color: string }) {
   const sections: [string, Record<string, unknown>][] = [["Span", span.attributes], ["Resource", span.resource]];
   return (
-    <Card title={<span className="row"><span className="dot" style={{ background: "currentColor" }} />{span.name}</span>}>
+    <Card title={<span className="row"><span className="dot" style={{ background: color }} />{span.name}</span>}>
       <div className="card-body" data-testid="span-attributes">
         <div className="attrs" style={{ marginBottom: 12 }}>
           <span className="k">service</span><span>{span.service}</span>
@@ -29,7 +29,7 @@ function Attributes({ span }: { span: Span }) {
         {sections.map(([title, attrs]) => Object.keys(attrs).length > 0 && (
           <div key={title} style={{ marginBottom: 12 }}>
             <h4 style={{ margin: "6px 0" }}>{title} attributes</h4>
-            <div className="attrs">{Object.entries(attrs).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => <><span key={`k${k}`} className="k">{k}</span><span key={`v${k}`}>{show(v)}</span></>)}</div>
+            <div className="attrs">{Object.entries(attrs).sort(([a], [b]) => a.localeCompare(b)).flatMap(([k, v]) => [<span key={`k${k}`} className="k">{k}</span>, <span key={`v${k}`}>{show(v)}</span>])}</div>
           </div>
         ))}
         {span.events.length > 0 && <><h4 style={{ margin: "6px 0" }}>Events</h4>{span.events.map((e, i) => <div key={i} className="small"><b>{e.name}</b> <span className="muted">{Object.entries(e.attributes).map(([k, v]) => `${k}=${show(v)}`).join(" ")}</span></div>)}</>}
@@ -79,7 +79,7 @@ export function TracePage({ traceId, go, project, env }: Scope & { traceId: stri
             })}
           </div>
         </Card>
-        <Attributes span={span} />
+        <Attributes span={span} color={colorOf(span.service, data.services)} />
       </div>
     </>
   );
