@@ -19,7 +19,7 @@ export const TUNNEL_LABEL = "platform.tunnel";
 
 // Plain net.pipe, both ways; a failed dial closes the client's socket.
 const FORWARDER = `const net=require("net");const [h,p]=[process.env.TARGET_HOST,+process.env.TARGET_PORT];
-net.createServer(c=>{const u=net.connect(p,h);c.pipe(u).pipe(c);const end=()=>{c.destroy();u.destroy()};c.on("error",end);u.on("error",end)}).listen(7000,"0.0.0.0");
+net.createServer(c=>{const u=net.connect(p,h);c.pipe(u).pipe(c);const end=()=>{c.destroy();u.destroy()};c.on("error",end);u.on("error",end)}).listen(7000,"0.0.0.0",()=>console.log("listening"));
 process.on("SIGTERM",()=>process.exit(0));`;
 
 function tunnelName(network: string, alias: string, owner: string): string {
@@ -30,6 +30,17 @@ async function publishedPort(id: string): Promise<number | undefined> {
   const info = await dockerClient().getContainer(id).inspect();
   const bind = info.NetworkSettings.Ports?.["7000/tcp"]?.[0];
   return info.State.Running && bind ? Number(bind.HostPort) : undefined;
+}
+
+/** The engine's proxy accepts on the host port before the forwarder listens: wait for it to say so. */
+async function untilListening(id: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const out = await dockerClient().getContainer(id).logs({ stdout: true, stderr: true, follow: false }).catch(() => Buffer.alloc(0));
+    if (out.toString("utf8").includes("listening")) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the tunnel container did not start listening");
 }
 
 /**
@@ -64,6 +75,7 @@ export async function openTunnel(network: string, alias: string, port: number, o
     });
     await c.start();
     id = c.id;
+    await untilListening(id);
     hostPort = await publishedPort(id);
   }
   if (hostPort === undefined) throw new Error(`the tunnel container ${name} did not publish its port`);

@@ -8,6 +8,12 @@ import { isCursorable, toCell, trimStatement } from "./db-values.js";
 /** Rows a statement keeps for paging; past this the result says it was cut. */
 export const MAX_ROWS = 10_000;
 const STATEMENT_TIMEOUT = "30s";
+/**
+ * The extended protocol for the user's statement: it takes exactly one statement, so a
+ * `COMMIT; INSERT ...` is refused instead of leaving the read-only transaction. (pg sends a
+ * query without parameters by the simple protocol unless told; its types lack the option.)
+ */
+const ONE_STATEMENT = { queryMode: "extended" } as unknown as Record<string, never>;
 
 export interface DbTarget { project: string; env: string; service: string }
 
@@ -102,11 +108,11 @@ export class DbConsole {
     const t0 = performance.now();
     const res = await this.inTransaction(t, writes, async (c) => {
       if (isCursorable(text)) {
-        await c.query({ text: `DECLARE studio_cursor NO SCROLL CURSOR FOR ${text}`, values: [] });
+        await c.query({ text: `DECLARE studio_cursor NO SCROLL CURSOR FOR ${text}`, ...ONE_STATEMENT });
         const r = await c.query({ text: `FETCH ${MAX_ROWS + 1} FROM studio_cursor`, rowMode: "array" });
         return { command: "SELECT", fields: r.fields, rows: r.rows as unknown[][], rowCount: r.rows.length };
       }
-      const r = await c.query({ text, values: [], rowMode: "array" });
+      const r = await c.query({ text, rowMode: "array", ...ONE_STATEMENT });
       return { command: r.command, fields: r.fields ?? [], rows: (r.rows ?? []) as unknown[][], rowCount: r.rowCount ?? 0 };
     });
     const truncated = res.rows.length > MAX_ROWS;
