@@ -28,8 +28,10 @@ async function runDbConnect(service: string, o: DbConnectOptions): Promise<void>
   if (!access) throw new VisibleError(`${service}: its container has no POSTGRES_PASSWORD`, { exitCode: ExitCode.failed });
   const { openTunnel } = await import("../runtime/tunnel.js");
   const tunnel = await openTunnel(access.network, access.alias, 5432, `cli-${process.pid}`);
+  // Nothing local keeps the process alive while the tunnel (a container) is open: this does.
+  const keepAlive = setInterval(() => undefined, 60_000);
   const closed = new Promise<void>((resolve) => {
-    const close = () => void tunnel.close().finally(resolve);
+    const close = () => void tunnel.close().finally(() => { clearInterval(keepAlive); resolve(); });
     process.once("SIGINT", close);
     process.once("SIGTERM", close);
     if (!o.tunnelOnly) connectPsql(tunnel, access, c.image).then(close, close);
@@ -39,7 +41,7 @@ async function runDbConnect(service: string, o: DbConnectOptions): Promise<void>
     if (o.json) printJson({ host: tunnel.host, port: tunnel.port, user: access.user, database: access.database, url });
     else {
       process.stdout.write(`Tunnel to ${service} on ${tunnel.host}:${tunnel.port} (Ctrl-C closes it)\n`);
-      process.stdout.write(`  ${url}\n  password: platform-managed; Studio's database page shows it on request, or: PGPASSWORD=... psql ${url}\n`);
+      process.stdout.write(`  ${url}\n  password: Studio's Database page shows it on request (platform db connect ${service} uses it without showing it)\n`);
     }
   }
   await closed;

@@ -84,8 +84,16 @@ export async function openTunnel(network: string, alias: string, port: number, o
     host: "127.0.0.1",
     port: hostPort,
     containerId,
-    close: async () => { await docker.getContainer(containerId).stop({ t: 1 }).catch(() => undefined); },
+    close: async () => { await docker.getContainer(containerId).remove({ force: true }).catch(() => undefined); },
   };
+}
+
+/** Removes every tunnel into a network, whoever holds it: a stack's network cannot go while one is attached. */
+export async function removeTunnelsInto(network: string): Promise<string[]> {
+  const docker = dockerClient();
+  const list = (await docker.listContainers({ all: true, filters: { label: [TUNNEL_LABEL] } })).filter((c) => c.Labels[TUNNEL_LABEL]?.startsWith(`${network}/`));
+  await Promise.all(list.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  return list.map((c) => (c.Names[0] ?? c.Id).replace(/^\//, ""));
 }
 
 /** Removes the tunnels a holder left (Studio stopping). */

@@ -85,13 +85,13 @@ describe("Studio Metrics tab in Chromium, on OTLP from the OpenTelemetry JS SDK"
     await items.click();
     await page.locator('[data-testid="traces"] tbody tr').first().waitFor();
     expect(await page.locator('[data-testid="traces"] tbody tr').count()).toBe(30);
-    await screenshot(page, "metrics");
+    await screenshot(page, "metrics-sdk");
     await page.locator('[data-testid="traces"] tbody tr').first().click();
     const span = page.locator('[data-testid="waterfall"] .wf-row').first();
     await span.waitFor();
     expect(await span.getAttribute("data-span-service")).toBe("catalog");
     await expect.poll(() => page.locator('[data-testid="span-attributes"]').textContent()).toContain("http.route");
-    await screenshot(page, "trace");
+    await screenshot(page, "trace-sdk");
   });
 
   it("reads the same page in the light theme", async () => {
