@@ -53,6 +53,9 @@ export function App() {
     if (!inEnv && first) go(`/projects/${encodeURIComponent(first.name)}/${encodeURIComponent(first.envs[0]!)}`);
   }, [inEnv, projects.data, go]);
 
+  // The sidebar lists every project of the machine: keep the open one in view.
+  useEffect(() => { document.querySelector(".nav .env.active")?.scrollIntoView({ block: "nearest" }); }, [project, env, projects.data]);
+
   if (signedOut) return <SignIn />;
   const base = inEnv ? `/projects/${encodeURIComponent(project!)}/${encodeURIComponent(env!)}` : "";
   const scope: Scope | undefined = inEnv ? { project: project!, env: env!, go, query: url.searchParams } : undefined;

@@ -12,7 +12,7 @@ function Connection({ base, info }: { base: string; info: Info }) {
   const [password, setPassword] = useState<string | null>(null);
   return (
     <Card title="Connection">
-      <div className="card-body kv" data-testid="connection">
+      <div className="card-body kv narrow" data-testid="connection">
         <span className="k">Host</span><code>{info.host}:{info.port}</code>
         <span className="k">Database</span><code>{info.database}</code>
         <span className="k">User</span><code>{info.user}</code>
@@ -58,8 +58,8 @@ export function DatabasePage({ project, env }: Scope) {
   return (
     <>
       {dbs.length > 1 && <div className="row" style={{ marginBottom: 12 }}>{dbs.map((d) => <button key={d.name} className={`btn ${d.name === svc ? "primary" : ""}`} onClick={() => setService(d.name)}>{d.name}</button>)}</div>}
-      <div className="split" style={{ gridTemplateColumns: "280px 1fr" }}>
-        <div>
+      <div className="split" style={{ gridTemplateColumns: "300px minmax(0, 1fr)" }}>
+        <div className="stack">
           <Card title="Tables" right={<button className="btn" onClick={tables.reload}>↻</button>}>
             <table className="t" data-testid="tables">
               <tbody>
@@ -94,7 +94,7 @@ export function DatabasePage({ project, env }: Scope) {
               right={result.total > PAGE && <div className="row small"><button className="btn" disabled={result.offset === 0} onClick={() => void page(result.offset - PAGE)}>‹ Prev</button><span className="muted">{result.offset + 1}–{Math.min(result.total, result.offset + PAGE)} of {result.total.toLocaleString()}</span><button className="btn" disabled={result.offset + PAGE >= result.total} onClick={() => void page(result.offset + PAGE)}>Next ›</button></div>}>
               <div style={{ overflow: "auto", maxHeight: "55vh" }} data-testid="result">
                 {result.columns.length === 0 ? <div className="ok-box" style={{ margin: 14 }}>{result.command} {result.rowCount}</div> : (
-                  <table className="t mono">
+                  <table className="t raw mono">
                     <thead><tr>{result.columns.map((c, i) => <th key={i}>{c}</th>)}</tr></thead>
                     <tbody>{result.rows.map((r, i) => <tr key={i}>{r.map((v, j) => <td key={j} className={v === null ? "muted" : ""}>{v === null ? "NULL" : v.length > 200 ? `${v.slice(0, 200)}…` : v}</td>)}</tr>)}</tbody>
                   </table>

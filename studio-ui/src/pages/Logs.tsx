@@ -41,13 +41,12 @@ export function LogsPage({ project, env }: Scope) {
     return () => { es.close(); clearInterval(flush); setLive(false); };
   }, [project, env, chosen.join(","), since, follow]);
 
+  const needle = filter.toLowerCase();
+  const shown = needle ? lines.filter((l) => l.line.toLowerCase().includes(needle)) : lines;
   useEffect(() => {
     const el = box.current;
     if (el && follow) el.scrollTop = el.scrollHeight;
-  }, [lines, follow]);
-
-  const needle = filter.toLowerCase();
-  const shown = needle ? lines.filter((l) => l.line.toLowerCase().includes(needle)) : lines;
+  }, [shown, follow]);
   const toggle = (n: string) => setPicked(chosen.includes(n) ? chosen.filter((x) => x !== n) : [...chosen, n]);
   return (
     <>
