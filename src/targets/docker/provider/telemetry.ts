@@ -69,6 +69,8 @@ async function startReceiver(tag: string, hash: string, storeDir: string, networ
     ...(user ? { User: user } : {}),
     Labels: { "platform.managed": "true", [TELEMETRY_HASH_LABEL]: hash, [STORE_LABEL]: storeDir },
     HostConfig: {
+      // On application networks only, never the default bridge: nothing but their services reaches it.
+      NetworkMode: networks[0],
       Mounts: [{ Type: "bind", Source: storeDir, Target: TELEMETRY_DATA }],
       RestartPolicy: { Name: "unless-stopped" },
       SecurityOpt: ["no-new-privileges:true"],
@@ -77,7 +79,7 @@ async function startReceiver(tag: string, hash: string, storeDir: string, networ
     },
   });
   try {
-    for (const n of networks) await docker().getNetwork(n).connect({ Container: c.id }).catch(() => undefined);
+    for (const n of networks.slice(1)) await docker().getNetwork(n).connect({ Container: c.id }).catch(() => undefined);
     await c.start();
     const probe = `fetch("http://127.0.0.1:${TELEMETRY_PORT}/v1/traces").then((r) => process.exit(r.status === 405 ? 0 : 1), () => process.exit(1))`;
     await waitHealthy(c.id, { kind: "exec", command: ["node", "-e", probe] }, 30, "telemetry receiver");
@@ -102,7 +104,7 @@ async function ensureReceiver(t: TelemetryInputs): Promise<string> {
     }
     const attached = Object.keys(info?.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
     if (info) await existing.remove({ force: true, v: true });
-    return (await startReceiver(tag, hash, t.storeDir, attached)).id;
+    return (await startReceiver(tag, hash, t.storeDir, [t.network, ...attached.filter((n) => n !== t.network)])).id;
   }, "telemetry");
 }
 
