@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type Docker from "dockerode";
-import { docker, logTail, unlessGone } from "./docker-client.js";
+import { docker, joinNetwork, leaveNetwork, logTail, unlessGone } from "./docker-client.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "./handler.js";
 import { waitHealthy } from "./health.js";
@@ -109,12 +109,7 @@ async function ensureReceiver(t: TelemetryInputs): Promise<string> {
 }
 
 async function attachReceiver(t: TelemetryInputs): Promise<void> {
-  const id = await ensureReceiver(t);
-  try {
-    await docker().getNetwork(t.network).connect({ Container: id });
-  } catch (err) {
-    if ((err as { statusCode?: number }).statusCode !== 403) throw err;
-  }
+  await joinNetwork(t.network, await ensureReceiver(t));
 }
 
 export const telemetryHandler: ResourceHandler = {
@@ -140,11 +135,6 @@ export const telemetryHandler: ResourceHandler = {
   },
 
   async delete(_id, props) {
-    try {
-      await docker().getNetwork(String(props.network)).disconnect({ Container: TELEMETRY_CONTAINER, Force: true });
-    } catch (err) {
-      const code = (err as { statusCode?: number }).statusCode;
-      if (code !== 404 && code !== 403 && code !== 500) throw err;
-    }
+    await leaveNetwork(String(props.network), TELEMETRY_CONTAINER);
   },
 };
