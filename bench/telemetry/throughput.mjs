@@ -23,13 +23,15 @@ const CONCURRENCY = arg("concurrency", 8);
 const RATIO = arg("ratio", 1);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const API_DIR = join(ROOT, "examples", "catalog", "api");
-const docker = (...args) => execFileSync(process.env.PLATFORM_DOCKER_CLI || "docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+const { baseImages, buildCaFile, toolchain } = await import("../../dist/settings.js");
+// The BuildKit-capable client the set-up found (the one `platform deploy` uses).
+const DOCKER = process.env.PLATFORM_DOCKER_CLI || toolchain().dockerCli || "docker";
+const docker = (...args) => execFileSync(DOCKER, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const { buildFastapiRecipe } = await import("../../dist/plan/recipes/index.js");
 const { buildTelemetryEnv } = await import("../../dist/plan/telemetry-env.js");
-const { baseImages, buildCaFile } = await import("../../dist/settings.js");
 const { ensureReceiverImage } = await import("../../dist/targets/docker/provider/telemetry.js");
 
 const id = `bench-otel-${process.pid}`;
@@ -47,7 +49,7 @@ function buildImage(instrument) {
   writeFileSync(dockerfile, recipe.dockerfile);
   const tag = `${id}-api:${instrument ? "otel" : "plain"}`;
   const ca = buildCaFile();
-  execFileSync(process.env.PLATFORM_DOCKER_CLI || "docker", ["build", "-q", "-t", tag, "-f", dockerfile, ...(ca ? ["--secret", `id=ca,src=${ca}`] : []), API_DIR], {
+  execFileSync(DOCKER, ["build", "-q", "-t", tag, "-f", dockerfile, ...(ca ? ["--secret", `id=ca,src=${ca}`] : []), API_DIR], {
     env: { ...process.env, DOCKER_BUILDKIT: "1" }, stdio: ["ignore", "ignore", "inherit"],
   });
   return tag;

@@ -40,10 +40,10 @@ function runDockerBuild(dir: string, tag: string, hash: string): Promise<void> {
 }
 
 /** The receiver image for these inputs, built from this install's files when missing (offline: only the base image is needed). */
-export async function ensureReceiverImage(baseImage: string): Promise<{ tag: string; hash: string }> {
+export async function ensureReceiverImage(baseImage: string): Promise<{ tag: string; hash: string; built: boolean }> {
   const ctx = receiverContext(baseImage);
   const info = await unlessGone(() => docker().getImage(ctx.tag).inspect());
-  if (info?.Config?.Labels?.[TELEMETRY_HASH_LABEL] === ctx.hash) return ctx;
+  if (info?.Config?.Labels?.[TELEMETRY_HASH_LABEL] === ctx.hash) return { tag: ctx.tag, hash: ctx.hash, built: false };
   const dir = mkdtempSync(join(tmpdir(), "platform-telemetry-"));
   try {
     for (const [rel, abs] of ctx.files) {
@@ -56,7 +56,7 @@ export async function ensureReceiverImage(baseImage: string): Promise<{ tag: str
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return ctx;
+  return { tag: ctx.tag, hash: ctx.hash, built: true };
 }
 
 /** Starts the receiver as the host user, so the store's files stay theirs (Studio opens them). */
