@@ -60,3 +60,12 @@ export function buildCaFile(): string | undefined {
 export function logDir(project: string, env: string): string {
   return join(platformHome(), "logs", project, env);
 }
+
+/**
+ * The telemetry store's directory: the platform's OTLP receiver writes `telemetry.sqlite`
+ * here (bind-mounted into its container), and Studio opens it with openTelemetryStore or
+ * TelemetryStore.openReadOnly. PLATFORM_TELEMETRY_DIR moves it.
+ */
+export function telemetryDir(): string {
+  return process.env.PLATFORM_TELEMETRY_DIR || join(platformHome(), "telemetry");
+}

@@ -31,6 +31,20 @@ $(tail -n 20 "$PLATFORM_HOME/logs/studio-ui.log")"
   STEP_STATUS="built studio-ui/ into dist/studio-ui"
 }
 
+# The platform's OTLP receiver image (README "Telemetry"), built offline from this install's
+# dist/telemetry and protobufjs on the Node base image; `platform deploy` would build it too, at
+# the first deploy that needs it. Labelled with a hash of its files: rebuilt only when they change.
+setup_telemetry_image() {
+  local out log=$PLATFORM_HOME/logs/telemetry-image.log
+  out=$(cd "$REPO_ROOT" && PLATFORM_HOME="$PLATFORM_HOME" PLATFORM_DOCKER_CLI="$PLATFORM_DOCKER_CLI" "$NODE_BIN/node" --input-type=module -e '
+    const { ensureReceiverImage } = await import("./dist/targets/docker/provider/telemetry.js");
+    const { baseImages } = await import("./dist/settings.js");
+    const r = await ensureReceiverImage(baseImages().node);
+    console.log(`${r.built ? "built" : "reused"} ${r.tag}`);' 2>"$log") \
+    || fail "building the telemetry receiver image failed; see $log"
+  STEP_STATUS="$out"
+}
+
 write_toolchain() {
   mkdir -p "$PLATFORM_HOME/bin"
   # `platform` on PATH (after source env.sh), on the platform's own Node whatever the system's.

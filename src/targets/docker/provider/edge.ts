@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type Docker from "dockerode";
-import { docker, logTail, unlessGone } from "./docker-client.js";
+import { docker, joinNetwork, leaveNetwork, logTail, unlessGone } from "./docker-client.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "./handler.js";
 import { waitHealthy } from "./health.js";
@@ -119,13 +119,7 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
 
 /** The edge as wanted, joined to the application's network. */
 async function attachEdge(e: EdgeInputs): Promise<void> {
-  const edgeId = await ensureEdge(e);
-  try {
-    await docker().getNetwork(e.network).connect({ Container: edgeId });
-  } catch (err) {
-    // Already attached (a re-created stack, or a new edge that took over the networks) is the state we want.
-    if ((err as { statusCode?: number }).statusCode !== 403) throw err;
-  }
+  await joinNetwork(e.network, await ensureEdge(e));
 }
 
 export const edgeHandler: ResourceHandler = {
@@ -158,11 +152,6 @@ export const edgeHandler: ResourceHandler = {
   },
 
   async delete(_id, props) {
-    try {
-      await docker().getNetwork(String(props.network)).disconnect({ Container: EDGE_CONTAINER, Force: true });
-    } catch (err) {
-      const code = (err as { statusCode?: number }).statusCode;
-      if (code !== 404 && code !== 403 && code !== 500) throw err;
-    }
+    await leaveNetwork(String(props.network), EDGE_CONTAINER);
   },
 };
