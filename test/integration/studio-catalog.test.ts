@@ -90,7 +90,7 @@ describe("Studio Metrics tab on examples/catalog in Chromium", () => {
     // Nesting: the api's server span sits below the traffic service's client span.
     const depths = await wf.locator(".wf-row .wf-name").evaluateAll((els) => els.map((e) => parseInt((e as HTMLElement).style.paddingLeft, 10)));
     expect(Math.max(...depths)).toBeGreaterThan(Math.min(...depths));
-    await wf.locator('.wf-row[data-span-service="api"]').first().click();
+    await wf.locator('.wf-row[data-span-service="api"]', { hasText: "GET /products/{product_id}" }).first().click();
     await expect.poll(() => page.locator('[data-testid="span-attributes"]').textContent()).toContain("/products/{product_id}");
     await screenshot(page, "trace");
   });
