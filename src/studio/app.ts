@@ -36,6 +36,9 @@ export function buildApp(deps: StudioDeps, o: AppOptions): Hono<StudioEnv> {
     return c.json({ token: deps.sessions.mintToken() });
   });
 
+  // Liveness for the CLI: a Studio answering with the same key is the one in the state file.
+  app.get("/internal/ping", (c) => (sameSecret(c.req.header("x-studio-key"), o.adminKey) ? c.body(null, 204) : c.json({ error: "forbidden" }, 403)));
+
   app.get("/auth", (c) => {
     const session = deps.sessions.exchange(c.req.query("token") ?? "");
     if (!session) return c.text("This sign-in link was used already or has expired. Run `platform studio` for a new one.\n", 401);

@@ -21,8 +21,12 @@ function alive(pid: number): boolean {
 export async function runningStudio(): Promise<StudioState | undefined> {
   const s = readState();
   if (!s || !alive(s.pid)) return undefined;
-  const token = await mintToken(s).catch(() => undefined);
-  return token ? s : undefined;
+  return (await answers(s)) ? s : undefined;
+}
+
+async function answers(s: StudioState): Promise<boolean> {
+  const res = await fetch(`${s.url}/internal/ping`, { headers: { "x-studio-key": s.key }, signal: AbortSignal.timeout(3000) }).catch(() => undefined);
+  return res?.status === 204;
 }
 
 export async function mintToken(s: StudioState): Promise<string> {
@@ -42,7 +46,7 @@ export async function startStudio(port?: number): Promise<StudioState> {
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     const s = readState();
-    if (s && s.pid === child.pid && (await mintToken(s).then(() => true, () => false))) return s;
+    if (s && s.pid === child.pid && (await answers(s))) return s;
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 150));
   }
