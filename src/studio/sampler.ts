@@ -12,10 +12,13 @@ export function startSampler(store: StatsStore, everyMs = SAMPLE_EVERY_MS): { st
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const round = async () => {
+    // One time for the whole round: a service with two containers (old and new, during a
+    // rollout) is one point, their sum.
+    const at = Date.now();
     const containers = await runningServiceContainers().catch(() => []);
     await Promise.all(containers.map(async (c) => {
       const u = await readUsage(c.id);
-      if (u && !stopped) store.add(c, Date.now(), u);
+      if (u && !stopped) store.add(c, at, u);
     }));
     if (!stopped) store.prune();
   };

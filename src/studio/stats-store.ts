@@ -29,9 +29,10 @@ export class StatsStore {
     this.db.prepare("DELETE FROM samples WHERE at < ?").run(now - KEEP_MS);
   }
 
-  /** Per service, its samples in [from, to), oldest first. */
+  /** Per service, its samples in [from, to), oldest first; containers of one service sampled together are summed. */
   series(project: string, env: string, from: number, to: number): Record<string, Sample[]> {
-    const rows = this.db.prepare("SELECT service, at, cpu, mem, mem_limit FROM samples WHERE project = ? AND env = ? AND at >= ? AND at < ? ORDER BY at")
+    const rows = this.db.prepare(`SELECT service, at, SUM(cpu) AS cpu, SUM(mem) AS mem, MAX(mem_limit) AS mem_limit FROM samples
+      WHERE project = ? AND env = ? AND at >= ? AND at < ? GROUP BY service, at ORDER BY at`)
       .all(project, env, from, to) as { service: string; at: number; cpu: number; mem: number; mem_limit: number | null }[];
     const out: Record<string, Sample[]> = {};
     for (const r of rows) (out[r.service] ??= []).push({ at: r.at, cpuPercent: r.cpu, memoryBytes: r.mem, memoryLimitBytes: r.mem_limit });

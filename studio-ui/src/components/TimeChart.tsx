@@ -3,6 +3,13 @@ import uPlot from "uplot";
 
 export interface Series { label: string; color: string; values: (number | null)[] }
 
+/** One line per tick: the time, and the day when the range spans more than one. */
+function timeLabel(sec: number): string {
+  const d = new Date(sec * 1000);
+  const time = d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", hour12: false });
+  return d.toDateString() === new Date().toDateString() ? time : `${d.toLocaleDateString(undefined, { month: "short", day: "numeric" })} ${time}`;
+}
+
 /** A uPlot line chart over shared timestamps (seconds), sized to its container. */
 export function TimeChart({ xs, series, format, height = 220 }: { xs: number[]; series: Series[]; format: (v: number) => string; height?: number }) {
   const box = useRef<HTMLDivElement>(null);
@@ -17,7 +24,7 @@ export function TimeChart({ xs, series, format, height = 220 }: { xs: number[]; 
       width: el.clientWidth,
       height,
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: `${s.color}22`, spanGaps: false, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
-      axes: [axis, { ...axis, size: 70, values: (_u: uPlot, vals: number[]) => vals.map(format) }],
+      axes: [{ ...axis, space: 70, values: (_u: uPlot, vals: number[]) => vals.map(timeLabel) }, { ...axis, size: 70, values: (_u: uPlot, vals: number[]) => vals.map(format) }],
       scales: { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.15 : 1] } },
       cursor: { drag: { x: false, y: false } },
       legend: { show: true },

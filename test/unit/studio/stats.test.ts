@@ -25,3 +25,24 @@ describe("engine stats as CPU and memory", () => {
     expect(toUsage({ cpu_stats: {}, memory_stats: {} })).toBeUndefined();
   });
 });
+
+describe("CPU and memory history", () => {
+  it("sums the containers of a service sampled in the same round (old and new during a rollout)", async () => {
+    const { StatsStore } = await import("../../../src/studio/stats-store.js");
+    const { mkdtempSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tmpdir } = await import("node:os");
+    const store = new StatsStore(join(mkdtempSync(join(tmpdir(), "studio-stats-")), "stats.sqlite"));
+    const scope = { project: "p", env: "preview", service: "api" };
+    store.add(scope, 1000, { cpuPercent: 10, memoryBytes: 100, memoryLimitBytes: 512 });
+    store.add(scope, 1000, { cpuPercent: 5, memoryBytes: 50, memoryLimitBytes: 512 });
+    store.add(scope, 2000, { cpuPercent: 1, memoryBytes: 60, memoryLimitBytes: 512 });
+    store.add({ ...scope, project: "other" }, 2000, { cpuPercent: 99, memoryBytes: 1, memoryLimitBytes: null });
+    expect(store.series("p", "preview", 0, 3000)).toEqual({ api: [
+      { at: 1000, cpuPercent: 15, memoryBytes: 150, memoryLimitBytes: 512 },
+      { at: 2000, cpuPercent: 1, memoryBytes: 60, memoryLimitBytes: 512 },
+    ] });
+    expect(store.series("p", "preview", 1500, 3000).api).toHaveLength(1);
+    store.close();
+  });
+});
