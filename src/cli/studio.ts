@@ -1,15 +1,11 @@
 import { type Command, Option } from "commander";
 import { ExitCode, VisibleError } from "../errors.js";
+import { checkHttpsPort } from "./flags.js";
 import { printJson } from "./render.js";
 
 interface StudioOptions { port?: string; stop?: boolean; status?: boolean; serve?: boolean; json?: boolean }
 
-function checkPort(p: string | undefined): number | undefined {
-  if (p === undefined) return undefined;
-  const n = Number(p);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new VisibleError(`--port ${p}: use a port number from 1 to 65535`, { exitCode: ExitCode.usage });
-  return n;
-}
+const checkPort = (p: string | undefined) => (p === undefined ? undefined : checkHttpsPort(p, "--port"));
 
 /** The page of one environment in the running Studio, or undefined when Studio is not running. */
 export async function studioLink(project: string, env: string): Promise<string | undefined> {

@@ -4,9 +4,9 @@ import uPlot from "uplot";
 export interface Series { label: string; color: string; values: (number | null)[] }
 
 /** One line per tick: the time, and the day when the range spans more than one. */
-function timeLabel(sec: number): string {
+function timeLabel(sec: number, withSeconds: boolean): string {
   const d = new Date(sec * 1000);
-  const time = d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", hour12: false });
+  const time = d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", ...(withSeconds ? { second: "2-digit" } : {}), hour12: false });
   return d.toDateString() === new Date().toDateString() ? time : `${d.toLocaleDateString(undefined, { month: "short", day: "numeric" })} ${time}`;
 }
 
@@ -24,7 +24,7 @@ export function TimeChart({ xs, series, format, height = 220 }: { xs: number[]; 
       width: el.clientWidth,
       height,
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: `${s.color}22`, spanGaps: false, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
-      axes: [{ ...axis, space: 70, values: (_u: uPlot, vals: number[]) => vals.map(timeLabel) }, { ...axis, size: 70, values: (_u: uPlot, vals: number[]) => vals.map(format) }],
+      axes: [{ ...axis, space: 70, values: (_u: uPlot, vals: number[]) => vals.map((v) => timeLabel(v, (vals.at(-1)! - vals[0]!) < 600)) }, { ...axis, size: 70, values: (_u: uPlot, vals: number[]) => vals.map(format) }],
       scales: { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.15 : 1] } },
       cursor: { drag: { x: false, y: false } },
       legend: { show: true },

@@ -7,7 +7,7 @@ import { RANGES, colorOf, fmtBytes } from "../format";
 import { useData } from "../hooks";
 
 interface Sample { at: number; cpuPercent: number; memoryBytes: number; memoryLimitBytes: number | null }
-const fmtCpu = (v: number) => `${v.toFixed(v < 10 ? 1 : 0)}%`;
+const fmtCpu = (v: number) => `${v.toFixed(v < 1 ? 2 : v < 10 ? 1 : 0)}%`;
 
 /** Shared time axis: every sample time of any service, each series null where it has none. */
 function align(series: Record<string, Sample[]>, pick: (s: Sample) => number) {
