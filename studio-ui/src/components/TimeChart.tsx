@@ -26,6 +26,8 @@ export function TimeChart({ xs, series, format, height = 220 }: { xs: number[]; 
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: `${s.color}22`, spanGaps: false, value: (_u: uPlot, v: number | null) => (v === null ? "–" : format(v)) }))],
       axes: [{ ...axis, space: 70, values: (_u: uPlot, vals: number[]) => vals.map((v) => timeLabel(v, (vals.at(-1)! - vals[0]!) < 600)) }, { ...axis, size: 70, values: (_u: uPlot, vals: number[]) => vals.map(format) }],
       scales: { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.15 : 1] } },
+      // Room on the right for the last time label.
+      padding: [10, 28, 0, 0],
       cursor: { drag: { x: false, y: false } },
       legend: { show: true },
     }, [xs, ...series.map((s) => s.values)] as uPlot.AlignedData, el);
