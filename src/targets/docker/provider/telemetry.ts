@@ -3,7 +3,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type Docker from "dockerode";
-import { docker, joinNetwork, leaveNetwork, logTail, unlessGone } from "./docker-client.js";
+import { buildAttachmentMethods } from "./attachment.js";
+import { docker, logTail, unlessGone } from "./docker-client.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "./handler.js";
 import { waitHealthy } from "./health.js";
@@ -108,33 +109,15 @@ async function ensureReceiver(t: TelemetryInputs): Promise<string> {
   }, "telemetry");
 }
 
-async function attachReceiver(t: TelemetryInputs): Promise<void> {
-  await joinNetwork(t.network, await ensureReceiver(t));
-}
-
 export const telemetryHandler: ResourceHandler = {
   inputKeys: ["network", "baseImage", "hash"],
   updatable: ["baseImage", "hash"],
-
-  async create(_urn, inputs) {
-    const t = inputs as unknown as TelemetryInputs;
-    await attachReceiver(t);
-    return { id: `${TELEMETRY_CONTAINER}@${t.network}`, outs: { receiverContainer: TELEMETRY_CONTAINER } };
-  },
-
-  async update(_id, _olds, news) {
-    await attachReceiver(news as unknown as TelemetryInputs);
-    return { receiverContainer: TELEMETRY_CONTAINER };
-  },
+  ...buildAttachmentMethods(TELEMETRY_CONTAINER, "receiverContainer", (inputs) => ensureReceiver(inputs as unknown as TelemetryInputs)),
 
   // Gone, stopped or detached: recreate (a deploy refreshes first, so it comes back).
   async read(_id, props) {
     const c = await unlessGone(() => docker().getContainer(TELEMETRY_CONTAINER).inspect());
     if (!c || !c.State.Running || !Object.keys(c.NetworkSettings.Networks ?? {}).includes(String(props.network))) return undefined;
     return { ...props };
-  },
-
-  async delete(_id, props) {
-    await leaveNetwork(String(props.network), TELEMETRY_CONTAINER);
   },
 };
