@@ -8,7 +8,7 @@ import { docker, logTail, unlessGone } from "./docker-client.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "./handler.js";
 import { waitHealthy } from "./health.js";
-import { receiverContext, TELEMETRY_CONTAINER, TELEMETRY_DATA, TELEMETRY_HASH_LABEL, TELEMETRY_PORT } from "../telemetry-image.js";
+import { receiverContext, TELEMETRY_CONTAINER, TELEMETRY_DATA, TELEMETRY_HASH_LABEL, TELEMETRY_PORT, TELEMETRY_REPOSITORY } from "../telemetry-image.js";
 
 /**
  * platform:docker:TelemetryAttachment: makes sure the one shared OTLP receiver runs, and
@@ -105,7 +105,12 @@ async function ensureReceiver(t: TelemetryInputs): Promise<string> {
     }
     const attached = Object.keys(info?.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
     if (info) await existing.remove({ force: true, v: true });
-    return (await startReceiver(tag, hash, t.storeDir, [t.network, ...attached.filter((n) => n !== t.network)])).id;
+    const id = (await startReceiver(tag, hash, t.storeDir, [t.network, ...attached.filter((n) => n !== t.network)])).id;
+    // The receiver image it replaced is of no further use (one still in use elsewhere stays: 409).
+    if (info && info.Config.Image !== tag && info.Config.Image.startsWith(`${TELEMETRY_REPOSITORY}:`)) {
+      await docker().getImage(info.Config.Image).remove().catch(() => undefined);
+    }
+    return id;
   }, "telemetry");
 }
 
