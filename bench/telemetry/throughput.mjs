@@ -1,11 +1,13 @@
 // Catalog throughput, instrumented vs not (bench/README.md says what it means). Needs
 // `npm run build` and the set-up's base images.
-//   node bench/telemetry/throughput.mjs [--seconds S] [--rounds N] [--concurrency C] [--ratio R]
+//   node bench/telemetry/throughput.mjs [--seconds S] [--rounds N] [--concurrency C] [--ratio R] [--env K=V ...]
+// (--env: extra variables for the instrumented container, to see what a setting costs)
 // The catalog API (examples/catalog/api) built twice by the platform's own recipe, with and
 // without zero-code OpenTelemetry, each container limited to 1 CPU and sending to a real
 // receiver container (the platform's receiver image, a store in a temp dir) with the settings
 // the platform injects. The same keep-alive load (the traffic service's request rotation) is
-// sent from 127.0.0.1 to each in turn, rounds interleaved; medians of requests per second.
+// sent from 127.0.0.1 to both at once, in rounds; medians of requests per second and of the
+// per-round ratios.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
@@ -17,8 +19,9 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
-const SECONDS = arg("seconds", 15);
-const ROUNDS = arg("rounds", 3);
+const SECONDS = arg("seconds", 8);
+const ROUNDS = arg("rounds", 5);
+const EXTRA_ENV = process.argv.flatMap((a, i) => (process.argv[i - 1] === "--env" ? [a] : []));
 const CONCURRENCY = arg("concurrency", 8);
 const RATIO = arg("ratio", 1);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -62,7 +65,7 @@ function otelEnv() {
   for (const [k, parts] of Object.entries(env)) {
     out.push(`${k}=${parts.map((p) => (p.kind === "text" ? p.text : `http://${receiver}:4318`)).join("")}`);
   }
-  return out;
+  return [...out, ...EXTRA_ENV];
 }
 
 function startApi(name, tag, env) {
@@ -124,6 +127,9 @@ const cleanUp = () => {
     try { docker("rm", "-f", c); } catch {}
   }
   try { docker("network", "rm", network); } catch {}
+  for (const t of ["plain", "otel"]) {
+    try { docker("rmi", `${id}-api:${t}`); } catch {}
+  }
   rmSync(buildDir, { recursive: true, force: true });
   rmSync(storeDir, { recursive: true, force: true });
 };
@@ -139,21 +145,25 @@ try {
   const ports = { plain: startApi(`${id}-plain`, plain, []), otel: startApi(`${id}-otel`, otel, otelEnv()) };
   await Promise.all([waitUp(ports.plain), waitUp(ports.otel)]);
   // Warm both (imports, first exports) before measuring.
-  for (const p of Object.values(ports)) await load(p);
+  await Promise.all(Object.values(ports).map((p) => load(p)));
+  // Both at once in every round: the two containers see the same machine at the same moment
+  // (a shared machine's load drifts between rounds), each with its own CPU and the same load.
   const results = { plain: [], otel: [] };
   for (let r = 0; r < ROUNDS; r++) {
-    for (const kind of r % 2 ? ["otel", "plain"] : ["plain", "otel"]) {
-      results[kind].push(await load(ports[kind]));
-      process.stderr.write(`round ${r + 1} ${kind}: ${results[kind].at(-1).toFixed(0)} req/s\n`);
-    }
+    const [plainRate, otelRate] = await Promise.all([load(ports.plain), load(ports.otel)]);
+    results.plain.push(plainRate);
+    results.otel.push(otelRate);
+    process.stderr.write(`round ${r + 1}: plain ${plainRate.toFixed(0)} req/s, instrumented ${otelRate.toFixed(0)} req/s\n`);
   }
   const spans = docker("exec", receiver, "node", "-e",
     "const {DatabaseSync}=require('node:sqlite');const d=new DatabaseSync('/data/telemetry.sqlite',{readOnly:true});console.log(d.prepare('select count(*) n from spans').get().n)");
   const p = median(results.plain);
   const o = median(results.otel);
+  // Each round's two runs saw the same machine: the median of the per-round ratios.
+  const ratio = median(results.otel.map((x, i) => x / results.plain[i]));
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-  console.log(JSON.stringify({ seconds: SECONDS, rounds: ROUNDS, concurrency: CONCURRENCY, sampleRatio: RATIO, plainReqPerSec: Math.round(p), instrumentedReqPerSec: Math.round(o), ratio: Number((o / p).toFixed(3)), spansStored: Number(spans.split("\n").pop()) }));
-  console.log(`| ${new Date().toISOString().slice(0, 10)} | ${cpus().length} cores, load ${loadavg()[0].toFixed(1)} | ${commit} | ${RATIO} | ${Math.round(p)} | ${Math.round(o)} | ${(o / p).toFixed(2)} |`);
+  console.log(JSON.stringify({ seconds: SECONDS, rounds: ROUNDS, concurrency: CONCURRENCY, sampleRatio: RATIO, plainReqPerSec: Math.round(p), instrumentedReqPerSec: Math.round(o), ratio: Number(ratio.toFixed(3)), roundRatios: results.otel.map((x, i) => Number((x / results.plain[i]).toFixed(2))), extraEnv: EXTRA_ENV, spansStored: Number(spans.split("\n").pop()) }));
+  console.log(`| ${new Date().toISOString().slice(0, 10)} | ${cpus().length} cores, load ${loadavg()[0].toFixed(1)} | ${commit} | ${RATIO} | ${Math.round(p)} | ${Math.round(o)} | ${ratio.toFixed(2)} |${EXTRA_ENV.length ? ` ${EXTRA_ENV.join(" ")}` : ""}`);
 } finally {
   cleanUp();
 }

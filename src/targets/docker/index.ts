@@ -23,7 +23,7 @@ export interface DockerTargetOptions {
   readonly secrets?: Readonly<Record<string, pulumi.Output<string>>>;
   /** This deployment's id: a new container's deployment.id resource attribute. */
   readonly deploymentId?: string;
-  /** The host directory of the telemetry store; without it no receiver runs and OTEL_* settings are left out. */
+  /** The host directory of the telemetry store; without it no receiver runs (and OTEL_EXPORTER_OTLP_ENDPOINT is left out). */
   readonly telemetryDir?: string;
 }
 

@@ -59,7 +59,8 @@ export function buildReceiverDockerfile(baseImage: string): string {
     "WORKDIR /app",
     `ENV TELEMETRY_DIR=${TELEMETRY_DATA} PORT=${TELEMETRY_PORT} NODE_ENV=production`,
     `EXPOSE ${TELEMETRY_PORT}`,
-    'CMD ["node", "telemetry/receiver-main.js"]',
+    // node:sqlite is still marked experimental on Node 22: one warning per start is noise in its log.
+    'CMD ["node", "--disable-warning=ExperimentalWarning", "telemetry/receiver-main.js"]',
     "",
   ].join("\n");
 }

@@ -40,6 +40,14 @@ describe("zero-code OpenTelemetry in the fastapi recipe", () => {
     expect(r.dockerfile).toMatch(/\/site-packages && mkdir -p "\$d" && echo \/opt\/otel > "\$d\/zz-platform-opentelemetry\.pth"/);
   });
 
+  it("selects the platform's distro, which turns FastAPI's send/receive spans off", () => {
+    const r = buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: true });
+    const s = stages(r.dockerfile);
+    expect(s.opentelemetry!.join("\n")).toContain("'[opentelemetry_distro]' 'platform = platform_opentelemetry_distro:PlatformDistro'");
+    expect(s.opentelemetry!.join("\n")).toContain(`kwargs.setdefault("exclude_spans", ["receive", "send"])`);
+    expect(s.final!.join("\n")).toContain("OTEL_PYTHON_DISTRO=platform");
+  });
+
   it("every pin is one SDK release and its contrib release; every instrumentation the issue names is there", () => {
     for (const p of OTEL_PYTHON_PACKAGES) expect(p).toMatch(new RegExp(`==(${OTEL_PYTHON_SDK_VERSION}|${OTEL_PYTHON_CONTRIB_VERSION.replace(".", "\\.")})$`));
     const names = OTEL_PYTHON_PACKAGES.map((p) => p.split("==")[0]);

@@ -3,11 +3,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type Docker from "dockerode";
-import { docker, joinNetwork, leaveNetwork, logTail, unlessGone } from "./docker-client.js";
+import { buildAttachmentMethods } from "./attachment.js";
+import { docker, logTail, unlessGone } from "./docker-client.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "./handler.js";
 import { waitHealthy } from "./health.js";
-import { receiverContext, TELEMETRY_CONTAINER, TELEMETRY_DATA, TELEMETRY_HASH_LABEL, TELEMETRY_PORT } from "../telemetry-image.js";
+import { receiverContext, TELEMETRY_CONTAINER, TELEMETRY_DATA, TELEMETRY_HASH_LABEL, TELEMETRY_PORT, TELEMETRY_REPOSITORY } from "../telemetry-image.js";
 
 /**
  * platform:docker:TelemetryAttachment: makes sure the one shared OTLP receiver runs, and
@@ -104,37 +105,24 @@ async function ensureReceiver(t: TelemetryInputs): Promise<string> {
     }
     const attached = Object.keys(info?.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
     if (info) await existing.remove({ force: true, v: true });
-    return (await startReceiver(tag, hash, t.storeDir, [t.network, ...attached.filter((n) => n !== t.network)])).id;
+    const id = (await startReceiver(tag, hash, t.storeDir, [t.network, ...attached.filter((n) => n !== t.network)])).id;
+    // The receiver image it replaced is of no further use (one still in use elsewhere stays: 409).
+    if (info && info.Config.Image !== tag && info.Config.Image.startsWith(`${TELEMETRY_REPOSITORY}:`)) {
+      await docker().getImage(info.Config.Image).remove().catch(() => undefined);
+    }
+    return id;
   }, "telemetry");
-}
-
-async function attachReceiver(t: TelemetryInputs): Promise<void> {
-  await joinNetwork(t.network, await ensureReceiver(t));
 }
 
 export const telemetryHandler: ResourceHandler = {
   inputKeys: ["network", "baseImage", "hash"],
   updatable: ["baseImage", "hash"],
-
-  async create(_urn, inputs) {
-    const t = inputs as unknown as TelemetryInputs;
-    await attachReceiver(t);
-    return { id: `${TELEMETRY_CONTAINER}@${t.network}`, outs: { receiverContainer: TELEMETRY_CONTAINER } };
-  },
-
-  async update(_id, _olds, news) {
-    await attachReceiver(news as unknown as TelemetryInputs);
-    return { receiverContainer: TELEMETRY_CONTAINER };
-  },
+  ...buildAttachmentMethods(TELEMETRY_CONTAINER, "receiverContainer", (inputs) => ensureReceiver(inputs as unknown as TelemetryInputs)),
 
   // Gone, stopped or detached: recreate (a deploy refreshes first, so it comes back).
   async read(_id, props) {
     const c = await unlessGone(() => docker().getContainer(TELEMETRY_CONTAINER).inspect());
     if (!c || !c.State.Running || !Object.keys(c.NetworkSettings.Networks ?? {}).includes(String(props.network))) return undefined;
     return { ...props };
-  },
-
-  async delete(_id, props) {
-    await leaveNetwork(String(props.network), TELEMETRY_CONTAINER);
   },
 };
