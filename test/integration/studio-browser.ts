@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,7 +42,7 @@ export async function startTestStudio(env: Record<string, string>): Promise<{ ur
     return next === "/" ? url : `${url}&next=${encodeURIComponent(next)}`;
   };
   const first = await signIn();
-  return { url: new URL(first).origin, signIn, env: studioEnv, stop: async () => { await runCli(["studio", "--stop"], { cwd: ROOT, env: studioEnv }); } };
+  return { url: new URL(first).origin, signIn, env: studioEnv, stop: async () => { await runCli(["studio", "--stop"], { cwd: ROOT, env: studioEnv }); rmSync(studioEnv.PLATFORM_STUDIO_DIR, { recursive: true, force: true }); } };
 }
 
 /** A raw request with any Host header (fetch does not let a caller set Host). */

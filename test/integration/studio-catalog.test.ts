@@ -1,6 +1,6 @@
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, parseUrls, runCli } from "./cli.js";
@@ -54,7 +54,7 @@ describe("Studio Metrics tab on examples/catalog in Chromium", () => {
     await browser?.close();
     await studio?.stop();
     await runCli(["destroy", "--yes", "--project", project], { cwd: dir, env: backend });
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dirname(dir), { recursive: true, force: true });
     forgetProject(project);
   });
 

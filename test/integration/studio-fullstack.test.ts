@@ -3,7 +3,7 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSyn
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, parseUrls, runCli } from "./cli.js";
@@ -68,7 +68,7 @@ describe("Studio on examples/fullstack in Chromium", () => {
     await browser?.close();
     await studio?.stop();
     await runCli(["destroy", "--yes", "--delete-data", "--project", project], { cwd: dir, env: backend });
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dirname(dir), { recursive: true, force: true });
     forgetProject(project);
   });
 
