@@ -22,9 +22,11 @@ echo "platform set-up (home: $PLATFORM_HOME)"
 step "Node >= $NODE_MIN_MAJOR" setup_node
 step "npm dependencies" setup_npm
 step "TypeScript build" setup_build
+step "Studio web UI" setup_studio_ui
 step "Pulumi CLI $PULUMI_VERSION + Node.js language host" setup_pulumi
 step "Docker engine + BuildKit client" setup_docker
 step "Base images" setup_images
+step "Telemetry receiver image" setup_telemetry_image
 step "Toolchain file" write_toolchain
 if [ "$with_kubernetes" = 1 ]; then setup_kubernetes; fi
 echo "✓ set-up complete in $(( $(date +%s) - t_start ))s. Next: source $ENV_FILE && platform doctor"

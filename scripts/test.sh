@@ -6,6 +6,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 home=${PLATFORM_HOME:-$HOME/.platform}
 if [ "${PLATFORM_SKIP_SETUP:-}" != "1" ]; then bash "$here/setup.sh"; fi
+# Studio's browser tests drive Debian's chromium: installed here, never skipped.
+bash "$here/setup/chromium.sh"
 # shellcheck disable=SC1091
 source "$home/env.sh"
 cd "$root"

@@ -5,7 +5,7 @@ import { formatDiagnostic, loadConfig, SECRETS_REF } from "./config/index.js";
 import { buildPlan } from "./plan/build-plan.js";
 import { scanSources } from "./plan/scan-source.js";
 import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "./plan/constants.js";
-import { baseImages, buildCaFile, buildEnvKey, logDir } from "./settings.js";
+import { baseImages, buildCaFile, buildEnvKey, logDir, telemetryDir } from "./settings.js";
 import { createDockerTarget } from "./targets/docker/index.js";
 
 /**
@@ -54,6 +54,9 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
   }
   const secrets = Object.fromEntries(plan.secrets.map((n) => [n, secretConfig.requireSecret(n)]));
   const pinnedImages = cfg.get("images") ? (JSON.parse(cfg.require("images")) as Record<string, { tag: string; hash: string }>) : undefined;
-  const outputs = createDockerTarget(plan, { buildEnvKey: buildEnvKey(), caFile: buildCaFile(), logDir: logDir(project, env), pinnedImages, secrets });
-  return { ...outputs, deployment_id: cfg.get("deploymentId") ?? "" };
+  const deploymentId = cfg.get("deploymentId") || undefined;
+  const outputs = createDockerTarget(plan, {
+    buildEnvKey: buildEnvKey(), caFile: buildCaFile(), logDir: logDir(project, env), pinnedImages, secrets, deploymentId, telemetryDir: telemetryDir(),
+  });
+  return { ...outputs, deployment_id: deploymentId ?? "" };
 }

@@ -81,3 +81,12 @@ export function buildEnvKey(): Buffer {
   writeFileAtomic.sync(file, randomBytes(32), { mode: 0o600 });
   return readFileSync(file);
 }
+
+/**
+ * The telemetry store's directory: the platform's OTLP receiver writes `telemetry.sqlite`
+ * here (bind-mounted into its container), and Studio opens it with openTelemetryStore or
+ * TelemetryStore.openReadOnly. PLATFORM_TELEMETRY_DIR moves it.
+ */
+export function telemetryDir(): string {
+  return process.env.PLATFORM_TELEMETRY_DIR || join(platformHome(), "telemetry");
+}

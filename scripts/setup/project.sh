@@ -18,6 +18,33 @@ setup_build() {
   STEP_STATUS="compiled src/ to dist/ (incremental)"
 }
 
+# Studio's web UI (React + Vite, studio-ui/) built into dist/studio-ui, which the Studio
+# server serves; rebuilt only when its sources or the lockfile changed.
+setup_studio_ui() {
+  local stamp=$REPO_ROOT/dist/studio-ui/.inputs-hash want
+  want=$(cd "$REPO_ROOT" && find studio-ui -type f ! -path '*/node_modules/*' -print0 | sort -z | xargs -0 sha256sum | cat - package-lock.json | sha256sum | cut -c1-16)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then STEP_STATUS="reused dist/studio-ui (sources unchanged)"; return; fi
+  (cd "$REPO_ROOT" && PATH="$NODE_BIN:$PATH" ./node_modules/.bin/vite build --config studio-ui/vite.config.ts >"$PLATFORM_HOME/logs/studio-ui.log" 2>&1) \
+    || fail "the Studio UI build failed; last lines of $PLATFORM_HOME/logs/studio-ui.log:
+$(tail -n 20 "$PLATFORM_HOME/logs/studio-ui.log")"
+  echo "$want" >"$stamp"
+  STEP_STATUS="built studio-ui/ into dist/studio-ui"
+}
+
+# The platform's OTLP receiver image (README "Telemetry"), built offline from this install's
+# dist/telemetry and protobufjs on the Node base image; `platform deploy` would build it too, at
+# the first deploy that needs it. Labelled with a hash of its files: rebuilt only when they change.
+setup_telemetry_image() {
+  local out log=$PLATFORM_HOME/logs/telemetry-image.log
+  out=$(cd "$REPO_ROOT" && PLATFORM_HOME="$PLATFORM_HOME" PLATFORM_DOCKER_CLI="$PLATFORM_DOCKER_CLI" "$NODE_BIN/node" --input-type=module -e '
+    const { ensureReceiverImage } = await import("./dist/targets/docker/provider/telemetry.js");
+    const { baseImages } = await import("./dist/settings.js");
+    const r = await ensureReceiverImage(baseImages().node);
+    console.log(`${r.built ? "built" : "reused"} ${r.tag}`);' 2>"$log") \
+    || fail "building the telemetry receiver image failed; see $log"
+  STEP_STATUS="$out"
+}
+
 write_toolchain() {
   mkdir -p "$PLATFORM_HOME/bin"
   # `platform` on PATH (after source env.sh), on the platform's own Node whatever the system's.

@@ -67,6 +67,9 @@ export async function runEngineDeploy(t: StackTarget, creds: Credentials, eo: En
     for (const w of warnings) process.stdout.write(`⚠ ${w}\n`);
     process.stdout.write(`Deployment complete (${record.id})\n`);
     for (const [service, url] of Object.entries(urls)) process.stdout.write(`${service}: ${url}\n`);
+    const { studioLink } = await import("./studio.js");
+    const link = await studioLink(t.project, t.env);
+    if (link) process.stdout.write(`Studio: ${link}\n`);
   } catch (e) {
     await view.close();
     const err = e instanceof VisibleError ? e : undefined;

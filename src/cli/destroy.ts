@@ -30,7 +30,13 @@ async function runDestroy(o: DestroyOptions): Promise<void> {
   const deleted = await destroyStack(t.project, t.env, creds, {
     configFile: t.configFile,
     onNote: (line) => { if (!o.json) process.stdout.write(`note: ${line}\n`); },
-    removeOrphans: (known) => removeOrphans(t.project, t.env, known),
+    removeOrphans: async (known) => {
+      // Database tunnels (Studio's, platform db connect's) hold the network: they go first.
+      const { removeTunnelsInto } = await import("../runtime/tunnel.js");
+      const { stackPrefix } = await import("../plan/naming.js");
+      const tunnels = await removeTunnelsInto(stackPrefix(t.project, t.env));
+      return [...tunnels.map((n) => `tunnel: ${n}`), ...(await removeOrphans(t.project, t.env, known))];
+    },
   });
   const volumes = o.deleteData ? await removeStackVolumes(t.project, t.env) : [];
   const kept = o.deleteData ? [] : await listStackVolumes(t.project, t.env);

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { registerCa } from "./ca.js";
 import { registerCluster } from "./cluster.js";
 import { registerDeploy } from "./deploy.js";
+import { registerDb } from "./db.js";
 import { registerDeployments } from "./deployments.js";
 import { registerDestroy } from "./destroy.js";
 import { registerDoctor } from "./doctor.js";
@@ -12,6 +13,7 @@ import { registerPlan } from "./plan.js";
 import { registerRollback } from "./rollback.js";
 import { registerSecrets } from "./secrets.js";
 import { registerStatus } from "./status.js";
+import { registerStudio } from "./studio.js";
 import { registerValidate } from "./validate.js";
 
 /**
@@ -35,6 +37,8 @@ export function buildProgram(version: string): Command {
   registerLogs(program);
   registerDeployments(program);
   registerRollback(program);
+  registerStudio(program);
+  registerDb(program);
   registerDestroy(program);
   registerCa(program);
   registerDoctor(program);

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Locator } from "./locate.js";
 import type { configSchema } from "./schema.js";
 import type { Config, ResourcesConfig, ServiceConfig } from "./types.js";
+import { DEFAULT_SAMPLE_RATIO } from "./schema.js";
 import { parseDuration, parseStorage, PRESETS } from "./units.js";
 
 type Parsed = z.output<typeof configSchema>;
@@ -20,6 +21,7 @@ export function toConfig(parsed: Parsed, locator: Locator): Config {
     name: parsed.name,
     ...(parsed.description !== undefined ? { description: parsed.description } : {}),
     services,
+    telemetry: { sampleRatio: parsed.telemetry?.sample_ratio ?? DEFAULT_SAMPLE_RATIO },
   };
 }
 

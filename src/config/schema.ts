@@ -162,6 +162,21 @@ export const serviceSchema = z
   .describe("One service. Its key in services is its name.")
   .meta({ allOf: typeRules });
 
+export const DEFAULT_SAMPLE_RATIO = 1;
+
+const telemetry = z
+  .strictObject({
+    sample_ratio: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(DEFAULT_SAMPLE_RATIO)
+      .describe("Share of new traces that are recorded, from 0 (none) to 1 (all): OTEL_TRACES_SAMPLER=parentbased_traceidratio with this ratio, so a trace is kept or dropped whole across services. Per-route request rates, latencies and status codes come from metrics, which are never sampled. Default 1.")
+      .meta({ examples: [0.1] }),
+  })
+  .describe("OpenTelemetry settings the platform injects into every fastapi and nextjs service (see README \"Telemetry\"). Optional.")
+  .meta({ examples: [{ sample_ratio: 0.1 }] });
+
 export const configSchema = z
   .strictObject({
     version: z.literal("1.0").describe('Version of the platform.yml language. Required; the only version is "1.0" (quoted: an unquoted 1.0 is a number).'),
@@ -176,6 +191,7 @@ export const configSchema = z
       .meta({ propertyNames: { pattern: NAME_PATTERN, maxLength: 43 }, minProperties: 1 })
       .describe("The services, by name. At least one. Names follow the same DNS-label rule as the project name. Order is kept: it is the order shown by validate and deploy.")
       .meta({ examples: [{ api: { type: "fastapi", source: "./api", public: true } }] }),
+    telemetry: telemetry.optional(),
   })
   .describe("platform.yml: the services of one project and how they connect.");
 

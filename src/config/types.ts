@@ -71,6 +71,13 @@ export interface Config {
   description?: string;
   /** Key order is file order. */
   services: Record<string, ServiceConfig>;
+  /** Absent in hand-made configs (tests): the defaults apply. */
+  telemetry?: TelemetryConfig;
+}
+
+export interface TelemetryConfig {
+  /** 0..1: the share of new traces recorded (parent-based trace-id ratio sampling). */
+  sampleRatio: number;
 }
 
 export type TemplatePart = { kind: "text"; text: string } | { kind: "ref"; service: string; property: string };

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { hostname, userInfo } from "node:os";
 import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation/index.js";
@@ -80,6 +81,7 @@ async function newRecord(o: DeployOptions, id: string): Promise<DeploymentRecord
     id, project: o.project, env: o.env, startedAt: new Date().toISOString(), outcome: "running",
     kind: o.rollback ? "rollback" : "deploy", ...(o.rollback ? { rollbackOf: o.rollback.of } : {}),
     git: await gitInfo(o.projectDir ?? dirname(o.configFile)),
+    by: `${userInfo().username}@${hostname()}`,
     configHash: createHash("sha256").update(text).digest("hex").slice(0, 16),
     cliVersion: PLATFORM_VERSION, services: {}, migrations: {}, urls: {}, images: {}, notes: [],
   };

@@ -19,6 +19,8 @@ export interface DeploymentRecord {
   kind?: "deploy" | "rollback";
   rollbackOf?: string;
   git?: { commit: string; dirty: boolean };
+  /** Who deployed: user@host of the machine that ran the CLI (records before 0.2 lack it). */
+  by?: string;
   configHash: string;
   cliVersion: string;
   services: Record<string, { phase: string; phases: { phase: string; at: string }[] }>;

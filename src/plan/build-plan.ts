@@ -5,6 +5,7 @@ import { orderByDependencies } from "./graph.js";
 import { hostPrefix, stackName, stackPrefix } from "./naming.js";
 import { buildFastapiRecipe, buildNextjsRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
 import { toStartCommand } from "./start-command.js";
+import { buildTelemetryEnv, sampleRatioOf } from "./telemetry-env.js";
 import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedService } from "./types.js";
 
 /** Postgres identity inside a stack; the password is generated per stack by the target. */
@@ -29,7 +30,8 @@ function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<stri
   if (!snapshot) throw new Error(`no source snapshot for service ${s.name}`);
   const images = { python: ctx.images.python, node: ctx.images.node };
   try {
-    const opts = s.start ? { start: s.start } : {};
+    // Zero-code OpenTelemetry: every recipe image carries the SDK and starts under it.
+    const opts = { instrument: true, ...(s.start ? { start: s.start } : {}) };
     const recipe = s.type === "nextjs" ? buildNextjsRecipe(snapshot, images, opts) : buildFastapiRecipe(snapshot, images, opts);
     return { kind: "recipe", context: resolve(ctx.projectDir, s.source, recipe.context?.root ?? "."), recipe, buildArgs };
   } catch (e) {
@@ -48,7 +50,7 @@ function literal(text: string): TemplatePart[] {
   return [{ kind: "text", text }];
 }
 
-function envTemplates(s: ServiceConfig, database?: DatabaseSpec): Record<string, TemplatePart[]> {
+function envTemplates(s: ServiceConfig, ctx: PlanContext, sampleRatio: number, database?: DatabaseSpec): Record<string, TemplatePart[]> {
   if (database) {
     // The official image's interface; the password reference resolves to the stack's secret.
     return {
@@ -58,12 +60,13 @@ function envTemplates(s: ServiceConfig, database?: DatabaseSpec): Record<string,
       PGDATA: literal(PGDATA),
     };
   }
-  const env: Record<string, TemplatePart[]> = { PORT: literal(String(HTTP_PORT)) };
+  // The service's own OTEL_* names win (validate warns about them).
+  const env: Record<string, TemplatePart[]> = { PORT: literal(String(HTTP_PORT)), ...buildTelemetryEnv(ctx.project, ctx.env, s.name, sampleRatio) };
   for (const [k, v] of Object.entries(s.env)) env[k] = parseTemplate(v);
   return env;
 }
 
-function planService(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<string, SourceSnapshot>): PlannedService {
+function planService(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<string, SourceSnapshot>, sampleRatio: number): PlannedService {
   const database: DatabaseSpec | undefined = s.type === "postgres"
     ? {
         user: DB_USER, database: DB_NAME, volumeName: stackName(ctx.project, ctx.env, s.name, "data"),
@@ -81,7 +84,7 @@ function planService(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<st
     port: database ? POSTGRES_PORT : HTTP_PORT,
     build: buildSpec(s, ctx, sources),
     image: database ? ctx.images.postgres : undefined,
-    env: envTemplates(s, database),
+    env: envTemplates(s, ctx, sampleRatio, database),
     buildEnv: s.source || s.build ? Object.keys(s.env) : [],
     // A recipe bakes start into its image's CMD; a Dockerfile's CMD is replaced at run time.
     ...(s.build && s.start ? { command: toStartCommand(s.start) } : {}),
@@ -115,7 +118,7 @@ export function buildPlan(config: Config, ctx: PlanContext, sources: ReadonlyMap
     appsDomain: ctx.appsDomain,
     httpsPort: ctx.httpsPort,
     images: ctx.images,
-    services: order.map((n) => planService(byName[n] as ServiceConfig, ctx, sources)),
+    services: order.map((n) => planService(byName[n] as ServiceConfig, ctx, sources, sampleRatioOf(config))),
     secrets: referencedSecrets(config),
   };
 }

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { TemplatePart } from "../config/index.js";
+import { TELEMETRY_REF } from "../plan/telemetry-env.js";
 
 /** What `${service.property}` can resolve to, per service. */
 export type ReferenceValues = ReadonlyMap<string, Readonly<Record<string, pulumi.Input<string>>>>;
@@ -16,8 +17,13 @@ export function resolveTemplate(parts: readonly TemplatePart[], values: Referenc
   return pulumi.all(pieces).apply((xs) => xs.join(""));
 }
 
+/** A variable that needs the telemetry receiver, where the target runs none: left out. */
+function lacksReceiver(parts: readonly TemplatePart[], values: ReferenceValues): boolean {
+  return parts.some((p) => p.kind === "ref" && p.service === TELEMETRY_REF && values.get(TELEMETRY_REF)?.[p.property] === undefined);
+}
+
 /** All variables of a service. Kept secret as a whole: values may carry credentials. */
 export function resolveEnv(env: Readonly<Record<string, readonly TemplatePart[]>>, values: ReferenceValues): pulumi.Output<Record<string, string>> {
-  const entries = Object.entries(env).map(([k, parts]) => resolveTemplate(parts, values).apply((v) => [k, v] as const));
+  const entries = Object.entries(env).filter(([, parts]) => !lacksReceiver(parts, values)).map(([k, parts]) => resolveTemplate(parts, values).apply((v) => [k, v] as const));
   return pulumi.secret(pulumi.all(entries).apply((kv) => Object.fromEntries(kv)));
 }

@@ -8,6 +8,8 @@ import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
+import { waitForTrace } from "./telemetry.js";
+import type { TraceSpan } from "../../src/telemetry/index.js";
 
 /**
  * Issue #5 end to end, on the real engines: the fullstack example deployed by the CLI as a
@@ -73,6 +75,20 @@ describe("fullstack example on the local Docker engine", () => {
     expect(page.body).toContain("event");
     await expect(httpsRequest(`${urls.api}/api/status`, "")).rejects.toThrow(/certificate/);
   });
+
+  it("zero-code telemetry: a page load is one trace, web -> api -> PostgreSQL", async () => {
+    const sinceMs = Date.now();
+    expect((await httpsRequest(urls.web as string, ca, { timeoutMs: 30_000 })).status).toBe(200);
+    const isSql = (s: TraceSpan) => s.service === "api" && s.kind === "client" && /SELECT/i.test(s.name);
+    const spans = await waitForTrace({ project, service: "api", route: "/api/status", sinceMs }, (ss) => ss.some((s) => s.service === "web") && ss.some(isSql));
+    const api = spans.find((s) => s.service === "api" && s.kind === "server" && s.attributes["http.route"] === "/api/status");
+    expect(spans.find((s) => s.service === "web" && s.kind === "server"), "web's server span").toBeDefined();
+    expect(api, "the api's server span").toBeDefined();
+    expect(spans.find(isSql), "the api's SQL").toBeDefined();
+    // The traceparent crossed: the api's server span is a child of web's fetch.
+    expect(spans.find((s) => s.spanId === api!.parentSpanId)?.service).toBe("web");
+    expect(api!.resource["platform.project"]).toBe(project);
+  }, 120_000);
 
   it("status lists the running services with their URLs; logs shows a service's output", async () => {
     const s = JSON.parse(ok(await cli("status", "--project", project, "--json")).stdout);

@@ -8,7 +8,9 @@ import { resolveEnv, type ReferenceValues } from "../references.js";
 import { combineBuildHash, hashBuildEnv, hashBuildInputs } from "./context-hash.js";
 import { PUBLIC_HOST_LABEL } from "./provider/ownership.js";
 import { hostLabel } from "./provider/words.js";
-import { Container, EdgeAttachment, Image, Job, Network, Password, Volume, Words } from "./resources.js";
+import { Container, EdgeAttachment, Image, Job, Network, Password, TelemetryAttachment, Volume, Words } from "./resources.js";
+import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/telemetry-env.js";
+import { receiverContext, TELEMETRY_ENDPOINT } from "./telemetry-image.js";
 
 export interface DockerTargetOptions {
   /** The machine's key for the hash of build-time variables (never the values' plain hash). */
@@ -21,6 +23,22 @@ export interface DockerTargetOptions {
   readonly pinnedImages?: Readonly<Record<string, { tag: string; hash: string }>>;
   /** The environment's secrets that the plan references (`${secrets.NAME}`), as Pulumi secrets. */
   readonly secrets?: Readonly<Record<string, pulumi.Output<string>>>;
+  /** This deployment's id: a new container's deployment.id resource attribute. */
+  readonly deploymentId?: string;
+  /** The host directory of the telemetry store; without it no receiver runs (and OTEL_EXPORTER_OTLP_ENDPOINT is left out). */
+  readonly telemetryDir?: string;
+}
+
+/** Services that export telemetry: every one whose variables point at the receiver. */
+function usesTelemetry(s: PlannedService): boolean {
+  return Object.values(s.env).some((parts) => parts.some((p) => p.kind === "ref" && p.service === TELEMETRY_REF));
+}
+
+/** The shared OTLP receiver joined to this stack's network, when a service sends to it. */
+function createTelemetry(plan: Plan, network: Network, opts: DockerTargetOptions): TelemetryAttachment | undefined {
+  if (!opts.telemetryDir || !plan.services.some(usesTelemetry)) return undefined;
+  const { hash } = receiverContext(plan.images.node);
+  return new TelemetryAttachment("telemetry", { network: plan.network, baseImage: plan.images.node, hash, storeDir: opts.telemetryDir }, { dependsOn: [network] });
 }
 
 /** Stack outputs: `<service>_url`, `<service>_external_url`; a database's url is its secret connection string. */
@@ -95,6 +113,8 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
   }
   // ${secrets.NAME} resolves like a property of a service named "secrets" (a reserved name).
   values.set(SECRETS_REF, { ...(opts.secrets ?? {}) });
+  const telemetry = createTelemetry(plan, network, opts);
+  if (telemetry) values.set(TELEMETRY_REF, { [OTLP_ENDPOINT_PROPERTY]: TELEMETRY_ENDPOINT });
   const refs: ReferenceValues = values;
 
   const containers = new Map<string, Container>();
@@ -128,7 +148,8 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
       labels: containerLabels, cpus: s.cpus, memoryBytes: s.memoryBytes, pidsLimit: s.pidsLimit, health: s.health,
       healthTimeoutSeconds: s.healthTimeoutSeconds, stopFirst: s.stopFirst, stopGraceSeconds: s.stopGraceSeconds,
       ...(s.postStart ? { postStart: [...s.postStart] } : {}),
-    }, { dependsOn: [network, ...deps, ...(migrate ? [migrate] : []), ...(volume ? [volume] : []), ...(s.public && edge ? [edge] : [])] });
+      ...(opts.deploymentId ? { deploymentId: opts.deploymentId } : {}),
+    }, { dependsOn: [network, ...deps, ...(migrate ? [migrate] : []), ...(volume ? [volume] : []), ...(s.public && edge ? [edge] : []), ...(telemetry && usesTelemetry(s) ? [telemetry] : [])] });
     containers.set(s.name, container);
     const v = values.get(s.name)!;
     outputs[`${s.name}_url`] = pulumi.output(v.url as pulumi.Input<string>);

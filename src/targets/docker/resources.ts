@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ContainerInputs } from "./provider/container.js";
 import type { EdgeInputs } from "./provider/edge.js";
 import type { ImageInputs } from "./provider/image.js";
+import type { TelemetryInputs } from "./provider/telemetry.js";
 import type { JobInputs } from "./provider/job.js";
 
 /**
@@ -53,6 +54,12 @@ export class Job extends pulumi.CustomResource {
 export class EdgeAttachment extends pulumi.CustomResource {
   constructor(name: string, args: Args<EdgeInputs>, opts?: pulumi.CustomResourceOptions) {
     super("platform:docker:EdgeAttachment", name, { ...args, edgeContainer: undefined }, opts);
+  }
+}
+
+export class TelemetryAttachment extends pulumi.CustomResource {
+  constructor(name: string, args: Args<TelemetryInputs>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:docker:TelemetryAttachment", name, { ...args, receiverContainer: undefined }, opts);
   }
 }
 

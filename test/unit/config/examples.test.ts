@@ -44,6 +44,7 @@ const fullstack: Config = {
       source: "./web",
     },
   },
+  telemetry: { sampleRatio: 1 },
 };
 
 describe("the spec's examples", () => {

@@ -208,10 +208,6 @@ describe("buildFastapiRecipe: errors", () => {
     expect(error.details).toEqual([`hint: ${error.hint}`]);
   });
 
-  it("the instrumentation seam is not implemented yet, and says so", () => {
-    expect(() => buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: true })).toThrow(/not implemented/);
-    expect(buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: false }).dockerfile).not.toContain("opentelemetry");
-  });
 });
 
 describe("buildFastapiRecipe: uvicorn and the Python version", () => {

@@ -26,10 +26,23 @@ export interface ContainerInputs {
   stopGraceSeconds?: number;
   /** A command run inside the container once healthy; it must exit 0. */
   postStart?: string[];
+  /**
+   * The deployment that creates the container, added to OTEL_RESOURCE_ATTRIBUTES as
+   * deployment.id. Not compared by diff: a deploy that changes nothing else replaces nothing,
+   * so a container's deployment.id is the one of the deployment that last changed it.
+   */
+  deploymentId?: string;
 }
 
 /** Immutable containers: any change to these replaces the container, new before old. */
 const INPUT_KEYS = ["name", "image", "env", "command", "networks", "volumes", "labels", "cpus", "memoryBytes", "pidsLimit", "health", "postStart"] as const;
+
+/** OTEL_RESOURCE_ATTRIBUTES (the platform's, or the service's own) plus deployment.id, unless it has one. */
+export function withDeploymentId(env: Record<string, string>, deploymentId: string | undefined): Record<string, string> {
+  const attrs = env.OTEL_RESOURCE_ATTRIBUTES;
+  if (!deploymentId || attrs === undefined || /(^|,)\s*deployment\.id\s*=/.test(attrs)) return env;
+  return { ...env, OTEL_RESOURCE_ATTRIBUTES: `${attrs ? `${attrs},` : ""}deployment.id=${encodeURIComponent(deploymentId)}` };
+}
 
 // Nothing is published on the host: health probes run inside the container (health.ts) and
 // public traffic comes through the edge, the only container with a host port.
@@ -38,7 +51,7 @@ function createOptions(c: ContainerInputs, containerName: string): Docker.Contai
   return {
     name: containerName,
     Image: c.image,
-    Env: Object.entries(c.env ?? {}).map(([k, v]) => `${k}=${v}`),
+    Env: Object.entries(withDeploymentId(c.env ?? {}, c.deploymentId)).map(([k, v]) => `${k}=${v}`),
     ...(c.command ? { Cmd: c.command } : {}),
     Labels: { ...(c.labels ?? {}), "platform.managed": "true" },
     StopTimeout: c.stopGraceSeconds ?? 20,

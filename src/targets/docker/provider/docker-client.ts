@@ -35,3 +35,26 @@ export async function logTail(id: string, lines = 30): Promise<string> {
     return "";
   }
 }
+
+/**
+ * Joins a shared container (the edge, the telemetry receiver) to an application's network.
+ * Already attached (a re-created stack, or a new one that took over the networks) is the state
+ * we want.
+ */
+export async function joinNetwork(network: string, container: string): Promise<void> {
+  try {
+    await docker().getNetwork(network).connect({ Container: container });
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode !== 403) throw err;
+  }
+}
+
+/** Detaches a shared container from an application's network; either being gone already is fine. */
+export async function leaveNetwork(network: string, container: string): Promise<void> {
+  try {
+    await docker().getNetwork(network).disconnect({ Container: container, Force: true });
+  } catch (err) {
+    const code = (err as { statusCode?: number }).statusCode;
+    if (code !== 404 && code !== 403 && code !== 500) throw err;
+  }
+}

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type Docker from "dockerode";
+import { buildAttachmentMethods } from "./attachment.js";
 import { docker, logTail, unlessGone } from "./docker-client.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "./handler.js";
@@ -117,31 +118,10 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
   });
 }
 
-/** The edge as wanted, joined to the application's network. */
-async function attachEdge(e: EdgeInputs): Promise<void> {
-  const edgeId = await ensureEdge(e);
-  try {
-    await docker().getNetwork(e.network).connect({ Container: edgeId });
-  } catch (err) {
-    // Already attached (a re-created stack, or a new edge that took over the networks) is the state we want.
-    if ((err as { statusCode?: number }).statusCode !== 403) throw err;
-  }
-}
-
 export const edgeHandler: ResourceHandler = {
   inputKeys: ["network", "image", "httpsPort", "appsDomain"],
   updatable: ["image", "httpsPort", "appsDomain"],
-
-  async create(_urn, inputs) {
-    const e = inputs as unknown as EdgeInputs;
-    await attachEdge(e);
-    return { id: `${EDGE_CONTAINER}@${e.network}`, outs: { edgeContainer: EDGE_CONTAINER } };
-  },
-
-  async update(_id, _olds, news) {
-    await attachEdge(news as unknown as EdgeInputs);
-    return { edgeContainer: EDGE_CONTAINER };
-  },
+  ...buildAttachmentMethods(EDGE_CONTAINER, "edgeContainer", (inputs) => ensureEdge(inputs as unknown as EdgeInputs)),
 
   // The edge as it is: gone or detached means recreate; another port, domain or image (a
   // deploy of another application moved it) shows as drift, which the next update undoes.
@@ -155,14 +135,5 @@ export const edgeHandler: ResourceHandler = {
       appsDomain: edge.Config.Labels?.["platform.edge-domain"] ?? props.appsDomain,
       image: edge.Config.Image,
     };
-  },
-
-  async delete(_id, props) {
-    try {
-      await docker().getNetwork(String(props.network)).disconnect({ Container: EDGE_CONTAINER, Force: true });
-    } catch (err) {
-      const code = (err as { statusCode?: number }).statusCode;
-      if (code !== 404 && code !== 403 && code !== 500) throw err;
-    }
   },
 };

@@ -6,6 +6,7 @@ import { imageHandler } from "./image.js";
 import { jobHandler } from "./job.js";
 import { networkHandler } from "./network.js";
 import { passwordHandler, wordsHandler } from "./random.js";
+import { telemetryHandler } from "./telemetry.js";
 import { volumeHandler } from "./volume.js";
 import { reveal } from "./wire.js";
 
@@ -18,6 +19,7 @@ const HANDLERS: Record<string, ResourceHandler> = {
   "platform:docker:Container": containerHandler,
   "platform:docker:Job": jobHandler,
   "platform:docker:EdgeAttachment": edgeHandler,
+  "platform:docker:TelemetryAttachment": telemetryHandler,
   "platform:random:Password": passwordHandler,
   "platform:random:Words": wordsHandler,
 };

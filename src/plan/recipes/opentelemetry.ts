@@ -1,0 +1,124 @@
+/**
+ * Zero-code OpenTelemetry in the generated images. The SDK and instrumentations are installed
+ * in a stage of their own that depends only on the base image, so the layer is built once and
+ * reused by every build (a code or dependency change never reinstalls it), into a directory of
+ * their own, so they never replace a package the app installed:
+ *   - Python: /opt/otel (pip --target), put at the END of the app venv's sys.path by a .pth
+ *     file. The app's own packages win; an instrumentation whose library the app lacks stays
+ *     off; if the SDK cannot start (a package version the app pins that it cannot use), it
+ *     logs one line and the app runs uninstrumented.
+ *   - Node: /opt/otel-node/node_modules, loaded with NODE_OPTIONS=--require; it resolves its
+ *     own dependencies from there, and hooks the app's modules (http, undici/fetch, pg) by name.
+ * The pins move together: check `pip download --no-deps opentelemetry-instrumentation-psycopg==X`
+ * (every instrumentation must exist at the contrib version) and `npm view
+ * @opentelemetry/auto-instrumentations-node dependencies`.
+ */
+import { buildNetworkRun, toShellWord } from "./dockerfile-parts.js";
+
+/** The SDK release and the contrib release made with it (contrib 0.66b2 lacks psycopg and psycopg2). */
+export const OTEL_PYTHON_SDK_VERSION = "1.45.1";
+export const OTEL_PYTHON_CONTRIB_VERSION = "0.66b1";
+
+/** What `opentelemetry-instrument` loads: web server, HTTP clients and database drivers. */
+const PYTHON_INSTRUMENTATIONS = ["asgi", "fastapi", "httpx", "requests", "psycopg", "psycopg2", "sqlalchemy"];
+
+export const OTEL_PYTHON_PACKAGES: readonly string[] = [
+  `opentelemetry-distro==${OTEL_PYTHON_CONTRIB_VERSION}`,
+  `opentelemetry-sdk==${OTEL_PYTHON_SDK_VERSION}`,
+  `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_SDK_VERSION}`,
+  ...PYTHON_INSTRUMENTATIONS.map((i) => `opentelemetry-instrumentation-${i}==${OTEL_PYTHON_CONTRIB_VERSION}`),
+];
+
+export const OTEL_NODE_AUTO_VERSION = "0.82.0";
+/** The sdk-node that auto-instrumentations-node 0.82.0 depends on (^0.300.0). */
+export const OTEL_NODE_SDK_VERSION = "0.300.0";
+export const OTEL_NODE_PACKAGES: readonly string[] = [
+  `@opentelemetry/auto-instrumentations-node@${OTEL_NODE_AUTO_VERSION}`,
+  `@opentelemetry/sdk-node@${OTEL_NODE_SDK_VERSION}`,
+];
+
+export const OTEL_PYTHON_DIR = "/opt/otel";
+/** Holds lib/pythonX.Y/site-packages/<pth>, copied over the app's venv. */
+const OTEL_PYTHON_SITE = "/opt/otel-site";
+export const OTEL_NODE_DIR = "/opt/otel-node";
+const STAGE = "opentelemetry";
+const PTH = "zz-platform-opentelemetry.pth";
+
+/** The command prefix: the venv's python runs the launcher, so it sees the app's packages first and /opt/otel after. */
+export const OTEL_PYTHON_WRAP = ["python", `${OTEL_PYTHON_DIR}/bin/opentelemetry-instrument`];
+
+/**
+ * The platform's distro, selected with OTEL_PYTHON_DISTRO=platform: OpenTelemetry's own, with
+ * FastAPI's per-message `http send` / `http receive` spans off. They are noise in a waterfall
+ * (two or three per request) and a large share of the per-request cost.
+ */
+const DISTRO_MODULE = "platform_opentelemetry_distro";
+const DISTRO_SOURCE = [
+  '"""The OpenTelemetry distro of the platform: the default one, without the send/receive spans of FastAPI."""',
+  "from opentelemetry.distro import OpenTelemetryDistro",
+  "",
+  "",
+  "class PlatformDistro(OpenTelemetryDistro):",
+  "    def load_instrumentor(self, entry_point, **kwargs):",
+  "        if entry_point.name == \"fastapi\":",
+  "            kwargs.setdefault(\"exclude_spans\", [\"receive\", \"send\"])",
+  "        super().load_instrumentor(entry_point, **kwargs)",
+];
+const DISTRO_INFO = `${OTEL_PYTHON_DIR}/${DISTRO_MODULE}-1.0.dist-info`;
+
+/** sh that writes a file line by line (printf '%s\n'; the lines hold no single quote). */
+function writeLines(path: string, lines: readonly string[]): string {
+  return `printf '%s\\n' ${lines.map((l) => `'${l}'`).join(" ")} > ${path}`;
+}
+
+function buildDistroStep(): string {
+  return `RUN mkdir -p ${DISTRO_INFO} && ${writeLines(`${OTEL_PYTHON_DIR}/${DISTRO_MODULE}.py`, DISTRO_SOURCE)} && ${writeLines(`${DISTRO_INFO}/METADATA`, ["Metadata-Version: 2.1", "Name: platform-opentelemetry-distro", "Version: 1.0"])} && ${writeLines(`${DISTRO_INFO}/entry_points.txt`, ["[opentelemetry_distro]", `platform = ${DISTRO_MODULE}:PlatformDistro`])}`;
+}
+
+/** The Python stage: `FROM <base> AS opentelemetry`, the install, and the .pth for the venv. */
+export function buildPythonOtelStage(image: string): string[] {
+  const site = `${OTEL_PYTHON_SITE}/lib/python$(python3 -c "import sysconfig; print(sysconfig.get_python_version())")/site-packages`;
+  return [
+    `FROM ${image} AS ${STAGE}`,
+    "ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1",
+    buildNetworkRun(`python3 -m pip install --quiet --target ${OTEL_PYTHON_DIR} ${OTEL_PYTHON_PACKAGES.map(toShellWord).join(" ")}`),
+    `RUN d=${site} && mkdir -p "$d" && echo ${OTEL_PYTHON_DIR} > "$d/${PTH}"`,
+    buildDistroStep(),
+  ];
+}
+
+/** Final-stage steps after the venv is copied: the SDK, and its path at the end of the venv's. */
+export function buildPythonOtelCopy(venv: string): string[] {
+  return [`COPY --from=${STAGE} ${OTEL_PYTHON_DIR} ${OTEL_PYTHON_DIR}`, `COPY --from=${STAGE} ${OTEL_PYTHON_SITE}/ ${venv}/`, `${IMAGE_DEFAULTS} OTEL_PYTHON_DISTRO=platform`];
+}
+
+/**
+ * Defaults baked into the image for a run outside the platform (docker run): the exporters
+ * this image has. The platform's variables set the same and more.
+ */
+const IMAGE_DEFAULTS = "ENV OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf OTEL_LOGS_EXPORTER=none";
+
+/**
+ * A platform.yml start command is a shell line the recipe does not rewrite: the same
+ * initialisation as opentelemetry-instrument, through its sitecustomize on PYTHONPATH.
+ */
+export const OTEL_PYTHON_SITECUSTOMIZE_ENV = `ENV PYTHONPATH=${OTEL_PYTHON_DIR}/opentelemetry/instrumentation/auto_instrumentation`;
+
+export function buildNodeOtelStage(image: string): string[] {
+  return [
+    `FROM ${image} AS ${STAGE}`,
+    `WORKDIR ${OTEL_NODE_DIR}`,
+    buildNetworkRun(`npm init -y >/dev/null && npm install --no-audit --no-fund --omit=dev --save-exact ${OTEL_NODE_PACKAGES.join(" ")}`),
+  ];
+}
+
+/** Final-stage steps: the SDK beside the app, started before it by every node process. */
+export function buildNodeOtelCopy(): string[] {
+  return [
+    `COPY --from=${STAGE} ${OTEL_NODE_DIR}/node_modules ${OTEL_NODE_DIR}/node_modules`,
+    // File, DNS and socket spans would bury the HTTP and database ones.
+    "ENV OTEL_NODE_DISABLED_INSTRUMENTATIONS=fs,dns,net",
+    IMAGE_DEFAULTS,
+    `ENV NODE_OPTIONS="--require ${OTEL_NODE_DIR}/node_modules/@opentelemetry/auto-instrumentations-node/dist/register.cjs"`,
+  ];
+}

@@ -1,0 +1,76 @@
+import { Hono } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { SESSION_COOKIE, allowedHost, sameSecret } from "./auth.js";
+import type { StudioDeps, StudioEnv } from "./context.js";
+import { databaseRoutes } from "./routes-db.js";
+import { environmentRoutes } from "./routes-env.js";
+import { metricsRoutes } from "./routes-metrics.js";
+import type { UiFile } from "./static.js";
+
+const SECURITY_HEADERS = {
+  "content-security-policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  // The sign-in URL carries a token: never pass it on.
+  "referrer-policy": "no-referrer",
+};
+
+export interface AppOptions { port: () => number; adminKey: string; ui: Map<string, UiFile> }
+
+/**
+ * The Studio HTTP app. Order matters: the Host/Origin check runs first (403), then the
+ * sign-in exchange, then the session check on every /api route (401).
+ */
+export function buildApp(deps: StudioDeps, o: AppOptions): Hono<StudioEnv> {
+  const app = new Hono<StudioEnv>();
+
+  app.use("*", async (c, next) => {
+    if (!allowedHost(c.req.header("host"), c.req.header("origin"), o.port())) return c.text("Forbidden: Studio answers only on its own loopback address\n", 403);
+    await next();
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.header(k, v);
+  });
+
+  // The CLI mints sign-in tokens with the key in the 0600 state file.
+  app.post("/internal/token", (c) => {
+    if (!sameSecret(c.req.header("x-studio-key"), o.adminKey)) return c.json({ error: "forbidden" }, 403);
+    return c.json({ token: deps.sessions.mintToken() });
+  });
+
+  // Liveness for the CLI: a Studio answering with the same key is the one in the state file.
+  app.get("/internal/ping", (c) => (sameSecret(c.req.header("x-studio-key"), o.adminKey) ? c.body(null, 204) : c.json({ error: "forbidden" }, 403)));
+
+  app.get("/auth", (c) => {
+    const session = deps.sessions.exchange(c.req.query("token") ?? "");
+    if (!session) return c.text("This sign-in link was used already or has expired. Run `platform studio` for a new one.\n", 401);
+    setCookie(c, SESSION_COOKIE, session, { httpOnly: true, sameSite: "Strict", path: "/", maxAge: 7 * 24 * 3600 });
+    const next = c.req.query("next") ?? "/";
+    return c.redirect(next.startsWith("/") && !next.startsWith("//") ? next : "/", 302);
+  });
+
+  app.use("/api/*", async (c, next) => {
+    const session = getCookie(c, SESSION_COOKIE);
+    if (!session || !deps.sessions.isValid(session)) return c.json({ error: "not signed in: run `platform studio` and open the link it prints" }, 401);
+    c.set("session", session);
+    c.header("cache-control", "no-store");
+    // Cross-site form posts cannot send JSON without a preflight, which Studio never answers.
+    if (c.req.method !== "GET" && !(c.req.header("content-type") ?? "").startsWith("application/json")) return c.json({ error: "send JSON" }, 415);
+    await next();
+  });
+
+  app.get("/api/session", (c) => c.json({ signedIn: true }));
+  app.post("/api/logout", (c) => { deps.sessions.end(c.get("session")); deleteCookie(c, SESSION_COOKIE, { path: "/" }); return c.json({ signedIn: false }); });
+  environmentRoutes(app, deps);
+  databaseRoutes(app, deps);
+  metricsRoutes(app, deps);
+  app.all("/api/*", (c) => c.json({ error: "no such endpoint" }, 404));
+
+  // The UI: its files, and index.html for every other path (client-side routes).
+  app.get("*", (c) => {
+    const f = o.ui.get(c.req.path) ?? o.ui.get("/index.html");
+    if (!f) return c.text("The Studio UI is not built: run npm run setup (or node scripts/build-studio-ui.mjs)\n", 500);
+    c.header("content-type", f.type);
+    c.header("cache-control", f.immutable ? "public, max-age=31536000, immutable" : "no-cache");
+    return c.body(new Uint8Array(f.body));
+  });
+  return app;
+}

@@ -1,0 +1,74 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { type DeploymentRecord, listRecords } from "../engine/history.js";
+import { containerDetails, type ContainerDetails } from "../runtime/inspect.js";
+import { listServiceContainers } from "../runtime/docker.js";
+import { projectsDir } from "./paths.js";
+
+/** Projects with a deployment history under the platform home, and their environments. */
+export function listProjects(): { name: string; envs: string[] }[] {
+  const ls = (dir: string) => { try { return readdirSync(dir).sort(); } catch { return []; } };
+  return ls(projectsDir())
+    .map((name) => ({ name, envs: ls(join(projectsDir(), name, "deployments")) }))
+    .filter((p) => p.envs.length > 0);
+}
+
+export interface ServiceView {
+  name: string;
+  type: string;
+  state: string;
+  status: string;
+  health: "healthy" | "unhealthy" | "stopped" | "not deployed";
+  image: string;
+  url: string | null;
+  details: ContainerDetails | null;
+  lastPhase: string | null;
+}
+
+export interface EnvironmentView {
+  project: string;
+  env: string;
+  services: ServiceView[];
+  lastDeployment: Pick<DeploymentRecord, "id" | "outcome" | "startedAt" | "finishedAt" | "git" | "by"> | null;
+}
+
+/** Service names and types from a deployment's copy of platform.yml, in file order. */
+export function serviceTypes(r: DeploymentRecord | undefined): Map<string, string> {
+  if (!r?.configCopy) return new Map();
+  try {
+    const doc = parse(readFileSync(r.configCopy, "utf8")) as { services?: Record<string, { type?: string }> };
+    return new Map(Object.entries(doc.services ?? {}).map(([n, s]) => [n, s?.type ?? "unknown"]));
+  } catch { return new Map(); }
+}
+
+/** What runs in one environment: each service's state, health, image, URL, limits. */
+export async function environmentView(project: string, env: string): Promise<EnvironmentView> {
+  const records = listRecords(project, env);
+  const last = records[0];
+  const lastGood = records.find((r) => r.outcome === "succeeded") ?? last;
+  const types = serviceTypes(lastGood);
+  const containers = await listServiceContainers(project, env);
+  const names = [...new Set([...types.keys(), ...containers.map((c) => c.service)])];
+  const services = await Promise.all(names.map(async (name): Promise<ServiceView> => {
+    const c = containers.find((x) => x.service === name && x.state === "running") ?? containers.find((x) => x.service === name);
+    const lastPhase = last?.services[name]?.phase ?? null;
+    const running = c?.state === "running";
+    const failed = lastPhase === "failed" && last?.outcome !== "succeeded";
+    return {
+      name,
+      type: types.get(name) ?? "unknown",
+      state: c?.state ?? "not deployed",
+      status: c?.status ?? "",
+      health: !c ? "not deployed" : !running ? "stopped" : failed ? "unhealthy" : "healthy",
+      image: c?.image ?? lastGood?.images?.[name]?.tag ?? "",
+      url: lastGood?.urls[name] ?? null,
+      details: c ? (await containerDetails(c.containerId)) ?? null : null,
+      lastPhase,
+    };
+  }));
+  return {
+    project, env, services,
+    lastDeployment: last ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt, finishedAt: last.finishedAt, git: last.git, by: last.by } : null,
+  };
+}

@@ -1,0 +1,71 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import writeFileAtomic from "write-file-atomic";
+import { closeTunnels } from "../runtime/tunnel.js";
+import { STORE_FILE, TelemetryStore } from "../telemetry/index.js";
+import { buildApp } from "./app.js";
+import { Sessions } from "./auth.js";
+import { DbConsole } from "./db-console.js";
+import { stateFile, statsFile, studioDir, telemetryDir } from "./paths.js";
+import { startSampler } from "./sampler.js";
+import { loadUi } from "./static.js";
+import { StatsStore } from "./stats-store.js";
+
+/** What the running Studio writes for the CLI (mode 0600). */
+export interface StudioState { pid: number; port: number; url: string; key: string; startedAt: string }
+
+export const DEFAULT_STUDIO_PORT = 4680;
+
+function listen(app: ReturnType<typeof buildApp>, port: number): Promise<{ server: ReturnType<typeof serve>; port: number }> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port }, (info: AddressInfo) => resolve({ server, port: info.port }));
+    server.once("error", reject);
+  });
+}
+
+/** Opens the telemetry store read-only once the receiver has created it. */
+function telemetryOpener(): () => TelemetryStore | undefined {
+  let store: TelemetryStore | undefined;
+  return () => {
+    if (!store && existsSync(join(telemetryDir(), STORE_FILE))) {
+      try { store = TelemetryStore.openReadOnly(telemetryDir()); } catch { store = undefined; }
+    }
+    return store;
+  };
+}
+
+/**
+ * Runs Studio in this process until SIGTERM/SIGINT: the HTTP server on 127.0.0.1 (the
+ * preferred port, else a free one), the CPU/memory sampler, the database console.
+ */
+export async function runStudio(preferredPort = DEFAULT_STUDIO_PORT): Promise<never> {
+  mkdirSync(studioDir(), { recursive: true, mode: 0o700 });
+  const stats = new StatsStore(statsFile());
+  const db = new DbConsole();
+  const deps = { sessions: new Sessions(), stats, db, telemetry: telemetryOpener(), writes: new Map<string, boolean>() };
+  const key = randomBytes(32).toString("base64url");
+  let port = 0;
+  const app = buildApp(deps, { port: () => port, adminKey: key, ui: loadUi() });
+  const bound = await listen(app, preferredPort).catch(() => listen(app, 0));
+  port = bound.port;
+  const sampler = startSampler(stats);
+  const state: StudioState = { pid: process.pid, port, url: `http://127.0.0.1:${port}`, key, startedAt: new Date().toISOString() };
+  writeFileAtomic.sync(stateFile(), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  process.stdout.write(`studio listening on ${state.url} (pid ${process.pid})\n`);
+  return new Promise<never>(() => {
+    const stop = async () => {
+      sampler.stop();
+      bound.server.close();
+      await db.close();
+      await closeTunnels("studio").catch(() => undefined);
+      stats.close();
+      rmSync(stateFile(), { force: true });
+      process.exit(0);
+    };
+    process.once("SIGTERM", () => void stop());
+    process.once("SIGINT", () => void stop());
+  });
+}

@@ -1,0 +1,126 @@
+import { useState } from "react";
+import type { Scope } from "../App";
+import { envPath, get } from "../api";
+import { Badge, Card, Loading, StateBadge } from "../components/ui";
+import { fmtMs, fmtTime } from "../format";
+import { useData } from "../hooks";
+
+interface Phase { phase: string; at: string; ms: number | null }
+interface Deployment {
+  id: string; kind: string; rollbackOf?: string; by: string | null; startedAt: string; finishedAt: string | null; durationMs: number | null;
+  outcome: string; git: { commit: string; dirty: boolean } | null; error: string | null; notes: string[];
+  services: { name: string; phase: string; phases: Phase[]; image: string | null }[];
+  migrations: { service: string; output: string; exitCode: number | null; failed: boolean }[];
+}
+interface Comparison {
+  from: string; to: string; config: { kind: "same" | "added" | "removed"; text: string }[];
+  images: { service: string; from: string | null; to: string | null }[]; urls: { service: string; from: string | null; to: string | null }[];
+}
+
+const PHASE_COLOR: Record<string, string> = { Installing: "#6366f1", built: "#6366f1", migrating: "#f59e0b", migrated: "#f59e0b", starting: "#06b6d4", healthy: "#10b981", unchanged: "#64748b", failed: "#ef4444", "migration failed": "#ef4444" };
+
+function PhaseBar({ phases }: { phases: Phase[] }) {
+  const total = phases.reduce((s, p) => s + (p.ms ?? 0), 0) || 1;
+  return (
+    <div className="phases" title={phases.map((p) => `${p.phase} ${fmtMs(p.ms)}`).join(" → ")}>
+      {phases.map((p, i) => <span key={i} style={{ width: `${((p.ms ?? 0) / total) * 100}%`, background: PHASE_COLOR[p.phase] ?? "#64748b" }} />)}
+    </div>
+  );
+}
+
+function Detail({ d }: { d: Deployment }) {
+  return (
+    <div className="card-body">
+      <div className="kv" style={{ marginBottom: 14 }}>
+        <span className="k">Who</span><span>{d.by ?? "–"}</span>
+        <span className="k">When</span><span>{fmtTime(d.startedAt)} · {fmtMs(d.durationMs)}</span>
+        <span className="k">Commit</span><span>{d.git ? <><code>{d.git.commit.slice(0, 12)}</code> {d.git.dirty ? <Badge kind="warn">dirty</Badge> : <Badge kind="ok">clean</Badge>}</> : "not a git directory"}</span>
+        {d.error && <><span className="k">Error</span><span className="err-box">{d.error}</span></>}
+      </div>
+      <table className="t">
+        <thead><tr><th>Service</th><th>Phases</th><th className="num">Timings</th><th>Image</th></tr></thead>
+        <tbody>
+          {d.services.map((s) => (
+            <tr key={s.name}>
+              <td><b>{s.name}</b> <StateBadge state={s.phase} /></td>
+              <td style={{ width: "30%" }}><PhaseBar phases={s.phases} /></td>
+              <td className="num small">{s.phases.map((p) => `${p.phase} ${fmtMs(p.ms)}`).join(" · ")}</td>
+              <td><code className="small">{s.image ?? "–"}</code></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {d.migrations.map((m) => (
+        <div key={m.service} style={{ marginTop: 14 }}>
+          <div className="row"><b>Migration of {m.service}</b> <Badge kind={m.failed ? "err" : "ok"}>exit {m.exitCode ?? "?"}</Badge></div>
+          <pre className="out">{m.output.trim() || "(no output)"}</pre>
+        </div>
+      ))}
+      {d.notes.length > 0 && <ul className="small muted">{d.notes.map((n, i) => <li key={i}>{n}</li>)}</ul>}
+    </div>
+  );
+}
+
+function ConfigDiff({ parts }: { parts: Comparison["config"] }) {
+  const rows: { cls: string; text: string }[] = [];
+  for (const p of parts) {
+    const lines = p.text.replace(/\n$/, "").split("\n");
+    if (p.kind === "same" && lines.length > 6) {
+      lines.slice(0, 2).forEach((l) => rows.push({ cls: "", text: `  ${l}` }));
+      rows.push({ cls: "fold", text: `  … ${lines.length - 4} unchanged lines` });
+      lines.slice(-2).forEach((l) => rows.push({ cls: "", text: `  ${l}` }));
+    } else lines.forEach((l) => rows.push({ cls: p.kind === "same" ? "" : p.kind, text: `${p.kind === "added" ? "+" : p.kind === "removed" ? "-" : " "} ${l}` }));
+  }
+  return <div className="diff" data-testid="config-diff">{rows.map((r, i) => <div key={i} className={r.cls}>{r.text || " "}</div>)}</div>;
+}
+
+export function DeploymentsPage({ project, env }: Scope) {
+  const { data, error, loading } = useData(() => get<Deployment[]>(`${envPath(project, env)}/deployments`), [project, env], 15_000);
+  const [open, setOpen] = useState<string | null>(null);
+  const [picked, setPicked] = useState<string[]>([]);
+  const [cmp, setCmp] = useState<Comparison | null>(null);
+  const [cmpError, setCmpError] = useState<string>();
+  if (!data) return <Loading error={error} loading={loading} />;
+  const pick = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p, id].slice(-2)));
+  const compare = () => {
+    const [a, b] = [...picked].sort((x, y) => data.findIndex((d) => d.id === y) - data.findIndex((d) => d.id === x));
+    get<Comparison>(`${envPath(project, env)}/compare?from=${a}&to=${b}`).then((c) => { setCmp(c); setCmpError(undefined); }, (e: Error) => setCmpError(e.message));
+  };
+  return (
+    <>
+      <Card title={`Deployments (${data.length})`} right={<div className="row"><span className="muted small">Pick two to compare</span><button className="btn primary" disabled={picked.length !== 2} onClick={compare}>Compare</button></div>}>
+        <table className="t">
+          <thead><tr><th style={{ width: 36 }} /><th>Deployment</th><th>Outcome</th><th>Who</th><th>When</th><th className="num">Duration</th><th>Commit</th></tr></thead>
+          <tbody>
+            {data.map((d) => (
+              <tr key={d.id} className={`click ${open === d.id ? "sel" : ""}`} onClick={() => setOpen(open === d.id ? null : d.id)} data-deployment={d.id}>
+                <td onClick={(e) => e.stopPropagation()}><input type="checkbox" aria-label={`compare ${d.id}`} checked={picked.includes(d.id)} onChange={() => pick(d.id)} /></td>
+                <td><code>{d.id}</code>{d.kind === "rollback" && <> <Badge>rollback to {d.rollbackOf}</Badge></>}</td>
+                <td><StateBadge state={d.outcome} /></td>
+                <td className="muted">{d.by ?? "–"}</td>
+                <td>{fmtTime(d.startedAt)}</td>
+                <td className="num">{fmtMs(d.durationMs)}</td>
+                <td>{d.git ? <><code>{d.git.commit.slice(0, 8)}</code>{d.git.dirty && <> <Badge kind="warn">dirty</Badge></>}</> : <span className="muted">–</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Card>
+      {cmpError && <div className="err-box" style={{ marginTop: 16 }}>{cmpError}</div>}
+      {cmp && (
+        <Card title={<>Comparison <code>{cmp.from}</code> → <code>{cmp.to}</code></>} right={<button className="btn" onClick={() => setCmp(null)}>Close</button>}>
+          <div className="card-body" data-testid="comparison">
+            <h4 style={{ margin: "0 0 8px" }}>Images</h4>
+            {cmp.images.length === 0 ? <p className="muted">No image changed.</p> : (
+              <table className="t" style={{ marginBottom: 14 }}><thead><tr><th>Service</th><th>Before</th><th>After</th></tr></thead>
+                <tbody>{cmp.images.map((i) => <tr key={i.service}><td><b>{i.service}</b></td><td><code className="small">{i.from ?? "–"}</code></td><td><code className="small">{i.to ?? "–"}</code></td></tr>)}</tbody></table>
+            )}
+            <h4 style={{ margin: "8px 0" }}>platform.yml</h4>
+            {cmp.config.every((p) => p.kind === "same") ? <p className="muted">Configuration unchanged.</p> : <ConfigDiff parts={cmp.config} />}
+          </div>
+        </Card>
+      )}
+      {open && data.find((d) => d.id === open) && <Card title={<>Deployment <code>{open}</code></>}><Detail d={data.find((d) => d.id === open)!} /></Card>}
+    </>
+  );
+}

@@ -1,0 +1,51 @@
+import type { Scope } from "../App";
+import { envPath, get } from "../api";
+import { Badge, Card, Loading, StateBadge } from "../components/ui";
+import { fmtAgo, fmtBytes } from "../format";
+import { useData } from "../hooks";
+
+interface ServiceView {
+  name: string; type: string; state: string; status: string; health: string; image: string; url: string | null; lastPhase: string | null;
+  details: { startedAt: string; restartCount: number; limits: { cpus: number | null; memoryBytes: number | null; pids: number | null } } | null;
+}
+interface EnvironmentView {
+  services: ServiceView[];
+  lastDeployment: { id: string; outcome: string; startedAt: string; git?: { commit: string; dirty: boolean }; by?: string } | null;
+}
+
+export function ServicesPage({ project, env, go }: Scope) {
+  const { data, error, loading } = useData(() => get<EnvironmentView>(envPath(project, env)), [project, env], 10_000);
+  if (!data) return <Loading error={error} loading={loading} />;
+  const last = data.lastDeployment;
+  const base = `/projects/${encodeURIComponent(project)}/${encodeURIComponent(env)}`;
+  return (
+    <>
+      {last && (
+        <Card title="Last deployment" right={<button className="btn" onClick={() => go(`${base}/deployments`)}>History →</button>}>
+          <div className="card-body row">
+            <StateBadge state={last.outcome} />
+            <code>{last.id}</code>
+            <span className="muted">{fmtAgo(last.startedAt)}</span>
+            {last.by && <span className="muted">by {last.by}</span>}
+            {last.git && <span className="muted">commit <code>{last.git.commit.slice(0, 8)}</code>{last.git.dirty && <> <Badge kind="warn">dirty</Badge></>}</span>}
+          </div>
+        </Card>
+      )}
+      <div className="grid cols-3" style={{ marginTop: 16 }}>
+        {data.services.map((s) => (
+          <Card key={s.name} className="svc-card" title={<span className="row"><span className="dot" style={{ background: s.health === "healthy" ? "var(--ok)" : s.health === "not deployed" ? "var(--muted)" : "var(--err)" }} />{s.name} <Badge>{s.type}</Badge></span>} right={<StateBadge state={s.health} />}>
+            <div className="card-body" data-service={s.name}>
+              <span className="k">Status</span><span className="trunc">{s.status || s.state}</span>
+              <span className="k">Image</span><code className="trunc" title={s.image}>{s.image || "–"}</code>
+              <span className="k">Public URL</span>{s.url ? <a className="trunc" href={s.url} target="_blank" rel="noreferrer" style={{ color: "var(--accent)" }}>{s.url.replace(/^https:\/\//, "")}</a> : <span className="muted">private</span>}
+              <span className="k">Limits</span>
+              <span>{s.details ? `${s.details.limits.cpus ?? "∞"} CPU · ${fmtBytes(s.details.limits.memoryBytes)} · ${s.details.limits.pids ?? "∞"} pids` : "–"}</span>
+              <span className="k">Started</span><span>{s.details ? `${fmtAgo(s.details.startedAt)}${s.details.restartCount ? ` · ${s.details.restartCount} restarts` : ""}` : "–"}</span>
+              <span className="k">Last phase</span><span>{s.lastPhase ?? "–"}</span>
+            </div>
+          </Card>
+        ))}
+      </div>
+    </>
+  );
+}

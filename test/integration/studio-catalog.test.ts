@@ -1,0 +1,97 @@
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliResult, httpsRequest, parseUrls, runCli } from "./cli.js";
+import { ROOT, forgetProject, freshBackend, requireToolchain, unique } from "./env.js";
+import { launchChromium, newPage, screenshot, startTestStudio } from "./studio-browser.js";
+
+/**
+ * The Metrics tab end to end on examples/catalog, deployed unchanged (zero-code telemetry):
+ * after the traffic service's /run?count=200, Studio in Chromium shows the product route
+ * with exactly the 404s the traffic service reported and the list route with its 200s, and
+ * the product route's sampled trace opens as a waterfall holding spans of both services.
+ */
+const project = unique("studio-cat");
+const backend = freshBackend();
+const dir = join(mkdtempSync(join(tmpdir(), "platform-studio-cat-")), "catalog");
+let studio: Awaited<ReturnType<typeof startTestStudio>>;
+let browser: Browser;
+let page: Page;
+
+function ok(r: CliResult): CliResult {
+  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+/** What examples/catalog/traffic/main.py sends for request i (its fixed rotation): the list route's count. */
+function listRequests(count: number): number {
+  let n = 0;
+  for (let i = 0; i < count; i++) if (i % 5 !== 4 && i % 4 === 0) n++;
+  return n;
+}
+
+describe("Studio Metrics tab on examples/catalog in Chromium", () => {
+  let report: { sent: number; ok: number; errors: number };
+
+  beforeAll(async () => {
+    requireToolchain();
+    cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true, filter: (s) => !/__pycache__|\.venv/.test(s) });
+    const r = ok(await runCli(["deploy", "--yes", "--project", project], { cwd: dir, env: backend }));
+    const urls = parseUrls(r.stdout);
+    const ca = ok(await runCli(["ca"], { cwd: dir, env: backend })).stdout;
+    const run = await httpsRequest(`${urls.traffic}/run?count=200`, ca, { timeoutMs: 120_000 });
+    expect(run.status).toBe(200);
+    report = JSON.parse(run.body);
+    expect(report.sent).toBe(200);
+    studio = await startTestStudio(backend);
+    browser = await launchChromium();
+    page = await newPage(browser);
+  }, 1_200_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await studio?.stop();
+    await runCli(["destroy", "--yes", "--project", project], { cwd: dir, env: backend });
+    rmSync(dirname(dir), { recursive: true, force: true });
+    forgetProject(project);
+  });
+
+  it("shows the product route with exactly the reported 404s and the list route with its 200s", async () => {
+    await page.goto(await studio.signIn(`/projects/${project}/preview/metrics`));
+    const product = page.locator('tr[data-service="api"][data-route="GET /products/{product_id}"]');
+    const list = page.locator('tr[data-service="api"][data-route="GET /products"]');
+    // Metrics are exported every few seconds; the page refreshes every 15 s, a reload sooner.
+    await expect.poll(async () => {
+      await page.reload();
+      await page.locator('[data-testid="routes"], .empty').first().waitFor();
+      return (await product.locator('[data-status="404"]').getAttribute("data-count").catch(() => null)) === String(report.errors)
+        && (await list.locator('[data-status="200"]').getAttribute("data-count").catch(() => null)) === String(listRequests(200));
+    }, { timeout: 90_000, interval: 3000 }).toBe(true);
+    expect(Number(await product.locator('[data-status="404"]').getAttribute("data-count"))).toBe(report.errors);
+    expect(report.errors).toBe(40);
+    expect(await list.locator("[data-status]").count()).toBe(1);
+    await screenshot(page, "metrics");
+  });
+
+  it("opens the product route's sampled traces, and a trace as a waterfall with spans of both services", async () => {
+    await page.locator('tr[data-service="api"][data-route="GET /products/{product_id}"]').click();
+    const rows = page.locator('[data-testid="traces"] tbody tr');
+    await rows.first().waitFor();
+    // A trace that came through the traffic service holds spans of both.
+    const both = rows.filter({ hasText: "traffic" }).first();
+    await both.waitFor();
+    await both.click();
+    const wf = page.locator('[data-testid="waterfall"]');
+    await wf.locator(".wf-row").first().waitFor();
+    const services = new Set(await wf.locator(".wf-row").evaluateAll((els) => els.map((e) => e.getAttribute("data-span-service"))));
+    expect(services).toEqual(new Set(["traffic", "api"]));
+    // Nesting: the api's server span sits below the traffic service's client span.
+    const depths = await wf.locator(".wf-row .wf-name").evaluateAll((els) => els.map((e) => parseInt((e as HTMLElement).style.paddingLeft, 10)));
+    expect(Math.max(...depths)).toBeGreaterThan(Math.min(...depths));
+    await wf.locator('.wf-row[data-span-service="api"]', { hasText: "GET /products/{product_id}" }).first().click();
+    await expect.poll(() => page.locator('[data-testid="span-attributes"]').textContent()).toContain("/products/{product_id}");
+    await screenshot(page, "trace");
+  });
+});

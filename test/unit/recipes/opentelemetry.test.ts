@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { buildFastapiRecipe, buildNextjsRecipe } from "../../../src/plan/recipes/index.js";
+import { OTEL_NODE_PACKAGES, OTEL_PYTHON_CONTRIB_VERSION, OTEL_PYTHON_PACKAGES, OTEL_PYTHON_SDK_VERSION } from "../../../src/plan/recipes/opentelemetry.js";
+import { LOCAL, snapshot } from "./snapshot.js";
+
+const MAIN = "from fastapi import FastAPI\n\napp = FastAPI()\n";
+const REQS = "fastapi==0.165.0\nuvicorn[standard]==0.54.0\n";
+const UV_PYPROJECT = '[project]\nname = "svc"\nversion = "1.0.0"\nrequires-python = ">=3.11"\ndependencies = ["fastapi==0.165.0", "uvicorn[standard]==0.54.0"]\n';
+const NEXT_PKG = JSON.stringify({ name: "web", scripts: { build: "next build" }, dependencies: { next: "15.5.29", react: "19.3.1", "react-dom": "19.3.1" } });
+
+/** Stages of a generated Dockerfile by name (the final one has none: "final"). */
+function stages(dockerfile: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const block of dockerfile.split(/^(?=FROM )/m).slice(1)) {
+    const lines = block.split("\n").filter((l) => l.trim() !== "");
+    out[/ AS (\S+)$/.exec(lines[0]!)?.[1] ?? "final"] = lines;
+  }
+  return out;
+}
+
+describe("zero-code OpenTelemetry in the fastapi recipe", () => {
+  it("installs pinned packages in a stage of their own, starts under opentelemetry-instrument", () => {
+    const r = buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: true });
+    const s = stages(r.dockerfile);
+    expect(Object.keys(s)).toEqual(["build", "opentelemetry", "final"]);
+    // Only the base image feeds it: no manifest or code, so no app change reinstalls it.
+    expect(s.opentelemetry!.join("\n")).not.toMatch(/COPY/);
+    expect(s.opentelemetry!.join("\n")).toContain(`--target /opt/otel ${OTEL_PYTHON_PACKAGES.join(" ")}`);
+    expect(s.build!.join("\n")).not.toContain("opentelemetry");
+    const final = s.final!;
+    // The SDK comes after the venv and before the code: a code change reuses its layers.
+    const at = (needle: string) => final.findIndex((l) => l.includes(needle));
+    expect(at("COPY --from=build /opt/venv")).toBeLessThan(at("COPY --from=opentelemetry /opt/otel /opt/otel"));
+    expect(at("COPY --from=opentelemetry /opt/otel-site/ /opt/venv/")).toBeLessThan(at("COPY . ."));
+    expect(r.start).toEqual(["/bin/sh", "-c", 'exec python /opt/otel/bin/opentelemetry-instrument uvicorn main:app --host 0.0.0.0 --port "$PORT"']);
+  });
+
+  it("puts /opt/otel after the venv's own packages (a .pth file), so the app's versions win", () => {
+    const r = buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: true });
+    expect(r.dockerfile).toMatch(/\/site-packages && mkdir -p "\$d" && echo \/opt\/otel > "\$d\/zz-platform-opentelemetry\.pth"/);
+  });
+
+  it("selects the platform's distro, which turns FastAPI's send/receive spans off", () => {
+    const r = buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: true });
+    const s = stages(r.dockerfile);
+    expect(s.opentelemetry!.join("\n")).toContain("'[opentelemetry_distro]' 'platform = platform_opentelemetry_distro:PlatformDistro'");
+    expect(s.opentelemetry!.join("\n")).toContain(`kwargs.setdefault("exclude_spans", ["receive", "send"])`);
+    expect(s.final!.join("\n")).toContain("OTEL_PYTHON_DISTRO=platform");
+  });
+
+  it("every pin is one SDK release and its contrib release; every instrumentation the issue names is there", () => {
+    for (const p of OTEL_PYTHON_PACKAGES) expect(p).toMatch(new RegExp(`==(${OTEL_PYTHON_SDK_VERSION}|${OTEL_PYTHON_CONTRIB_VERSION.replace(".", "\\.")})$`));
+    const names = OTEL_PYTHON_PACKAGES.map((p) => p.split("==")[0]);
+    for (const i of ["fastapi", "asgi", "httpx", "requests", "psycopg", "psycopg2", "sqlalchemy"]) expect(names).toContain(`opentelemetry-instrumentation-${i}`);
+    for (const p of OTEL_NODE_PACKAGES) expect(p).toMatch(/@\d+\.\d+\.\d+$/);
+  });
+
+  it("works the same for uv projects, and a platform.yml start gets the SDK through sitecustomize", () => {
+    const uv = buildFastapiRecipe(snapshot({ "pyproject.toml": UV_PYPROJECT, "uv.lock": null, "main.py": MAIN }), LOCAL, { instrument: true });
+    expect(stages(uv.dockerfile).final!.join("\n")).toContain("COPY --from=opentelemetry /opt/otel /opt/otel");
+    const started = buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: true, start: "gunicorn -k uvicorn.workers.UvicornWorker main:app" });
+    expect(started.dockerfile).toContain("ENV PYTHONPATH=/opt/otel/opentelemetry/instrumentation/auto_instrumentation");
+  });
+
+  it("without instrument, nothing of it", () => {
+    expect(buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL).dockerfile).not.toContain("opentelemetry");
+  });
+});
+
+describe("zero-code OpenTelemetry in the nextjs recipe", () => {
+  it("installs the Node auto-instrumentations in their own stage and loads them with NODE_OPTIONS", () => {
+    const r = buildNextjsRecipe(snapshot({ "package.json": NEXT_PKG, "package-lock.json": null, "app/page.js": "" }), LOCAL, { instrument: true });
+    const s = stages(r.dockerfile);
+    expect(Object.keys(s)).toEqual(["build", "opentelemetry", "final"]);
+    expect(s.opentelemetry!.join("\n")).toContain(`npm install --no-audit --no-fund --omit=dev --save-exact ${OTEL_NODE_PACKAGES.join(" ")}`);
+    expect(s.final!.join("\n")).toContain('ENV NODE_OPTIONS="--require /opt/otel-node/node_modules/@opentelemetry/auto-instrumentations-node/dist/register.cjs"');
+    expect(buildNextjsRecipe(snapshot({ "package.json": NEXT_PKG, "package-lock.json": null }), LOCAL).dockerfile).not.toContain("opentelemetry");
+  });
+});
