@@ -8,7 +8,7 @@ import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
-import { waitForTrace } from "./telemetry.js";
+import { waitForRoutes, waitForTrace } from "./telemetry.js";
 import type { TraceSpan } from "../../src/telemetry/index.js";
 
 /**
@@ -88,6 +88,10 @@ describe("fullstack example on the local Docker engine", () => {
     // The traceparent crossed: the api's server span is a child of web's fetch.
     expect(spans.find((s) => s.spanId === api!.parentSpanId)?.service).toBe("web");
     expect(api!.resource["platform.project"]).toBe(project);
+    // Next.js's route reaches the web service's unsampled HTTP metrics: a route row, not "(unmatched)".
+    const web = await waitForRoutes({ project, service: "web", sinceMs }, (rows) => rows.some((r) => r.route === "/"));
+    expect(web.map((r) => `${r.method} ${r.route}`)).toContain("GET /");
+    expect(web.filter((r) => r.route === "(unmatched)")).toEqual([]);
   }, 120_000);
 
   it("status lists the running services with their URLs; logs shows a service's output", async () => {

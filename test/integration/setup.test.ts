@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "./env.js";
+import { baseImages } from "../../src/settings.js";
 
 /** The set-up's failures say what to do: run its steps in a bare environment. */
 function step(fn: string, env: Record<string, string>, pre = ""): { code: number; out: string } {
@@ -40,4 +41,12 @@ describe("set-up failures", () => {
     expect(r.out).toContain("pid file found");
     expect(Date.now() - t0).toBeLessThan(20_000);
   });
+});
+
+describe("set-up: the telemetry receiver image", () => {
+  it("is built (or reused) offline from this install, on the Node base image, and named by its hash", () => {
+    const r = step("setup_telemetry_image", { PATH: "/usr/bin:/bin", NODE_BIN: dirname(process.execPath), PLATFORM_DOCKER_CLI: process.env.PLATFORM_DOCKER_CLI || "/usr/bin/docker", PLATFORM_NODE_IMAGE: baseImages().node });
+    expect(r.out).toMatch(/✓ under test: (built|reused) platform-local\/telemetry:[0-9a-f]{12} in /);
+    expect(r.code).toBe(0);
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { telemetryDir } from "../../src/settings.js";
-import { trace, TelemetryStore, type TraceSpan } from "../../src/telemetry/index.js";
+import { routeStats, trace, TelemetryStore, type RouteStats, type TraceSpan } from "../../src/telemetry/index.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,6 +23,19 @@ export async function waitForTrace(q: { project: string; service: string; route:
       }
     }
     return last;
+  } finally {
+    store.close();
+  }
+}
+
+/** The per-route rows of one service since `sinceMs` (from the unsampled metrics); polls until `done` holds or time is up. */
+export async function waitForRoutes(q: { project: string; service: string; sinceMs: number }, done: (rows: RouteStats[]) => boolean, timeoutMs = 60_000): Promise<RouteStats[]> {
+  const store = TelemetryStore.openReadOnly(telemetryDir());
+  try {
+    const read = () => routeStats(store, { project: q.project, service: q.service, from: q.sinceMs - 60_000, to: Date.now() + 60_000 }).routes;
+    let rows = read();
+    for (const deadline = Date.now() + timeoutMs; !done(rows) && Date.now() < deadline; await sleep(1000)) rows = read();
+    return rows;
   } finally {
     store.close();
   }

@@ -197,7 +197,8 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
     ];
   }
   if (opts.start) start = toStartCommand(opts.start);
-  if (opts.instrument) final.push(...buildNodeOtelCopy());
+  // Before the app's files: a code change then reuses the SDK's layers instead of copying them again.
+  if (opts.instrument) final.splice(final.indexOf("WORKDIR /app") + 1, 0, ...buildNodeOtelCopy());
   final.push("USER app", `EXPOSE ${HTTP_PORT}`, start[0] === "/bin/sh" && !opts.start ? `CMD ${start[2]}` : `CMD ${JSON.stringify(start)}`);
   notes.push(opts.start ? `start: ${describeStartCommand(start)} (platform.yml start)` : `start: ${start[0] === "/bin/sh" ? start[2] : start.join(" ")}`);
 

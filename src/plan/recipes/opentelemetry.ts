@@ -35,6 +35,8 @@ export const OTEL_NODE_SDK_VERSION = "0.300.0";
 export const OTEL_NODE_PACKAGES: readonly string[] = [
   `@opentelemetry/auto-instrumentations-node@${OTEL_NODE_AUTO_VERSION}`,
   `@opentelemetry/sdk-node@${OTEL_NODE_SDK_VERSION}`,
+  // What the platform's register script requires itself: the exact versions sdk-node pins.
+  "@opentelemetry/core@3.0.0",
 ];
 
 export const OTEL_PYTHON_DIR = "/opt/otel";
@@ -104,11 +106,52 @@ const IMAGE_DEFAULTS = "ENV OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf OTEL_LOGS_
  */
 export const OTEL_PYTHON_SITECUSTOMIZE_ENV = `ENV PYTHONPATH=${OTEL_PYTHON_DIR}/opentelemetry/instrumentation/auto_instrumentation`;
 
+/**
+ * The platform's start-up for Node: what auto-instrumentations-node's register does (the SDK
+ * from the OTEL_* variables, every auto-instrumentation), plus one span processor. Node's HTTP
+ * instrumentation does not know a framework's routes; Next.js sets `next.route` on its own
+ * request span, and the processor hands it to the HTTP server span's RPC metadata, which the
+ * HTTP instrumentation puts on the server span and on its duration metric as `http.route`.
+ */
+const NODE_REGISTER = `${OTEL_NODE_DIR}/platform-register.cjs`;
+const NODE_REGISTER_SOURCE = [
+  "// The OpenTelemetry start-up of the platform (generated): register of auto-instrumentations-node, plus http.route from Next.js.",
+  "const { diag, DiagConsoleLogger } = require(\"@opentelemetry/api\");",
+  "const { getRPCMetadata, RPCType, diagLogLevelFromString } = require(\"@opentelemetry/core\");",
+  "const { NodeSDK } = require(\"@opentelemetry/sdk-node\");",
+  "const { getNodeAutoInstrumentations } = require(\"@opentelemetry/auto-instrumentations-node\");",
+  "const { join, dirname } = require(\"node:path\");",
+  "const { getSpanProcessorsFromEnv } = require(join(dirname(require.resolve(\"@opentelemetry/sdk-node\")), \"utils.cjs\"));",
+  "if (process.env.OTEL_LOG_LEVEL) diag.setLogger(new DiagConsoleLogger(), { logLevel: diagLogLevelFromString(process.env.OTEL_LOG_LEVEL) });",
+  "const ROUTE_KEYS = [\"next.route\", \"http.route\"];",
+  "class RouteToHttpServer {",
+  "  onStart(span, parent) {",
+  "    const md = getRPCMetadata(parent);",
+  "    if (!md || md.type !== RPCType.HTTP || md.span === span) return;",
+  "    const take = (v) => { if (typeof v === \"string\" && v !== \"\" && md.route === undefined) md.route = v; };",
+  "    const setAttribute = span.setAttribute.bind(span);",
+  "    const setAttributes = span.setAttributes.bind(span);",
+  "    span.setAttribute = (k, v) => { if (ROUTE_KEYS.includes(k)) take(v); return setAttribute(k, v); };",
+  "    span.setAttributes = (a) => { for (const k of ROUTE_KEYS) if (a && k in a) take(a[k]); return setAttributes(a); };",
+  "    for (const k of ROUTE_KEYS) take(span.attributes && span.attributes[k]);",
+  "  }",
+  "  onEnd() {}",
+  "  forceFlush() { return Promise.resolve(); }",
+  "  shutdown() { return Promise.resolve(); }",
+  "}",
+  "const sdk = new NodeSDK({ instrumentations: getNodeAutoInstrumentations(), spanProcessors: [new RouteToHttpServer(), ...getSpanProcessorsFromEnv()] });",
+  "try { sdk.start(); } catch (e) { diag.error(\"OpenTelemetry did not start; the app runs uninstrumented\", e); }",
+  "const stop = () => sdk.shutdown().catch(() => undefined);",
+  "process.on(\"SIGTERM\", stop);",
+  "process.once(\"beforeExit\", stop);",
+];
+
 export function buildNodeOtelStage(image: string): string[] {
   return [
     `FROM ${image} AS ${STAGE}`,
     `WORKDIR ${OTEL_NODE_DIR}`,
     buildNetworkRun(`npm init -y >/dev/null && npm install --no-audit --no-fund --omit=dev --save-exact ${OTEL_NODE_PACKAGES.join(" ")}`),
+    `RUN ${writeLines(NODE_REGISTER, NODE_REGISTER_SOURCE)}`,
   ];
 }
 
@@ -116,9 +159,10 @@ export function buildNodeOtelStage(image: string): string[] {
 export function buildNodeOtelCopy(): string[] {
   return [
     `COPY --from=${STAGE} ${OTEL_NODE_DIR}/node_modules ${OTEL_NODE_DIR}/node_modules`,
+    `COPY --from=${STAGE} ${NODE_REGISTER} ${NODE_REGISTER}`,
     // File, DNS and socket spans would bury the HTTP and database ones.
     "ENV OTEL_NODE_DISABLED_INSTRUMENTATIONS=fs,dns,net",
     IMAGE_DEFAULTS,
-    `ENV NODE_OPTIONS="--require ${OTEL_NODE_DIR}/node_modules/@opentelemetry/auto-instrumentations-node/dist/register.cjs"`,
+    `ENV NODE_OPTIONS="--require ${NODE_REGISTER}"`,
   ];
 }
