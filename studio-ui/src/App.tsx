@@ -9,7 +9,7 @@ import { ResourcesPage } from "./pages/Resources";
 import { ServicesPage } from "./pages/Services";
 import { TracePage } from "./pages/Trace";
 
-export interface Scope { project: string; env: string; go: (to: string) => void; query: URLSearchParams }
+import type { Scope } from "./scope";
 
 const TABS = [
   { id: "", label: "Services" },

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { envPath, get, post } from "../api";
 import { Badge, Card, Loading } from "../components/ui";
 import { useData } from "../hooks";

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { envPath, get } from "../api";
 import { Badge, Card, Loading, StateBadge } from "../components/ui";
 import { fmtMs, fmtTime } from "../format";

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from "react";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { envPath, get } from "../api";
 import { Segmented } from "../components/ui";
 import { colorOf } from "../format";

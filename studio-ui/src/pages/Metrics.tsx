@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { envPath, get } from "../api";
 import { Sparkline } from "../components/Sparkline";
 import { Badge, Card, Loading, Segmented } from "../components/ui";

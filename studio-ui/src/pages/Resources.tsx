@@ -1,5 +1,5 @@
 import { useMemo, useState } from "react";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { envPath, get } from "../api";
 import { TimeChart } from "../components/TimeChart";
 import { Card, Loading, Segmented } from "../components/ui";

@@ -1,4 +1,4 @@
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { envPath, get } from "../api";
 import { Badge, Card, Loading, StateBadge } from "../components/ui";
 import { fmtAgo, fmtBytes } from "../format";

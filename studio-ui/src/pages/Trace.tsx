@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Scope } from "../App";
+import type { Scope } from "../scope";
 import { get } from "../api";
 import { Badge, Card, Loading } from "../components/ui";
 import { colorOf, fmtMs, fmtTime } from "../format";
