@@ -18,7 +18,8 @@ const buildEnv = { ...process.env, DOCKER_BUILDKIT: "1" };
 
 /** A base image with one more label: same layers, new id, so builds from it share no cache. */
 export async function saltedBase(base, repo, salt) {
-  const tag = `${repo}:${salt}`;
+  // The base's own tag first: recipes read the runtime's version from it (node:22-...).
+  const tag = `${repo}:${base.split(":").pop()}-${salt}`;
   const dir = join("/tmp", `bench-compare-salt-${salt}`);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "Dockerfile"), `FROM ${base}\nLABEL platform.bench.salt=${salt}\n`);

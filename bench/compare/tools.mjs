@@ -3,7 +3,7 @@
 //   platform: node dist/bin.js deploy, on its own file backend, project bench-<id>-pf
 //   compose:  docker-compose up --build --wait, project bench-compose-<id>, with
 //             bench/compare/compose.yml over the example's own compose file
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { containerPids, removeImages } from "./docker.mjs";
 import { run, runOk } from "./measure.mjs";
@@ -45,6 +45,7 @@ export function platformTool({ root, work, id, env, caFile, edge }) {
   const file = join(dir, "platform.yml");
   // BENCH_ENV: the value the env-change case changes (compose.yml adds the same to api).
   writeFileSync(file, readFileSync(file, "utf8").replace("      DATABASE_URL: ${database.url}\n", '      DATABASE_URL: ${database.url}\n      BENCH_ENV: "0"\n'));
+  mkdirSync(join(work, "state"), { recursive: true });
   const baseEnv = { ...process.env, ...env, CI: "true", PLATFORM_BACKEND_URL: `file://${work}/state`, PLATFORM_PASSPHRASE: "bench", PLATFORM_BUILD_CA_FILE: caFile };
   const cli = (args, bases) => run(process.execPath, [join(root, "dist", "bin.js"), ...args, "--project", project], {
     cwd: dir, env: { ...baseEnv, ...baseImageEnv(bases) }, watch: edge.pids,

@@ -11,6 +11,8 @@ import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveCon
 import { acquireStackLock } from "./lock.js";
 import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./progress.js";
 import { recoverStack, repairFileBackend } from "./recover.js";
+import { currentStackSettings, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
+import { upWithoutFollowUps } from "./up.js";
 import { openStack } from "./workspace.js";
 
 export interface DeployOptions {
@@ -44,18 +46,20 @@ export interface DeployResult {
 /**
  * Stack settings `platform deploy` writes; `pulumi up` on the stack reads the same. The edge's
  * domain and port stay as they were unless given. A rollback pins the images to redeploy.
+ * Written straight into the stack's settings file (stack-settings.ts); through the CLI only
+ * when that file cannot be used.
  */
-export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback">, deploymentId: string): Promise<void> {
-  const current = await stack.getAllConfig();
-  const keep = (key: string, given: string | undefined, fallback: string) => ({ value: given ?? current[key]?.value ?? fallback });
-  await stack.setAllConfig({
-    "platform:configFile": { value: o.configFile },
-    "platform:projectDir": { value: o.projectDir ?? "" },
-    "platform:appsDomain": keep("platform:appsDomain", o.appsDomain, DEFAULT_APPS_DOMAIN),
-    "platform:httpsPort": keep("platform:httpsPort", o.httpsPort?.toString(), String(DEFAULT_HTTPS_PORT)),
-    "platform:deploymentId": { value: deploymentId },
-    "platform:images": { value: o.rollback ? JSON.stringify(o.rollback.images) : "" },
-  });
+export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "project" | "env" | "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback">, deploymentId: string): Promise<void> {
+  const current = await currentStackSettings(stack, o.project, o.env);
+  const values: Record<string, string> = {
+    "platform:configFile": o.configFile,
+    "platform:projectDir": o.projectDir ?? "",
+    "platform:appsDomain": o.appsDomain ?? current["platform:appsDomain"] ?? DEFAULT_APPS_DOMAIN,
+    "platform:httpsPort": o.httpsPort?.toString() ?? current["platform:httpsPort"] ?? String(DEFAULT_HTTPS_PORT),
+    "platform:deploymentId": deploymentId,
+    "platform:images": o.rollback ? JSON.stringify(o.rollback.images) : "",
+  };
+  if (!writeStackSettings(stackSettingsFile(o.project, o.env), values)) await stack.setAllConfig(Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value }])));
 }
 
 /** Public URLs from stack outputs (`<service>_external_url`), in the given service order. */
@@ -134,7 +138,7 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord): 
   };
   try {
     // refresh: read the engine's truth first, so a container or edge removed by hand comes back.
-    const res = await stack.up({ onEvent, onOutput: (s) => log.write(s), color: "never", refresh: true, signal: o.signal });
+    const res = await upWithoutFollowUps(stack, { onEvent, onOutput: (s) => log.write(s), color: "never", refresh: true, signal: o.signal });
     record.urls = publicUrls(res.outputs, o.order);
     record.changes = res.summary.resourceChanges as Record<string, number>;
     record.outcome = "succeeded";
