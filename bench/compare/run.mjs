@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { composeBinary } from "./compose-binary.mjs";
-import { cacheIds, pruneNewCache, removeImages, saltedBase } from "./docker.mjs";
+import { removeImages, saltedBase } from "./docker.mjs";
 import { measureLimit } from "./limit.mjs";
 import { printTables } from "./report.mjs";
 import { composeTool, edgeWatcher, edits, platformTool } from "./tools.mjs";
@@ -31,20 +31,6 @@ const tools = [platformTool({ ...common, edge }), composeTool({ ...common, compo
 const results = { id, runs: RUNS, samples: {}, limit: [] };
 const record = (tool, c, r, extra = {}) => ((results.samples[`${tool}/${c}`] ??= []).push({ ms: r.ms, mem: r.mem, ...extra }));
 
-// Build cache records made while the bench's own builds ran, pruned by id (see docker.mjs).
-let before = await cacheIds();
-const windows = [];
-async function timedBuild(fn) {
-  const t0 = Date.now();
-  try { return await fn(); } finally { windows.push([t0, Date.now()]); }
-}
-async function pruneMine() {
-  const n = await pruneNewCache(before, windows);
-  before = await cacheIds();
-  windows.length = 0;
-  return n;
-}
-
 async function bases(salt) {
   return { python: await saltedBase(images.python, `bench-compare-${id}/python`, salt), node: await saltedBase(images.node, `bench-compare-${id}/node`, salt) };
 }
@@ -57,15 +43,15 @@ async function coldRuns() {
     for (const t of order(i)) {
       await t.reset(prev);
       prev = await bases(`c${i}${t.name[0]}`);
-      const r = await timedBuild(() => t.deploy(prev));
+      const r = await t.deploy(prev);
       record(t.name, "cold", r);
-      log(`cold ${i + 1}/${RUNS} ${t.name}: ${(r.ms / 1000).toFixed(1)} s (pruned ${await pruneMine()} cache records)`);
+      log(`cold ${i + 1}/${RUNS} ${t.name}: ${(r.ms / 1000).toFixed(1)} s`);
     }
     const lb = await bases(`l${i}`);
-    const l = await timedBuild(() => measureLimit({ root: ROOT, dir: tools[0].dir, work, images: { ...images, ...lb }, caFile, tagPrefix: `bench-compare-${id}` }));
+    const l = await measureLimit({ root: ROOT, dir: tools[0].dir, work, images: { ...images, ...lb }, caFile, tagPrefix: `bench-compare-${id}` });
     results.limit.push(l);
     await removeImages(`bench-compare-${id}-*`);
-    log(`limit ${i + 1}/${RUNS}: ${(l.ms / 1000).toFixed(1)} s (${l.slowest} build ${(l.builds[l.slowest] / 1000).toFixed(1)} s + start ${(l.startMs / 1000).toFixed(1)} s; pruned ${await pruneMine()})`);
+    log(`limit ${i + 1}/${RUNS}: ${(l.ms / 1000).toFixed(1)} s (${l.slowest} build ${(l.builds[l.slowest] / 1000).toFixed(1)} s + start ${(l.startMs / 1000).toFixed(1)} s)`);
   }
   for (const t of tools) await t.reset(prev);
   await removeImages(`bench-compare-${id}/*`);
@@ -81,12 +67,12 @@ const CHANGES = {
 
 async function warmRuns() {
   const warm = await bases("warm");
-  for (const t of tools) await timedBuild(async () => { await t.reset(warm); await t.deploy(warm); });
+  for (const t of tools) { await t.reset(warm); await t.deploy(warm); }
   for (let i = 0; i < RUNS; i++) {
     for (const c of CASES.filter((x) => x !== "cold")) {
       for (const t of order(i)) {
         CHANGES[c](t, `${i}-${Date.now()}`);
-        const r = await timedBuild(() => t.deploy(warm));
+        const r = await t.deploy(warm);
         record(t.name, c, r);
         log(`${c} ${i + 1}/${RUNS} ${t.name}: ${(r.ms / 1000).toFixed(2)} s`);
       }
@@ -95,6 +81,17 @@ async function warmRuns() {
   for (const t of tools) await t.reset(warm);
 }
 
+async function cleanUp() {
+  edge.stop();
+  for (const t of tools) await t.reset({}).catch(() => undefined);
+  await removeImages(`bench-compare-${id}/*`, `bench-compare-${id}-*`);
+  rmSync(work, { recursive: true, force: true });
+  rmSync(join(PLATFORM_HOME, "projects", tools[0].project), { recursive: true, force: true });
+  rmSync(join(PLATFORM_HOME, "logs", tools[0].project), { recursive: true, force: true });
+}
+// Stopped (Ctrl-C, kill): the stacks, containers and images it made still go.
+for (const sig of ["SIGINT", "SIGTERM"]) process.once(sig, () => { log(`${sig}: cleaning up`); cleanUp().finally(() => process.exit(130)); });
+
 try {
   log(`work dir ${work}; compose ${await tools[1].version()} at ${composeBin}`);
   if (CASES.includes("cold")) await coldRuns();
@@ -102,11 +99,5 @@ try {
   printTables(results, CASES);
   if (opt.json) writeFileSync(opt.json, `${JSON.stringify(results, null, 2)}\n`);
 } finally {
-  edge.stop();
-  for (const t of tools) await t.reset({}).catch(() => undefined);
-  await removeImages(`bench-compare-${id}/*`, `bench-compare-${id}-*`);
-  log(`pruned ${await pruneMine()} cache records`);
-  rmSync(work, { recursive: true, force: true });
-  rmSync(join(PLATFORM_HOME, "projects", tools[0].project), { recursive: true, force: true });
-  rmSync(join(PLATFORM_HOME, "logs", tools[0].project), { recursive: true, force: true });
+  await cleanUp();
 }
