@@ -17,6 +17,9 @@ export const PLATFORM_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), ".
 
 export { workspaceDir };
 
+/** See src/preload/lazy-sdk-modules.cts. */
+const LAZY_SDK_PRELOAD = join(PLATFORM_ROOT, "dist", "preload", "lazy-sdk-modules.cjs");
+
 /** node_modules that holds @pulumi/pulumi, wherever npm put it (hoisted or not). */
 function nodeModulesDir(): string {
   const pkg = createRequire(import.meta.url).resolve("@pulumi/pulumi/package.json");
@@ -76,6 +79,8 @@ export function engineEnv(creds: Credentials): Record<string, string> {
     // The program and the provider plugin are Node processes too: with the CLI's on-disk
     // compile cache, loading @pulumi/pulumi takes about half the CPU time (0.5 s less each).
     ...(compileCache ? { NODE_COMPILE_CACHE: compileCache } : {}),
+    // The program loads the SDK before any of its code runs: the preload goes in by option.
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${JSON.stringify(LAZY_SDK_PRELOAD)}`].filter(Boolean).join(" "),
     ...(tc.dockerCli ? { PLATFORM_DOCKER_CLI: tc.dockerCli } : {}),
   };
 }
