@@ -1,8 +1,9 @@
 // The bench's own Docker objects, and only those: the engine is shared with other work.
 // - Cold builds: each cold run builds from base images "salted" for that run (the set-up's
-//   base image plus one label: a new image id over the same layers), so no BuildKit cache
-//   entry anyone made before can be hit, the bench's or anyone else's, and nobody else's
-//   cache has to be removed to make the run cold.
+//   base image plus one tiny layer, a file naming the run), so no BuildKit cache entry anyone
+//   made before can be hit, the bench's or anyone else's, and nobody else's cache has to be
+//   removed to make the run cold. (A label alone is not enough: BuildKit keys the cache on
+//   the base's layers, and every build was cached.)
 // - No build cache is pruned: this engine's `docker builder prune --filter id=...` removed
 //   other records than the one named (measured: a prune of one record's id took three
 //   unrelated ones with it), so the bench leaves its records, unused and unreachable once its
@@ -17,13 +18,13 @@ export const docker = new Docker();
 export const DOCKER_CLI = process.env.PLATFORM_DOCKER_CLI || "/usr/bin/docker";
 const buildEnv = { ...process.env, DOCKER_BUILDKIT: "1" };
 
-/** A base image with one more label: same layers, new id, so builds from it share no cache. */
+/** A base image with one more small layer, so builds from it share no cache with any other. */
 export async function saltedBase(base, repo, salt) {
   // The base's own tag first: recipes read the runtime's version from it (node:22-...).
   const tag = `${repo}:${base.split(":").pop()}-${salt}`;
   const dir = join("/tmp", `bench-compare-salt-${salt}`);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "Dockerfile"), `FROM ${base}\nLABEL platform.bench.salt=${salt}\n`);
+  writeFileSync(join(dir, "Dockerfile"), `FROM ${base}\nRUN echo ${salt} > /.platform-bench-salt\n`);
   await runOk(DOCKER_CLI, ["build", "-q", "-t", tag, dir], { env: buildEnv });
   return tag;
 }

@@ -73,7 +73,7 @@ export function composeTool({ root, work, id, env, caFile, composeBin, images })
   const compose = (args, bases, opts = {}) => run(composeBin, [...files, ...args], {
     cwd: dir, ...opts,
     env: {
-      ...process.env, ...env, BENCH_PROJECT: project, BENCH_ENV: benchEnv, BUILD_CA_FILE: caFile,
+      ...process.env, ...env, COMPOSE_BAKE: "false", BENCH_PROJECT: project, BENCH_ENV: benchEnv, BUILD_CA_FILE: caFile,
       ...baseImageEnv(bases), POSTGRES_IMAGE: images.postgres,
     },
   });
