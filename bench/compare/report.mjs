@@ -27,7 +27,7 @@ function goalText(c, ratio, ms) {
 export function printTables(results, cases) {
   const m = (tool, c) => med(results.samples[`${tool}/${c}`], (x) => x.ms);
   const lines = [
-    `${results.runs} runs per case, interleaved; ${cpus().length} × ${cpus()[0]?.model}; load average at the end ${loadavg()[0].toFixed(1)}`,
+    `${results.started.slice(0, 16).replace("T", " ")} UTC, commit ${results.commit}, ${results.runs} runs per case, interleaved; ${cpus().length} × ${cpus()[0]?.model}; load average at the end ${loadavg()[0].toFixed(1)}`,
     "",
     "| case | platform (median) | compose (median) | ratio | goal |",
     "|---|---|---|---|---|",

@@ -2,6 +2,7 @@
 // interleaved (the tool that goes first alternates). See bench/README.md.
 // Usage: npm run build && source ~/.platform/env.sh && npm run bench:compare -- [--runs N] [--cases a,b] [--json FILE]
 //   cases: cold, nochange, api, env, web, both (default: all). cold also measures the physical limit.
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -13,6 +14,10 @@ import { printTables } from "./report.mjs";
 import { composeTool, edgeWatcher, edits, platformTool } from "./tools.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
+function commitOf(root) {
+  try { return execFileSync("git", ["-C", root, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(); } catch { /* a copy of the tree */ }
+  try { return readFileSync(join(root, "COMMIT"), "utf8").trim(); } catch { return "unknown"; }
+}
 const ALL = ["cold", "nochange", "api", "env", "web", "both"];
 const { values: opt } = parseArgs({ options: { runs: { type: "string", default: "5" }, cases: { type: "string", default: ALL.join(",") }, json: { type: "string" } } });
 const RUNS = Number(opt.runs);
@@ -28,8 +33,10 @@ const composeBin = await composeBinary(ROOT);
 const edge = edgeWatcher();
 const common = { root: ROOT, work, id, env: {}, caFile };
 const tools = [platformTool({ ...common, edge }), composeTool({ ...common, composeBin, images })];
-const results = { id, runs: RUNS, samples: {}, limit: [] };
-const record = (tool, c, r, extra = {}) => ((results.samples[`${tool}/${c}`] ??= []).push({ ms: r.ms, mem: r.mem, ...extra }));
+const results = { id, runs: RUNS, commit: commitOf(ROOT), started: new Date().toISOString(), samples: {}, limit: [] };
+// Results so far go to --json after every sample: a long run stopped early keeps them.
+const save = () => opt.json && writeFileSync(opt.json, `${JSON.stringify(results, null, 2)}\n`);
+const record = (tool, c, r) => { (results.samples[`${tool}/${c}`] ??= []).push({ ms: r.ms, mem: r.mem }); save(); };
 
 async function bases(salt) {
   return { python: await saltedBase(images.python, `bench-compare-${id}/python`, salt), node: await saltedBase(images.node, `bench-compare-${id}/node`, salt) };
@@ -50,6 +57,7 @@ async function coldRuns() {
     const lb = await bases(`l${i}`);
     const l = await measureLimit({ root: ROOT, dir: tools[0].dir, work, images: { ...images, ...lb }, caFile, tagPrefix: `bench-compare-${id}` });
     results.limit.push(l);
+    save();
     await removeImages(`bench-compare-${id}-*`);
     log(`limit ${i + 1}/${RUNS}: ${(l.ms / 1000).toFixed(1)} s (${l.slowest} build ${(l.builds[l.slowest] / 1000).toFixed(1)} s + start ${(l.startMs / 1000).toFixed(1)} s)`);
   }
@@ -89,15 +97,20 @@ async function cleanUp() {
   rmSync(join(PLATFORM_HOME, "projects", tools[0].project), { recursive: true, force: true });
   rmSync(join(PLATFORM_HOME, "logs", tools[0].project), { recursive: true, force: true });
 }
-// Stopped (Ctrl-C, kill): the stacks, containers and images it made still go.
-for (const sig of ["SIGINT", "SIGTERM"]) process.once(sig, () => { log(`${sig}: cleaning up`); cleanUp().finally(() => process.exit(130)); });
+// Stopped (Ctrl-C, kill): the tables of what was measured, then the clean-up.
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.once(sig, () => {
+    log(`${sig}: the tables so far, then cleaning up`);
+    printTables(results, CASES);
+    cleanUp().finally(() => process.exit(130));
+  });
+}
 
 try {
   log(`work dir ${work}; compose ${await tools[1].version()} at ${composeBin}`);
   if (CASES.includes("cold")) await coldRuns();
   if (CASES.some((c) => c !== "cold")) await warmRuns();
   printTables(results, CASES);
-  if (opt.json) writeFileSync(opt.json, `${JSON.stringify(results, null, 2)}\n`);
 } finally {
   await cleanUp();
 }
