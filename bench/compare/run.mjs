@@ -15,7 +15,7 @@ import { composeTool, edgeWatcher, edits, platformTool } from "./tools.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 function commitOf(root) {
-  try { return execFileSync("git", ["-C", root, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(); } catch { /* a copy of the tree */ }
+  try { return execFileSync("git", ["-C", root, "rev-parse", "--short", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(); } catch { /* a copy of the tree */ }
   try { return readFileSync(join(root, "COMMIT"), "utf8").trim(); } catch { return "unknown"; }
 }
 const ALL = ["cold", "nochange", "api", "env", "web", "both"];
