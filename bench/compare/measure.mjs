@@ -37,6 +37,12 @@ export function processTree(root) {
   return seen;
 }
 
+/** Commands still running: stopped (SIGTERM, which compose and the platform handle) when the bench is. */
+const running = new Set();
+export function stopRunning() {
+  for (const child of running) child.kill("SIGTERM");
+}
+
 const sumRssKb = (pids) => pids.reduce((n, p) => n + statusKb(p, "VmRSS"), 0);
 
 /**
@@ -47,6 +53,7 @@ export function run(cmd, args, { cwd, env, watch } = {}) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    running.add(child);
     const chunks = [];
     child.stdout.on("data", (b) => chunks.push(b));
     child.stderr.on("data", (b) => chunks.push(b));
@@ -60,6 +67,7 @@ export function run(cmd, args, { cwd, env, watch } = {}) {
     sample();
     child.on("error", (e) => { clearInterval(timer); reject(e); });
     child.on("close", (code) => {
+      running.delete(child);
       clearInterval(timer);
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       const mb = (kb) => Math.round(kb / 1024);

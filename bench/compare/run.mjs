@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { composeBinary } from "./compose-binary.mjs";
 import { removeImages, saltedBase } from "./docker.mjs";
 import { measureLimit } from "./limit.mjs";
+import { stopRunning } from "./measure.mjs";
 import { printTables } from "./report.mjs";
 import { composeTool, edgeWatcher, edits, platformTool } from "./tools.mjs";
 
@@ -101,6 +102,7 @@ async function cleanUp() {
 for (const sig of ["SIGINT", "SIGTERM"]) {
   process.once(sig, () => {
     log(`${sig}: the tables so far, then cleaning up`);
+    stopRunning();
     printTables(results, CASES);
     cleanUp().finally(() => process.exit(130));
   });
