@@ -40,7 +40,9 @@ export function processTree(root) {
 /** Commands still running: stopped (SIGTERM, which compose and the platform handle) when the bench is. */
 const running = new Set();
 export function stopRunning() {
+  const closed = [...running].map((child) => new Promise((r) => child.once("close", r)));
   for (const child of running) child.kill("SIGTERM");
+  return Promise.all(closed);
 }
 
 const sumRssKb = (pids) => pids.reduce((n, p) => n + statusKb(p, "VmRSS"), 0);

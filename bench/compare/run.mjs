@@ -102,9 +102,8 @@ async function cleanUp() {
 for (const sig of ["SIGINT", "SIGTERM"]) {
   process.once(sig, () => {
     log(`${sig}: the tables so far, then cleaning up`);
-    stopRunning();
     printTables(results, CASES);
-    cleanUp().finally(() => process.exit(130));
+    stopRunning().then(cleanUp).finally(() => process.exit(130));
   });
 }
 
