@@ -9,7 +9,8 @@
 //   unrelated ones with it), so the bench leaves its records, unused and unreachable once its
 //   images and salted bases are gone, to the engine's garbage collection or the machine's
 //   owner (`docker builder prune`). About 1.5 GB per cold run of each tool.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { runOk } from "./measure.mjs";
@@ -22,11 +23,14 @@ const buildEnv = { ...process.env, DOCKER_BUILDKIT: "1" };
 export async function saltedBase(base, repo, salt) {
   // The base's own tag first: recipes read the runtime's version from it (node:22-...).
   const tag = `${repo}:${base.split(":").pop()}-${salt}`;
-  const dir = join("/tmp", `bench-compare-salt-${salt}`);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "Dockerfile"), `FROM ${base}\nRUN echo ${salt} > /.platform-bench-salt\n`);
-  await runOk(DOCKER_CLI, ["build", "-q", "-t", tag, dir], { env: buildEnv });
-  return tag;
+  const dir = mkdtempSync(join(tmpdir(), "bench-compare-salt-"));
+  try {
+    writeFileSync(join(dir, "Dockerfile"), `FROM ${base}\nRUN echo ${salt} > /.platform-bench-salt\n`);
+    await runOk(DOCKER_CLI, ["build", "-q", "-t", tag, dir], { env: buildEnv });
+    return tag;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Removes images by reference pattern (e.g. "bench-compose-a*"), never anything else. */
