@@ -45,6 +45,7 @@ async function whereServicesAre(t: StackTarget, phases: Record<string, { phase: 
 export async function runEngineDeploy(t: StackTarget, creds: Credentials, eo: EngineOptions, o: { json?: boolean }, preface: string[] = []): Promise<void> {
   const { deploy } = await import("../engine/deploy.js");
   const { pruneImages, removeOrphans } = await import("../runtime/docker.js");
+  const { inSyncWithDocker } = await import("../targets/docker/drift.js");
   const kind = pickRenderer(o, process.env, Boolean(process.stdout.isTTY));
   const note = (line: string) => (kind === "json" ? printJson({ type: "note", message: line }) : process.stdout.write(`note: ${line}\n`));
   preface.forEach(note);
@@ -53,7 +54,7 @@ export async function runEngineDeploy(t: StackTarget, creds: Credentials, eo: En
   try {
     const { record, urls } = await deploy({
       ...eo, project: t.project, env: t.env, creds, signal: stop.signal, onNote: note,
-      onProgress: (e) => view.progress(e), removeOrphans: (known) => removeOrphans(t.project, t.env, known),
+      onProgress: (e) => view.progress(e), removeOrphans: (known) => removeOrphans(t.project, t.env, known), inSync: inSyncWithDocker,
     });
     await view.close();
     const { imagesToKeep } = await import("../engine/history.js");

@@ -7,11 +7,14 @@ import { ExitCode, VisibleError } from "../errors.js";
 import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "../plan/constants.js";
 import { logDir } from "../settings.js";
 import { PLATFORM_VERSION } from "../version.js";
+import { type CheckpointResource, checkpointResources } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
 import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveConfigCopy, saveRecord } from "./history.js";
 import { acquireStackLock } from "./lock.js";
 import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./progress.js";
 import { recoverStack, repairFileBackend } from "./recover.js";
+import { currentStackSettings, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
+import { upWithoutFollowUps } from "./up.js";
 import { openStack } from "./workspace.js";
 
 export interface DeployOptions {
@@ -26,6 +29,12 @@ export interface DeployOptions {
   readonly onNote?: (line: string) => void;
   /** Removes containers of the stack that its state does not know (after an interruption). */
   readonly removeOrphans?: (known: ReadonlySet<string>) => Promise<string[]>;
+  /**
+   * True when a refresh would change nothing in the state (every object the state knows is
+   * there, as it was). The deploy then skips the refresh, which is about a third of a no-op
+   * deploy; without it (or on doubt) it refreshes.
+   */
+  readonly inSync?: (resources: readonly CheckpointResource[]) => Promise<boolean>;
   /** Stops the deployment gracefully: steps in flight finish, nothing new starts. */
   readonly signal?: AbortSignal;
   /** Service names in plan order: the order of the URL lines. */
@@ -45,18 +54,20 @@ export interface DeployResult {
 /**
  * Stack settings `platform deploy` writes; `pulumi up` on the stack reads the same. The edge's
  * domain and port stay as they were unless given. A rollback pins the images to redeploy.
+ * Written straight into the stack's settings file (stack-settings.ts); through the CLI only
+ * when that file cannot be used.
  */
-export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback">, deploymentId: string): Promise<void> {
-  const current = await stack.getAllConfig();
-  const keep = (key: string, given: string | undefined, fallback: string) => ({ value: given ?? current[key]?.value ?? fallback });
-  await stack.setAllConfig({
-    "platform:configFile": { value: o.configFile },
-    "platform:projectDir": { value: o.projectDir ?? "" },
-    "platform:appsDomain": keep("platform:appsDomain", o.appsDomain, DEFAULT_APPS_DOMAIN),
-    "platform:httpsPort": keep("platform:httpsPort", o.httpsPort?.toString(), String(DEFAULT_HTTPS_PORT)),
-    "platform:deploymentId": { value: deploymentId },
-    "platform:images": { value: o.rollback ? JSON.stringify(o.rollback.images) : "" },
-  });
+export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "project" | "env" | "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback">, deploymentId: string): Promise<void> {
+  const current = await currentStackSettings(stack, o.project, o.env);
+  const values: Record<string, string> = {
+    "platform:configFile": o.configFile,
+    "platform:projectDir": o.projectDir ?? "",
+    "platform:appsDomain": o.appsDomain ?? current["platform:appsDomain"] ?? DEFAULT_APPS_DOMAIN,
+    "platform:httpsPort": o.httpsPort?.toString() ?? current["platform:httpsPort"] ?? String(DEFAULT_HTTPS_PORT),
+    "platform:deploymentId": deploymentId,
+    "platform:images": o.rollback ? JSON.stringify(o.rollback.images) : "",
+  };
+  if (!writeStackSettings(stackSettingsFile(o.project, o.env), values)) await stack.setAllConfig(Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value }])));
 }
 
 /** Public URLs from stack outputs (`<service>_external_url`), in the given service order. */
@@ -112,13 +123,19 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     }
     saveRecord(record);
     await writeStackConfig(stack, o, id);
-    return await runUp(stack, o, record);
+    return await runUp(stack, o, record, recovery !== undefined || !(await isInSync(o)));
   } finally {
     lock.release();
   }
 }
 
-async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord): Promise<DeployResult> {
+/** Cheap checks first: whether the state still matches Docker, read without the engine. */
+async function isInSync(o: DeployOptions): Promise<boolean> {
+  const resources = o.inSync && checkpointResources(o.creds, o.project, o.env);
+  return resources ? o.inSync!(resources) : false;
+}
+
+async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, refresh: boolean): Promise<DeployResult> {
   const dir = logDir(o.project, o.env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const engineLog = join(dir, `${record.id}.log`);
@@ -135,8 +152,9 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord): 
     if (img) record.images![img.service] = { tag: img.tag, hash: img.hash };
   };
   try {
-    // refresh: read the engine's truth first, so a container or edge removed by hand comes back.
-    const res = await stack.up({ onEvent, onOutput: (s) => log.write(s), color: "never", refresh: true, signal: o.signal });
+    // refresh: read the engine's truth first, so a container or edge removed by hand comes
+    // back; skipped only when isInSync found that it would change nothing.
+    const res = await upWithoutFollowUps(stack, { onEvent, onOutput: (s) => log.write(s), color: "never", refresh, signal: o.signal });
     record.urls = publicUrls(res.outputs, o.order);
     record.changes = res.summary.resourceChanges as Record<string, number>;
     record.outcome = "succeeded";

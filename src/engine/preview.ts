@@ -3,6 +3,7 @@ import type { Credentials } from "./credentials.js";
 import { type DeployOptions, writeStackConfig } from "./deploy.js";
 import { acquireStackLock } from "./lock.js";
 import { parseUrn } from "./progress.js";
+import { currentStackSettings } from "./stack-settings.js";
 import { selectExistingStack } from "./workspace.js";
 
 /** What a deploy would do to one resource: the engine's step and the inputs that differ. */
@@ -63,8 +64,8 @@ export async function previewStack(project: string, env: string, creds: Credenti
   try {
     const stack = await selectExistingStack(project, env, creds);
     if (!stack) return undefined;
-    const current = await stack.getAllConfig();
-    await writeStackConfig(stack, o, current["platform:deploymentId"]?.value ?? "");
+    const current = await currentStackSettings(stack, project, env);
+    await writeStackConfig(stack, { ...o, project, env }, current["platform:deploymentId"] ?? "");
     const events: EngineEvent[] = [];
     const res = await stack.preview({ onEvent: (e) => events.push(e), refresh: true, color: "never" });
     return { services: summarizePreview(events), counts: { ...(res.changeSummary as Record<string, number>) } };

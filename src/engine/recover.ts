@@ -22,7 +22,8 @@ export interface Recovery {
 
 interface PulumiLock { pid: number; username: string; hostname: string; timestamp: string; file: string; unreadable?: boolean }
 
-function fileBackendDir(creds: Credentials): string | undefined {
+/** The .pulumi directory of a file backend (file://...), else undefined. */
+export function fileBackendDir(creds: Credentials): string | undefined {
   return creds.backendUrl.startsWith("file://") ? join(fileURLToPath(creds.backendUrl.replace(/\/*$/, "")), ".pulumi") : undefined;
 }
 

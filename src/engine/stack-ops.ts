@@ -38,7 +38,7 @@ export async function destroyStack(project: string, env: string, creds: Credenti
     recovery?.notes.forEach((n) => o.onNote?.(n));
     const removed = (await o.removeOrphans?.(recovery?.stateIds.get("platform:docker:Container") ?? new Set())) ?? [];
     if (removed.length) o.onNote?.(`removed containers the state did not know: ${removed.join(", ")}`);
-    if (o.configFile) await writeStackConfig(stack, { configFile: o.configFile }, listRecords(project, env)[0]?.id ?? "");
+    if (o.configFile) await writeStackConfig(stack, { project, env, configFile: o.configFile }, listRecords(project, env)[0]?.id ?? "");
     const res = await stack.destroy({ color: "never", onOutput: o.onOutput });
     return res.summary.resourceChanges?.delete ?? 0;
   } finally {

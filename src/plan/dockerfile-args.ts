@@ -1,3 +1,5 @@
+import { BUILD_ENV_SECRET } from "./recipes/dockerfile-parts.js";
+
 /**
  * The build arguments a Dockerfile declares (`ARG NAME`, `ARG NAME=default`, several per line).
  * A `build` service's variables are passed as `--build-arg` only for these names: an undeclared
@@ -39,4 +41,16 @@ export function parseDockerfileArgs(dockerfile: string): string[] {
     }
   }
   return names;
+}
+
+/**
+ * The service variables a Dockerfile can read at build time: every one when it mounts the
+ * BuildKit secret `platform-env` (the recipes do), else those it declares with ARG. Only
+ * these make an image's identity, so a changed value that no build step can read (an API's
+ * own Dockerfile and its DATABASE_URL) replaces the container, without a build.
+ */
+export function variablesSeenBy(dockerfile: string, names: readonly string[]): string[] {
+  if (new RegExp(`(^|[\\s,])id=${BUILD_ENV_SECRET}([\\s,]|$)`, "m").test(dockerfile)) return [...names];
+  const declared = parseDockerfileArgs(dockerfile);
+  return names.filter((n) => declared.includes(n));
 }

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import { SECRETS_REF } from "../../config/index.js";
 import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
+import { variablesSeenBy } from "../../plan/dockerfile-args.js";
 import { edgeAlias, imageRepository, publicUrl } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { resolveEnv, type ReferenceValues } from "../references.js";
@@ -64,7 +65,8 @@ function pickBuildEnv(env: pulumi.Output<Record<string, string>>, names: readonl
 
 /**
  * The image of a built service. Its identity covers what BuildKit receives and a hash of the
- * variables the build sees, so a changed value rebuilds. The hash comes from the secret values,
+ * variables the build can read (variablesSeenBy), so a changed value that a build step reads
+ * rebuilds. The hash comes from the secret values,
  * but a hash is not the value: it is unwrapped, so tags and records stay readable. The values
  * themselves go to the provider as a secret input. The Image depends only on what the values
  * need (the URL words, a database password), never on containers, so builds start at once.
@@ -78,7 +80,7 @@ function createImage(s: PlannedService, plan: Plan, env: pulumi.Output<Record<st
   if (pinned) return new Image(`${s.name}-image`, { ...common, tag: pinned.tag, hash: pinned.hash, pinned: true });
   const inputsHash = hashBuildInputs({ context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs });
   const buildEnv = pulumi.secret(pickBuildEnv(env, s.buildEnv));
-  const buildEnvHash = pulumi.unsecret(buildEnv.apply((values) => hashBuildEnv(values, opts.buildEnvKey)));
+  const buildEnvHash = pulumi.unsecret(pickBuildEnv(env, variablesSeenBy(dockerfile, s.buildEnv)).apply((values) => hashBuildEnv(values, opts.buildEnvKey)));
   const hash = buildEnvHash.apply((h) => combineBuildHash(inputsHash, h));
   return new Image(`${s.name}-image`, {
     ...common,

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseDockerfileArgs } from "../../../src/plan/dockerfile-args.js";
+import { parseDockerfileArgs, variablesSeenBy } from "../../../src/plan/dockerfile-args.js";
 import { combineBuildHash, hashBuildEnv } from "../../../src/targets/docker/context-hash.js";
 import { diagnoseBuildLog, pickBuildArgVariables, toEnvFile } from "../../../src/targets/docker/provider/image.js";
 
@@ -118,5 +118,18 @@ describe("diagnoseBuildLog", () => {
 
   it("says nothing about a log it does not recognise", () => {
     expect(diagnoseBuildLog("#5 ERROR: process \"/bin/sh -c exit 3\" did not complete successfully: exit code: 3")).toBeUndefined();
+  });
+});
+
+describe("the variables a Dockerfile can read, which alone make an image's identity", () => {
+  const names = ["DATABASE_URL", "API_URL", "NEXT_PUBLIC_X"];
+  it("all of them when a step mounts the platform-env secret (the recipes)", () => {
+    const dockerfile = "FROM node\nRUN --mount=type=secret,id=ca --mount=type=secret,id=platform-env sh -c 'npm run build'\n";
+    expect(variablesSeenBy(dockerfile, names)).toEqual(names);
+  });
+
+  it("only the declared build arguments otherwise, none for a Dockerfile that reads no variable", () => {
+    expect(variablesSeenBy("FROM python\nARG API_URL\nRUN --mount=type=secret,id=ca pip install x\n", names)).toEqual(["API_URL"]);
+    expect(variablesSeenBy("FROM python\nRUN --mount=type=secret,id=platform-envelope true\n", names)).toEqual([]);
   });
 });

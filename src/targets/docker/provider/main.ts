@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // Entry point of the `pulumi-resource-platform` plugin: the engine starts it and speaks gRPC to it.
+// First: the SDK's closure-serialization modules load only if used (see the preload).
+import "../../../preload/lazy-sdk-modules.cjs";
 import { main } from "@pulumi/pulumi/provider/index.js";
 import { dockerProvider } from "./provider.js";
 

@@ -30,6 +30,11 @@ function typeOf(urn: string): string {
   return qualified.split("$").pop() ?? qualified;
 }
 
+/** The handler of a resource type, or undefined for a type this provider does not know. */
+export function handlerOfType(type: string): ResourceHandler | undefined {
+  return HANDLERS[type];
+}
+
 function handlerFor(urn: string): ResourceHandler {
   const h = HANDLERS[typeOf(urn)];
   if (!h) throw new Error(`platform provider: unknown resource type ${typeOf(urn)}`);

@@ -1,0 +1,91 @@
+// The bench's own Docker objects, and only those: the engine is shared with other work.
+// - Cold builds: each cold run builds from base images "salted" for that run (the set-up's
+//   base image plus one tiny layer, a file naming the run), so no BuildKit cache entry anyone
+//   made before can be hit, the bench's or anyone else's, and nobody else's cache has to be
+//   removed to make the run cold. (A label alone is not enough: BuildKit keys the cache on
+//   the base's layers, and every build was cached.)
+// - No build cache is pruned: this engine's `docker builder prune --filter id=...` removed
+//   other records than the one named (measured: a prune of one record's id took three
+//   unrelated ones with it), so the bench leaves its records, unused and unreachable once its
+//   images and salted bases are gone, to the engine's garbage collection or the machine's
+//   owner (`docker builder prune`). About 1.5 GB per cold run of each tool.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Docker from "dockerode";
+import { runOk } from "./measure.mjs";
+
+export const docker = new Docker();
+export const DOCKER_CLI = process.env.PLATFORM_DOCKER_CLI || "/usr/bin/docker";
+const buildEnv = { ...process.env, DOCKER_BUILDKIT: "1" };
+
+/** A base image with one more small layer, so builds from it share no cache with any other. */
+export async function saltedBase(base, repo, salt) {
+  // The base's own tag first: recipes read the runtime's version from it (node:22-...).
+  const tag = `${repo}:${base.split(":").pop()}-${salt}`;
+  const dir = mkdtempSync(join(tmpdir(), "bench-compare-salt-"));
+  try {
+    writeFileSync(join(dir, "Dockerfile"), `FROM ${base}\nRUN echo ${salt} > /.platform-bench-salt\n`);
+    await runOk(DOCKER_CLI, ["build", "-q", "-t", tag, dir], { env: buildEnv });
+    return tag;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Removes images by reference pattern (e.g. "bench-compose-a*"), never anything else. */
+export async function removeImages(...references) {
+  for (const reference of references) {
+    const images = await docker.listImages({ filters: JSON.stringify({ reference: [reference] }) });
+    for (const img of images) {
+      for (const tag of img.RepoTags ?? []) await docker.getImage(tag).remove({ noprune: false }).catch(() => undefined);
+      await docker.getImage(img.Id).remove({ force: true }).catch(() => undefined);
+    }
+  }
+}
+
+/** One image build with Debian's docker client and the engine's BuildKit, as the platform does. */
+export function buildImage({ tag, dockerfile, context, buildArgs = {}, caFile }) {
+  const args = ["build", "--progress=plain", "-t", tag, "-f", dockerfile];
+  for (const [k, v] of Object.entries(buildArgs)) args.push("--build-arg", `${k}=${v}`);
+  if (caFile) args.push("--secret", `id=ca,src=${caFile}`);
+  args.push(context);
+  return runOk(DOCKER_CLI, args, { env: buildEnv });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Starts a container from an image, with the platform's limits, and waits until `probe`
+ * (a command run inside it) exits 0. Returns the milliseconds from create to healthy.
+ */
+export async function startUntilHealthy({ image, name, env = [], probe, timeoutMs = 120_000 }) {
+  const t0 = Date.now();
+  const c = await docker.createContainer({ Image: image, name, Env: env, HostConfig: { NanoCpus: 5e8, Memory: 512 * 1024 * 1024 } });
+  try {
+    await c.start();
+    for (let delay = 100; Date.now() - t0 < timeoutMs; delay = Math.min(delay * 1.5, 1000)) {
+      const exec = await c.exec({ Cmd: probe, AttachStdout: false, AttachStderr: false });
+      await exec.start({ Detach: true });
+      for (let i = 0; i < 100; i++) {
+        const info = await exec.inspect();
+        if (!info.Running) { if (info.ExitCode === 0) return Date.now() - t0; break; }
+        await sleep(20);
+      }
+      await sleep(delay);
+    }
+    throw new Error(`${name} was not healthy within ${timeoutMs / 1000}s`);
+  } finally {
+    await c.remove({ force: true }).catch(() => undefined);
+  }
+}
+
+/** Process ids of a running container's processes (to sample their memory), or []. */
+export async function containerPids(name) {
+  try {
+    const top = await docker.getContainer(name).top({ ps_args: "-o pid" });
+    return top.Processes.map((p) => Number(p[0])).filter(Number.isFinite);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,56 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation/index.js";
+import writeFileAtomic from "write-file-atomic";
+import { isMap, parseDocument } from "yaml";
+import { workspaceDir } from "./workspace-dir.js";
+
+/**
+ * The stack's settings file, stacks/Pulumi.<env>.yaml in the application's workspace: the
+ * file `pulumi config` reads and edits. The platform writes its own plain keys (platform:*)
+ * here directly, which spares each deploy two CLI calls (`pulumi config` and `config
+ * set-all`, 0.3 to 0.6 s); every other entry (secrets, the encryption salt) stays as it is.
+ */
+export function stackSettingsFile(project: string, env: string): string {
+  return join(workspaceDir(project), "stacks", `Pulumi.${env}.yaml`);
+}
+
+function load(file: string) {
+  let text: string;
+  try { text = readFileSync(file, "utf8"); } catch { return undefined; }
+  const doc = parseDocument(text);
+  // Only a file the engine made (it holds the passphrase's salt) is edited; else the CLI does it.
+  if (doc.errors.length || !isMap(doc.contents) || typeof doc.get("encryptionsalt") !== "string") return undefined;
+  const config = doc.get("config");
+  if (config !== undefined && !isMap(config)) return undefined;
+  return doc;
+}
+
+/** The plain (not secret) string values of the settings file, or undefined when it cannot be used. */
+export function readStackSettings(file: string): Record<string, string> | undefined {
+  const doc = load(file);
+  if (!doc) return undefined;
+  const config = doc.get("config");
+  const values: Record<string, string> = {};
+  if (isMap(config)) {
+    for (const item of config.items) {
+      const v = (item.value as { toJSON?: () => unknown } | null)?.toJSON?.() ?? item.value;
+      if (typeof v === "string") values[String((item.key as { value?: unknown }).value ?? item.key)] = v;
+    }
+  }
+  return values;
+}
+
+/** Sets plain string values; false (nothing written) when the file cannot be used. */
+export function writeStackSettings(file: string, values: Record<string, string>): boolean {
+  const doc = load(file);
+  if (!doc) return false;
+  for (const [k, v] of Object.entries(values)) doc.setIn(["config", k], v);
+  writeFileAtomic.sync(file, doc.toString()); // keeps the file's mode
+  return true;
+}
+
+/** The stack's plain settings: from its settings file, else through the CLI. */
+export async function currentStackSettings(stack: Stack, project: string, env: string): Promise<Record<string, string>> {
+  return readStackSettings(stackSettingsFile(project, env)) ?? Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([k, v]) => [k, v.value]));
+}
