@@ -7,6 +7,10 @@ import { scanSources } from "./plan/scan-source.js";
 import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "./plan/constants.js";
 import { baseImages, buildCaFile, logDir } from "./settings.js";
 import { createDockerTarget } from "./targets/docker/index.js";
+import { createKubernetesTarget } from "./targets/kubernetes/index.js";
+import { kubernetesCluster } from "./targets/kubernetes/cluster.js";
+
+const TARGETS = ["docker", "kubernetes"];
 
 /**
  * Where a relative `platform:configFile` starts: the directory of Pulumi.yaml. The language
@@ -43,8 +47,8 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
     httpsPort: cfg.getNumber("httpsPort") ?? DEFAULT_HTTPS_PORT,
     images: baseImages(),
   }, sources);
-  const target = cfg.get("target") ?? "docker";
-  if (target !== "docker") throw new pulumi.RunError(`platform:target "${target}" is not available yet; use "docker"`);
+  const target = cfg.get("target") || "docker";
+  if (!TARGETS.includes(target)) throw new pulumi.RunError(`platform:target "${target}" is not a target; use one of ${TARGETS.join(", ")}`);
   // The environment's secrets (platform secrets set): a missing one stops the program before any resource.
   // Their Pulumi config namespace is the reference's own name: `${secrets.X}` reads `secrets:X`.
   const secretConfig = new pulumi.Config(SECRETS_REF);
@@ -54,6 +58,9 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
   }
   const secrets = Object.fromEntries(plan.secrets.map((n) => [n, secretConfig.requireSecret(n)]));
   const pinnedImages = cfg.get("images") ? (JSON.parse(cfg.require("images")) as Record<string, { tag: string; hash: string }>) : undefined;
-  const outputs = createDockerTarget(plan, { caFile: buildCaFile(), logDir: logDir(project, env), pinnedImages, secrets });
+  const common = { caFile: buildCaFile(), logDir: logDir(project, env), pinnedImages, secrets };
+  const outputs = target === "kubernetes"
+    ? createKubernetesTarget(plan, { ...common, ...kubernetesCluster(cfg.get("kubeconfig")) })
+    : createDockerTarget(plan, common);
   return { ...outputs, deployment_id: cfg.get("deploymentId") ?? "" };
 }

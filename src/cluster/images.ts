@@ -31,20 +31,33 @@ export async function importArchive(l: ClusterLayout, tc: ClusterToolchain, imag
  */
 export async function importDockerImage(l: ClusterLayout, tc: ClusterToolchain, image: string, dockerCli = "docker"): Promise<void> {
   const save = spawn(dockerCli, ["save", image], { stdio: ["ignore", "pipe", "pipe"] });
-  const ctr = spawn(tc.ctr, ctrArgs(l, "images", "import", "-"), { stdio: ["pipe", "pipe", "pipe"], env: systemToolEnv() });
   let err = "";
   save.stderr.on("data", (d) => { err += d; });
+  const saved = exitOf(save);
+  await importArchiveStream(l, tc, image, save.stdout, async () => ({ code: await saved, err }));
+}
+
+/**
+ * Imports a docker-archive stream (`docker save`, or the Engine API's image export) into the
+ * cluster. `source` says how the producer ended once the stream is read.
+ */
+export async function importArchiveStream(l: ClusterLayout, tc: ClusterToolchain, image: string, archive: NodeJS.ReadableStream, source: () => Promise<{ code: number | string; err: string }>): Promise<void> {
+  const ctr = spawn(tc.ctr, ctrArgs(l, "images", "import", "-"), { stdio: ["pipe", "pipe", "pipe"], env: systemToolEnv() });
+  let err = "";
   ctr.stderr.on("data", (d) => { err += d; });
   ctr.stdout.resume();
-  save.stdout.pipe(ctr.stdin);
-  const exit = (p: ChildProcess) => new Promise<number | string>((resolve) => {
+  archive.pipe(ctr.stdin);
+  const [saved, imported] = await Promise.all([source(), exitOf(ctr)]);
+  if (saved.code !== 0 || imported !== 0) {
+    throw new VisibleError(`importing ${image} from Docker into the cluster failed (export: ${saved.code}, ctr import: ${imported})`, {
+      exitCode: ExitCode.environment, details: `${saved.err}${err}`.trimEnd().split("\n").slice(-10).map((s) => `  ${s}`),
+    });
+  }
+}
+
+function exitOf(p: ChildProcess): Promise<number | string> {
+  return new Promise((resolve) => {
     p.on("error", (e) => resolve(e.message));
     p.on("close", (code) => resolve(code ?? -1));
   });
-  const [saved, imported] = await Promise.all([exit(save), exit(ctr)]);
-  if (saved !== 0 || imported !== 0) {
-    throw new VisibleError(`importing ${image} from Docker into the cluster failed (docker save: ${saved}, ctr import: ${imported})`, {
-      exitCode: ExitCode.environment, details: err.trimEnd().split("\n").slice(-10).map((s) => `  ${s}`),
-    });
-  }
 }

@@ -10,7 +10,7 @@ import type { Credentials } from "./credentials.js";
 import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveConfigCopy, saveRecord } from "./history.js";
 import { acquireStackLock } from "./lock.js";
 import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./progress.js";
-import { recoverStack, repairFileBackend } from "./recover.js";
+import { knownContainers, recoverStack, repairFileBackend } from "./recover.js";
 import { openStack } from "./workspace.js";
 
 export interface DeployOptions {
@@ -20,6 +20,10 @@ export interface DeployOptions {
   readonly creds: Credentials;
   readonly appsDomain?: string;
   readonly httpsPort?: number;
+  /** Where the stack runs: `docker` (the default) or `kubernetes`; kept as a stack setting. */
+  readonly target?: string;
+  /** The Kubernetes target's kubeconfig (a path); kept as a stack setting. */
+  readonly kubeconfig?: string;
   readonly onProgress?: (e: ProgressEvent) => void;
   /** Lines worth a person's attention before the phases: recovery from an interrupted run. */
   readonly onNote?: (line: string) => void;
@@ -43,9 +47,9 @@ export interface DeployResult {
 
 /**
  * Stack settings `platform deploy` writes; `pulumi up` on the stack reads the same. The edge's
- * domain and port stay as they were unless given. A rollback pins the images to redeploy.
+ * domain and port, the target and its kubeconfig stay as they were unless given. A rollback pins the images to redeploy.
  */
-export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback">, deploymentId: string): Promise<void> {
+export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback" | "target" | "kubeconfig">, deploymentId: string): Promise<void> {
   const current = await stack.getAllConfig();
   const keep = (key: string, given: string | undefined, fallback: string) => ({ value: given ?? current[key]?.value ?? fallback });
   await stack.setAllConfig({
@@ -55,6 +59,8 @@ export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "con
     "platform:httpsPort": keep("platform:httpsPort", o.httpsPort?.toString(), String(DEFAULT_HTTPS_PORT)),
     "platform:deploymentId": { value: deploymentId },
     "platform:images": { value: o.rollback ? JSON.stringify(o.rollback.images) : "" },
+    "platform:target": keep("platform:target", o.target, "docker"),
+    "platform:kubeconfig": keep("platform:kubeconfig", o.kubeconfig, ""),
   });
 }
 
@@ -105,7 +111,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     const recovery = await recoverStack(stack, o.creds, o.project, o.env, lock.recoveredFrom);
     if (recovery) {
       recovery.notes.forEach(note);
-      const removed = (await o.removeOrphans?.(recovery.stateIds.get("platform:docker:Container") ?? new Set())) ?? [];
+      const removed = (await o.removeOrphans?.(knownContainers(recovery.stateIds))) ?? [];
       if (removed.length) note(`removed ${removed.length} container${removed.length === 1 ? "" : "s"} the state did not know (left by the interrupted run): ${removed.join(", ")}`);
     }
     saveRecord(record);
