@@ -8,7 +8,7 @@ import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "./plan/constants.js";
 import { baseImages, buildCaFile, logDir } from "./settings.js";
 import { createDockerTarget } from "./targets/docker/index.js";
 import { createKubernetesTarget } from "./targets/kubernetes/index.js";
-import { kubernetesCluster } from "./targets/kubernetes/cluster.js";
+import { kubernetesCluster } from "./cluster/kubeconfig.js";
 
 const TARGETS = ["docker", "kubernetes"];
 

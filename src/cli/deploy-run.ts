@@ -28,9 +28,12 @@ function gracefulStop(): { signal: AbortSignal; dispose(): void } {
 }
 
 /** Where each service is after a failed or stopped deployment: the truth, read from the engine. */
-async function whereServicesAre(t: StackTarget, phases: Record<string, { phase: string }>): Promise<{ lines: string[]; down: string[] }> {
+async function whereServicesAre(t: StackTarget, creds: Credentials, phases: Record<string, { phase: string }>): Promise<{ lines: string[]; down: string[] }> {
   const { liveStates } = await import("../runtime/docker.js");
-  const live = await liveStates(t.project, t.env).catch(() => new Map());
+  const { kubeLiveStates } = await import("../runtime/kubernetes.js");
+  const { kubeTargetOf } = await import("./stack-runtime.js");
+  const kube = await kubeTargetOf(t, creds).catch(() => undefined);
+  const live = await (kube ? kubeLiveStates(kube) : liveStates(t.project, t.env)).catch(() => new Map());
   const lines: string[] = [];
   const down: string[] = [];
   for (const name of Object.keys(t.config.services)) {
@@ -72,7 +75,7 @@ export async function runEngineDeploy(t: StackTarget, creds: Credentials, eo: En
     const err = e instanceof VisibleError ? e : undefined;
     if (err && (err.exitCode === ExitCode.interrupted || /^deployment dep_\S+ failed/.test(err.message))) {
       const { listRecords } = await import("../engine/history.js");
-      const where = await whereServicesAre(t, listRecords(t.project, t.env)[0]?.services ?? {});
+      const where = await whereServicesAre(t, creds, listRecords(t.project, t.env)[0]?.services ?? {});
       const verdict = where.down.length === 0
         ? "what was running before keeps running"
         : `not running now: ${where.down.join(", ")}; fix the cause and run platform deploy again (platform status shows why)`;

@@ -74,7 +74,6 @@ async function runDeploy(o: DeployOptions): Promise<void> {
     return runPlan({ ...o, preview: true });
   }
   const edge = edgeSettings(o, process.env);
-  targetSettings(o, process.env);
   const { requireCredentials } = await import("../engine/credentials.js");
   const creds = requireCredentials();
   const { requireEngine } = await import("../runtime/docker.js");
@@ -87,7 +86,9 @@ async function runDeploy(o: DeployOptions): Promise<void> {
   const { baseImages } = await import("../settings.js");
   const plan = buildPlan(t.config, { project: t.project, env: t.env, projectDir: t.projectDir, appsDomain: "localhost", httpsPort: 443, images: baseImages() }, await scanSources(t.config, t.projectDir));
   const { runEngineDeploy } = await import("./deploy-run.js");
-  await runEngineDeploy(t, creds, { configFile: t.configFile, ...edge, ...targetSettings(o, process.env), order: plan.services.map((s) => s.name) }, o, [...recipeNotes(plan), ...targetNotes(t.config, plan)]);
+  const target = targetSettings(o, process.env);
+  const notes = [...recipeNotes(plan), ...(target.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
+  await runEngineDeploy(t, creds, { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) }, o, notes);
 }
 
 export function registerDeploy(program: Command): void {

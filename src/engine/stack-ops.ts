@@ -11,6 +11,13 @@ export async function stackOutputs(project: string, env: string, creds: Credenti
   return stack ? stack.outputs() : {};
 }
 
+/** Where a stack runs, from its settings: `docker` unless deployed with `--target kubernetes`. */
+export async function stackTarget(project: string, env: string, creds: Credentials): Promise<{ target: string; kubeconfig?: string }> {
+  const stack = await selectExistingStack(project, env, creds);
+  const config = stack ? await stack.getAllConfig() : {};
+  return { target: config["platform:target"]?.value || "docker", kubeconfig: config["platform:kubeconfig"]?.value || undefined };
+}
+
 export async function stackUrls(project: string, env: string, creds: Credentials, order?: readonly string[]): Promise<Record<string, string>> {
   return publicUrls(await stackOutputs(project, env, creds), order);
 }

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { clusterLayout } from "../../cluster/layout.js";
+import { clusterLayout } from "./layout.js";
 
 /**
  * Which cluster a stack deploys to: the stack's `platform:kubeconfig`, else KUBECONFIG, else
