@@ -33,24 +33,29 @@ export async function importDockerImage(l: ClusterLayout, tc: ClusterToolchain, 
   const save = spawn(dockerCli, ["save", image], { stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   save.stderr.on("data", (d) => { err += d; });
-  const saved = exitOf(save);
-  await importArchiveStream(l, tc, image, save.stdout, async () => ({ code: await saved, err }));
+  await importArchiveStream(l, tc, image, save.stdout, () => `docker save: ${err}`);
+  save.kill();
 }
 
 /**
  * Imports a docker-archive stream (`docker save`, or the Engine API's image export) into the
- * cluster. `source` says how the producer ended once the stream is read.
+ * cluster. ctr's exit decides: it stops reading at the archive's end-of-archive blocks, so the
+ * producer may never see its own end (its last padding unread) and is only drained afterwards.
+ * `why` says what the producer reported, for the error message.
  */
-export async function importArchiveStream(l: ClusterLayout, tc: ClusterToolchain, image: string, archive: NodeJS.ReadableStream, source: () => Promise<{ code: number | string; err: string }>): Promise<void> {
+export async function importArchiveStream(l: ClusterLayout, tc: ClusterToolchain, image: string, archive: NodeJS.ReadableStream, why: () => string): Promise<void> {
   const ctr = spawn(tc.ctr, ctrArgs(l, "images", "import", "-"), { stdio: ["pipe", "pipe", "pipe"], env: systemToolEnv() });
   let err = "";
   ctr.stderr.on("data", (d) => { err += d; });
   ctr.stdout.resume();
+  ctr.stdin.on("error", () => {}); // EPIPE once ctr has what it needs
   archive.pipe(ctr.stdin);
-  const [saved, imported] = await Promise.all([source(), exitOf(ctr)]);
-  if (saved.code !== 0 || imported !== 0) {
-    throw new VisibleError(`importing ${image} from Docker into the cluster failed (export: ${saved.code}, ctr import: ${imported})`, {
-      exitCode: ExitCode.environment, details: `${saved.err}${err}`.trimEnd().split("\n").slice(-10).map((s) => `  ${s}`),
+  const imported = await exitOf(ctr);
+  archive.unpipe(ctr.stdin);
+  archive.resume();
+  if (imported !== 0) {
+    throw new VisibleError(`importing ${image} from Docker into the cluster failed (ctr import: ${imported})`, {
+      exitCode: ExitCode.environment, details: `${why()}${err}`.trimEnd().split("\n").slice(-10).map((s) => `  ${s}`),
     });
   }
 }

@@ -24,11 +24,9 @@ export const clusterImageHandler: ResourceHandler = {
     const tc = toolchain();
     if (!(await hasImage(l, tc, image))) {
       const archive = await docker().getImage(image).get();
-      const ended = new Promise<{ code: number | string; err: string }>((resolve) => {
-        archive.on("end", () => resolve({ code: 0, err: "" }));
-        archive.on("error", (e: Error) => resolve({ code: "error", err: e.message }));
-      });
-      await importArchiveStream(l, tc, image, archive, () => ended);
+      let err = "";
+      archive.on("error", (e: Error) => { err = `Docker's image export: ${e.message}\n`; });
+      await importArchiveStream(l, tc, image, archive, () => err);
     }
     return { id: image, outs: {} };
   },
