@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
+import { httpsRequest, ok, parseUrls, runCli, startPoller, writeBrokenMigration } from "./cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
 import { clusterUp, kubectl, podsOf } from "./kubernetes.js";
 
@@ -22,11 +22,6 @@ const deploy = () => cli("deploy", "--yes", "--project", project, "--target", "k
 const workspaceOf = (p: string) => join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", p);
 let urls: Record<string, string> = {};
 let ca = "";
-
-function ok(r: CliResult): CliResult {
-  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r;
-}
 
 async function status(): Promise<{ api: string; database: string; event_count: number; latest_event: string }> {
   const r = await httpsRequest(`${urls.api}/api/status`, ca);
@@ -97,13 +92,7 @@ describe("fullstack example on the Kubernetes test cluster", () => {
 
   it("a failing migration stops the deploy and the old pods keep serving", async () => {
     const api = podsOf(namespace, "api");
-    const versions = join(dir, "api", "migrations", "versions");
-    const broken = join(versions, "9999_broken.py");
-    const head = execFileSync("sh", ["-c", `grep -h "^revision" ${versions}/*.py | grep -v 9999 | head -1 | cut -d'"' -f2`]).toString().trim();
-    writeFileSync(broken, [
-      '"""a migration that fails"""', "from alembic import op", "", 'revision = "9999broken"', `down_revision = ${JSON.stringify(head)}`,
-      "branch_labels = None", "depends_on = None", "", "def upgrade():", '    op.execute("SELECT no_such_column FROM no_such_table")', "", "def downgrade():", "    pass", "",
-    ].join("\n"));
+    const broken = writeBrokenMigration(join(dir, "api"));
     const poll = startPoller(`${urls.api}/api/status`, ca);
     const r = await deploy();
     const stats = await poll.stop();
