@@ -84,9 +84,11 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
     const labels = podLabels(plan, s);
     // Named by Pulumi (a suffix): new values make a new Secret, whose new name rolls the pods.
     const envSecret = new k8s.core.v1.Secret(`${s.name}-env`, { metadata: { namespace, labels }, type: "Opaque", stringData: env }, inNs);
-    const service = new k8s.core.v1.Service(`${s.name}-service`, { metadata: { name: s.name, namespace, labels }, spec: serviceSpec(s) }, {
-      ...inNs, customTimeouts: timeouts(s.healthTimeoutSeconds + 60),
-    });
+    // Not awaited: its readiness is its workload's (awaited below), and the provider's wait for
+    // endpoints counted any failed pod its selector matched, which failed later deploys on refresh.
+    const service = new k8s.core.v1.Service(`${s.name}-service`, {
+      metadata: { name: s.name, namespace, labels, annotations: { "pulumi.com/skipAwait": "true" } }, spec: serviceSpec(s),
+    }, inNs);
     let workload: pulumi.Resource;
     if (s.database) {
       const v = values.get(s.name)!;

@@ -20,8 +20,14 @@ export interface ImageSource {
 export const PRE_STOP_SECONDS = 5;
 const PROBE_PERIOD_SECONDS = 2;
 
+/** The stack's labels on every object: what status, logs and destroy --delete-data select by. */
+export function stackLabels(plan: Plan, s: PlannedService): Record<string, string> {
+  return { "platform.project": plan.project, "platform.env": plan.env, "platform.service": s.name };
+}
+
+/** A serving pod's labels: the stack's, and those its Service and Deployment select. */
 export function podLabels(plan: Plan, s: PlannedService): Record<string, string> {
-  return { ...selectorLabels(s), "platform.project": plan.project, "platform.env": plan.env, "platform.service": s.name };
+  return { ...selectorLabels(s), ...stackLabels(plan, s) };
 }
 
 /** Readiness from platform.yml's health: an HTTP GET, any answer (a TCP connect), a command, or none. */
@@ -96,7 +102,8 @@ export function migrateJobSpec(plan: Plan, s: PlannedService, image: pulumi.Inpu
     backoffLimit: 0,
     activeDeadlineSeconds: m.timeoutSeconds,
     template: {
-      metadata: { labels: { ...podLabels(plan, s), "platform.step": "migrate" } },
+      // Never the selector labels: the Service would send requests to a migration's pod.
+      metadata: { labels: { ...stackLabels(plan, s), "platform.step": "migrate" } },
       spec: {
         restartPolicy: "Never",
         enableServiceLinks: false,

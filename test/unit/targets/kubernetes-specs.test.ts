@@ -42,6 +42,10 @@ describe("Kubernetes specs from the plan", () => {
     const job = migrateJobSpec(plan, api, "img:2", "api-env-y", never);
     expect(job).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: api.migrate!.timeoutSeconds });
     expect(job.template).toMatchObject({ spec: { restartPolicy: "Never", containers: [{ image: "img:2", command: api.migrate!.command }] } });
+    // Its pod is not one the Service sends requests to.
+    const selector = serviceSpec(api).selector as Record<string, string>;
+    const labels = (job.template as { metadata: { labels: Record<string, string> } }).metadata.labels;
+    expect(Object.entries(selector).every(([k, v]) => labels[k] === v)).toBe(false);
   });
 
   it("the edge forwarder dials the ClusterIP without keep-alive, retrying failed dials", () => {
