@@ -91,3 +91,13 @@ export async function kubeDeleteData(t: KubeTarget): Promise<string[]> {
   for (const claim of kept) rmSync(join(clusterLayout().dir, "volumes", claim.split("/")[0] as string), { recursive: true, force: true });
   return kept;
 }
+
+/** The last lines of a service's newest failed migration pod: what a failed deploy shows. */
+export async function kubeFailedMigrationLog(t: KubeTarget, service: string, lines = 20): Promise<string> {
+  const out = await kubectl(t, ["get", "pods", "--all-namespaces", "-l", `${selector(t)},platform.service=${service},platform.step=migrate`, "--field-selector", "status.phase=Failed",
+    "--sort-by", ".metadata.creationTimestamp", "-o", "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{\"\\n\"}{end}"]);
+  const newest = out.split("\n").filter(Boolean).pop();
+  if (!newest) return "";
+  const [namespace, pod] = newest.split("/") as [string, string];
+  return (await kubectl(t, ["logs", "-n", namespace, pod, `--tail=${lines}`])).trimEnd();
+}

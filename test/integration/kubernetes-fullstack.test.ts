@@ -101,6 +101,9 @@ describe("fullstack example on the Kubernetes test cluster", () => {
     expect(r.stdout).toContain("api: migrating");
     expect(r.stdout).toContain("api: failed");
     expect(r.stderr).toContain("api-migrate");
+    // The migration's own output, read from its pod.
+    expect(r.stderr).toContain("api: its migration's last lines:");
+    expect(r.stderr).toContain("no_such_table");
     expect(stats.failures).toEqual([]);
     expect(stats.sent).toBeGreaterThan(20);
     expect(podsOf(namespace, "api")).toEqual(api);
