@@ -8,7 +8,7 @@ const kubernetes = process.env.PLATFORM_TEST_KUBERNETES === "1";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    exclude: kubernetes ? configDefaults.exclude : [...configDefaults.exclude, "test/integration/cluster.test.ts"],
+    exclude: kubernetes ? configDefaults.exclude : [...configDefaults.exclude, "test/integration/cluster.test.ts", "test/integration/kubernetes*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 600_000,
     pool: "forks",

@@ -7,6 +7,10 @@ import { scanSources } from "./plan/scan-source.js";
 import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "./plan/constants.js";
 import { baseImages, buildCaFile, buildEnvKey, logDir, telemetryDir } from "./settings.js";
 import { createDockerTarget } from "./targets/docker/index.js";
+import { createKubernetesTarget } from "./targets/kubernetes/index.js";
+import { kubernetesCluster } from "./cluster/kubeconfig.js";
+
+const TARGETS = ["docker", "kubernetes"];
 
 /**
  * Where a relative `platform:configFile` starts: the directory of Pulumi.yaml. The language
@@ -55,8 +59,8 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
     httpsPort: cfg.getNumber("httpsPort") ?? DEFAULT_HTTPS_PORT,
     images: baseImages(),
   }, sources);
-  const target = cfg.get("target") ?? "docker";
-  if (target !== "docker") throw new pulumi.RunError(`platform:target "${target}" is not available yet; use "docker"`);
+  const target = cfg.get("target") || "docker";
+  if (!TARGETS.includes(target)) throw new pulumi.RunError(`platform:target "${target}" is not a target; use one of ${TARGETS.join(", ")}`);
   // The environment's secrets (platform secrets set): a missing one stops the program before any resource.
   // Their Pulumi config namespace is the reference's own name: `${secrets.X}` reads `secrets:X`.
   const secretConfig = new pulumi.Config(SECRETS_REF);
@@ -67,8 +71,9 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
   const secrets = Object.fromEntries(plan.secrets.map((n) => [n, secretConfig.requireSecret(n)]));
   const pinnedImages = cfg.get("images") ? (JSON.parse(cfg.require("images")) as Record<string, { tag: string; hash: string }>) : undefined;
   const deploymentId = cfg.get("deploymentId") || undefined;
-  const outputs = createDockerTarget(plan, {
-    buildEnvKey: buildEnvKey(), caFile: buildCaFile(), logDir: logDir(project, env), pinnedImages, secrets, deploymentId, telemetryDir: telemetryDir(),
-  });
+  const common = { buildEnvKey: buildEnvKey(), caFile: buildCaFile(), logDir: logDir(project, env), pinnedImages, secrets };
+  const outputs = target === "kubernetes"
+    ? createKubernetesTarget(plan, { ...common, ...kubernetesCluster(cfg.get("kubeconfig")) })
+    : createDockerTarget(plan, { ...common, deploymentId, telemetryDir: telemetryDir() });
   return { ...outputs, deployment_id: deploymentId ?? "" };
 }

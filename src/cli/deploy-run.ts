@@ -5,7 +5,7 @@ import type { StackTarget } from "./context.js";
 import { createDeployView } from "./deploy-view.js";
 import { pickRenderer, printJson } from "./render.js";
 
-type EngineOptions = Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "order" | "rollback">;
+type EngineOptions = Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "order" | "rollback" | "target" | "kubeconfig">;
 
 /**
  * Ctrl-C (or SIGTERM) once: the engine finishes the steps in flight and starts nothing new.
@@ -27,18 +27,33 @@ function gracefulStop(): { signal: AbortSignal; dispose(): void } {
   return { signal: ac.signal, dispose: () => { process.off("SIGINT", onSignal); process.off("SIGTERM", onSignal); } };
 }
 
+async function migrationOutput(kube: import("../runtime/kubernetes.js").KubeTarget, failed: readonly string[]): Promise<string[]> {
+  const { kubeFailedMigrationLog } = await import("../runtime/kubernetes.js");
+  const out: string[] = [];
+  for (const service of failed) {
+    const log = await kubeFailedMigrationLog(kube, service).catch(() => "");
+    if (log) out.push(`${service}: its migration's last lines:`, ...log.split("\n").map((l) => `    ${l}`));
+  }
+  return out;
+}
+
 /** Where each service is after a failed or stopped deployment: the truth, read from the engine. */
-async function whereServicesAre(t: StackTarget, phases: Record<string, { phase: string }>): Promise<{ lines: string[]; down: string[] }> {
+async function whereServicesAre(t: StackTarget, creds: Credentials, phases: Record<string, { phase: string }>): Promise<{ lines: string[]; down: string[]; migrations: string[] }> {
   const { liveStates } = await import("../runtime/docker.js");
-  const live = await liveStates(t.project, t.env).catch(() => new Map());
+  const { kubeLiveStates } = await import("../runtime/kubernetes.js");
+  const { kubeTargetOf } = await import("./stack-runtime.js");
+  const kube = await kubeTargetOf(t, creds).catch(() => undefined);
+  const live = await (kube ? kubeLiveStates(kube) : liveStates(t.project, t.env)).catch(() => new Map());
   const lines: string[] = [];
+  // Docker's migration Job reports its output itself; a Kubernetes Job's is in its pod.
+  const migrations = kube ? await migrationOutput(kube, Object.keys(phases).filter((n) => phases[n]?.phase === "failed")) : [];
   const down: string[] = [];
   for (const name of Object.keys(t.config.services)) {
     const s = live.get(name);
     if (!s?.running) down.push(name);
     lines.push(`  ${name}: ${phases[name]?.phase ?? "untouched"}; now ${s ? (s.running ? "running" : s.detail) : "not deployed"}`);
   }
-  return { lines, down };
+  return { lines, down, migrations };
 }
 
 /** Runs a deployment (or a rollback) with the live view, and tells the truth when it fails. */
@@ -76,12 +91,12 @@ export async function runEngineDeploy(t: StackTarget, creds: Credentials, eo: En
     const err = e instanceof VisibleError ? e : undefined;
     if (err && (err.exitCode === ExitCode.interrupted || /^deployment dep_\S+ failed/.test(err.message))) {
       const { listRecords } = await import("../engine/history.js");
-      const where = await whereServicesAre(t, listRecords(t.project, t.env)[0]?.services ?? {});
+      const where = await whereServicesAre(t, creds, listRecords(t.project, t.env)[0]?.services ?? {});
       const verdict = where.down.length === 0
         ? "what was running before keeps running"
         : `not running now: ${where.down.join(", ")}; fix the cause and run platform deploy again (platform status shows why)`;
       const stopped = err.exitCode === ExitCode.interrupted ? ["  the next platform deploy continues from here"] : [];
-      const wrapped = new VisibleError(`${err.message}; ${verdict}`, { exitCode: err.exitCode, details: [...err.details, "where each service is:", ...where.lines, ...stopped] });
+      const wrapped = new VisibleError(`${err.message}; ${verdict}`, { exitCode: err.exitCode, details: [...err.details, ...where.migrations, "where each service is:", ...where.lines, ...stopped] });
       if (kind === "json") printJson({ type: "result", outcome: err.exitCode === ExitCode.interrupted ? "canceled" : "failed", message: wrapped.message, services: where.lines.map((l) => l.trim()) });
       throw wrapped;
     }

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type Config, referencedSecrets } from "../config/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
@@ -9,6 +10,8 @@ interface DeployOptions extends StackOptions {
   appsDomain?: string;
   httpsPort?: string;
   dryRun?: boolean;
+  target?: string;
+  kubeconfig?: string;
 }
 
 /** Options every stack command takes. */
@@ -28,6 +31,16 @@ export function edgeSettings(o: DeployOptions, env: NodeJS.ProcessEnv): { appsDo
     appsDomain: domain === undefined ? undefined : checkAppsDomain(domain, o.appsDomain !== undefined ? "--apps-domain" : "PLATFORM_APPS_DOMAIN"),
     httpsPort: port === undefined ? undefined : checkHttpsPort(port, o.httpsPort !== undefined ? "--https-port" : "PLATFORM_HTTPS_PORT"),
   };
+}
+
+/** --target / --kubeconfig, else PLATFORM_TARGET / PLATFORM_KUBECONFIG; unset keeps the stack's setting. */
+export function targetSettings(o: DeployOptions, env: NodeJS.ProcessEnv): { target?: string; kubeconfig?: string } {
+  const target = o.target ?? env.PLATFORM_TARGET;
+  if (target !== undefined && target !== "docker" && target !== "kubernetes") {
+    throw new VisibleError(`${o.target !== undefined ? "--target" : "PLATFORM_TARGET"}: "${target}" is not a target`, { exitCode: ExitCode.usage, details: ["  hint: use docker (the default) or kubernetes"] });
+  }
+  const kubeconfig = o.kubeconfig ?? env.PLATFORM_KUBECONFIG;
+  return { ...(target ? { target } : {}), ...(kubeconfig ? { kubeconfig: resolve(kubeconfig) } : {}) };
 }
 
 /** What the Docker target cannot do that platform.yml asks for, said once per deploy. */
@@ -73,7 +86,9 @@ async function runDeploy(o: DeployOptions): Promise<void> {
   const { baseImages } = await import("../settings.js");
   const plan = buildPlan(t.config, { project: t.project, env: t.env, projectDir: t.projectDir, appsDomain: "localhost", httpsPort: 443, images: baseImages() }, await scanSources(t.config, t.projectDir));
   const { runEngineDeploy } = await import("./deploy-run.js");
-  await runEngineDeploy(t, creds, { configFile: t.configFile, ...edge, order: plan.services.map((s) => s.name) }, o, [...recipeNotes(plan), ...targetNotes(t.config, plan)]);
+  const target = targetSettings(o, process.env);
+  const notes = [...recipeNotes(plan), ...(target.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
+  await runEngineDeploy(t, creds, { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) }, o, notes);
 }
 
 export function registerDeploy(program: Command): void {
@@ -83,5 +98,7 @@ export function registerDeploy(program: Command): void {
     .option("--dry-run", "say what a deploy would do and change nothing (same as platform plan)")
     .option("--apps-domain <domain>", "base domain of public URLs (env PLATFORM_APPS_DOMAIN)", undefined)
     .option("--https-port <port>", "port of the HTTPS edge on 127.0.0.1 (env PLATFORM_HTTPS_PORT; default 443)")
+    .option("--target <name>", "where the stack runs: docker or kubernetes (env PLATFORM_TARGET; kept per environment; default docker)")
+    .option("--kubeconfig <path>", "the Kubernetes target's cluster (env PLATFORM_KUBECONFIG; kept per environment; default KUBECONFIG, the test cluster, ~/.kube/config)")
     .action(runDeploy);
 }

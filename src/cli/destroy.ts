@@ -26,6 +26,9 @@ async function runDestroy(o: DestroyOptions): Promise<void> {
     const what = o.deleteData ? "every service AND the database data" : "every service (database data is kept)";
     if (!(await confirm(`Remove ${what} of ${t.project} (${t.env})? (y/N) `))) throw new VisibleError("nothing was removed", { exitCode: ExitCode.failed });
   }
+  // Where the stack runs, read before the destroy (its settings go with the stack).
+  const { kubeTargetOf } = await import("./stack-runtime.js");
+  const kube = await kubeTargetOf(t, creds);
   const { destroyStack } = await import("../engine/stack-ops.js");
   const deleted = await destroyStack(t.project, t.env, creds, {
     configFile: t.configFile,
@@ -38,8 +41,9 @@ async function runDestroy(o: DestroyOptions): Promise<void> {
       return [...tunnels.map((n) => `tunnel: ${n}`), ...(await removeOrphans(t.project, t.env, known))];
     },
   });
-  const volumes = o.deleteData ? await removeStackVolumes(t.project, t.env) : [];
-  const kept = o.deleteData ? [] : await listStackVolumes(t.project, t.env);
+  const { kubeDeleteData, kubeKeptData } = await import("../runtime/kubernetes.js");
+  const volumes = o.deleteData ? await (kube ? kubeDeleteData(kube) : removeStackVolumes(t.project, t.env)) : [];
+  const kept = o.deleteData ? [] : await (kube ? kubeKeptData(kube) : listStackVolumes(t.project, t.env));
   if (o.json) { printJson({ project: t.project, env: t.env, deletedResources: deleted, deletedVolumes: volumes, keptVolumes: kept }); return; }
   process.stdout.write(`✓ Destroyed ${t.project} (${t.env}): ${deleted} resources removed\n`);
   if (volumes.length) process.stdout.write(`  data removed: ${volumes.join(", ")}\n`);

@@ -23,6 +23,13 @@ async function runLogs(service: string, o: LogsOptions): Promise<void> {
   if (!t.config.services[service]) {
     throw new VisibleError(`no service "${service}" in ${t.configFile}; services: ${Object.keys(t.config.services).join(", ")}`, { exitCode: ExitCode.usage });
   }
+  const { requireCredentials } = await import("../engine/credentials.js");
+  const { kubeTargetOf } = await import("./stack-runtime.js");
+  const kube = await kubeTargetOf(t, requireCredentials());
+  if (kube) {
+    const { kubeLogs } = await import("../runtime/kubernetes.js");
+    return kubeLogs(kube, service, o);
+  }
   const { requireEngine, listServiceContainers, dockerClient } = await import("../runtime/docker.js");
   await requireEngine();
   const c = (await listServiceContainers(t.project, t.env)).find((x) => x.service === service);

@@ -4,23 +4,41 @@ import { stackOptions } from "./deploy.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 
+type Live = Map<string, { running: boolean; detail: string; image: string }>;
+
+async function dockerRuntime(project: string, env: string): Promise<Live> {
+  const { requireEngine, listServiceContainers, liveStates } = await import("../runtime/docker.js");
+  await requireEngine();
+  const [containers, live] = await Promise.all([listServiceContainers(project, env), liveStates(project, env)]);
+  const states: Live = new Map();
+  for (const [name, state] of live) {
+    const running = containers.find((x) => x.service === name && x.state === "running") ?? containers.find((x) => x.service === name);
+    states.set(name, { ...state, image: running?.image ?? "" });
+  }
+  return states;
+}
+
+async function kubeRuntime(kube: import("../runtime/kubernetes.js").KubeTarget): Promise<Live> {
+  const { kubeServices } = await import("../runtime/kubernetes.js");
+  return kubeServices(kube);
+}
+
 /** `platform status`: what runs per service, its health, URL and image, and the last deployment. */
 async function runStatus(o: StackOptions): Promise<void> {
   const t = await resolveStackTarget(o);
   const { requireCredentials } = await import("../engine/credentials.js");
   const creds = requireCredentials();
-  const { requireEngine, listServiceContainers, liveStates } = await import("../runtime/docker.js");
-  await requireEngine();
   const { stackUrls } = await import("../engine/stack-ops.js");
   const { listRecords } = await import("../engine/history.js");
-  const [containers, live, urls] = await Promise.all([listServiceContainers(t.project, t.env), liveStates(t.project, t.env), stackUrls(t.project, t.env, creds, Object.keys(t.config.services))]);
+  const { kubeTargetOf } = await import("./stack-runtime.js");
+  const kube = await kubeTargetOf(t, creds);
+  const [live, urls] = await Promise.all([kube ? kubeRuntime(kube) : dockerRuntime(t.project, t.env), stackUrls(t.project, t.env, creds, Object.keys(t.config.services))]);
   const last = listRecords(t.project, t.env)[0];
   const rows = Object.keys(t.config.services).map((name) => {
-    const running = containers.find((x) => x.service === name && x.state === "running") ?? containers.find((x) => x.service === name);
     const state = live.get(name);
-    return { service: name, state: state ? (state.running ? "running" : "down") : "not deployed", status: state?.detail ?? "", url: urls[name] ?? "", image: running?.image ?? "" };
+    return { service: name, state: state ? (state.running ? "running" : "down") : "not deployed", status: state?.detail ?? "", url: urls[name] ?? "", image: state?.image ?? "" };
   });
-  const notes = Object.entries(t.config.services).filter(([, s]) => s.resources.storageWritten).map(([n, s]) => `${n}: storage ${s.resources.storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`);
+  const notes = kube ? [] : Object.entries(t.config.services).filter(([, s]) => s.resources.storageWritten).map(([n, s]) => `${n}: storage ${s.resources.storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`);
   if (o.json) {
     printJson({ project: t.project, env: t.env, services: rows, notes, lastDeployment: last ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt } : null });
     return;

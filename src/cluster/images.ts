@@ -31,20 +31,38 @@ export async function importArchive(l: ClusterLayout, tc: ClusterToolchain, imag
  */
 export async function importDockerImage(l: ClusterLayout, tc: ClusterToolchain, image: string, dockerCli = "docker"): Promise<void> {
   const save = spawn(dockerCli, ["save", image], { stdio: ["ignore", "pipe", "pipe"] });
-  const ctr = spawn(tc.ctr, ctrArgs(l, "images", "import", "-"), { stdio: ["pipe", "pipe", "pipe"], env: systemToolEnv() });
   let err = "";
   save.stderr.on("data", (d) => { err += d; });
+  await importArchiveStream(l, tc, image, save.stdout, () => `docker save: ${err}`);
+  save.kill();
+}
+
+/**
+ * Imports a docker-archive stream (`docker save`, or the Engine API's image export) into the
+ * cluster. ctr's exit decides: it stops reading at the archive's end-of-archive blocks, so the
+ * producer may never see its own end (its last padding unread) and is only drained afterwards.
+ * `why` says what the producer reported, for the error message.
+ */
+export async function importArchiveStream(l: ClusterLayout, tc: ClusterToolchain, image: string, archive: NodeJS.ReadableStream, why: () => string): Promise<void> {
+  const ctr = spawn(tc.ctr, ctrArgs(l, "images", "import", "-"), { stdio: ["pipe", "pipe", "pipe"], env: systemToolEnv() });
+  let err = "";
   ctr.stderr.on("data", (d) => { err += d; });
   ctr.stdout.resume();
-  save.stdout.pipe(ctr.stdin);
-  const exit = (p: ChildProcess) => new Promise<number | string>((resolve) => {
+  ctr.stdin.on("error", () => {}); // EPIPE once ctr has what it needs
+  archive.pipe(ctr.stdin);
+  const imported = await exitOf(ctr);
+  archive.unpipe(ctr.stdin);
+  archive.resume();
+  if (imported !== 0) {
+    throw new VisibleError(`importing ${image} from Docker into the cluster failed (ctr import: ${imported})`, {
+      exitCode: ExitCode.environment, details: `${why()}${err}`.trimEnd().split("\n").slice(-10).map((s) => `  ${s}`),
+    });
+  }
+}
+
+function exitOf(p: ChildProcess): Promise<number | string> {
+  return new Promise((resolve) => {
     p.on("error", (e) => resolve(e.message));
     p.on("close", (code) => resolve(code ?? -1));
   });
-  const [saved, imported] = await Promise.all([exit(save), exit(ctr)]);
-  if (saved !== 0 || imported !== 0) {
-    throw new VisibleError(`importing ${image} from Docker into the cluster failed (docker save: ${saved}, ctr import: ${imported})`, {
-      exitCode: ExitCode.environment, details: err.trimEnd().split("\n").slice(-10).map((s) => `  ${s}`),
-    });
-  }
 }

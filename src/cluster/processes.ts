@@ -50,12 +50,21 @@ export function startComponent(l: ClusterLayout, spec: ComponentSpec): number {
   const log = openSync(logFile(l, spec.name), "a");
   try {
     writeFileSync(log, `\n--- ${new Date().toISOString()} platform cluster up: ${spec.command} ${spec.args.join(" ")}\n`);
-    const child = spawn(spec.command, spec.args, {
-      detached: true,
-      stdio: ["ignore", log, log],
-      // The kubelet and CNI plugins look for mount, iptables, ip and runc on PATH.
-      env: systemToolEnv(),
-    });
+    // The CLI's umask (077, for its own files) would reach every directory the components make:
+    // containerd then made each container's root directory 0700, and images whose entrypoint drops
+    // to another user (postgres) failed with "libc.so.6: Permission denied". Daemons get 022.
+    const previous = process.umask(0o022);
+    let child;
+    try {
+      child = spawn(spec.command, spec.args, {
+        detached: true,
+        stdio: ["ignore", log, log],
+        // The kubelet and CNI plugins look for mount, iptables, ip and runc on PATH.
+        env: systemToolEnv(),
+      });
+    } finally {
+      process.umask(previous);
+    }
     if (!child.pid) throw new Error(`could not start ${spec.command}`);
     child.unref();
     writeFileSync(pidFile(l, spec.name), `${child.pid}\n`);

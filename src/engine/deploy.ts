@@ -12,7 +12,7 @@ import type { Credentials } from "./credentials.js";
 import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveConfigCopy, saveRecord } from "./history.js";
 import { acquireStackLock } from "./lock.js";
 import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./progress.js";
-import { recoverStack, repairFileBackend } from "./recover.js";
+import { knownContainers, recoverStack, repairFileBackend } from "./recover.js";
 import { currentStackSettings, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
 import { upWithoutFollowUps } from "./up.js";
 import { openStack } from "./workspace.js";
@@ -24,6 +24,10 @@ export interface DeployOptions {
   readonly creds: Credentials;
   readonly appsDomain?: string;
   readonly httpsPort?: number;
+  /** Where the stack runs: `docker` (the default) or `kubernetes`; kept as a stack setting. */
+  readonly target?: string;
+  /** The Kubernetes target's kubeconfig (a path); kept as a stack setting. */
+  readonly kubeconfig?: string;
   readonly onProgress?: (e: ProgressEvent) => void;
   /** Lines worth a person's attention before the phases: recovery from an interrupted run. */
   readonly onNote?: (line: string) => void;
@@ -53,11 +57,11 @@ export interface DeployResult {
 
 /**
  * Stack settings `platform deploy` writes; `pulumi up` on the stack reads the same. The edge's
- * domain and port stay as they were unless given. A rollback pins the images to redeploy.
- * Written straight into the stack's settings file (stack-settings.ts); through the CLI only
- * when that file cannot be used.
+ * domain and port, the target and its kubeconfig stay as they were unless given. A rollback
+ * pins the images to redeploy. Written straight into the stack's settings file
+ * (stack-settings.ts); through the CLI only when that file cannot be used.
  */
-export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "project" | "env" | "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback">, deploymentId: string): Promise<void> {
+export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "project" | "env" | "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback" | "target" | "kubeconfig">, deploymentId: string): Promise<void> {
   const current = await currentStackSettings(stack, o.project, o.env);
   const values: Record<string, string> = {
     "platform:configFile": o.configFile,
@@ -66,6 +70,8 @@ export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "pro
     "platform:httpsPort": o.httpsPort?.toString() ?? current["platform:httpsPort"] ?? String(DEFAULT_HTTPS_PORT),
     "platform:deploymentId": deploymentId,
     "platform:images": o.rollback ? JSON.stringify(o.rollback.images) : "",
+    "platform:target": o.target ?? current["platform:target"] ?? "docker",
+    "platform:kubeconfig": o.kubeconfig ?? current["platform:kubeconfig"] ?? "",
   };
   if (!writeStackSettings(stackSettingsFile(o.project, o.env), values)) await stack.setAllConfig(Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value }])));
 }
@@ -118,7 +124,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     const recovery = await recoverStack(stack, o.creds, o.project, o.env, lock.recoveredFrom);
     if (recovery) {
       recovery.notes.forEach(note);
-      const removed = (await o.removeOrphans?.(recovery.stateIds.get("platform:docker:Container") ?? new Set())) ?? [];
+      const removed = (await o.removeOrphans?.(knownContainers(recovery.stateIds))) ?? [];
       if (removed.length) note(`removed ${removed.length} container${removed.length === 1 ? "" : "s"} the state did not know (left by the interrupted run): ${removed.join(", ")}`);
     }
     saveRecord(record);

@@ -19,7 +19,14 @@ const STEP_OF_TYPE: Record<string, { suffix: string; start: Phase; done: Phase }
   "platform:docker:Image": { suffix: "-image", start: "Installing", done: "built" },
   "platform:docker:Job": { suffix: "-migrate", start: "migrating", done: "migrated" },
   "platform:docker:Container": { suffix: "", start: "starting", done: "healthy" },
+  // The Kubernetes target: the same steps, as a Job, a Deployment (rolled out: ready) or a StatefulSet.
+  "kubernetes:batch/v1:Job": { suffix: "-migrate", start: "migrating", done: "migrated" },
+  "kubernetes:apps/v1:Deployment": { suffix: "", start: "starting", done: "healthy" },
+  "kubernetes:apps/v1:StatefulSet": { suffix: "", start: "starting", done: "healthy" },
 };
+
+/** The resource types that run a service (one per service): an unchanged one says the service is unchanged. */
+const WORKLOAD_TYPES = new Set(["platform:docker:Container", "kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet"]);
 
 // "replace" is only the engine's marker between creating the replacement and deleting the
 // old one: counting it too printed starting/healthy twice for a replaced service.
@@ -52,7 +59,7 @@ export function toProgress(e: EngineEvent): ProgressEvent | undefined {
     const s = serviceStep(pre.urn);
     if (!s || isPinnedImage(pre)) return undefined;
     if (WORK_OPS.has(pre.op)) return { service: s.service, phase: s.step.start, at };
-    if (pre.op === "same" && s.type === "platform:docker:Container") return { service: s.service, phase: "unchanged", at };
+    if (pre.op === "same" && WORKLOAD_TYPES.has(s.type)) return { service: s.service, phase: "unchanged", at };
     return undefined;
   }
   const out = e.resOutputsEvent?.metadata;

@@ -157,3 +157,8 @@ export async function recoverStack(stack: Stack, creds: Credentials, project: st
   const stateIds = await clearPendingOperations(stack, notes);
   return { notes, stateIds };
 }
+
+/** Docker containers the state knows: services' containers, and the Kubernetes target's edge forwarders. */
+export function knownContainers(stateIds: ReadonlyMap<string, Set<string>> | undefined): Set<string> {
+  return new Set(["platform:docker:Container", "platform:kubernetes:EdgeForwarder"].flatMap((t) => [...(stateIds?.get(t) ?? [])]));
+}

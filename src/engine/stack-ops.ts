@@ -2,13 +2,20 @@ import type { Credentials } from "./credentials.js";
 import { publicUrls, writeStackConfig } from "./deploy.js";
 import { listRecords } from "./history.js";
 import { acquireStackLock } from "./lock.js";
-import { recoverStack, repairFileBackend } from "./recover.js";
+import { knownContainers, recoverStack, repairFileBackend } from "./recover.js";
 import { selectExistingStack } from "./workspace.js";
 
 /** Outputs of a stack, secrets left masked unless asked for. */
 export async function stackOutputs(project: string, env: string, creds: Credentials): Promise<Record<string, { value: unknown; secret: boolean }>> {
   const stack = await selectExistingStack(project, env, creds);
   return stack ? stack.outputs() : {};
+}
+
+/** Where a stack runs, from its settings: `docker` unless deployed with `--target kubernetes`. */
+export async function stackTarget(project: string, env: string, creds: Credentials): Promise<{ target: string; kubeconfig?: string }> {
+  const stack = await selectExistingStack(project, env, creds);
+  const config = stack ? await stack.getAllConfig() : {};
+  return { target: config["platform:target"]?.value || "docker", kubeconfig: config["platform:kubeconfig"]?.value || undefined };
 }
 
 export async function stackUrls(project: string, env: string, creds: Credentials, order?: readonly string[]): Promise<Record<string, string>> {
@@ -36,7 +43,7 @@ export async function destroyStack(project: string, env: string, creds: Credenti
     if (!stack) return 0;
     const recovery = await recoverStack(stack, creds, project, env, lock.recoveredFrom, true);
     recovery?.notes.forEach((n) => o.onNote?.(n));
-    const removed = (await o.removeOrphans?.(recovery?.stateIds.get("platform:docker:Container") ?? new Set())) ?? [];
+    const removed = (await o.removeOrphans?.(knownContainers(recovery?.stateIds))) ?? [];
     if (removed.length) o.onNote?.(`removed containers the state did not know: ${removed.join(", ")}`);
     if (o.configFile) await writeStackConfig(stack, { project, env, configFile: o.configFile }, listRecords(project, env)[0]?.id ?? "");
     const res = await stack.destroy({ color: "never", onOutput: o.onOutput });

@@ -1,6 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { TemplatePart } from "../config/index.js";
+import { publicUrl } from "../plan/naming.js";
 import { TELEMETRY_REF } from "../plan/telemetry-env.js";
+import type { Plan, PlannedService } from "../plan/types.js";
 
 /** What `${service.property}` can resolve to, per service. */
 export type ReferenceValues = ReadonlyMap<string, Readonly<Record<string, pulumi.Input<string>>>>;
@@ -26,4 +28,23 @@ function lacksReceiver(parts: readonly TemplatePart[], values: ReferenceValues):
 export function resolveEnv(env: Readonly<Record<string, readonly TemplatePart[]>>, values: ReferenceValues): pulumi.Output<Record<string, string>> {
   const entries = Object.entries(env).filter(([, parts]) => !lacksReceiver(parts, values)).map(([k, parts]) => resolveTemplate(parts, values).apply((v) => [k, v] as const));
   return pulumi.secret(pulumi.all(entries).apply((kv) => Object.fromEntries(kv)));
+}
+
+/**
+ * What `${service.property}` gives for one service: its url (a database's is its secret connection
+ * string, with host, port, user, password and database too), and a public service's external_url.
+ * @param host the name other services reach it by on the target (a network alias, a Service DNS name)
+ * @param words the stack's URL words, when a service is public
+ */
+export function referenceValues(s: PlannedService, plan: Plan, host: string, words: pulumi.Output<string> | undefined, password: pulumi.Output<string> | undefined): Record<string, pulumi.Input<string>> {
+  const values: Record<string, pulumi.Input<string>> = {};
+  if (s.database && password) {
+    const { user, database } = s.database;
+    values.url = pulumi.secret(pulumi.interpolate`postgresql://${user}:${password}@${host}:${s.port}/${database}`);
+    Object.assign(values, { host, port: String(s.port), user, password, database });
+  } else {
+    values.url = `http://${host}:${s.port}`;
+  }
+  if (s.public && words) values.external_url = words.apply((w) => publicUrl(s.hostPrefix, w, plan.appsDomain, plan.httpsPort));
+  return values;
 }

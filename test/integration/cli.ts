@@ -1,8 +1,31 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Agent, request } from "node:https";
 import { CLI } from "./env.js";
 
 export interface CliResult { code: number; stdout: string; stderr: string; seconds: number }
+
+/** The result of a run that must succeed; anything else fails the test with its output. */
+export function ok(r: CliResult): CliResult {
+  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+/**
+ * Adds a migration to the fullstack example's API that fails (a query on a missing table),
+ * after its current head. Returns the file, for the test to remove.
+ */
+export function writeBrokenMigration(apiDir: string): string {
+  const versions = join(apiDir, "migrations", "versions");
+  const head = execFileSync("sh", ["-c", `grep -h "^revision" ${versions}/*.py | grep -v 9999 | head -1 | cut -d'"' -f2`]).toString().trim();
+  const broken = join(versions, "9999_broken.py");
+  writeFileSync(broken, [
+    '"""a migration that fails"""', "from alembic import op", "", 'revision = "9999broken"', `down_revision = ${JSON.stringify(head)}`,
+    "branch_labels = None", "depends_on = None", "", "def upgrade():", '    op.execute("SELECT no_such_column FROM no_such_table")', "", "def downgrade():", "    pass", "",
+  ].join("\n"));
+  return broken;
+}
 
 /** Runs the real CLI (dist/bin.js) as a user would, without a TTY. */
 export function runCli(args: string[], opts: { cwd: string; env: Record<string, string>; input?: string }): Promise<CliResult> {

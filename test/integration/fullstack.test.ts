@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation/index.js";
 import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
+import { type CliResult, httpsRequest, parseUrls, runCli, startPoller, writeBrokenMigration } from "./cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
 import { waitForRoutes, waitForTrace } from "./telemetry.js";
 import type { TraceSpan } from "../../src/telemetry/index.js";
@@ -163,12 +163,7 @@ describe("fullstack example on the local Docker engine", () => {
 
   it("a failing migration stops the deploy and the old API keeps answering", async () => {
     const api = containerOf("api");
-    const broken = join(dir, "api", "migrations", "versions", "9999_broken.py");
-    writeFileSync(broken, [
-      '"""a migration that fails"""', "from alembic import op", "", 'revision = "9999broken"',
-      `down_revision = ${JSON.stringify(execFileSync("sh", ["-c", `grep -h "^revision" ${join(dir, "api", "migrations", "versions")}/*.py | grep -v 9999 | head -1 | cut -d'"' -f2`]).toString().trim())}`,
-      "branch_labels = None", "depends_on = None", "", "def upgrade():", '    op.execute("SELECT no_such_column FROM no_such_table")', "", "def downgrade():", "    pass", "",
-    ].join("\n"));
+    const broken = writeBrokenMigration(join(dir, "api"));
     const poll = startPoller(`${urls.api}/api/status`, ca);
     const r = await deploy();
     const stats = await poll.stop();

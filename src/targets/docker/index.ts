@@ -1,27 +1,17 @@
-import { readFileSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import { SECRETS_REF } from "../../config/index.js";
 import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
-import { variablesSeenBy } from "../../plan/dockerfile-args.js";
-import { edgeAlias, imageRepository, publicUrl } from "../../plan/naming.js";
+import { edgeAlias } from "../../plan/naming.js";
+import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/telemetry-env.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
-import { resolveEnv, type ReferenceValues } from "../references.js";
-import { combineBuildHash, hashBuildEnv, hashBuildInputs } from "./context-hash.js";
+import { referenceValues, resolveEnv, type ReferenceValues } from "../references.js";
+import { createImage, type ImageBuildOptions } from "./build-image.js";
 import { PUBLIC_HOST_LABEL } from "./provider/ownership.js";
 import { hostLabel } from "./provider/words.js";
-import { Container, EdgeAttachment, Image, Job, Network, Password, TelemetryAttachment, Volume, Words } from "./resources.js";
-import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/telemetry-env.js";
+import { Container, EdgeAttachment, Job, Network, Password, TelemetryAttachment, Volume, Words } from "./resources.js";
 import { receiverContext, TELEMETRY_ENDPOINT } from "./telemetry-image.js";
 
-export interface DockerTargetOptions {
-  /** The machine's key for the hash of build-time variables (never the values' plain hash). */
-  readonly buildEnvKey: Buffer;
-  /** Extra CA certificates for builds (a BuildKit secret). */
-  readonly caFile?: string;
-  /** Where build and migration logs go. */
-  readonly logDir: string;
-  /** Per service, an image to run as it is (a rollback): never built, and an error when it is gone. */
-  readonly pinnedImages?: Readonly<Record<string, { tag: string; hash: string }>>;
+export interface DockerTargetOptions extends ImageBuildOptions {
   /** The environment's secrets that the plan references (`${secrets.NAME}`), as Pulumi secrets. */
   readonly secrets?: Readonly<Record<string, pulumi.Output<string>>>;
   /** This deployment's id: a new container's deployment.id resource attribute. */
@@ -45,53 +35,6 @@ function createTelemetry(plan: Plan, network: Network, opts: DockerTargetOptions
 /** Stack outputs: `<service>_url`, `<service>_external_url`; a database's url is its secret connection string. */
 export type TargetOutputs = Record<string, pulumi.Output<string>>;
 
-function referenceValues(s: PlannedService, plan: Plan, words: Words | undefined, password: Password | undefined): Record<string, pulumi.Input<string>> {
-  const values: Record<string, pulumi.Input<string>> = {};
-  if (s.database && password) {
-    const { user, database } = s.database;
-    values.url = pulumi.secret(pulumi.interpolate`postgresql://${user}:${password.value}@${s.name}:${s.port}/${database}`);
-    Object.assign(values, { host: s.name, port: String(s.port), user, password: password.value, database });
-  } else {
-    values.url = `http://${s.name}:${s.port}`;
-  }
-  if (s.public && words) values.external_url = words.words.apply((w) => publicUrl(s.hostPrefix, w, plan.appsDomain, plan.httpsPort));
-  return values;
-}
-
-/** The variables a build sees: the service's own, resolved; a secret like the whole env. */
-function pickBuildEnv(env: pulumi.Output<Record<string, string>>, names: readonly string[]): pulumi.Output<Record<string, string>> {
-  return env.apply((e) => Object.fromEntries(names.filter((n) => n in e).map((n) => [n, e[n] as string])));
-}
-
-/**
- * The image of a built service. Its identity covers what BuildKit receives and a hash of the
- * variables the build can read (variablesSeenBy), so a changed value that a build step reads
- * rebuilds. The hash comes from the secret values,
- * but a hash is not the value: it is unwrapped, so tags and records stay readable. The values
- * themselves go to the provider as a secret input. The Image depends only on what the values
- * need (the URL words, a database password), never on containers, so builds start at once.
- */
-function createImage(s: PlannedService, plan: Plan, env: pulumi.Output<Record<string, string>>, opts: DockerTargetOptions): Image {
-  const b = s.build!;
-  const dockerfile = b.kind === "recipe" ? b.recipe.dockerfile : readFileSync(b.dockerfilePath, "utf8");
-  const dockerignore = b.kind === "recipe" ? b.recipe.dockerignore : undefined;
-  const pinned = opts.pinnedImages?.[s.name];
-  const common = { context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs, caFile: opts.caFile, logDir: opts.logDir, label: s.name };
-  if (pinned) return new Image(`${s.name}-image`, { ...common, tag: pinned.tag, hash: pinned.hash, pinned: true });
-  const inputsHash = hashBuildInputs({ context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs });
-  const buildEnv = pulumi.secret(pickBuildEnv(env, s.buildEnv));
-  const buildEnvHash = pulumi.unsecret(pickBuildEnv(env, variablesSeenBy(dockerfile, s.buildEnv)).apply((values) => hashBuildEnv(values, opts.buildEnvKey)));
-  const hash = buildEnvHash.apply((h) => combineBuildHash(inputsHash, h));
-  return new Image(`${s.name}-image`, {
-    ...common,
-    tag: hash.apply((h) => `${imageRepository(plan.project, s.name)}:${h.slice(0, 12)}`),
-    pinned: false,
-    hash,
-    buildEnv,
-    buildEnvHash,
-  });
-}
-
 /**
  * Turns a plan into the Docker target's resources, in dependency order: a database is
  * healthy before its dependents migrate; a migration succeeds before its service rolls out;
@@ -111,7 +54,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
   const values = new Map<string, Record<string, pulumi.Input<string>>>();
   for (const s of plan.services) {
     const password = s.database ? new Password(`${s.name}-password`, { length: 32 }) : undefined;
-    values.set(s.name, referenceValues(s, plan, words, password));
+    values.set(s.name, referenceValues(s, plan, s.name, words?.words, password?.value));
   }
   // ${secrets.NAME} resolves like a property of a service named "secrets" (a reserved name).
   values.set(SECRETS_REF, { ...(opts.secrets ?? {}) });

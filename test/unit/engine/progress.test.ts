@@ -18,6 +18,12 @@ describe("engine events to service phases", () => {
     [pre("platform:docker:Container", "database", "create"), "database", "starting"],
     [outs("platform:docker:Container", "database", "create-replacement"), "database", "healthy"],
     [pre("platform:docker:Container", "web", "same"), "web", "unchanged"],
+    // The Kubernetes target: the same phases from its Job, Deployment and StatefulSet.
+    [pre("kubernetes:batch/v1:Job", "api-migrate", "create-replacement"), "api", "migrating"],
+    [outs("kubernetes:batch/v1:Job", "api-migrate", "create-replacement"), "api", "migrated"],
+    [pre("kubernetes:apps/v1:StatefulSet", "database", "create"), "database", "starting"],
+    [outs("kubernetes:apps/v1:Deployment", "api", "update"), "api", "healthy"],
+    [pre("kubernetes:apps/v1:Deployment", "web", "same"), "web", "unchanged"],
   ])("%#: %s -> %s", (event, service, phase) => {
     expect(toProgress(event)).toMatchObject({ service, phase, at: expect.any(Number) });
   });
@@ -26,6 +32,8 @@ describe("engine events to service phases", () => {
     expect(toProgress(pre("platform:docker:Network", "network", "create"))).toBeUndefined();
     expect(toProgress(pre("platform:docker:Image", "api-image", "same"))).toBeUndefined();
     expect(toProgress(pre("platform:docker:Container", "api", "delete-replaced"))).toBeUndefined();
+    expect(toProgress(pre("kubernetes:core/v1:Service", "api-service", "create"))).toBeUndefined();
+    expect(toProgress(pre("platform:kubernetes:EdgeForwarder", "api-edge", "create"))).toBeUndefined();
   });
 
   it("counts a replacement once: the engine's `replace` marker step is not a phase", () => {

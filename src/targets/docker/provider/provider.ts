@@ -1,4 +1,5 @@
 import type { CheckResult, CreateResult, DiffResult, Provider, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
+import { clusterImageHandler } from "../../kubernetes/provider/cluster-image.js";
 import { containerHandler } from "./container.js";
 import { edgeHandler } from "./edge.js";
 import { diffByKeys, type ResourceHandler } from "./handler.js";
@@ -22,6 +23,9 @@ const HANDLERS: Record<string, ResourceHandler> = {
   "platform:docker:TelemetryAttachment": telemetryHandler,
   "platform:random:Password": passwordHandler,
   "platform:random:Words": wordsHandler,
+  // The Kubernetes target's own needs: images into the test cluster, and the edge's way in.
+  "platform:kubernetes:ClusterImage": clusterImageHandler,
+  "platform:kubernetes:EdgeForwarder": containerHandler,
 };
 
 /** The resource type of a URN: urn:pulumi:stack::project::[parent$]type::name */

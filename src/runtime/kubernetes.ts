@@ -1,0 +1,103 @@
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { clusterLayout, readClusterToolchain } from "../cluster/layout.js";
+import { ExitCode, VisibleError } from "../errors.js";
+import type { LiveState } from "./docker.js";
+
+/**
+ * Live reads from the Kubernetes target: what runs per service, its logs, and the data a
+ * destroy keeps. Through kubectl (the test cluster's, else the one on PATH) and the stack's
+ * kubeconfig. A stack's objects carry the labels platform.project and platform.env.
+ */
+export interface KubeTarget {
+  readonly project: string;
+  readonly env: string;
+  readonly kubeconfig: string;
+}
+
+function kubectlBinary(): string {
+  const tc = readClusterToolchain();
+  return tc ? join(tc.binDir, "kubectl") : "kubectl";
+}
+
+function selector(t: KubeTarget): string {
+  return `platform.project=${t.project},platform.env=${t.env}`;
+}
+
+function kubectl(t: KubeTarget, args: string[], stdio: "pipe" | "inherit" = "pipe"): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(kubectlBinary(), ["--kubeconfig", t.kubeconfig, ...args], { stdio: ["ignore", stdio, stdio] });
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (d) => { out += d; });
+    child.stderr?.on("data", (d) => { err += d; });
+    child.on("error", (e) => reject(new VisibleError(`kubectl: ${e.message}`, { exitCode: ExitCode.environment })));
+    child.on("close", (code) => (code === 0 ? resolve(out) : reject(new VisibleError(`kubectl ${args[0]} failed (exit ${code})`, { exitCode: ExitCode.environment, details: err.trimEnd().split("\n").map((l) => `  ${l}`) }))));
+  });
+}
+
+interface Workload {
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { replicas?: number; template: { spec: { containers: { image: string }[] } } };
+  status?: { readyReplicas?: number; replicas?: number; updatedReplicas?: number };
+}
+
+async function workloads(t: KubeTarget): Promise<Workload[]> {
+  const out = await kubectl(t, ["get", "deployments,statefulsets", "--all-namespaces", "-l", selector(t), "-o", "json"]);
+  return (JSON.parse(out) as { items: Workload[] }).items;
+}
+
+/** Per service: running when a pod is ready, with `ready n/m`; and the image it runs. */
+export async function kubeServices(t: KubeTarget): Promise<Map<string, LiveState & { image: string; kind: string }>> {
+  const states = new Map<string, LiveState & { image: string; kind: string }>();
+  for (const w of await workloads(t)) {
+    const service = w.metadata.labels?.["platform.service"] ?? w.metadata.name;
+    const ready = w.status?.readyReplicas ?? 0;
+    const wanted = w.spec.replicas ?? 1;
+    states.set(service, { running: ready > 0, detail: `${w.kind} ready ${ready}/${wanted}`, image: w.spec.template.spec.containers[0]?.image ?? "", kind: w.kind });
+  }
+  return states;
+}
+
+export async function kubeLiveStates(t: KubeTarget): Promise<Map<string, LiveState>> {
+  return kubeServices(t);
+}
+
+/** `platform logs` on Kubernetes: the service's pod (kubectl logs picks one of a Deployment's). */
+export async function kubeLogs(t: KubeTarget, service: string, o: { follow?: boolean; since?: string; tail?: string }): Promise<void> {
+  const w = (await kubeServices(t)).get(service);
+  if (!w) throw new VisibleError(`${service} is not deployed in ${t.project} (${t.env}): run platform deploy`, { exitCode: ExitCode.failed });
+  const namespace = (await workloads(t)).find((x) => (x.metadata.labels?.["platform.service"] ?? x.metadata.name) === service) as Workload & { metadata: { namespace?: string } };
+  await kubectl(t, ["logs", "-n", namespace.metadata.namespace ?? "default", `${w.kind.toLowerCase()}/${service}`,
+    ...(o.follow ? ["--follow"] : []), ...(o.since ? [`--since${/^\d/.test(o.since) && !o.since.includes("T") ? "" : "-time"}=${o.since}`] : []), ...(o.tail ? [`--tail=${o.tail}`] : [])], "inherit");
+}
+
+/** The claims a destroy kept (retention: permanent), as namespace/name. */
+export async function kubeKeptData(t: KubeTarget): Promise<string[]> {
+  const out = await kubectl(t, ["get", "pvc", "--all-namespaces", "-l", selector(t), "-o", "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{\"\\n\"}{end}"]);
+  return out.split("\n").filter(Boolean);
+}
+
+/**
+ * `destroy --delete-data`: the kept namespace with its claims, the test cluster's volumes, and
+ * their hostPath directories. Claims go before volumes, or the delete hangs.
+ */
+export async function kubeDeleteData(t: KubeTarget): Promise<string[]> {
+  const kept = await kubeKeptData(t);
+  await kubectl(t, ["delete", "namespace", "-l", selector(t), "--ignore-not-found", "--wait=true"]);
+  await kubectl(t, ["delete", "pv", "-l", selector(t), "--ignore-not-found", "--wait=true"]);
+  for (const claim of kept) rmSync(join(clusterLayout().dir, "volumes", claim.split("/")[0] as string), { recursive: true, force: true });
+  return kept;
+}
+
+/** The last lines of a service's newest failed migration pod: what a failed deploy shows. */
+export async function kubeFailedMigrationLog(t: KubeTarget, service: string, lines = 20): Promise<string> {
+  const out = await kubectl(t, ["get", "pods", "--all-namespaces", "-l", `${selector(t)},platform.service=${service},platform.step=migrate`, "--field-selector", "status.phase=Failed",
+    "--sort-by", ".metadata.creationTimestamp", "-o", "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{\"\\n\"}{end}"]);
+  const newest = out.split("\n").filter(Boolean).pop();
+  if (!newest) return "";
+  const [namespace, pod] = newest.split("/") as [string, string];
+  return (await kubectl(t, ["logs", "-n", namespace, pod, `--tail=${lines}`])).trimEnd();
+}

@@ -1,0 +1,103 @@
+import { join } from "node:path";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { Plan, PlannedService } from "../../plan/types.js";
+import { dataClaimName, selectorLabels } from "./names.js";
+import { appContainer, type ImageSource, podLabels, podSpec, timeouts } from "./specs.js";
+
+/** Where a database keeps its data: a hostPath volume on the test cluster, else the default StorageClass. */
+export type DataStorage = { readonly kind: "hostPath"; readonly dir: string } | { readonly kind: "storageClass" };
+
+const TEST_STORAGE_CLASS = "platform-local";
+const DEFAULT_SIZE = "1Gi";
+
+export interface DatabaseArgs {
+  readonly plan: Plan;
+  readonly service: PlannedService;
+  readonly namespace: string;
+  readonly image: pulumi.Input<string>;
+  readonly envSecret: pulumi.Input<string>;
+  readonly imageSource: ImageSource;
+  readonly storage: DataStorage;
+  readonly opts: pulumi.CustomResourceOptions;
+}
+
+/**
+ * The official image's entrypoint initialises a fresh directory and runs as root until it drops
+ * to postgres: it chowns PGDATA, which fsGroup would not do for a hostPath volume. PGDATA is a
+ * subdirectory, because a volume's root may hold lost+found.
+ */
+export function postgresContainer(a: DatabaseArgs): k8s.types.input.core.v1.Container {
+  const s = a.service;
+  const base = appContainer(s, a.image, a.envSecret, a.imageSource);
+  const dataPath = s.database!.dataPath;
+  // The stack's password becomes the server's, also on data that outlived an earlier stack
+  // (retention: permanent). A postStart hook runs beside the entrypoint: it waits for the real
+  // server (the initdb one listens on no TCP address), then syncs.
+  const waitThenSync = ["sh", "-c", `until pg_isready -q -h 127.0.0.1; do sleep 1; done; ${shellArgs(s.postStart ?? [])}`];
+  return {
+    ...base,
+    env: [{ name: "PGDATA", value: `${dataPath}/pgdata` }],
+    volumeMounts: [{ name: "data", mountPath: dataPath }],
+    // The database stops first anyway (a StatefulSet replaces its one pod), and gets its grace.
+    lifecycle: s.postStart?.length ? { postStart: { exec: { command: waitThenSync } } } : undefined,
+    securityContext: undefined,
+  };
+}
+
+function shellArgs(argv: readonly string[]): string {
+  return argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
+}
+
+/**
+ * The data's volume. `retention: permanent` keeps the claim (and its volume) through destroy,
+ * and a later deploy adopts it (server-side apply creates over an existing object).
+ */
+function createClaim(a: DatabaseArgs): k8s.core.v1.PersistentVolumeClaim {
+  const s = a.service;
+  const size = s.database!.storage ?? DEFAULT_SIZE;
+  const claim = dataClaimName(s);
+  const retain = s.database!.retain;
+  let volume: k8s.core.v1.PersistentVolume | undefined;
+  if (a.storage.kind === "hostPath") {
+    volume = new k8s.core.v1.PersistentVolume(`${s.name}-volume`, {
+      metadata: { name: `${a.namespace}-${claim}`, labels: podLabels(a.plan, s) },
+      spec: {
+        capacity: { storage: size }, accessModes: ["ReadWriteOnce"], persistentVolumeReclaimPolicy: "Retain",
+        storageClassName: TEST_STORAGE_CLASS, claimRef: { namespace: a.namespace, name: claim },
+        hostPath: { path: join(a.storage.dir, a.namespace, s.name), type: "DirectoryOrCreate" },
+      },
+    }, { ...a.opts, retainOnDelete: retain });
+  }
+  // The claim is deleted before its volume (it depends on it): the other way round, the delete hangs.
+  return new k8s.core.v1.PersistentVolumeClaim(`${s.name}-data`, {
+    metadata: { name: claim, namespace: a.namespace, labels: podLabels(a.plan, s) },
+    spec: {
+      accessModes: ["ReadWriteOnce"], resources: { requests: { storage: size } },
+      ...(volume ? { storageClassName: TEST_STORAGE_CLASS, volumeName: volume.metadata.name } : {}),
+    },
+  }, { ...a.opts, retainOnDelete: retain, dependsOn: volume ? [volume] : [], ...(volume ? {} : { ignoreChanges: ["spec.volumeName"] }) });
+}
+
+/** A postgres service: a StatefulSet of one pod on its claim; awaited until pg_isready answers. */
+export function createDatabase(a: DatabaseArgs): k8s.apps.v1.StatefulSet {
+  const s = a.service;
+  const claim = createClaim(a);
+  return new k8s.apps.v1.StatefulSet(s.name, {
+    metadata: { name: s.name, namespace: a.namespace, labels: podLabels(a.plan, s) },
+    spec: {
+      replicas: 1,
+      serviceName: s.name,
+      selector: { matchLabels: selectorLabels(s) },
+      template: {
+        metadata: { labels: podLabels(a.plan, s) },
+        spec: { ...podSpec(s, postgresContainer(a)), volumes: [{ name: "data", persistentVolumeClaim: { claimName: claim.metadata.name } }] },
+      },
+    },
+  }, { ...a.opts, dependsOn: [claim, ...toArray(a.opts.dependsOn)], customTimeouts: timeouts(s.healthTimeoutSeconds + 60) });
+}
+
+function toArray(d: pulumi.CustomResourceOptions["dependsOn"]): pulumi.Input<pulumi.Resource>[] {
+  if (!d) return [];
+  return Array.isArray(d) ? d : [d as pulumi.Input<pulumi.Resource>];
+}

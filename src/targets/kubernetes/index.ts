@@ -1,0 +1,119 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { SECRETS_REF } from "../../config/index.js";
+import { edgeAlias } from "../../plan/naming.js";
+import type { Plan, PlannedService } from "../../plan/types.js";
+import { type ImageBuildOptions, createImage } from "../docker/build-image.js";
+import type { TargetOutputs } from "../docker/index.js";
+import { PUBLIC_HOST_LABEL } from "../docker/provider/ownership.js";
+import { hostLabel } from "../docker/provider/words.js";
+import { EdgeAttachment, Network, Password, Words } from "../docker/resources.js";
+import { referenceValues, resolveEnv, type ReferenceValues } from "../references.js";
+import { createDatabase, type DataStorage } from "./database.js";
+import { buildForwarderCaddyfile, FORWARDER_COMMAND } from "./edge.js";
+import { namespaceName, serviceHost } from "./names.js";
+import { ClusterImage, EdgeForwarder } from "./resources.js";
+import { appContainer, deploymentSpec, type ImageSource, migrateJobSpec, podLabels, serviceSpec, timeouts } from "./specs.js";
+
+export interface KubernetesTargetOptions extends ImageBuildOptions {
+  /** The environment's secrets that the plan references (`${secrets.NAME}`), as Pulumi secrets. */
+  readonly secrets?: Readonly<Record<string, pulumi.Output<string>>>;
+  /** Path of the kubeconfig that names the cluster (its current context). */
+  readonly kubeconfig: string;
+  /**
+   * Set for the platform's test cluster: images go into its containerd (never pulled) and
+   * databases get hostPath volumes under this directory.
+   */
+  readonly testCluster?: { readonly volumesDir: string };
+}
+
+/** The edge's way in: one forwarder per public service, on the stack's Docker network. */
+function createForwarder(plan: Plan, s: PlannedService, words: Words, service: k8s.core.v1.Service, dependsOn: pulumi.Resource[]): EdgeForwarder {
+  return new EdgeForwarder(`${s.name}-edge`, {
+    name: `${s.containerName}_edge`,
+    image: plan.images.caddy,
+    command: FORWARDER_COMMAND,
+    env: service.spec.clusterIP.apply((ip) => ({ CADDYFILE: buildForwarderCaddyfile(ip, s.port) })),
+    networks: words.words.apply((w) => [{ name: plan.network, aliases: [edgeAlias(s.hostPrefix, w)] }]),
+    // A public container names its host label, so the URL words of other stacks avoid it.
+    labels: words.words.apply((w) => ({ ...plan.labels, "platform.service": s.name, "platform.role": "edge-forwarder", [PUBLIC_HOST_LABEL]: hostLabel(s.hostPrefix, w) })),
+    cpus: 0.5, memoryBytes: 128 * 1024 ** 2, pidsLimit: 256,
+    // The base caddy image has no HTTP client to probe with; the Service behind it is ready already.
+    health: { kind: "running" }, healthTimeoutSeconds: 30, stopFirst: false, stopGraceSeconds: 5,
+  }, { dependsOn });
+}
+
+/**
+ * Turns a plan into Kubernetes resources in the stack's namespace, in the Docker target's
+ * order: a database is ready before its dependents migrate; a migration Job succeeds before its
+ * Deployment rolls out (a failed one leaves the old ReplicaSet serving); a Deployment is
+ * rolled out before its dependents start. Public services come in through the platform's edge.
+ */
+export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions): TargetOutputs {
+  const provider = new k8s.Provider("cluster", { kubeconfig: opts.kubeconfig });
+  const namespace = namespaceName(plan);
+  // A kept database claim needs its namespace kept too: deleting a namespace deletes what is in it.
+  const keepNamespace = plan.services.some((s) => s.database?.retain);
+  const ns = new k8s.core.v1.Namespace("namespace", { metadata: { name: namespace, labels: { ...plan.labels } } }, { provider, retainOnDelete: keepNamespace });
+  const inNs = { provider, dependsOn: [ns] };
+  const imageSource: ImageSource = { pullPolicy: opts.testCluster ? "Never" : "IfNotPresent" };
+  const storage: DataStorage = opts.testCluster ? { kind: "hostPath", dir: opts.testCluster.volumesDir } : { kind: "storageClass" };
+
+  const publicServices = plan.services.filter((s) => s.public);
+  const network = publicServices.length ? new Network("network", { name: plan.network, labels: plan.labels }) : undefined;
+  const words = publicServices.length ? new Words("url-words", { seedName: `${plan.project}-${plan.env}`, hostPrefixes: publicServices.map((s) => s.hostPrefix) }) : undefined;
+  const edge = network
+    ? new EdgeAttachment("edge", { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain }, { dependsOn: [network] })
+    : undefined;
+
+  const values = new Map<string, Record<string, pulumi.Input<string>>>();
+  for (const s of plan.services) {
+    const password = s.database ? new Password(`${s.name}-password`, { length: 32 }) : undefined;
+    values.set(s.name, referenceValues(s, plan, serviceHost(s, namespace), words?.words, password?.value));
+  }
+  values.set(SECRETS_REF, { ...(opts.secrets ?? {}) });
+  const refs: ReferenceValues = values;
+
+  const ready = new Map<string, pulumi.Resource[]>();
+  const outputs: TargetOutputs = {};
+  for (const s of plan.services) {
+    const deps = s.dependsOn.flatMap((d) => ready.get(d) ?? []);
+    const env = resolveEnv(s.env, refs);
+    const built = s.build ? createImage(s, plan, env, opts).tag : pulumi.output(s.image as string);
+    const image = opts.testCluster ? new ClusterImage(`${s.name}-cluster-image`, { image: built }).id : built;
+    const labels = podLabels(plan, s);
+    // Named by Pulumi (a suffix): new values make a new Secret, whose new name rolls the pods.
+    const envSecret = new k8s.core.v1.Secret(`${s.name}-env`, { metadata: { namespace, labels }, type: "Opaque", stringData: env }, inNs);
+    // Not awaited: its readiness is its workload's (awaited below), and the provider's wait for
+    // endpoints counted any failed pod its selector matched, which failed later deploys on refresh.
+    const service = new k8s.core.v1.Service(`${s.name}-service`, {
+      metadata: { name: s.name, namespace, labels, annotations: { "pulumi.com/skipAwait": "true" } }, spec: serviceSpec(s),
+    }, inNs);
+    let workload: pulumi.Resource;
+    if (s.database) {
+      const v = values.get(s.name)!;
+      new k8s.core.v1.Secret(`${s.name}-credentials`, {
+        metadata: { name: `${s.name}-credentials`, namespace, labels },
+        stringData: pulumi.secret({ username: s.database.user, password: v.password as pulumi.Output<string>, database: s.database.database, url: v.url as pulumi.Output<string> }),
+      }, inNs);
+      workload = createDatabase({ plan, service: s, namespace, image, envSecret: envSecret.metadata.name, imageSource, storage, opts: { provider, dependsOn: [ns, ...deps] } });
+    } else {
+      // A rollback runs no migration (see the Docker target).
+      const migrate = s.migrate && !opts.pinnedImages
+        ? new k8s.batch.v1.Job(`${s.name}-migrate`, { metadata: { namespace, labels }, spec: migrateJobSpec(plan, s, image, envSecret.metadata.name, imageSource) }, {
+            provider, dependsOn: [ns, ...deps], customTimeouts: timeouts(s.migrate.timeoutSeconds + 30),
+          })
+        : undefined;
+      workload = new k8s.apps.v1.Deployment(s.name, {
+        metadata: { name: s.name, namespace, labels },
+        spec: deploymentSpec(plan, s, appContainer(s, image, envSecret.metadata.name, imageSource)),
+      }, { provider, dependsOn: [ns, ...deps, ...(migrate ? [migrate] : [])], customTimeouts: timeouts(s.healthTimeoutSeconds + 60) });
+    }
+    ready.set(s.name, [workload, service]);
+    if (s.public && words && edge) createForwarder(plan, s, words, service, [edge, workload, service]);
+    const v = values.get(s.name)!;
+    outputs[`${s.name}_url`] = pulumi.output(v.url as pulumi.Input<string>);
+    if (v.external_url) outputs[`${s.name}_external_url`] = pulumi.output(v.external_url as pulumi.Input<string>);
+  }
+  return outputs;
+}

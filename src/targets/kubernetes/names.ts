@@ -1,0 +1,28 @@
+import type { Plan, PlannedService } from "../../plan/types.js";
+
+/**
+ * Kubernetes names of a stack. Project, environment and service names are DNS labels already
+ * (config rules), but Docker's names join them with '_', which Kubernetes refuses. A stack gets a
+ * namespace of its own, so service names need no prefix inside it.
+ */
+export function namespaceName(plan: Pick<Plan, "project" | "env">): string {
+  const name = `${plan.project}-${plan.env}`;
+  // A namespace is one DNS label: 63 characters at most.
+  if (name.length > 63) throw new Error(`the Kubernetes namespace "${name}" (project-environment) is longer than 63 characters`);
+  return name;
+}
+
+/** The Service DNS name other services reach a service by. */
+export function serviceHost(s: Pick<PlannedService, "name">, namespace: string): string {
+  return `${s.name}.${namespace}.svc.cluster.local`;
+}
+
+/** The claim (and, on the test cluster, the volume) of a database's data. */
+export function dataClaimName(s: Pick<PlannedService, "name">): string {
+  return `${s.name}-data`;
+}
+
+/** Labels that select a service's pods: stable, because a selector cannot change. */
+export function selectorLabels(s: Pick<PlannedService, "name">): Record<string, string> {
+  return { "app.kubernetes.io/name": s.name, "app.kubernetes.io/managed-by": "platform" };
+}

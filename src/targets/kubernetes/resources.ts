@@ -1,0 +1,23 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { ContainerInputs } from "../docker/provider/container.js";
+
+/** The SDK side of the Kubernetes target's resources in the platform's provider plugin. */
+type Args<T> = { readonly [K in keyof T]: pulumi.Input<T[K]> };
+
+/** An image of the Docker engine, copied into the test cluster's containerd (provider: kubernetes/provider/cluster-image.ts). */
+export class ClusterImage extends pulumi.CustomResource {
+  constructor(name: string, args: Args<{ image: string }>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:kubernetes:ClusterImage", name, { ...args }, opts);
+  }
+}
+
+/**
+ * The edge's way to a public Kubernetes Service: a small proxy container on the stack's Docker
+ * network, under the alias the edge dials, forwarding to the Service's ClusterIP. A container
+ * like any other to the provider; a type of its own, so that progress never counts it as a service.
+ */
+export class EdgeForwarder extends pulumi.CustomResource {
+  constructor(name: string, args: Args<ContainerInputs>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:kubernetes:EdgeForwarder", name, { ...args, containerName: undefined }, opts);
+  }
+}

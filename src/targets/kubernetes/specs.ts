@@ -1,0 +1,122 @@
+import type * as k8s from "@pulumi/kubernetes";
+import type * as pulumi from "@pulumi/pulumi";
+import type { HealthSpec, Plan, PlannedService } from "../../plan/types.js";
+import { selectorLabels } from "./names.js";
+
+/**
+ * Pure helpers that turn a planned service into Kubernetes specs; the target's body only loops
+ * over them creating resources (and unit tests read them as plain objects).
+ */
+type PodSpec = k8s.types.input.core.v1.PodSpec;
+type Container = k8s.types.input.core.v1.Container;
+
+/** How pods get their images: from the test cluster's containerd, never pulled; elsewhere from a registry. */
+export interface ImageSource {
+  readonly pullPolicy: "Never" | "IfNotPresent";
+}
+
+// Endpoints leave kube-proxy's rules a moment after a pod starts terminating; until they have,
+// new connections still reach it. Sleeping before SIGTERM lets them go elsewhere first.
+export const PRE_STOP_SECONDS = 5;
+const PROBE_PERIOD_SECONDS = 2;
+
+/** The stack's labels on every object: what status, logs and destroy --delete-data select by. */
+export function stackLabels(plan: Plan, s: PlannedService): Record<string, string> {
+  return { "platform.project": plan.project, "platform.env": plan.env, "platform.service": s.name };
+}
+
+/** A serving pod's labels: the stack's, and those its Service and Deployment select. */
+export function podLabels(plan: Plan, s: PlannedService): Record<string, string> {
+  return { ...selectorLabels(s), ...stackLabels(plan, s) };
+}
+
+/** Readiness from platform.yml's health: an HTTP GET, any answer (a TCP connect), a command, or none. */
+export function readinessProbe(h: HealthSpec): k8s.types.input.core.v1.Probe | undefined {
+  const timing = { periodSeconds: PROBE_PERIOD_SECONDS, timeoutSeconds: 2, failureThreshold: 3, successThreshold: 1 };
+  if (h.kind === "http") return h.anyStatus ? { tcpSocket: { port: h.port }, ...timing } : { httpGet: { path: h.path, port: h.port }, ...timing };
+  if (h.kind === "exec") return { exec: { command: h.command }, ...timing };
+  return undefined;
+}
+
+/**
+ * Limits from the preset; requests stay small, so that a rollout's extra pod (maxSurge 1)
+ * always fits on a small node next to the old one.
+ */
+export function resources(s: PlannedService): k8s.types.input.core.v1.ResourceRequirements {
+  return {
+    limits: { cpu: String(s.cpus), memory: String(s.memoryBytes) },
+    requests: { cpu: "10m", memory: String(Math.min(s.memoryBytes, 64 * 1024 ** 2)) },
+  };
+}
+
+/** The service's container: its image, its variables from a Secret, its limits and readiness. */
+export function appContainer(s: PlannedService, image: pulumi.Input<string>, envSecret: pulumi.Input<string>, src: ImageSource): Container {
+  const probe = readinessProbe(s.health);
+  return {
+    name: s.name,
+    image,
+    imagePullPolicy: src.pullPolicy,
+    // Docker's CMD is Kubernetes' args: the image's entrypoint still runs.
+    ...(s.command ? { args: [...s.command] } : {}),
+    envFrom: [{ secretRef: { name: envSecret } }],
+    ports: [{ name: "main", containerPort: s.port }],
+    resources: resources(s),
+    ...(probe ? { readinessProbe: probe } : {}),
+    lifecycle: { preStop: { sleep: { seconds: PRE_STOP_SECONDS } } },
+    securityContext: { allowPrivilegeEscalation: false },
+  };
+}
+
+export function podSpec(s: PlannedService, container: Container): PodSpec {
+  return {
+    containers: [container],
+    terminationGracePeriodSeconds: s.stopGraceSeconds + PRE_STOP_SECONDS,
+    enableServiceLinks: false,
+  };
+}
+
+/** A stateless service: replaced one pod at a time, never below one ready pod (maxUnavailable 0). */
+export function deploymentSpec(plan: Plan, s: PlannedService, container: Container): k8s.types.input.apps.v1.DeploymentSpec {
+  return {
+    replicas: 1,
+    selector: { matchLabels: selectorLabels(s) },
+    strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+    // Old ReplicaSets are what a failed rollout falls back to; a few are enough.
+    revisionHistoryLimit: 3,
+    minReadySeconds: 0,
+    template: { metadata: { labels: podLabels(plan, s) }, spec: podSpec(s, container) },
+  };
+}
+
+export function serviceSpec(s: PlannedService): k8s.types.input.core.v1.ServiceSpec {
+  return { type: "ClusterIP", selector: selectorLabels(s), ports: [{ name: "main", port: s.port, targetPort: s.port, protocol: "TCP" }] };
+}
+
+/**
+ * A migration: one pod of the new image with the service's variables, never retried (a failed
+ * migration is reported, not repeated), killed at platform.yml's timeout.
+ */
+export function migrateJobSpec(plan: Plan, s: PlannedService, image: pulumi.Input<string>, envSecret: pulumi.Input<string>, src: ImageSource): k8s.types.input.batch.v1.JobSpec {
+  const m = s.migrate!;
+  return {
+    backoffLimit: 0,
+    activeDeadlineSeconds: m.timeoutSeconds,
+    template: {
+      // Never the selector labels: the Service would send requests to a migration's pod.
+      metadata: { labels: { ...stackLabels(plan, s), "platform.step": "migrate" } },
+      spec: {
+        restartPolicy: "Never",
+        enableServiceLinks: false,
+        containers: [{
+          name: "migrate", image, imagePullPolicy: src.pullPolicy, command: [...m.command],
+          envFrom: [{ secretRef: { name: envSecret } }], resources: resources(s), securityContext: { allowPrivilegeEscalation: false },
+        }],
+      },
+    },
+  };
+}
+
+/** Pulumi's wait for a step, from platform.yml instead of the provider's 10 minutes. */
+export function timeouts(seconds: number): pulumi.CustomTimeouts {
+  return { create: `${seconds}s`, update: `${seconds}s` };
+}

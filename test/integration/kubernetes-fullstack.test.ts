@@ -1,0 +1,131 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpsRequest, ok, parseUrls, runCli, startPoller, writeBrokenMigration } from "./cli.js";
+import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
+import { clusterUp, kubectl, podsOf } from "./kubernetes.js";
+
+/**
+ * Issue #14 end to end: the fullstack example deployed by the CLI to the Kubernetes test cluster
+ * (`--target kubernetes`), served over HTTPS through the platform's edge on 127.0.0.1, rolled
+ * out under load, broken by a failing migration, previewed with plain pulumi, destroyed and
+ * brought back with its rows.
+ */
+const project = unique("k8s-fs");
+const namespace = `${project}-preview`;
+const backend = freshBackend();
+const dir = join(mkdtempSync(join(tmpdir(), "platform-k8s-fullstack-")), "fullstack");
+const cli = (...args: string[]) => runCli(args, { cwd: dir, env: backend });
+const deploy = () => cli("deploy", "--yes", "--project", project, "--target", "kubernetes");
+const workspaceOf = (p: string) => join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", p);
+let urls: Record<string, string> = {};
+let ca = "";
+
+async function status(): Promise<{ api: string; database: string; event_count: number; latest_event: string }> {
+  const r = await httpsRequest(`${urls.api}/api/status`, ca);
+  expect(r.status).toBe(200);
+  return JSON.parse(r.body);
+}
+
+describe("fullstack example on the Kubernetes test cluster", () => {
+  beforeAll(async () => {
+    requireToolchain();
+    await clusterUp();
+    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+  }, 45 * 60_000);
+
+  afterAll(async () => {
+    await cli("destroy", "--yes", "--delete-data", "--project", project);
+    rmSync(dir, { recursive: true, force: true });
+    forgetProject(project);
+  }, 300_000);
+
+  it("deploys in dependency order as Deployments, a StatefulSet and a migration Job, and prints the public URLs", async () => {
+    const r = ok(await deploy());
+    const lines = r.stdout.split("\n");
+    const at = (needle: string) => lines.indexOf(needle);
+    expect(at("database: healthy")).toBeGreaterThanOrEqual(0);
+    expect(at("api: migrated")).toBeGreaterThan(at("database: healthy"));
+    expect(at("api: healthy")).toBeGreaterThan(at("api: migrated"));
+    expect(at("web: starting")).toBeGreaterThan(at("api: healthy"));
+    expect(r.stdout).toMatch(/^Deployment complete \(dep_[a-z0-9]+\)$/m);
+    urls = parseUrls(r.stdout);
+    expect(urls.api).toMatch(new RegExp(`^https://${project}-api-[a-z]+-[a-z]+\\.localhost$`));
+    expect(urls.web).toMatch(new RegExp(`^https://${project}-web-[a-z]+-[a-z]+\\.localhost$`));
+    ca = ok(await cli("ca")).stdout;
+    const objects = kubectl("-n", namespace, "get", "deployment,statefulset,service,job,pvc", "-o", "name").split("\n").filter(Boolean).sort();
+    expect(objects.filter((o) => !o.startsWith("job"))).toEqual([
+      "deployment.apps/api", "deployment.apps/web", "persistentvolumeclaim/database-data",
+      "service/api", "service/database", "service/web", "statefulset.apps/database",
+    ]);
+    expect(objects.filter((o) => o.startsWith("job"))).toHaveLength(1);
+    const strategy = JSON.parse(kubectl("-n", namespace, "get", "deployment/api", "-o", "jsonpath={.spec.strategy.rollingUpdate}"));
+    expect(strategy).toMatchObject({ maxUnavailable: 0 });
+  }, 900_000);
+
+  it("serves both URLs over HTTPS through 127.0.0.1, verified against the platform CA; the API reaches postgres by its Service name", async () => {
+    expect(await status()).toMatchObject({ api: "ok", database: "ok" });
+    const page = await httpsRequest(urls.web as string, ca);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain("event");
+    await expect(httpsRequest(`${urls.api}/api/status`, "")).rejects.toThrow(/certificate/);
+    const posted = await httpsRequest(`${urls.api}/api/events`, ca, { method: "POST", body: { message: "kept on the claim" } });
+    expect(posted.status).toBeLessThan(300);
+    expect((await status()).latest_event).toBe("kept on the claim");
+  });
+
+  it("a change to the API rolls out under load with no failed request; the others stay", async () => {
+    const [api, web, db] = [podsOf(namespace, "api"), podsOf(namespace, "web"), podsOf(namespace, "database")];
+    writeFileSync(join(dir, "api", "app", "version.txt"), "v2\n");
+    const poll = startPoller(`${urls.api}/api/status`, ca);
+    const r = ok(await deploy());
+    const stats = await poll.stop();
+    expect(stats.failures).toEqual([]);
+    expect(stats.sent).toBeGreaterThan(20);
+    expect(podsOf(namespace, "api")).not.toEqual(api);
+    expect([podsOf(namespace, "web"), podsOf(namespace, "database")]).toEqual([web, db]);
+    expect(r.stdout).toContain("web: unchanged");
+    console.log(`rollout under load: ${stats.sent} requests, ${stats.failed} failed, deploy ${r.seconds.toFixed(1)}s`);
+  }, 600_000);
+
+  it("a failing migration stops the deploy and the old pods keep serving", async () => {
+    const api = podsOf(namespace, "api");
+    const broken = writeBrokenMigration(join(dir, "api"));
+    const poll = startPoller(`${urls.api}/api/status`, ca);
+    const r = await deploy();
+    const stats = await poll.stop();
+    rmSync(broken);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("api: migrating");
+    expect(r.stdout).toContain("api: failed");
+    expect(r.stderr).toContain("api-migrate");
+    // The migration's own output, read from its pod.
+    expect(r.stderr).toContain("api: its migration's last lines:");
+    expect(r.stderr).toContain("no_such_table");
+    expect(stats.failures).toEqual([]);
+    expect(stats.sent).toBeGreaterThan(20);
+    expect(podsOf(namespace, "api")).toEqual(api);
+    const history = JSON.parse(ok(await cli("deployments", "--project", project, "--json")).stdout);
+    expect(history[0].outcome).toBe("failed");
+  }, 600_000);
+
+  it("plain `pulumi preview` on the stack shows no changes after a deploy", async () => {
+    ok(await deploy());
+    const out = execFileSync(requireToolchain().pulumi, ["preview", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspaceOf(project)], {
+      env: pulumiEnv(backend), encoding: "utf8", timeout: 240_000,
+    });
+    expect(out).toMatch(/\d+ unchanged/);
+  }, 600_000);
+
+  it("keeps the database rows through destroy and redeploy (retention: permanent keeps the claim)", async () => {
+    const count = (await status()).event_count;
+    expect(count).toBeGreaterThan(0);
+    ok(await cli("destroy", "--yes", "--project", project));
+    expect(kubectl("-n", namespace, "get", "deployment,statefulset", "-o", "name").trim()).toBe("");
+    expect(kubectl("-n", namespace, "get", "pvc", "-o", "name").trim()).toBe("persistentvolumeclaim/database-data");
+    urls = parseUrls(ok(await deploy()).stdout);
+    expect((await status()).event_count).toBe(count);
+  }, 900_000);
+});
