@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import type { Command } from "commander";
 import { ExitCode, VisibleError } from "../errors.js";
 import { resolveStackTarget, type StackOptions } from "./context.js";
-import { stackOptions } from "./deploy.js";
+import { stackOptions } from "./stack-flags.js";
 import { printJson } from "./render.js";
 
 interface DbConnectOptions extends StackOptions { tunnelOnly?: boolean }

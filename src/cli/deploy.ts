@@ -1,46 +1,12 @@
-import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type Config, referencedSecrets } from "../config/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
 import { resolveStackTarget, type StackOptions } from "./context.js";
-import { checkAppsDomain, checkHttpsPort } from "./flags.js";
+import { edgeSettings, stackOptions, type TargetFlags, targetSettings } from "./stack-flags.js";
 
-interface DeployOptions extends StackOptions {
-  appsDomain?: string;
-  httpsPort?: string;
+interface DeployOptions extends StackOptions, TargetFlags {
   dryRun?: boolean;
-  target?: string;
-  kubeconfig?: string;
-}
-
-/** Options every stack command takes. */
-export function stackOptions(cmd: Command, fileShortFlag = true): Command {
-  return cmd
-    .option(fileShortFlag ? "-f, --file <path>" : "--file <path>", "the config file", "platform.yml")
-    .option("-e, --env <name>", "environment (one Pulumi stack each)", "preview")
-    .option("-p, --project <name>", "project name (default: the directory's project, else name in platform.yml)")
-    .option("--json", "machine-readable output");
-}
-
-/** --apps-domain / --https-port, else their PLATFORM_* variables, checked like names in platform.yml. */
-export function edgeSettings(o: DeployOptions, env: NodeJS.ProcessEnv): { appsDomain?: string; httpsPort?: number } {
-  const domain = o.appsDomain ?? env.PLATFORM_APPS_DOMAIN;
-  const port = o.httpsPort ?? env.PLATFORM_HTTPS_PORT;
-  return {
-    appsDomain: domain === undefined ? undefined : checkAppsDomain(domain, o.appsDomain !== undefined ? "--apps-domain" : "PLATFORM_APPS_DOMAIN"),
-    httpsPort: port === undefined ? undefined : checkHttpsPort(port, o.httpsPort !== undefined ? "--https-port" : "PLATFORM_HTTPS_PORT"),
-  };
-}
-
-/** --target / --kubeconfig, else PLATFORM_TARGET / PLATFORM_KUBECONFIG; unset keeps the stack's setting. */
-export function targetSettings(o: DeployOptions, env: NodeJS.ProcessEnv): { target?: string; kubeconfig?: string } {
-  const target = o.target ?? env.PLATFORM_TARGET;
-  if (target !== undefined && target !== "docker" && target !== "kubernetes") {
-    throw new VisibleError(`${o.target !== undefined ? "--target" : "PLATFORM_TARGET"}: "${target}" is not a target`, { exitCode: ExitCode.usage, details: ["  hint: use docker (the default) or kubernetes"] });
-  }
-  const kubeconfig = o.kubeconfig ?? env.PLATFORM_KUBECONFIG;
-  return { ...(target ? { target } : {}), ...(kubeconfig ? { kubeconfig: resolve(kubeconfig) } : {}) };
 }
 
 /** What the Docker target cannot do that platform.yml asks for, said once per deploy. */

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { DeploymentRecord } from "../engine/history.js";
 import { resolveStackTarget, type StackOptions } from "./context.js";
-import { stackOptions } from "./deploy.js";
+import { stackOptions } from "./stack-flags.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { createInterface } from "node:readline/promises";
 import { ExitCode, VisibleError } from "../errors.js";
 import { resolveStackTarget, type StackOptions } from "./context.js";
-import { stackOptions } from "./deploy.js";
+import { stackOptions } from "./stack-flags.js";
 import { printJson } from "./render.js";
 
 interface DestroyOptions extends StackOptions {

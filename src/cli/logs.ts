@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { ExitCode, VisibleError } from "../errors.js";
 import { resolveStackTarget, type StackOptions } from "./context.js";
-import { stackOptions } from "./deploy.js";
+import { stackOptions } from "./stack-flags.js";
 
 interface LogsOptions extends StackOptions {
   follow?: boolean;

@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { ExitCode, VisibleError } from "../errors.js";
 import { linkedProject } from "../engine/links.js";
 import { loadValidConfig, type StackOptions, DEFAULT_ENV } from "./context.js";
-import { edgeSettings, stackOptions } from "./deploy.js";
+import { edgeSettings, stackOptions } from "./stack-flags.js";
 import { checkEnvName, checkProjectName } from "./flags.js";
 import type { PreviewState } from "./plan-render.js";
 

@@ -4,7 +4,7 @@ import { Writable } from "node:stream";
 import { referencedSecrets, SECRET_NAME_RE, type Config } from "../config/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { resolveStackTarget, type StackOptions } from "./context.js";
-import { stackOptions } from "./deploy.js";
+import { stackOptions } from "./stack-flags.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { resolveStackTarget, type StackOptions } from "./context.js";
-import { stackOptions } from "./deploy.js";
+import { stackOptions } from "./stack-flags.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 
