@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli, startPoller, writeBrokenMigration } from "./cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
 import { clusterUp, kubectl, podsOf } from "./kubernetes.js";
+import { expectFullstackDeployed } from "./fullstack-order.js";
 
 /**
  * Issue #14 end to end: the fullstack example deployed by the CLI to the Kubernetes test cluster
@@ -44,16 +45,7 @@ describe("fullstack example on the Kubernetes test cluster", () => {
 
   it("deploys in dependency order as Deployments, a StatefulSet and a migration Job, and prints the public URLs", async () => {
     const r = ok(await deploy());
-    const lines = r.stdout.split("\n");
-    const at = (needle: string) => lines.indexOf(needle);
-    expect(at("database: healthy")).toBeGreaterThanOrEqual(0);
-    expect(at("api: migrated")).toBeGreaterThan(at("database: healthy"));
-    expect(at("api: healthy")).toBeGreaterThan(at("api: migrated"));
-    expect(at("web: starting")).toBeGreaterThan(at("api: healthy"));
-    expect(r.stdout).toMatch(/^Deployment complete \(dep_[a-z0-9]+\)$/m);
-    urls = parseUrls(r.stdout);
-    expect(urls.api).toMatch(new RegExp(`^https://${project}-api-[a-z]+-[a-z]+\\.localhost$`));
-    expect(urls.web).toMatch(new RegExp(`^https://${project}-web-[a-z]+-[a-z]+\\.localhost$`));
+    urls = expectFullstackDeployed(r.stdout, project);
     ca = ok(await cli("ca")).stdout;
     const objects = kubectl("-n", namespace, "get", "deployment,statefulset,service,job,pvc", "-o", "name").split("\n").filter(Boolean).sort();
     expect(objects.filter((o) => !o.startsWith("job"))).toEqual([

@@ -1,0 +1,22 @@
+import { expect } from "vitest";
+import { parseUrls } from "./cli.js";
+
+/**
+ * What a first deploy of examples/fullstack prints, on any target: the database healthy before
+ * the api migrates, the migration before the api is healthy, the api healthy before web starts,
+ * then `Deployment complete` and the two public URLs. Returns the URLs.
+ */
+export function expectFullstackDeployed(stdout: string, project: string): Record<string, string> {
+  const lines = stdout.split("\n");
+  const at = (needle: string) => lines.indexOf(needle);
+  expect(at("database: healthy")).toBeGreaterThanOrEqual(0);
+  expect(at("api: migrated")).toBeGreaterThan(at("database: healthy"));
+  expect(at("api: healthy")).toBeGreaterThan(at("api: migrated"));
+  expect(at("web: starting")).toBeGreaterThan(at("api: healthy"));
+  expect(stdout).toMatch(/^Deployment complete \(dep_[a-z0-9]+\)$/m);
+  const urls = parseUrls(stdout);
+  expect(urls.api).toMatch(new RegExp(`^https://${project}-api-[a-z]+-[a-z]+\\.localhost$`));
+  expect(urls.web).toMatch(new RegExp(`^https://${project}-web-[a-z]+-[a-z]+\\.localhost$`));
+  expect(urls.database).toBeUndefined();
+  return urls;
+}
