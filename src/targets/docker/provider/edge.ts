@@ -4,7 +4,7 @@ import { docker, logTail, unlessGone } from "./docker-client.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "./handler.js";
 import { waitHealthy } from "./health.js";
-import { buildEdgeCaddyfile, EDGE_CONTAINER, EDGE_DATA_VOLUME } from "../edge-config.js";
+import { buildEdgeCaddyfile, edgeContainer, edgeDataVolume } from "../edge-config.js";
 
 /**
  * platform:docker:EdgeAttachment: makes sure the one shared edge proxy runs, and joins it to
@@ -34,7 +34,7 @@ async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: s
     ExposedPorts: { "443/tcp": {} },
     HostConfig: {
       PortBindings: { "443/tcp": [{ HostIp: "127.0.0.1", HostPort: String(e.httpsPort) }] },
-      Mounts: [{ Type: "volume", Source: EDGE_DATA_VOLUME, Target: "/data" }],
+      Mounts: [{ Type: "volume", Source: edgeDataVolume(), Target: "/data" }],
       RestartPolicy: { Name: "unless-stopped" },
       SecurityOpt: ["no-new-privileges:true"],
     },
@@ -82,17 +82,17 @@ async function replaceEdge(old: Docker.Container, oldInfo: Docker.ContainerInspe
   await validateEdge(e, caddyfile);
   const attached = Object.keys(oldInfo.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
   const samePort = oldInfo.HostConfig.PortBindings?.["443/tcp"]?.[0]?.HostPort === String(e.httpsPort);
-  await unlessGone(() => docker().getContainer(`${EDGE_CONTAINER}-next`).remove({ force: true, v: true }));
+  await unlessGone(() => docker().getContainer(`${edgeContainer()}-next`).remove({ force: true, v: true }));
   if (samePort) await old.stop({ t: 5 }).catch(() => undefined);
   let next: Docker.Container;
   try {
-    next = await startEdge(`${EDGE_CONTAINER}-next`, e, hash, caddyfile, attached);
+    next = await startEdge(`${edgeContainer()}-next`, e, hash, caddyfile, attached);
   } catch (err) {
     if (samePort) await old.start().catch(() => undefined);
     throw err;
   }
   await old.remove({ force: true, v: true });
-  await next.rename({ name: EDGE_CONTAINER });
+  await next.rename({ name: edgeContainer() });
   return next.id;
 }
 
@@ -106,13 +106,13 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
   return withEdgeLock(async () => {
     const caddyfile = buildEdgeCaddyfile(e.appsDomain);
     const hash = configHash(e, caddyfile);
-    const existing = docker().getContainer(EDGE_CONTAINER);
+    const existing = docker().getContainer(edgeContainer());
     const info = await unlessGone(() => existing.inspect());
     if (info?.Config.Labels?.["platform.edge-config"] === hash) {
       if (!info.State.Running) await existing.start();
       return info.Id;
     }
-    if (!info) return (await startEdge(EDGE_CONTAINER, e, hash, caddyfile, [])).id;
+    if (!info) return (await startEdge(edgeContainer(), e, hash, caddyfile, [])).id;
     return replaceEdge(existing, info, e, hash, caddyfile);
   });
 }
@@ -135,18 +135,18 @@ export const edgeHandler: ResourceHandler = {
   async create(_urn, inputs) {
     const e = inputs as unknown as EdgeInputs;
     await attachEdge(e);
-    return { id: `${EDGE_CONTAINER}@${e.network}`, outs: { edgeContainer: EDGE_CONTAINER } };
+    return { id: `${edgeContainer()}@${e.network}`, outs: { edgeContainer: edgeContainer() } };
   },
 
   async update(_id, _olds, news) {
     await attachEdge(news as unknown as EdgeInputs);
-    return { edgeContainer: EDGE_CONTAINER };
+    return { edgeContainer: edgeContainer() };
   },
 
   // The edge as it is: gone or detached means recreate; another port, domain or image (a
   // deploy of another application moved it) shows as drift, which the next update undoes.
   async read(_id, props) {
-    const edge = await unlessGone(() => docker().getContainer(EDGE_CONTAINER).inspect());
+    const edge = await unlessGone(() => docker().getContainer(edgeContainer()).inspect());
     if (!edge || !Object.keys(edge.NetworkSettings.Networks ?? {}).includes(String(props.network))) return undefined;
     const port = edge.HostConfig.PortBindings?.["443/tcp"]?.[0]?.HostPort;
     return {
@@ -159,7 +159,7 @@ export const edgeHandler: ResourceHandler = {
 
   async delete(_id, props) {
     try {
-      await docker().getNetwork(String(props.network)).disconnect({ Container: EDGE_CONTAINER, Force: true });
+      await docker().getNetwork(String(props.network)).disconnect({ Container: edgeContainer(), Force: true });
     } catch (err) {
       const code = (err as { statusCode?: number }).statusCode;
       if (code !== 404 && code !== 403 && code !== 500) throw err;
