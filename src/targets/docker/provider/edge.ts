@@ -23,8 +23,8 @@ function configHash(e: EdgeInputs, caddyfile: string): string {
   return createHash("sha256").update(`${e.image}\n${e.httpsPort}\n${caddyfile}`).digest("hex").slice(0, 16);
 }
 
-/** Creates, attaches and starts an edge container; a failed start leaves nothing behind. */
-async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: string, networks: string[]): Promise<Docker.Container> {
+/** Creates, attaches and starts an edge container; a failed start leaves nothing behind. (bench/edge starts one too.) */
+export async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: string, networks: string[]): Promise<Docker.Container> {
   const c = await docker().createContainer({
     name,
     Image: e.image,
