@@ -73,6 +73,14 @@ async function edgeCa(name) {
   throw new Error(`no local CA in ${name}`);
 }
 
+// CPU seconds a process (all its threads) has used: where a request's cost goes.
+function cpuSeconds(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+const containerPid = (name) => sh("docker", ["inspect", "-f", "{{.State.Pid}}", name]).trim();
+const proxyPid = (port) => sh("pgrep", ["-f", `docker-proxy .*-host-port ${port} `]).trim().split("\n")[0];
+
 function get(agent, target) {
   return new Promise((ok, fail) => {
     const req = request({ host: "127.0.0.1", port: target.port, path: "/", servername: target.host, ca: target.ca, agent, headers: { host: `${target.host}:${target.port}` } }, (res) => {
@@ -99,16 +107,23 @@ async function measure(target, c, seconds) {
   };
   const loops = Array.from({ length: c }, loop);
   await new Promise((r) => setTimeout(r, 1000));
+  const pids = { ...target.pids, dockerd: sh("pidof", ["dockerd"]).trim() };
+  const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const client0 = process.cpuUsage();
   measuring = true;
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, seconds * 1000));
   measuring = false;
   const elapsed = (performance.now() - t0) / 1000;
+  const client = process.cpuUsage(client0);
+  // CPU microseconds per request, per process on the path
+  const perRequest = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, ((cpuSeconds(pid) - cpu0[k]) * 1e6) / lat.length]));
+  perRequest.client = (client.user + client.system) / lat.length;
   stop = true;
   await Promise.all(loops);
   agent.destroy();
   lat.sort((a, b) => a - b);
-  return { rps: lat.length / elapsed, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)] };
+  return { rps: lat.length / elapsed, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], perRequest };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -116,12 +131,13 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function main() {
   const product = buildEdgeCaddyfile("localhost");
   const upstream = await startUpstream();
-  const targets = { direct: { port: upstream.port, host: "direct.localhost", ca: upstream.ca } };
+  const appPid = containerPid(`${tag}-app`);
+  const targets = { direct: { port: upstream.port, host: "direct.localhost", ca: upstream.ca, pids: { "docker-proxy": proxyPid(upstream.port), app: appPid } } };
     // the product's Caddyfile, and the one before issue 17 (a dial per request: no upstream keep-alive)
   const variants = { edge: product, "edge, no upstream keep-alive": product.replace(/keepalive \S+/, "keepalive off") };
   for (const [label, caddyfile] of Object.entries(variants)) {
     const e = await startBenchEdge(`${tag}-${Object.keys(targets).length}`, caddyfile);
-    targets[label] = { port: e.port, host: "bench.localhost", ca: await edgeCa(e.name) };
+    targets[label] = { port: e.port, host: "bench.localhost", ca: await edgeCa(e.name), pids: { "docker-proxy": proxyPid(e.port), caddy: containerPid(e.name), app: appPid } };
   }
   const results = {};
   for (let round = 0; round < ROUNDS; round++) {
@@ -142,6 +158,13 @@ async function main() {
       const ratio = label === "direct" ? "" : `${((100 * med(label, c, "rps")) / med("direct", c, "rps")).toFixed(0)} %`;
       console.log(`| ${label} | ${c} | ${med(label, c, "rps").toFixed(0)} | ${med(label, c, "p50").toFixed(2)} ms | ${med(label, c, "p99").toFixed(2)} ms | ${added} | ${ratio} |`);
     }
+  }
+  console.log("\nCPU per request (µs, medians), by process on the path, at 8 connections\n");
+  const procs = ["client", "docker-proxy", "caddy", "app", "dockerd"];
+  console.log(`| path | ${procs.join(" | ")} |\n|---|${procs.map(() => "---").join("|")}|`);
+  for (const label of Object.keys(targets)) {
+    const cell = (p) => { const xs = results[`${label}|8`].map((r) => r.perRequest[p]).filter((x) => x !== undefined); return xs.length ? median(xs).toFixed(0) : "–"; };
+    console.log(`| ${label} | ${procs.map(cell).join(" | ")} |`);
   }
 }
 
