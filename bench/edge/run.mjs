@@ -33,9 +33,11 @@ function freePort() {
 
 // The upstream: one Node process answering the same small JSON on 8080 (plain, for the edge)
 // and 8443 (TLS, the direct baseline), so both paths end in the same container and process.
-const SERVER = `const fs = require("fs"), http = require("http"), https = require("https");
-const h = (q, s) => { s.writeHead(200, { "content-type": "application/json" }); s.end('{"status":"ok"}'); };
-http.createServer(h).listen(8080);
+// GET /dials on the TLS port counts the connections the edge has opened to the plain port.
+const SERVER = `const http = require("http"), https = require("https");
+let dials = 0;
+const h = (q, s) => { s.writeHead(200, { "content-type": "application/json" }); s.end(q.url === "/dials" ? String(dials) : '{"status":"ok"}'); };
+http.createServer(h).on("connection", () => dials++).listen(8080);
 https.createServer({ key: process.env.TLS_KEY, cert: process.env.TLS_CERT }, h).listen(8443);`;
 
 async function startUpstream() {
@@ -81,11 +83,12 @@ function cpuSeconds(pid) {
 const containerPid = (name) => sh("docker", ["inspect", "-f", "{{.State.Pid}}", name]).trim();
 const proxyPid = (port) => sh("pgrep", ["-f", `docker-proxy .*-host-port ${port} `]).trim().split("\n")[0];
 
-function get(agent, target) {
+function get(agent, target, path = "/") {
   return new Promise((ok, fail) => {
-    const req = request({ host: "127.0.0.1", port: target.port, path: "/", servername: target.host, ca: target.ca, agent, headers: { host: `${target.host}:${target.port}` } }, (res) => {
-      res.resume();
-      res.on("end", () => (res.statusCode === 200 ? ok() : fail(new Error(`HTTP ${res.statusCode}`))));
+    const req = request({ host: "127.0.0.1", port: target.port, path, servername: target.host, ca: target.ca, agent, headers: { host: `${target.host}:${target.port}` } }, (res) => {
+      let body = "";
+      res.on("data", (d) => { body += d; });
+      res.on("end", () => (res.statusCode === 200 ? ok(body) : fail(new Error(`HTTP ${res.statusCode}`))));
     });
     req.on("error", fail);
     req.end();
@@ -110,6 +113,7 @@ async function measure(target, c, seconds) {
   const pids = { ...target.pids, dockerd: sh("pidof", ["dockerd"]).trim() };
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
   const client0 = process.cpuUsage();
+  const dials0 = Number(await get(undefined, direct, "/dials"));
   measuring = true;
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, seconds * 1000));
@@ -119,6 +123,7 @@ async function measure(target, c, seconds) {
   // CPU microseconds per request, per process on the path
   const perRequest = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, ((cpuSeconds(pid) - cpu0[k]) * 1e6) / lat.length]));
   perRequest.client = (client.user + client.system) / lat.length;
+  perRequest.dials = (Number(await get(undefined, direct, "/dials")) - dials0) / lat.length;
   stop = true;
   await Promise.all(loops);
   agent.destroy();
@@ -126,12 +131,14 @@ async function measure(target, c, seconds) {
   return { rps: lat.length / elapsed, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], perRequest };
 }
 
+let direct; // where /dials is read
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   const product = buildEdgeCaddyfile("localhost");
   const upstream = await startUpstream();
   const appPid = containerPid(`${tag}-app`);
+  direct = { port: upstream.port, host: "direct.localhost", ca: upstream.ca };
   const targets = { direct: { port: upstream.port, host: "direct.localhost", ca: upstream.ca, pids: { "docker-proxy": proxyPid(upstream.port), app: appPid } } };
     // the product's Caddyfile, and the one before issue 17 (a dial per request: no upstream keep-alive)
   const variants = { edge: product, "edge, no upstream keep-alive": product.replace(/keepalive \S+/, "keepalive off") };
@@ -161,10 +168,12 @@ async function main() {
   }
   console.log("\nCPU per request (µs, medians), by process on the path, at 8 connections\n");
   const procs = ["client", "docker-proxy", "caddy", "app", "dockerd"];
-  console.log(`| path | ${procs.join(" | ")} |\n|---|${procs.map(() => "---").join("|")}|`);
+  console.log("(and upstream dials per request: a dial is a DNS lookup in dockerd's embedded DNS plus a TCP connect)\n");
+  console.log(`| path | ${procs.join(" | ")} | upstream dials per request |\n|---|${procs.map(() => "---").join("|")}|---|`);
   for (const label of Object.keys(targets)) {
     const cell = (p) => { const xs = results[`${label}|8`].map((r) => r.perRequest[p]).filter((x) => x !== undefined); return xs.length ? median(xs).toFixed(0) : "–"; };
-    console.log(`| ${label} | ${procs.map(cell).join(" | ")} |`);
+    const dials = label === "direct" ? "–" : median(results[`${label}|8`].map((r) => r.perRequest.dials)).toFixed(3);
+    console.log(`| ${label} | ${procs.map(cell).join(" | ")} | ${dials} |`);
   }
 }
 
