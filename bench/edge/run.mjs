@@ -141,7 +141,12 @@ async function main() {
   direct = { port: upstream.port, host: "direct.localhost", ca: upstream.ca };
   const targets = { direct: { port: upstream.port, host: "direct.localhost", ca: upstream.ca, pids: { "docker-proxy": proxyPid(upstream.port), app: appPid } } };
     // the product's Caddyfile, and the one before issue 17 (a dial per request: no upstream keep-alive)
-  const variants = { edge: product, "edge, no upstream keep-alive": product.replace(/keepalive \S+/, "keepalive off") };
+  // and the product's without what makes POSTs survive a swap (retries on any method, buffered bodies)
+  const variants = {
+    edge: product,
+    "edge, no upstream keep-alive": product.replace(/keepalive \S+/, "keepalive off"),
+    "edge, no retries or body buffers": product.replace(/\t+lb_retry_match \{[^}]*\}\n/, "").replace(/\t+request_buffers \S+\n/, ""),
+  };
   for (const [label, caddyfile] of Object.entries(variants)) {
     const e = await startBenchEdge(`${tag}-${Object.keys(targets).length}`, caddyfile);
     targets[label] = { port: e.port, host: "bench.localhost", ca: await edgeCa(e.name), pids: { "docker-proxy": proxyPid(e.port), caddy: containerPid(e.name), app: appPid } };

@@ -202,7 +202,7 @@ caddy_binary() {
   if [ ! -x "$bin" ]; then
     grep -Eq "github.com/caddyserver/caddy/v2 v$BASE_CADDY_VERSION\$" "$moddir/go.mod" \
       || fail "scripts/setup/go/caddy/go.mod does not pin caddy v$BASE_CADDY_VERSION (images.sh): update it with go mod tidy"
-    command -v go >/dev/null || fail "Go is needed to build Caddy $BASE_CADDY_VERSION for the HTTPS edge: install Go >= 1.25 (apt-get install golang-go), or set PLATFORM_BASE_IMAGES=public where a registry is reachable"
+    command -v go >/dev/null || fail "Go is needed to build Caddy $BASE_CADDY_VERSION for the HTTPS edge: install Go >= 1.26 (the go directive of scripts/setup/go/caddy/go.mod), or set PLATFORM_BASE_IMAGES=public where a registry is reachable"
     echo "  building Caddy $BASE_CADDY_VERSION from Go modules (about 80 s on 2 cores; log: $PLATFORM_HOME/logs/build-caddy.log) ..." >&2
     "$REPO_ROOT/scripts/setup/build-go-tool.sh" "$moddir" "$bin" platform.local/tools/caddy "" "-s -w" >"$PLATFORM_HOME/logs/build-caddy.log" 2>&1 \
       || fail "building Caddy failed; last lines of $PLATFORM_HOME/logs/build-caddy.log:
