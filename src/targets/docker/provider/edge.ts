@@ -66,7 +66,11 @@ async function validateEdge(e: EdgeInputs, caddyfile: string): Promise<void> {
   try {
     await c.start();
     const { StatusCode } = (await c.wait()) as { StatusCode: number };
-    if (StatusCode !== 0) throw new Error(`the new HTTPS edge (${e.image}) refused its configuration (exit ${StatusCode}); the running edge was left as it is\n${(await logTail(c.id)) || "(no output)"}`);
+    if (StatusCode === 0) return;
+    const out = (await logTail(c.id)) || "(no output)";
+    // An image from before the set-up built Caddy 2.11 (Debian's 2.6 knows no request_buffers).
+    const hint = /unrecognized subdirective/.test(out) ? `\nThe edge needs Caddy >= 2.11 (request bodies replayed on retries): run npm run setup, which builds platform-local/caddy:2.11, or set PLATFORM_CADDY_IMAGE to such an image.` : "";
+    throw new Error(`the new HTTPS edge (${e.image}) refused its configuration (exit ${StatusCode}); the running edge was left as it is${hint}\n${out}`);
   } finally {
     await c.remove({ force: true, v: true }).catch(() => undefined);
   }
