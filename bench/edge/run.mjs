@@ -62,9 +62,9 @@ async function startUpstream() {
 async function startBenchEdge(name, caddyfile) {
   process.env.PLATFORM_EDGE_NAME = name; // its own data volume (local CA): platform-bench-edge-...-data
   const port = await freePort();
+  created.volumes.push(`${name}-data`); // made by the engine even when the start fails
   const c = await startEdge(name, { network: tag, image: caddyImage, httpsPort: port, appsDomain: "localhost" }, "bench", caddyfile, [tag]);
   created.containers.push(c.id);
-  created.volumes.push(`${name}-data`);
   return { port, name };
 }
 
