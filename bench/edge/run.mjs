@@ -140,11 +140,12 @@ async function main() {
   const appPid = containerPid(`${tag}-app`);
   direct = { port: upstream.port, host: "direct.localhost", ca: upstream.ca };
   const targets = { direct: { port: upstream.port, host: "direct.localhost", ca: upstream.ca, pids: { "docker-proxy": proxyPid(upstream.port), app: appPid } } };
-    // the product's Caddyfile, and the one before issue 17 (a dial per request: no upstream keep-alive)
+    // the product's Caddyfile (a dial per request), one with pooled upstream connections (cheaper,
+  // but a stopping Next.js never drains under it: see edge-config.ts)
   // and the product's without what makes POSTs survive a swap (retries on any method, buffered bodies)
   const variants = {
     edge: product,
-    "edge, no upstream keep-alive": product.replace(/keepalive \S+/, "keepalive off"),
+    "edge, upstream keep-alive 3s": product.replace(/keepalive \S+/, "keepalive 3s"),
     "edge, no retries or body buffers": product.replace(/\t+lb_retry_match \{[^}]*\}\n/, "").replace(/\t+request_buffers \S+\n/, ""),
   };
   for (const [label, caddyfile] of Object.entries(variants)) {

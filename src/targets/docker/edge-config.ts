@@ -17,13 +17,14 @@ export { EDGE_CA_PATH, edgeContainer, edgeDataVolume } from "../../plan/constant
  *   sent again (bigger ones stream, and are retried only when the failure was a dial error).
  *   A request that an app received and then died on without answering is retried too: a
  *   POST handler that must not run twice should be idempotent (an idempotency key).
- * - connections to upstreams are pooled (keep-alive): a pooled connection that the stopping
- *   container closes is one more such retried failure, and pooling is what makes the edge cheap
- *   (bench/edge: a dial per request, with its DNS lookup, added 4 ms to the p50). Idle ones are
- *   dropped after UPSTREAM_IDLE, before uvicorn's and Node's own 5 s, so that the edge never
- *   sends on a connection the app is closing for idleness.
+ * - no keep-alive to upstreams: a dial per request. Pooling made the edge cheaper (bench/edge: p50
+ *   added 0.66 ms against 2.3 ms), but Node's HTTP server (Next.js) keeps serving, with
+ *   "Connection: keep-alive", on a connection that stays busy after server.close(): under
+ *   steady load a stopping Next.js never finishes its drain, and SIGKILL at the end of the grace
+ *   period cuts the responses it is streaming (measured: 6 GET / cut at one instant in a web
+ *   swap). A fresh dial to a stopping container is refused instead, and falls through to the
+ *   new one.
  */
-export const UPSTREAM_IDLE = "3s";
 export const REPLAY_BODY_BYTES = "1MB";
 
 export function buildEdgeCaddyfile(appsDomain: string): string {
@@ -48,7 +49,7 @@ export function buildEdgeCaddyfile(appsDomain: string): string {
 		request_buffers ${REPLAY_BODY_BYTES}
 		transport http {
 			dial_timeout 2s
-			keepalive ${UPSTREAM_IDLE}
+			keepalive off
 		}
 	}
 	handle_errors {
