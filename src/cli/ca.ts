@@ -6,9 +6,9 @@ import { ExitCode, VisibleError } from "../errors.js";
 export async function readEdgeCa(): Promise<string> {
   const { requireEngine, execOutput } = await import("../runtime/docker.js");
   await requireEngine();
-  const { EDGE_CA_PATH, EDGE_CONTAINER } = await import("../plan/constants.js");
+  const { EDGE_CA_PATH, edgeContainer } = await import("../plan/constants.js");
   try {
-    const r = await execOutput(EDGE_CONTAINER, ["cat", EDGE_CA_PATH]);
+    const r = await execOutput(edgeContainer(), ["cat", EDGE_CA_PATH]);
     if (r.exitCode === 0 && r.output.includes("BEGIN CERTIFICATE")) return r.output;
   } catch { /* no edge container: below */ }
   throw new VisibleError("no edge CA yet: deploy a project with a public service first (platform deploy)", { exitCode: ExitCode.failed });

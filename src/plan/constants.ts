@@ -6,7 +6,11 @@ export const EDGE_ALIAS_SUFFIX_TEXT = ".edge";
 export const DEFAULT_APPS_DOMAIN = "localhost";
 export const DEFAULT_HTTPS_PORT = 443;
 export const DEFAULT_HEALTH_TIMEOUT_SECONDS = 120;
-/** The one shared edge proxy on a Docker engine, its data volume, and where its local CA root lives. */
-export const EDGE_CONTAINER = "platform-edge";
-export const EDGE_DATA_VOLUME = "platform-edge-data";
+/**
+ * The one shared edge proxy on a Docker engine and its data volume (its local CA). PLATFORM_EDGE_NAME
+ * names a second, separate edge (another port, its own CA): tests that change the edge's image
+ * or configuration use one, so that they never move the edge every other deploy on the engine uses.
+ */
+export const edgeContainer = (): string => process.env.PLATFORM_EDGE_NAME || "platform-edge";
+export const edgeDataVolume = (): string => `${edgeContainer()}-data`;
 export const EDGE_CA_PATH = "/data/caddy/pki/authorities/local/root.crt";

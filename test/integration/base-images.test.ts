@@ -20,7 +20,7 @@ const IMAGES = {
   python: "platform-local/python:3.11",
   node: "platform-local/node:22",
   postgres: "platform-local/postgres:15",
-  caddy: "platform-local/caddy:2.6",
+  caddy: "platform-local/caddy:2.11",
 } as const;
 
 const RUN_ID = `${process.pid}-${randomBytes(3).toString("hex")}`;
@@ -166,9 +166,9 @@ describe("platform-local/node:22", () => {
   });
 });
 
-describe("platform-local/caddy:2.6", () => {
+describe("platform-local/caddy:2.11", () => {
   it("runs `caddy version`", async () => {
-    expect(await runIn(IMAGES.caddy, ["caddy", "version"])).toMatch(/^v?2\.6\.\d+/);
+    expect(await runIn(IMAGES.caddy, ["caddy", "version"])).toMatch(/^v?2\.11\.9 /);
   });
 
   it("keeps its local CA in the /data volume", async () => {

@@ -63,6 +63,9 @@ export function httpsRequest(url: string, ca: string, opts: { method?: string; b
       res.setEncoding("utf8");
       res.on("data", (c) => { data += c; });
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data, authorized }));
+      // A response cut in the middle of its body is a failure, not a request that never ends.
+      res.on("error", reject);
+      res.on("close", () => { if (!res.complete) reject(new Error(`response aborted after HTTP ${res.statusCode} (body incomplete)`)); });
     });
     req.on("timeout", () => req.destroy(new Error("timeout")));
     req.on("error", reject);

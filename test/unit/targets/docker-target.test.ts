@@ -40,7 +40,7 @@ describe("docker target (mocked engine)", () => {
       "platform:docker:Job api-migrate", "platform:docker:Network network", "platform:docker:Volume database-data",
       "platform:random:Password database-password", "platform:random:Words url-words",
     ]);
-    expect(byName("edge").inputs).toMatchObject({ network: "fullstack_preview", image: "platform-local/caddy:2.6", httpsPort: 443, appsDomain: "localhost" });
+    expect(byName("edge").inputs).toMatchObject({ network: "fullstack_preview", image: "platform-local/caddy:2.11", httpsPort: 443, appsDomain: "localhost" });
   });
 
   it("wires references: the connection string, internal and public URLs", () => {

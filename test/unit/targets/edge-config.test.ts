@@ -10,6 +10,13 @@ describe("edge configuration", () => {
     expect(c).toContain("admin unix//run/caddy-admin.sock");
     expect(c).toContain("on_demand");
   });
+  it("retries a request of any method on the other container, with its body buffered, and dials per request", () => {
+    const c = buildEdgeCaddyfile("localhost");
+    expect(c).toMatch(/lb_retry_match \{\n\t+method GET HEAD OPTIONS POST PUT PATCH DELETE\n/);
+    expect(c).toContain("request_buffers 1MB");
+    // Pooled connections keep a stopping Next.js serving until SIGKILL cuts its responses.
+    expect(c).toContain("keepalive off");
+  });
   it("counts the labels of a longer apps domain", () => {
     expect(buildEdgeCaddyfile("apps.example.com")).toContain("{http.request.host.labels.3}.edge:8080");
   });

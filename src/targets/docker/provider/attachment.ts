@@ -6,19 +6,21 @@ import type { ResourceHandler } from "./handler.js";
  * application on the engine (the edge, the telemetry receiver) to one application's network.
  * `ensure` makes the container as the inputs want it and returns its id; a delete only detaches.
  */
-export function buildAttachmentMethods(container: string, outKey: string, ensure: (inputs: Record<string, unknown>) => Promise<string>): Pick<ResourceHandler, "create" | "update" | "delete"> {
+export function buildAttachmentMethods(name: string | (() => string), outKey: string, ensure: (inputs: Record<string, unknown>) => Promise<string>): Pick<ResourceHandler, "create" | "update" | "delete"> {
+  // A function when the name comes from the environment (PLATFORM_EDGE_NAME), read at each call.
+  const containerName = typeof name === "string" ? () => name : name;
   const attach = async (inputs: Record<string, unknown>) => joinNetwork(String(inputs.network), await ensure(inputs));
   return {
     async create(_urn, inputs) {
       await attach(inputs);
-      return { id: `${container}@${String(inputs.network)}`, outs: { [outKey]: container } };
+      return { id: `${containerName()}@${String(inputs.network)}`, outs: { [outKey]: containerName() } };
     },
     async update(_id, _olds, news) {
       await attach(news);
-      return { [outKey]: container };
+      return { [outKey]: containerName() };
     },
     async delete(_id, props) {
-      await leaveNetwork(String(props.network), container);
+      await leaveNetwork(String(props.network), containerName());
     },
   };
 }

@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { type Holder, processStart, tryLock, unlock } from "../../../process-lock.js";
 import { platformHome } from "../../../settings.js";
+import { edgeContainer } from "../edge-config.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -13,7 +14,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function withEdgeLock<T>(work: () => Promise<T>, what: "edge" | "telemetry" = "edge", timeoutMs = 180_000): Promise<T> {
   mkdirSync(platformHome(), { recursive: true, mode: 0o700 });
-  const file = join(platformHome(), `${what}.lock`);
+  const name = what === "edge" ? edgeContainer() : "telemetry";
+  const file = join(platformHome(), name === "platform-edge" ? "edge.lock" : `${name}.lock`);
   const me: Holder = { pid: process.pid, pidStart: processStart(process.pid), host: hostname() };
   for (const deadline = Date.now() + timeoutMs; tryLock(file, me) !== undefined; await sleep(200)) {
     if (Date.now() > deadline) throw new Error(`another deploy has been changing the ${what === "edge" ? "HTTPS edge" : "telemetry receiver"} for ${timeoutMs / 1000}s (lock ${file}); try again`);

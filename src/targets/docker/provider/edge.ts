@@ -5,7 +5,7 @@ import { docker, logTail, unlessGone } from "./docker-client.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "./handler.js";
 import { waitHealthy } from "./health.js";
-import { buildEdgeCaddyfile, EDGE_CONTAINER, EDGE_DATA_VOLUME } from "../edge-config.js";
+import { buildEdgeCaddyfile, edgeContainer, edgeDataVolume } from "../edge-config.js";
 
 /**
  * platform:docker:EdgeAttachment: makes sure the one shared edge proxy runs, and joins it to
@@ -24,8 +24,8 @@ function configHash(e: EdgeInputs, caddyfile: string): string {
   return createHash("sha256").update(`${e.image}\n${e.httpsPort}\n${caddyfile}`).digest("hex").slice(0, 16);
 }
 
-/** Creates, attaches and starts an edge container; a failed start leaves nothing behind. */
-async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: string, networks: string[]): Promise<Docker.Container> {
+/** Creates, attaches and starts an edge container; a failed start leaves nothing behind. (bench/edge starts one too.) */
+export async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: string, networks: string[]): Promise<Docker.Container> {
   const c = await docker().createContainer({
     name,
     Image: e.image,
@@ -35,7 +35,7 @@ async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: s
     ExposedPorts: { "443/tcp": {} },
     HostConfig: {
       PortBindings: { "443/tcp": [{ HostIp: "127.0.0.1", HostPort: String(e.httpsPort) }] },
-      Mounts: [{ Type: "volume", Source: EDGE_DATA_VOLUME, Target: "/data" }],
+      Mounts: [{ Type: "volume", Source: edgeDataVolume(), Target: "/data" }],
       RestartPolicy: { Name: "unless-stopped" },
       SecurityOpt: ["no-new-privileges:true"],
     },
@@ -67,7 +67,11 @@ async function validateEdge(e: EdgeInputs, caddyfile: string): Promise<void> {
   try {
     await c.start();
     const { StatusCode } = (await c.wait()) as { StatusCode: number };
-    if (StatusCode !== 0) throw new Error(`the new HTTPS edge (${e.image}) refused its configuration (exit ${StatusCode}); the running edge was left as it is\n${(await logTail(c.id)) || "(no output)"}`);
+    if (StatusCode === 0) return;
+    const out = (await logTail(c.id)) || "(no output)";
+    // An image from before the set-up built Caddy 2.11 (Debian's 2.6 knows no request_buffers).
+    const hint = /unrecognized subdirective/.test(out) ? `\nThe edge needs Caddy >= 2.11 (request bodies replayed on retries): run npm run setup, which builds platform-local/caddy:2.11, or set PLATFORM_CADDY_IMAGE to such an image.` : "";
+    throw new Error(`the new HTTPS edge (${e.image}) refused its configuration (exit ${StatusCode}); the running edge was left as it is${hint}\n${out}`);
   } finally {
     await c.remove({ force: true, v: true }).catch(() => undefined);
   }
@@ -83,17 +87,17 @@ async function replaceEdge(old: Docker.Container, oldInfo: Docker.ContainerInspe
   await validateEdge(e, caddyfile);
   const attached = Object.keys(oldInfo.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
   const samePort = oldInfo.HostConfig.PortBindings?.["443/tcp"]?.[0]?.HostPort === String(e.httpsPort);
-  await unlessGone(() => docker().getContainer(`${EDGE_CONTAINER}-next`).remove({ force: true, v: true }));
+  await unlessGone(() => docker().getContainer(`${edgeContainer()}-next`).remove({ force: true, v: true }));
   if (samePort) await old.stop({ t: 5 }).catch(() => undefined);
   let next: Docker.Container;
   try {
-    next = await startEdge(`${EDGE_CONTAINER}-next`, e, hash, caddyfile, attached);
+    next = await startEdge(`${edgeContainer()}-next`, e, hash, caddyfile, attached);
   } catch (err) {
     if (samePort) await old.start().catch(() => undefined);
     throw err;
   }
   await old.remove({ force: true, v: true });
-  await next.rename({ name: EDGE_CONTAINER });
+  await next.rename({ name: edgeContainer() });
   return next.id;
 }
 
@@ -107,13 +111,13 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
   return withEdgeLock(async () => {
     const caddyfile = buildEdgeCaddyfile(e.appsDomain);
     const hash = configHash(e, caddyfile);
-    const existing = docker().getContainer(EDGE_CONTAINER);
+    const existing = docker().getContainer(edgeContainer());
     const info = await unlessGone(() => existing.inspect());
     if (info?.Config.Labels?.["platform.edge-config"] === hash) {
       if (!info.State.Running) await existing.start();
       return info.Id;
     }
-    if (!info) return (await startEdge(EDGE_CONTAINER, e, hash, caddyfile, [])).id;
+    if (!info) return (await startEdge(edgeContainer(), e, hash, caddyfile, [])).id;
     return replaceEdge(existing, info, e, hash, caddyfile);
   });
 }
@@ -121,12 +125,12 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
 export const edgeHandler: ResourceHandler = {
   inputKeys: ["network", "image", "httpsPort", "appsDomain"],
   updatable: ["image", "httpsPort", "appsDomain"],
-  ...buildAttachmentMethods(EDGE_CONTAINER, "edgeContainer", (inputs) => ensureEdge(inputs as unknown as EdgeInputs)),
+  ...buildAttachmentMethods(edgeContainer, "edgeContainer", (inputs) => ensureEdge(inputs as unknown as EdgeInputs)),
 
   // The edge as it is: gone or detached means recreate; another port, domain or image (a
   // deploy of another application moved it) shows as drift, which the next update undoes.
   async read(_id, props) {
-    const edge = await unlessGone(() => docker().getContainer(EDGE_CONTAINER).inspect());
+    const edge = await unlessGone(() => docker().getContainer(edgeContainer()).inspect());
     if (!edge || !Object.keys(edge.NetworkSettings.Networks ?? {}).includes(String(props.network))) return undefined;
     const port = edge.HostConfig.PortBindings?.["443/tcp"]?.[0]?.HostPort;
     return {
