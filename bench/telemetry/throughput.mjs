@@ -37,7 +37,7 @@ const { buildFastapiRecipe } = await import("../../dist/plan/recipes/index.js");
 const { buildTelemetryEnv } = await import("../../dist/plan/telemetry-env.js");
 const { ensureReceiverImage } = await import("../../dist/targets/docker/provider/telemetry.js");
 
-const id = `bench-otel-${process.pid}`;
+const id = `${process.env.BENCH_PREFIX ?? "bench"}-otel-${process.pid}`;
 const network = id;
 const receiver = `${id}-receiver`;
 const storeDir = mkdtempSync(join(tmpdir(), "bench-otel-store-"));
@@ -119,7 +119,22 @@ async function load(port) {
   }));
   agent.destroy();
   if (bad) throw new Error(`${bad} failed requests on port ${port}`);
-  return n / (Number(process.hrtime.bigint() - t0) / 1e9);
+  return { rate: n / (Number(process.hrtime.bigint() - t0) / 1e9), n };
+}
+
+/** CPU seconds the container has used (its cgroup: v1 cpuacct, or v2 cpu.stat). */
+function cpuSeconds(name) {
+  const out = docker("exec", name, "sh", "-c", "cat /sys/fs/cgroup/cpuacct/cpuacct.usage 2>/dev/null || grep usage_usec /sys/fs/cgroup/cpu.stat");
+  return out.startsWith("usage_usec") ? Number(out.split(" ")[1]) / 1e6 : Number(out) / 1e9;
+}
+
+/** Load both containers at once; requests per second and per CPU second of each. */
+async function round(ports) {
+  const names = { plain: `${id}-plain`, otel: `${id}-otel` };
+  const cpu0 = { plain: cpuSeconds(names.plain), otel: cpuSeconds(names.otel) };
+  const [plain, otel] = await Promise.all([load(ports.plain), load(ports.otel)]);
+  const perCpu = (r, k) => r.n / (cpuSeconds(names[k]) - cpu0[k]);
+  return { plain: plain.rate, otel: otel.rate, plainPerCpu: perCpu(plain, "plain"), otelPerCpu: perCpu(otel, "otel") };
 }
 
 const cleanUp = () => {
@@ -148,12 +163,11 @@ try {
   await Promise.all(Object.values(ports).map((p) => load(p)));
   // Both at once in every round: the two containers see the same machine at the same moment
   // (a shared machine's load drifts between rounds), each with its own CPU and the same load.
-  const results = { plain: [], otel: [] };
+  const results = { plain: [], otel: [], plainPerCpu: [], otelPerCpu: [] };
   for (let r = 0; r < ROUNDS; r++) {
-    const [plainRate, otelRate] = await Promise.all([load(ports.plain), load(ports.otel)]);
-    results.plain.push(plainRate);
-    results.otel.push(otelRate);
-    process.stderr.write(`round ${r + 1}: plain ${plainRate.toFixed(0)} req/s, instrumented ${otelRate.toFixed(0)} req/s\n`);
+    const res = await round(ports);
+    for (const k of Object.keys(results)) results[k].push(res[k]);
+    process.stderr.write(`round ${r + 1}: plain ${res.plain.toFixed(0)} req/s ${res.plainPerCpu.toFixed(0)} req/CPU-s, instrumented ${res.otel.toFixed(0)} req/s ${res.otelPerCpu.toFixed(0)} req/CPU-s\n`);
   }
   const spans = docker("exec", receiver, "node", "-e",
     "const {DatabaseSync}=require('node:sqlite');const d=new DatabaseSync('/data/telemetry.sqlite',{readOnly:true});console.log(d.prepare('select count(*) n from spans').get().n)");
@@ -161,9 +175,11 @@ try {
   const o = median(results.otel);
   // Each round's two runs saw the same machine: the median of the per-round ratios.
   const ratio = median(results.otel.map((x, i) => x / results.plain[i]));
+  // Requests per CPU second: what each request costs, whatever share of the machine each container got.
+  const cpuRatio = median(results.otelPerCpu.map((x, i) => x / results.plainPerCpu[i]));
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-  console.log(JSON.stringify({ seconds: SECONDS, rounds: ROUNDS, concurrency: CONCURRENCY, sampleRatio: RATIO, plainReqPerSec: Math.round(p), instrumentedReqPerSec: Math.round(o), ratio: Number(ratio.toFixed(3)), roundRatios: results.otel.map((x, i) => Number((x / results.plain[i]).toFixed(2))), extraEnv: EXTRA_ENV, spansStored: Number(spans.split("\n").pop()) }));
-  console.log(`| ${new Date().toISOString().slice(0, 10)} | ${cpus().length} cores, load ${loadavg()[0].toFixed(1)} | ${commit} | ${RATIO} | ${Math.round(p)} | ${Math.round(o)} | ${ratio.toFixed(2)} |${EXTRA_ENV.length ? ` ${EXTRA_ENV.join(" ")}` : ""}`);
+  console.log(JSON.stringify({ seconds: SECONDS, rounds: ROUNDS, concurrency: CONCURRENCY, sampleRatio: RATIO, plainReqPerSec: Math.round(p), instrumentedReqPerSec: Math.round(o), ratio: Number(ratio.toFixed(3)), roundRatios: results.otel.map((x, i) => Number((x / results.plain[i]).toFixed(2))), cpuRatio: Number(cpuRatio.toFixed(3)), roundCpuRatios: results.otelPerCpu.map((x, i) => Number((x / results.plainPerCpu[i]).toFixed(2))), extraEnv: EXTRA_ENV, spansStored: Number(spans.split("\n").pop()) }));
+  console.log(`| ${new Date().toISOString().slice(0, 10)} | ${cpus().length} cores, load ${loadavg()[0].toFixed(1)} | ${commit} | ${RATIO} | ${Math.round(p)} | ${Math.round(o)} | ${ratio.toFixed(2)} | ${cpuRatio.toFixed(2)} |${EXTRA_ENV.length ? ` ${EXTRA_ENV.join(" ")}` : ""}`);
 } finally {
   cleanUp();
 }

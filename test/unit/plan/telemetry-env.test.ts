@@ -27,6 +27,8 @@ describe("the OTEL_* settings the plan injects", () => {
     expect(text(api.env.OTEL_EXPORTER_OTLP_PROTOCOL)).toBe("http/protobuf");
     expect(text(api.env.OTEL_TRACES_SAMPLER)).toBe("parentbased_traceidratio");
     expect(text(api.env.OTEL_TRACES_SAMPLER_ARG)).toBe("1");
+    // Exemplars cost every measurement of a sampled request and the receiver keeps none.
+    expect(text(api.env.OTEL_METRICS_EXEMPLAR_FILTER)).toBe("always_off");
     expect(text(api.env.OTEL_RESOURCE_ATTRIBUTES)).toBe("platform.project=shop,platform.env=preview,platform.service=api,deployment.environment.name=preview");
     expect(api.env.OTEL_EXPORTER_OTLP_ENDPOINT).toEqual([{ kind: "ref", service: TELEMETRY_REF, property: OTLP_ENDPOINT_PROPERTY }]);
     // Nothing per deployment: a redeploy without changes keeps every variable.
