@@ -47,7 +47,23 @@ export interface HttpsResponse { status: number; body: string; authorized: boole
  * HTTPS to a public URL, sent to 127.0.0.1 whatever the host name (Node's resolver does not
  * map *.localhost to loopback as browsers and curl do), verified against the platform CA.
  */
-export function httpsRequest(url: string, ca: string, opts: { method?: string; body?: unknown; agent?: Agent; timeoutMs?: number } = {}): Promise<HttpsResponse> {
+/**
+ * One HTTPS request through the edge. A certificate the edge issued on demand this very second
+ * can be "not yet valid" for a moment (its NotBefore is the issuing second, as the client's
+ * clock sees it): that is retried for up to 5 s, never any other error.
+ */
+export async function httpsRequest(url: string, ca: string, opts: { method?: string; body?: unknown; agent?: Agent; timeoutMs?: number } = {}): Promise<HttpsResponse> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await httpsRequestOnce(url, ca, opts);
+    } catch (err) {
+      if ((err as { code?: string }).code !== "CERT_NOT_YET_VALID" || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+function httpsRequestOnce(url: string, ca: string, opts: { method?: string; body?: unknown; agent?: Agent; timeoutMs?: number }): Promise<HttpsResponse> {
   const u = new URL(url);
   const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   return new Promise((resolve, reject) => {
