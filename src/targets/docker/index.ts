@@ -1,14 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
-import { SECRETS_REF } from "../../config/index.js";
 import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
 import { edgeAlias } from "../../plan/naming.js";
 import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/telemetry-env.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
-import { referenceValues, resolveEnv, type ReferenceValues } from "../references.js";
+import { resolveEnv, type ReferenceValues } from "../references.js";
 import { createImage, type ImageBuildOptions } from "./build-image.js";
 import { PUBLIC_HOST_LABEL } from "./provider/ownership.js";
 import { hostLabel } from "./provider/words.js";
-import { Container, EdgeAttachment, Job, Network, Password, TelemetryAttachment, Volume, Words } from "./resources.js";
+import { Container, EdgeAttachment, Job, Network, TelemetryAttachment, Volume, Words } from "./resources.js";
+import { stackReferences } from "./stack-references.js";
 import { receiverContext, TELEMETRY_ENDPOINT } from "./telemetry-image.js";
 
 export interface DockerTargetOptions extends ImageBuildOptions {
@@ -51,13 +51,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     ? new EdgeAttachment("edge", { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain }, { dependsOn: [network] })
     : undefined;
 
-  const values = new Map<string, Record<string, pulumi.Input<string>>>();
-  for (const s of plan.services) {
-    const password = s.database ? new Password(`${s.name}-password`, { length: 32 }) : undefined;
-    values.set(s.name, referenceValues(s, plan, s.name, words?.words, password?.value));
-  }
-  // ${secrets.NAME} resolves like a property of a service named "secrets" (a reserved name).
-  values.set(SECRETS_REF, { ...(opts.secrets ?? {}) });
+  const values = stackReferences(plan, (s) => s.name, words?.words, opts.secrets);
   const telemetry = createTelemetry(plan, network, opts);
   if (telemetry) values.set(TELEMETRY_REF, { [OTLP_ENDPOINT_PROPERTY]: TELEMETRY_ENDPOINT });
   const refs: ReferenceValues = values;

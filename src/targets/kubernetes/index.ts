@@ -1,14 +1,14 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { SECRETS_REF } from "../../config/index.js";
 import { edgeAlias } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { type ImageBuildOptions, createImage } from "../docker/build-image.js";
 import type { TargetOutputs } from "../docker/index.js";
 import { PUBLIC_HOST_LABEL } from "../docker/provider/ownership.js";
 import { hostLabel } from "../docker/provider/words.js";
-import { EdgeAttachment, Network, Password, Words } from "../docker/resources.js";
-import { referenceValues, resolveEnv, type ReferenceValues } from "../references.js";
+import { EdgeAttachment, Network, Words } from "../docker/resources.js";
+import { stackReferences } from "../docker/stack-references.js";
+import { resolveEnv, type ReferenceValues } from "../references.js";
 import { createDatabase, type DataStorage } from "./database.js";
 import { buildForwarderCaddyfile, FORWARDER_COMMAND } from "./edge.js";
 import { namespaceName, serviceHost } from "./names.js";
@@ -66,12 +66,7 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
     ? new EdgeAttachment("edge", { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain }, { dependsOn: [network] })
     : undefined;
 
-  const values = new Map<string, Record<string, pulumi.Input<string>>>();
-  for (const s of plan.services) {
-    const password = s.database ? new Password(`${s.name}-password`, { length: 32 }) : undefined;
-    values.set(s.name, referenceValues(s, plan, serviceHost(s, namespace), words?.words, password?.value));
-  }
-  values.set(SECRETS_REF, { ...(opts.secrets ?? {}) });
+  const values = stackReferences(plan, (s) => serviceHost(s, namespace), words?.words, opts.secrets);
   const refs: ReferenceValues = values;
 
   const ready = new Map<string, pulumi.Resource[]>();
