@@ -73,12 +73,24 @@ function toPosix(path: string): string {
   return path.split(sep).join("/");
 }
 
-/** The workspace kind a directory roots, judged from its snapshot, if any. */
-function workspaceKind(root: SourceSnapshot, service: SourceSnapshot): WorkspaceSnapshot["kind"] | undefined {
-  const has = (f: string) => root.files.includes(f);
-  const pyproject = root.read("pyproject.toml");
-  if (service.files.includes("pyproject.toml") && has("uv.lock") && pyproject && parsePyproject(pyproject).uvWorkspaceMembers) return "uv";
-  if (service.files.includes("package.json") && has("pnpm-lock.yaml") && has("pnpm-workspace.yaml")) return "pnpm";
+/** Files whose presence together marks a workspace root, by kind (checked before anything is read). */
+const WORKSPACE_MARKERS: ReadonlyArray<[WorkspaceSnapshot["kind"], string, readonly string[]]> = [
+  ["uv", "pyproject.toml", ["pyproject.toml", "uv.lock"]],
+  ["pnpm", "package.json", ["pnpm-workspace.yaml", "pnpm-lock.yaml"]],
+];
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(() => true, () => false);
+}
+
+/** The workspace kind a directory roots for this service, if any; a uv root must declare [tool.uv.workspace]. */
+async function workspaceKind(dir: string, service: SourceSnapshot): Promise<WorkspaceSnapshot["kind"] | undefined> {
+  for (const [kind, manifest, markers] of WORKSPACE_MARKERS) {
+    if (!service.files.includes(manifest)) continue;
+    if (!(await Promise.all(markers.map((m) => exists(join(dir, m))))).every(Boolean)) continue;
+    if (kind === "uv" && !parsePyproject(await readFile(join(dir, "pyproject.toml"), "utf8")).uvWorkspaceMembers) continue;
+    return kind;
+  }
   return undefined;
 }
 
@@ -90,9 +102,9 @@ async function findWorkspace(dir: string, projectDir: string, own: SourceSnapsho
   if (OWN_LOCKFILES.some((f) => own.files.includes(f))) return undefined;
   const top = resolve(projectDir);
   for (let up = dirname(resolve(dir)); up === top || up.startsWith(top + sep); up = dirname(up)) {
-    const root = await scanSource(up);
-    const kind = workspaceKind(root, own);
-    if (kind) return { kind, root: toPosix(relative(dir, up)), member: toPosix(relative(up, dir)), snapshot: root };
+    // A few stats per ancestor; only a workspace root, once found, is read and scanned.
+    const kind = await workspaceKind(up, own);
+    if (kind) return { kind, root: toPosix(relative(dir, up)), member: toPosix(relative(up, dir)), snapshot: await scanSource(up) };
     if (up === top) break;
   }
   return undefined;
