@@ -1,5 +1,7 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { expect } from "vitest";
-import { parseUrls } from "./cli.js";
+import { type CliResult, parseUrls, startPoller, writeBrokenMigration } from "./cli.js";
 
 /**
  * What a first deploy of examples/fullstack prints, on any target: the database healthy before
@@ -19,4 +21,18 @@ export function expectFullstackDeployed(stdout: string, project: string): Record
   expect(urls.web).toMatch(new RegExp(`^https://${project}-web-[a-z]+-[a-z]+\\.localhost$`));
   expect(urls.database).toBeUndefined();
   return urls;
+}
+
+/**
+ * Deploys examples/fullstack (copied to `dir`) with a migration that fails, while the API is
+ * polled through the edge: the deploy's result and what the poller saw. The broken migration is
+ * removed again afterwards.
+ */
+export async function deployWithBrokenMigration(dir: string, apiUrl: string, ca: string, deploy: () => Promise<CliResult>) {
+  const broken = writeBrokenMigration(join(dir, "api"));
+  const poll = startPoller(`${apiUrl}/api/status`, ca);
+  const r = await deploy();
+  const stats = await poll.stop();
+  rmSync(broken);
+  return { r, stats };
 }

@@ -6,11 +6,11 @@ import * as pulumi from "@pulumi/pulumi";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation/index.js";
 import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, httpsRequest, parseUrls, runCli, startPoller, writeBrokenMigration } from "./cli.js";
+import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
 import { waitForRoutes, waitForTrace } from "./telemetry.js";
 import type { TraceSpan } from "../../src/telemetry/index.js";
-import { expectFullstackDeployed } from "./fullstack-order.js";
+import { deployWithBrokenMigration, expectFullstackDeployed } from "./fullstack-order.js";
 
 /**
  * Issue #5 end to end, on the real engines: the fullstack example deployed by the CLI as a
@@ -154,11 +154,7 @@ describe("fullstack example on the local Docker engine", () => {
 
   it("a failing migration stops the deploy and the old API keeps answering", async () => {
     const api = containerOf("api");
-    const broken = writeBrokenMigration(join(dir, "api"));
-    const poll = startPoller(`${urls.api}/api/status`, ca);
-    const r = await deploy();
-    const stats = await poll.stop();
-    rmSync(broken);
+    const { r, stats } = await deployWithBrokenMigration(dir, urls.api as string, ca, deploy);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("migration `alembic upgrade head` exited with code");
     expect(r.stderr).toContain("no_such_table");

@@ -3,10 +3,10 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli, startPoller, writeBrokenMigration } from "./cli.js";
+import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
 import { clusterUp, kubectl, podsOf } from "./kubernetes.js";
-import { expectFullstackDeployed } from "./fullstack-order.js";
+import { deployWithBrokenMigration, expectFullstackDeployed } from "./fullstack-order.js";
 
 /**
  * Issue #14 end to end: the fullstack example deployed by the CLI to the Kubernetes test cluster
@@ -84,11 +84,7 @@ describe("fullstack example on the Kubernetes test cluster", () => {
 
   it("a failing migration stops the deploy and the old pods keep serving", async () => {
     const api = podsOf(namespace, "api");
-    const broken = writeBrokenMigration(join(dir, "api"));
-    const poll = startPoller(`${urls.api}/api/status`, ca);
-    const r = await deploy();
-    const stats = await poll.stop();
-    rmSync(broken);
+    const { r, stats } = await deployWithBrokenMigration(dir, urls.api as string, ca, deploy);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("api: migrating");
     expect(r.stdout).toContain("api: failed");
