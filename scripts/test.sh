@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
 # npm test: the set-up first when needed (fast when warm), then the unit and integration
 # tests on the real engines. A missing engine fails the run; nothing is skipped.
+# The pieces only some tests need are set up when those tests run: Chromium (Studio's
+# browser tests) and the Kubernetes test cluster's toolchain (built once, cached by version).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 home=${PLATFORM_HOME:-$HOME/.platform}
-if [ "${PLATFORM_SKIP_SETUP:-}" != "1" ]; then bash "$here/setup.sh"; fi
-# Studio's browser tests drive Debian's chromium: installed here, never skipped.
+
+# Does this run include the Kubernetes tests? A run that names no file does.
+needs_kubernetes=1
+named=()
+for arg in "$@"; do case $arg in -*) ;; *) named+=("$arg") ;; esac; done
+if [ ${#named[@]} -gt 0 ]; then
+  needs_kubernetes=0
+  for f in "${named[@]}"; do
+    case $f in *cluster*|*kubernetes*|test|test/|test/integration|test/integration/) needs_kubernetes=1 ;; esac
+  done
+fi
+
+if [ "${PLATFORM_SKIP_SETUP:-}" != "1" ]; then
+  if [ "$needs_kubernetes" != 0 ]; then PLATFORM_SETUP_KUBERNETES=1 bash "$here/setup.sh"; else bash "$here/setup.sh"; fi
+fi
 bash "$here/setup/chromium.sh"
 # shellcheck disable=SC1091
 source "$home/env.sh"

@@ -73,7 +73,7 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
   const deploymentId = cfg.get("deploymentId") || undefined;
   const common = { buildEnvKey: buildEnvKey(), caFile: buildCaFile(), logDir: logDir(project, env), pinnedImages, secrets };
   const outputs = target === "kubernetes"
-    ? createKubernetesTarget(plan, { ...common, ...kubernetesCluster(cfg.get("kubeconfig")) })
+    ? createKubernetesTarget(plan, { ...common, ...kubernetesCluster(cfg.get("kubeconfig")), registry: cfg.get("registry") || undefined })
     : createDockerTarget(plan, { ...common, deploymentId, telemetryDir: telemetryDir() });
   return { ...outputs, deployment_id: deploymentId ?? "" };
 }

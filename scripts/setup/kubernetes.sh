@@ -9,6 +9,7 @@
 #                                kubelet, kube-proxy, kubectl, and a pause binary + image
 #       coredns-v1.12.4/         coredns and its image archive
 #       pulumi-kubernetes-4.25.0/  the Pulumi Kubernetes provider, installed as a plugin
+#       registry-ggcr-v0.22.1/   the test cluster's image registry (go-containerregistry)
 #   - $PLATFORM_HOME/kubernetes.json: where all of it is, read by src/cluster/.
 # Images are docker-archive tars written here (no registry, no Docker engine needed), which
 # `platform cluster up` imports into the cluster's containerd.
@@ -17,12 +18,14 @@
 KUBERNETES_VERSION=1.34.2
 COREDNS_VERSION=1.12.4
 PULUMI_KUBERNETES_VERSION=4.25.0
+REGISTRY_GGCR_VERSION=0.22.1
 KUBERNETES_APT_PACKAGES="etcd-server containerd runc containernetworking-plugins iptables conntrack"
 
 k8s_init_paths() {
   KUBERNETES_DIR=$TOOLCHAIN/kubernetes-v$KUBERNETES_VERSION
   COREDNS_DIR=$TOOLCHAIN/coredns-v$COREDNS_VERSION
   PULUMI_KUBERNETES_DIR=$TOOLCHAIN/pulumi-kubernetes-$PULUMI_KUBERNETES_VERSION
+  REGISTRY_DIR=$TOOLCHAIN/registry-ggcr-v$REGISTRY_GGCR_VERSION
   KUBERNETES_GO=$REPO_ROOT/scripts/setup/go/kubernetes
   KUBERNETES_JSON=$PLATFORM_HOME/kubernetes.json
 }
@@ -129,6 +132,21 @@ $(tail -n 20 "$log")"
   STEP_STATUS="built CoreDNS v$COREDNS_VERSION and its image archive into $dir"
 }
 
+# The image registry that `platform cluster up` runs on 127.0.0.1 (--registry pushes there).
+setup_registry() {
+  local dir=$REGISTRY_DIR mod=$KUBERNETES_GO/registry log=$PLATFORM_HOME/logs/build-registry.log
+  if k8s_is_built "$dir" "$mod"; then STEP_STATUS="reused the registry (go-containerregistry v$REGISTRY_GGCR_VERSION) from $dir"; return; fi
+  grep -q "go-containerregistry v$REGISTRY_GGCR_VERSION" "$mod/go.mod" \
+    || fail "$mod/go.mod does not pin go-containerregistry v$REGISTRY_GGCR_VERSION (kubernetes.sh): update it with go mod tidy"
+  command -v go >/dev/null || fail "Go >= 1.24 is needed to build the test cluster's registry from its module"
+  mkdir -p "$dir/bin"
+  echo "  building the registry from Go modules (about 30 s; log: $log) ..."
+  k8s_go_build "$mod" "$dir/bin/registry" . "-s -w" >"$log" 2>&1 || fail "building the registry failed; last lines of $log:
+$(tail -n 20 "$log")"
+  k8s_mark_built "$dir" "$mod"
+  STEP_STATUS="built the registry (go-containerregistry v$REGISTRY_GGCR_VERSION) into $dir/bin"
+}
+
 # The provider's main package embeds schema-embed.json and terraform-mapping-embed.json,
 # which its module does not ship: they come from its own generator (generate.go, `VERSION`
 # stamps the schema). So the main package is copied out of the verified module into a copy
@@ -177,6 +195,7 @@ write_kubernetes_json() {
   "binDir": "$KUBERNETES_DIR/bin",
   "pauseImage": { "ref": "platform-local/pause:$KUBERNETES_VERSION", "archive": "$KUBERNETES_DIR/images/pause.tar" },
   "corednsImage": { "ref": "platform-local/coredns:$COREDNS_VERSION", "archive": "$COREDNS_DIR/coredns-image.tar" },
+  "registry": "$REGISTRY_DIR/bin/registry",
   "pulumiKubernetesVersion": "$PULUMI_KUBERNETES_VERSION",
   "containerd": "$(command -v containerd)",
   "ctr": "$(command -v ctr)",
@@ -194,6 +213,7 @@ setup_kubernetes() {
   step "Kubernetes: Debian packages" setup_kubernetes_packages
   step "Kubernetes: v$KUBERNETES_VERSION binaries" setup_kubernetes_binaries
   step "Kubernetes: CoreDNS v$COREDNS_VERSION" setup_coredns
+  step "Kubernetes: registry" setup_registry
   step "Kubernetes: Pulumi provider $PULUMI_KUBERNETES_VERSION" setup_pulumi_kubernetes
   step "Kubernetes: toolchain file" write_kubernetes_json
 }

@@ -5,7 +5,7 @@ import type { StackTarget } from "./context.js";
 import { createDeployView } from "./deploy-view.js";
 import { pickRenderer, printJson } from "./render.js";
 
-type EngineOptions = Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "order" | "rollback" | "target" | "kubeconfig">;
+type EngineOptions = Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "order" | "rollback" | "target" | "kubeconfig" | "registry">;
 
 /**
  * Ctrl-C (or SIGTERM) once: the engine finishes the steps in flight and starts nothing new.

@@ -53,6 +53,8 @@ async function runDeploy(o: DeployOptions): Promise<void> {
   const plan = buildPlan(t.config, { project: t.project, env: t.env, projectDir: t.projectDir, appsDomain: "localhost", httpsPort: 443, images: baseImages() }, await scanSources(t.config, t.projectDir));
   const { runEngineDeploy } = await import("./deploy-run.js");
   const target = targetSettings(o, process.env);
+  const { refuseForeignNamespace } = await import("./kube-guard.js");
+  await refuseForeignNamespace(t, creds, target, plan);
   const notes = [...recipeNotes(plan), ...(target.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
   await runEngineDeploy(t, creds, { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) }, o, notes);
 }
@@ -66,5 +68,6 @@ export function registerDeploy(program: Command): void {
     .option("--https-port <port>", "port of the HTTPS edge on 127.0.0.1 (env PLATFORM_HTTPS_PORT; default 443)")
     .option("--target <name>", "where the stack runs: docker or kubernetes (env PLATFORM_TARGET; kept per environment; default docker)")
     .option("--kubeconfig <path>", "the Kubernetes target's cluster (env PLATFORM_KUBECONFIG; kept per environment; default KUBECONFIG, the test cluster, ~/.kube/config)")
+    .option("--registry <host[:port][/path]>", "where the Kubernetes target pushes images for the cluster to pull (env PLATFORM_REGISTRY; kept per environment; default: imported into the test cluster)")
     .action(runDeploy);
 }

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ExitCode, VisibleError } from "../errors.js";
 import { buildComponents, type ComponentSpec } from "./components.js";
-import { buildCniConfig, buildContainerdConfig, buildKubeconfig, buildKubeletConfig, buildKubeProxyConfig } from "./configs.js";
+import { buildCniConfig, buildContainerdConfig, buildKubeconfig, buildKubeletConfig, buildKubeProxyConfig, buildRegistryHosts } from "./configs.js";
 import { buildCorednsManifests } from "./coredns.js";
 import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
@@ -47,6 +47,9 @@ async function writeClusterFiles(l: ClusterLayout, tc: ClusterToolchain): Promis
     writeIfChanged(join(l.kubeconfigs, `${file}.yaml`), buildKubeconfig({ server: API_SERVER_URL, user: file, caPem: pem("ca.crt"), certPem: pem(`${cert}.crt`), keyPem: pem(`${cert}.key`) }), { mode: 0o600 });
   }
   writeIfChanged(join(l.config, "containerd.toml"), buildContainerdConfig(l, tc));
+  const hosts = buildRegistryHosts();
+  mkdirSync(join(l.registryHosts, hosts.dir), { recursive: true, mode: 0o700 });
+  writeIfChanged(join(l.registryHosts, hosts.dir, "hosts.toml"), hosts.content);
   writeIfChanged(join(l.config, "kubelet.yaml"), buildKubeletConfig(l));
   writeIfChanged(join(l.config, "kube-proxy.yaml"), buildKubeProxyConfig(l));
   writeIfChanged(join(l.cniConfDir, "10-platform.conflist"), buildCniConfig(l));
@@ -88,7 +91,7 @@ export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResu
   await writeClusterFiles(l, tc);
   await setHostRules(true);
 
-  const started = await startAndWait(l, tc, byName("containerd", "etcd"), progress, 60_000);
+  const started = await startAndWait(l, tc, byName("containerd", "etcd", "registry"), progress, 60_000);
   // Before any kubelet asks for a sandbox: the pause image, and CoreDNS's.
   for (const image of [tc.pauseImage, tc.corednsImage]) {
     if (await importArchive(l, tc, image)) progress(`imported ${image.ref}`);

@@ -101,5 +101,10 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain): Compone
       args: toFlags("--config", join(l.config, "kube-proxy.yaml")),
       health: { kind: "http", url: `http://127.0.0.1:${PORTS.proxyHealthz}/livez` },
     },
+    {
+      name: "registry", command: tc.registry,
+      args: toFlags("--listen", `127.0.0.1:${PORTS.registry}`, "--dir", l.registryData),
+      health: { kind: "http", url: `http://127.0.0.1:${PORTS.registry}/v2/` },
+    },
   ];
 }

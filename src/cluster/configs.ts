@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { type ClusterLayout, type ClusterToolchain, NETWORK, PORTS } from "./layout.js";
+import { type ClusterLayout, type ClusterToolchain, NETWORK, PORTS, TEST_REGISTRY } from "./layout.js";
 
 /**
  * The configuration files of the test cluster's components: pure functions of the layout and
@@ -49,6 +49,9 @@ export function buildContainerdConfig(l: ClusterLayout, tc: ClusterToolchain): s
     `[${cri}.containerd.runtimes.runc.options]`,
     "  SystemdCgroup = false",
     `  BinaryName = ${JSON.stringify(tc.runc)}`,
+    // Per-registry hosts files: the test registry on loopback is plain HTTP (buildRegistryHosts).
+    `[${cri}.registry]`,
+    `  config_path = ${JSON.stringify(l.registryHosts)}`,
     `[${cri}.cni]`,
     `  bin_dir = ${JSON.stringify(tc.cniBinDir)}`,
     `  conf_dir = ${JSON.stringify(l.cniConfDir)}`,
@@ -57,6 +60,11 @@ export function buildContainerdConfig(l: ClusterLayout, tc: ClusterToolchain): s
     `  path = ${JSON.stringify(join(l.containerdRoot, "opt"))}`,
     "",
   ].join("\n");
+}
+
+/** containerd's hosts.toml for the test registry: pulled over plain HTTP, never pushed to by containerd. */
+export function buildRegistryHosts(): { dir: string; content: string } {
+  return { dir: TEST_REGISTRY, content: [`server = "http://${TEST_REGISTRY}"`, "", `[host."http://${TEST_REGISTRY}"]`, '  capabilities = ["pull", "resolve"]', ""].join("\n") };
 }
 
 /** How containerd names an image given without a registry (what the kubelet asks for). */

@@ -24,6 +24,10 @@ export interface ClusterLayout {
   etcdData: string;
   containerdRoot: string;
   kubeletRoot: string;
+  /** The registry's blobs (see REGISTRY). */
+  registryData: string;
+  /** containerd's per-registry hosts files (hosts.toml), one directory per registry host. */
+  registryHosts: string;
   /**
    * containerd's state, socket and pods' network namespaces. A unix socket path is limited to
    * 108 bytes and this holds the shims' sockets, hence a short path under /run. Not Docker's
@@ -48,6 +52,8 @@ export function clusterLayout(home = platformHome()): ClusterLayout {
     etcdData: join(dir, "etcd"),
     containerdRoot: join(dir, "containerd"),
     kubeletRoot: join(dir, "kubelet"),
+    registryData: join(dir, "registry"),
+    registryHosts: join(dir, "config", "registry-hosts"),
     runtime: "/run/platform-k8s",
     containerdSocket: "/run/platform-k8s/containerd.sock",
   };
@@ -80,7 +86,14 @@ export const PORTS = {
   scheduler: 10259,
   proxyHealthz: 10256,
   proxyMetrics: 10249,
+  registry: 5001,
 } as const;
+
+/**
+ * The test cluster's image registry, on loopback: `platform deploy --registry` pushes there as
+ * to a real cluster's registry, and containerd pulls from it over plain HTTP (hosts.toml).
+ */
+export const TEST_REGISTRY = `127.0.0.1:${PORTS.registry}`;
 
 export const API_SERVER_URL = `https://127.0.0.1:${PORTS.apiserver}`;
 
@@ -90,6 +103,8 @@ export interface ClusterToolchain {
   binDir: string;
   pauseImage: { ref: string; archive: string };
   corednsImage: { ref: string; archive: string };
+  /** The registry binary (go-containerregistry's, built by the set-up). */
+  registry: string;
   pulumiKubernetesVersion: string;
   containerd: string;
   ctr: string;
@@ -112,7 +127,7 @@ export function readClusterToolchain(home = platformHome()): ClusterToolchain | 
   }
   const files = [
     ...["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl"].map((b) => join(tc.binDir ?? "", b)),
-    tc.pauseImage?.archive, tc.corednsImage?.archive, tc.containerd, tc.ctr, tc.runc, tc.etcd, join(tc.cniBinDir ?? "", "bridge"),
+    tc.pauseImage?.archive, tc.corednsImage?.archive, tc.registry, tc.containerd, tc.ctr, tc.runc, tc.etcd, join(tc.cniBinDir ?? "", "bridge"),
   ];
   return files.every((f) => !!f && existsSync(f)) ? tc : undefined;
 }

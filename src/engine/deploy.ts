@@ -28,6 +28,8 @@ export interface DeployOptions {
   readonly target?: string;
   /** The Kubernetes target's kubeconfig (a path); kept as a stack setting. */
   readonly kubeconfig?: string;
+  /** The Kubernetes target's image registry (`HOST[:PORT][/PATH]`); kept as a stack setting. */
+  readonly registry?: string;
   readonly onProgress?: (e: ProgressEvent) => void;
   /** Lines worth a person's attention before the phases: recovery from an interrupted run. */
   readonly onNote?: (line: string) => void;
@@ -61,7 +63,7 @@ export interface DeployResult {
  * pins the images to redeploy. Written straight into the stack's settings file
  * (stack-settings.ts); through the CLI only when that file cannot be used.
  */
-export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "project" | "env" | "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback" | "target" | "kubeconfig">, deploymentId: string): Promise<void> {
+export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "project" | "env" | "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback" | "target" | "kubeconfig" | "registry">, deploymentId: string): Promise<void> {
   const current = await currentStackSettings(stack, o.project, o.env);
   const values: Record<string, string> = {
     "platform:configFile": o.configFile,
@@ -72,6 +74,7 @@ export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "pro
     "platform:images": o.rollback ? JSON.stringify(o.rollback.images) : "",
     "platform:target": o.target ?? current["platform:target"] ?? "docker",
     "platform:kubeconfig": o.kubeconfig ?? current["platform:kubeconfig"] ?? "",
+    "platform:registry": o.registry ?? current["platform:registry"] ?? "",
   };
   if (!writeStackSettings(stackSettingsFile(o.project, o.env), values)) await stack.setAllConfig(Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value }])));
 }

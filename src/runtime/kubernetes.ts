@@ -101,3 +101,9 @@ export async function kubeFailedMigrationLog(t: KubeTarget, service: string, lin
   const [namespace, pod] = newest.split("/") as [string, string];
   return (await kubectl(t, ["logs", "-n", namespace, pod, `--tail=${lines}`])).trimEnd();
 }
+
+/** A namespace's labels, or undefined when there is no such namespace. */
+export async function kubeNamespaceLabels(t: KubeTarget, name: string): Promise<Record<string, string> | undefined> {
+  const out = await kubectl(t, ["get", "namespace", name, "--ignore-not-found", "-o", "json"]);
+  return out.trim() ? ((JSON.parse(out) as { metadata: { labels?: Record<string, string> } }).metadata.labels ?? {}) : undefined;
+}

@@ -57,7 +57,7 @@ describe("the Kubernetes test cluster", () => {
     expect(r.code).toBe(0);
     expect(s).toMatchObject({ ready: true, node: { ready: true, internalIp: "127.0.0.1" }, dns: { ready: true } });
     expect(s.components.map((c: { name: string; healthy: boolean }) => `${c.name}:${c.healthy}`)).toEqual(
-      ["containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy"].map((n) => `${n}:true`));
+      ["containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "registry"].map((n) => `${n}:true`));
     expect(kubectl("version", "-o", "json")).toContain('"gitVersion": "v1.34.2"');
   }, 60_000);
 
@@ -143,7 +143,7 @@ describe("the Kubernetes test cluster", () => {
     kubectl("delete", "namespace", ns, "--wait=false");
     let r = await cli("down", "--json");
     timings.down = r.seconds;
-    expect(JSON.parse(r.stdout).stopped).toEqual(["kube-proxy", "kubelet", "kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd", "containerd"]);
+    expect(JSON.parse(r.stdout).stopped).toEqual(["registry", "kube-proxy", "kubelet", "kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd", "containerd"]);
     r = await cli("status", "--json");
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).components.every((c: { running: boolean }) => !c.running)).toBe(true);
@@ -155,6 +155,6 @@ describe("the Kubernetes test cluster", () => {
 
     r = await cli("down", "--json");
     timings.downAgain = r.seconds;
-    expect(JSON.parse(r.stdout).stopped).toHaveLength(7);
+    expect(JSON.parse(r.stdout).stopped).toHaveLength(8);
   }, 600_000);
 });

@@ -1,20 +1,25 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
+import { clusterLayout, TEST_REGISTRY } from "../../src/cluster/layout.js";
 import { clusterUp, kubectl } from "./kubernetes.js";
 
 /**
- * The catalog example on the Kubernetes test cluster: two `source` services, one calling the
- * other by its Service DNS name, both public over HTTPS through 127.0.0.1; then status, logs
- * and destroy read and act on the cluster.
+ * The catalog example on the Kubernetes test cluster, deployed as to a cluster of one's own: the
+ * cluster is named by a kubeconfig the platform does not know as its test cluster, so images go
+ * through a registry (the test cluster's, on 127.0.0.1) and pods pull them by digest. Two
+ * `source` services, one calling the other by its Service DNS name, both public over HTTPS
+ * through 127.0.0.1; then status, logs and destroy read and act on the cluster.
  */
 const project = unique("k8s-cat");
 const namespace = `${project}-preview`;
 const backend = freshBackend();
-const dir = join(mkdtempSync(join(tmpdir(), "platform-k8s-catalog-")), "catalog");
+const work = mkdtempSync(join(tmpdir(), "platform-k8s-catalog-"));
+const dir = join(work, "catalog");
+const kubeconfig = join(work, "own-cluster.yaml");
 const cli = (...args: string[]) => runCli(args, { cwd: dir, env: backend });
 let urls: Record<string, string> = {};
 let ca = "";
@@ -24,16 +29,26 @@ describe("catalog example on the Kubernetes test cluster", () => {
     requireToolchain();
     await clusterUp();
     cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true, filter: (s) => !/__pycache__|\.venv/.test(s) });
+    copyFileSync(clusterLayout().adminKubeconfig, kubeconfig);
   }, 45 * 60_000);
 
   afterAll(async () => {
     await cli("destroy", "--yes", "--project", project);
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
     forgetProject(project);
   }, 300_000);
 
-  it("deploys both services and prints their URLs", async () => {
-    const r = ok(await cli("deploy", "--yes", "--project", project, "--target", "kubernetes"));
+  it("a cluster without a way to pull this machine's images is refused before anything is created", async () => {
+    const r = await cli("deploy", "--yes", "--project", project, "--target", "kubernetes", "--kubeconfig", kubeconfig);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).toContain(`the cluster of ${kubeconfig} cannot pull the images built on this machine (api, traffic)`);
+    expect(r.stdout + r.stderr).toContain("platform deploy --registry HOST[:PORT][/PATH]");
+    expect(kubectl("get", "namespaces", "-o", "name")).not.toContain(`namespace/${namespace}`);
+  }, 600_000);
+
+  it("deploys both services through the registry and prints their URLs", async () => {
+    // The target and the kubeconfig are kept from the refused deploy; the registry is added.
+    const r = ok(await cli("deploy", "--yes", "--project", project, "--registry", TEST_REGISTRY));
     urls = parseUrls(r.stdout);
     expect(Object.keys(urls).sort()).toEqual(["api", "traffic"]);
     expect(r.stdout).toMatch(/^Deployment complete \(dep_[a-z0-9]+\)$/m);
@@ -54,12 +69,31 @@ describe("catalog example on the Kubernetes test cluster", () => {
     const s = JSON.parse(ok(await cli("status", "--project", project, "--json")).stdout);
     expect(s.services.map((x: { service: string; state: string }) => `${x.service}:${x.state}`)).toEqual(["api:running", "traffic:running"]);
     expect(s.services[0].url).toBe(urls.api);
-    expect(s.services[0].image).toMatch(new RegExp(`^platform/${project}_api:[0-9a-f]{12}$`));
+    expect(s.services[0].image).toMatch(new RegExp(`^${TEST_REGISTRY}/platform/${project}_api@sha256:[0-9a-f]{64}$`));
+    const pod = JSON.parse(kubectl("-n", namespace, "get", "pods", "-l", "app.kubernetes.io/name=api", "-o", "json")).items[0];
+    expect(pod.spec.containers[0].imagePullPolicy).toBe("IfNotPresent");
+    const catalog = await (await fetch(`http://${TEST_REGISTRY}/v2/_catalog`)).json() as { repositories: string[] };
+    expect(catalog.repositories).toEqual(expect.arrayContaining([`platform/${project}_api`, `platform/${project}_traffic`]));
     const logs = ok(await cli("logs", "api", "--tail", "50", "--project", project));
     expect(logs.stdout + logs.stderr).toMatch(/Uvicorn running|Application startup complete/);
     // No --target this time: the stack setting keeps it on Kubernetes.
     const again = ok(await cli("deploy", "--project", project));
     expect(again.stdout).toContain("api: unchanged");
+  }, 300_000);
+
+  it("a namespace that another stack made is never adopted: the deploy is refused before anything is built", async () => {
+    const taken = `${project}-other`;
+    kubectl("create", "namespace", taken);
+    kubectl("label", "namespace", taken, "platform.project=someone-else", "platform.env=prod");
+    try {
+      const r = await cli("deploy", "--yes", "--project", project, "--env", "other", "--target", "kubernetes", "--kubeconfig", kubeconfig, "--registry", TEST_REGISTRY);
+      expect(r.code).not.toBe(0);
+      expect(r.stdout + r.stderr).toContain(`the Kubernetes namespace ${taken} of ${project} (other) already exists and belongs to project someone-else (prod); nothing was deployed`);
+      expect(kubectl("get", "namespace", taken, "-o", "jsonpath={.metadata.labels.platform\\.project}")).toBe("someone-else");
+      expect(kubectl("-n", taken, "get", "all", "-o", "name").trim()).toBe("");
+    } finally {
+      kubectl("delete", "namespace", taken, "--wait=false");
+    }
   }, 300_000);
 
   it("destroy removes the services and their namespace (no database: nothing kept)", async () => {

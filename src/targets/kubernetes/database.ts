@@ -91,7 +91,7 @@ export function createDatabase(a: DatabaseArgs): k8s.apps.v1.StatefulSet {
       selector: { matchLabels: selectorLabels(s) },
       template: {
         metadata: { labels: podLabels(a.plan, s) },
-        spec: { ...podSpec(s, postgresContainer(a)), volumes: [{ name: "data", persistentVolumeClaim: { claimName: claim.metadata.name } }] },
+        spec: { ...podSpec(s, postgresContainer(a), a.imageSource), volumes: [{ name: "data", persistentVolumeClaim: { claimName: claim.metadata.name } }] },
       },
     },
   }, { ...a.opts, dependsOn: [claim, ...toArray(a.opts.dependsOn)], customTimeouts: timeouts(s.healthTimeoutSeconds + 60) });

@@ -12,8 +12,9 @@ import { resolveEnv, type ReferenceValues } from "../references.js";
 import { createDatabase, type DataStorage } from "./database.js";
 import { buildForwarderCaddyfile, FORWARDER_COMMAND } from "./edge.js";
 import { namespaceName, serviceHost } from "./names.js";
-import { ClusterImage, EdgeForwarder } from "./resources.js";
-import { appContainer, deploymentSpec, type ImageSource, migrateJobSpec, podLabels, serviceSpec, timeouts } from "./specs.js";
+import { checkImageRoute, imagePlacement } from "./images.js";
+import { EdgeForwarder } from "./resources.js";
+import { appContainer, deploymentSpec, migrateJobSpec, podLabels, serviceSpec, timeouts } from "./specs.js";
 
 export interface KubernetesTargetOptions extends ImageBuildOptions {
   /** The environment's secrets that the plan references (`${secrets.NAME}`), as Pulumi secrets. */
@@ -25,6 +26,8 @@ export interface KubernetesTargetOptions extends ImageBuildOptions {
    * databases get hostPath volumes under this directory.
    */
   readonly testCluster?: { readonly volumesDir: string };
+  /** Where images are pushed for the cluster to pull (`HOST[:PORT][/PATH]`); see images.ts. */
+  readonly registry?: string;
 }
 
 /** The edge's way in: one forwarder per public service, on the stack's Docker network. */
@@ -50,13 +53,15 @@ function createForwarder(plan: Plan, s: PlannedService, words: Words, service: k
  * rolled out before its dependents start. Public services come in through the platform's edge.
  */
 export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions): TargetOutputs {
+  checkImageRoute(plan, opts);
   const provider = new k8s.Provider("cluster", { kubeconfig: opts.kubeconfig });
   const namespace = namespaceName(plan);
   // A kept database claim needs its namespace kept too: deleting a namespace deletes what is in it.
   const keepNamespace = plan.services.some((s) => s.database?.retain);
   const ns = new k8s.core.v1.Namespace("namespace", { metadata: { name: namespace, labels: { ...plan.labels } } }, { provider, retainOnDelete: keepNamespace });
   const inNs = { provider, dependsOn: [ns] };
-  const imageSource: ImageSource = { pullPolicy: opts.testCluster ? "Never" : "IfNotPresent" };
+  const placement = imagePlacement(plan, namespace, opts, inNs);
+  const imageSource = placement.source;
   const storage: DataStorage = opts.testCluster ? { kind: "hostPath", dir: opts.testCluster.volumesDir } : { kind: "storageClass" };
 
   const publicServices = plan.services.filter((s) => s.public);
@@ -75,7 +80,7 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
     const deps = s.dependsOn.flatMap((d) => ready.get(d) ?? []);
     const env = resolveEnv(s.env, refs);
     const built = s.build ? createImage(s, plan, env, opts).tag : pulumi.output(s.image as string);
-    const image = opts.testCluster ? new ClusterImage(`${s.name}-cluster-image`, { image: built }).id : built;
+    const image = placement.place(s, built);
     const labels = podLabels(plan, s);
     // Named by Pulumi (a suffix): new values make a new Secret, whose new name rolls the pods.
     const envSecret = new k8s.core.v1.Secret(`${s.name}-env`, { metadata: { namespace, labels }, type: "Opaque", stringData: env }, inNs);
@@ -101,7 +106,7 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
         : undefined;
       workload = new k8s.apps.v1.Deployment(s.name, {
         metadata: { name: s.name, namespace, labels },
-        spec: deploymentSpec(plan, s, appContainer(s, image, envSecret.metadata.name, imageSource)),
+        spec: deploymentSpec(plan, s, appContainer(s, image, envSecret.metadata.name, imageSource), imageSource),
       }, { provider, dependsOn: [ns, ...deps, ...(migrate ? [migrate] : [])], customTimeouts: timeouts(s.healthTimeoutSeconds + 60) });
     }
     ready.set(s.name, [workload, service]);

@@ -11,6 +11,13 @@ export class ClusterImage extends pulumi.CustomResource {
   }
 }
 
+/** An image of the Docker engine pushed to the cluster's registry; its id is the reference by digest (provider: kubernetes/provider/registry-image.ts). */
+export class RegistryImage extends pulumi.CustomResource {
+  constructor(name: string, args: Args<{ image: string; registry: string }>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:kubernetes:RegistryImage", name, { ...args }, opts);
+  }
+}
+
 /**
  * The edge's way to a public Kubernetes Service: a small proxy container on the stack's Docker
  * network, under the alias the edge dials, forwarding to the Service's ClusterIP. A container

@@ -10,10 +10,14 @@ import { selectorLabels } from "./names.js";
 type PodSpec = k8s.types.input.core.v1.PodSpec;
 type Container = k8s.types.input.core.v1.Container;
 
-/** How pods get their images: from the test cluster's containerd, never pulled; elsewhere from a registry. */
+/** How pods get their images: from the test cluster's containerd, never pulled; else from a registry (with its credentials). */
 export interface ImageSource {
   readonly pullPolicy: "Never" | "IfNotPresent";
+  /** Secrets of type kubernetes.io/dockerconfigjson that the pods pull with. */
+  readonly pullSecrets?: readonly pulumi.Input<string>[];
 }
+
+const pullSecretsOf = (src: ImageSource) => (src.pullSecrets?.length ? { imagePullSecrets: src.pullSecrets.map((name) => ({ name })) } : {});
 
 // Endpoints leave kube-proxy's rules a moment after a pod starts terminating; until they have,
 // new connections still reach it. Sleeping before SIGTERM lets them go elsewhere first.
@@ -67,16 +71,17 @@ export function appContainer(s: PlannedService, image: pulumi.Input<string>, env
   };
 }
 
-export function podSpec(s: PlannedService, container: Container): PodSpec {
+export function podSpec(s: PlannedService, container: Container, src: ImageSource): PodSpec {
   return {
     containers: [container],
+    ...pullSecretsOf(src),
     terminationGracePeriodSeconds: s.stopGraceSeconds + PRE_STOP_SECONDS,
     enableServiceLinks: false,
   };
 }
 
 /** A stateless service: replaced one pod at a time, never below one ready pod (maxUnavailable 0). */
-export function deploymentSpec(plan: Plan, s: PlannedService, container: Container): k8s.types.input.apps.v1.DeploymentSpec {
+export function deploymentSpec(plan: Plan, s: PlannedService, container: Container, src: ImageSource): k8s.types.input.apps.v1.DeploymentSpec {
   return {
     replicas: 1,
     selector: { matchLabels: selectorLabels(s) },
@@ -84,7 +89,7 @@ export function deploymentSpec(plan: Plan, s: PlannedService, container: Contain
     // Old ReplicaSets are what a failed rollout falls back to; a few are enough.
     revisionHistoryLimit: 3,
     minReadySeconds: 0,
-    template: { metadata: { labels: podLabels(plan, s) }, spec: podSpec(s, container) },
+    template: { metadata: { labels: podLabels(plan, s) }, spec: podSpec(s, container, src) },
   };
 }
 
@@ -107,6 +112,7 @@ export function migrateJobSpec(plan: Plan, s: PlannedService, image: pulumi.Inpu
       spec: {
         restartPolicy: "Never",
         enableServiceLinks: false,
+        ...pullSecretsOf(src),
         containers: [{
           name: "migrate", image, imagePullPolicy: src.pullPolicy, command: [...m.command],
           envFrom: [{ secretRef: { name: envSecret } }], resources: resources(s), securityContext: { allowPrivilegeEscalation: false },

@@ -1,7 +1,7 @@
 import { parse, parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import { buildComponents, toFlags } from "../../../src/cluster/components.js";
-import { buildCniConfig, buildContainerdConfig, buildKubeconfig, buildKubeletConfig, buildKubeProxyConfig, qualifiedRef } from "../../../src/cluster/configs.js";
+import { buildCniConfig, buildContainerdConfig, buildKubeconfig, buildKubeletConfig, buildKubeProxyConfig, buildRegistryHosts, qualifiedRef } from "../../../src/cluster/configs.js";
 import { buildCorednsManifests } from "../../../src/cluster/coredns.js";
 import { clusterLayout, type ClusterToolchain, NETWORK } from "../../../src/cluster/layout.js";
 import { buildCertSpecs, buildOpensslConfig } from "../../../src/cluster/pki.js";
@@ -10,7 +10,7 @@ const layout = clusterLayout("/home/u/.platform");
 const tc: ClusterToolchain = {
   kubernetesVersion: "1.34.2", binDir: "/tc/kubernetes-v1.34.2/bin",
   pauseImage: { ref: "platform-local/pause:1.34.2", archive: "/tc/pause.tar" },
-  corednsImage: { ref: "platform-local/coredns:1.12.4", archive: "/tc/coredns.tar" },
+  corednsImage: { ref: "platform-local/coredns:1.12.4", archive: "/tc/coredns.tar" }, registry: "/tc/registry/bin/registry",
   pulumiKubernetesVersion: "4.25.0", containerd: "/usr/bin/containerd", ctr: "/usr/bin/ctr", runc: "/usr/sbin/runc", etcd: "/usr/bin/etcd", cniBinDir: "/usr/lib/cni",
 };
 
@@ -52,6 +52,12 @@ describe("test cluster configuration", () => {
     expect(k["current-context"]).toBe("platform");
   });
 
+  it("containerd pulls from the test registry over plain HTTP, through its hosts file", () => {
+    expect(buildContainerdConfig(layout, tc)).toContain('config_path = "/home/u/.platform/cluster/config/registry-hosts"');
+    const hosts = buildRegistryHosts();
+    expect(hosts.dir).toBe("127.0.0.1:5001");
+    expect(hosts.content).toContain('server = "http://127.0.0.1:5001"');
+  });
   it.each([["platform-local/pause:1", "docker.io/platform-local/pause:1"], ["busybox", "docker.io/library/busybox"], ["registry.k8s.io/pause:3.10", "registry.k8s.io/pause:3.10"], ["localhost/x:1", "localhost/x:1"]])("image %s is known to containerd as %s", (ref, full) => {
     expect(qualifiedRef(ref)).toBe(full);
   });
@@ -60,7 +66,10 @@ describe("test cluster configuration", () => {
 describe("test cluster components", () => {
   const specs = buildComponents(layout, tc);
   it("start order: containerd and etcd, then the API server, then the rest", () => {
-    expect(specs.map((s) => s.name)).toEqual(["containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy"]);
+    expect(specs.map((s) => s.name)).toEqual(["containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "registry"]);
+  });
+  it("the registry listens on loopback only, its blobs under the cluster's directory", () => {
+    expect(specs.find((s) => s.name === "registry")?.args).toEqual(["--listen=127.0.0.1:5001", "--dir=/home/u/.platform/cluster/registry"]);
   });
   it("the API server advertises the bridge gateway (loopback endpoints are refused) and allows nothing anonymous", () => {
     const args = specs.find((s) => s.name === "kube-apiserver")?.args ?? [];

@@ -22,7 +22,7 @@ describe("Kubernetes specs from the plan", () => {
 
   it("a Deployment never goes below one ready pod and is ready by platform.yml's health path", () => {
     const api = service("api");
-    const spec = deploymentSpec(plan, api, appContainer(api, "img:1", "api-env-x", never));
+    const spec = deploymentSpec(plan, api, appContainer(api, "img:1", "api-env-x", never), never);
     expect(spec.strategy).toEqual({ type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
     const c = (spec.template as { spec: { containers: Record<string, unknown>[] } }).spec.containers[0]!;
     expect(c).toMatchObject({ image: "img:1", imagePullPolicy: "Never", envFrom: [{ secretRef: { name: "api-env-x" } }] });

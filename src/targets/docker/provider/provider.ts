@@ -1,5 +1,6 @@
 import type { CheckResult, CreateResult, DiffResult, Provider, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
 import { clusterImageHandler } from "../../kubernetes/provider/cluster-image.js";
+import { registryImageHandler } from "../../kubernetes/provider/registry-image.js";
 import { containerHandler } from "./container.js";
 import { edgeHandler } from "./edge.js";
 import { diffByKeys, type ResourceHandler } from "./handler.js";
@@ -25,6 +26,7 @@ const HANDLERS: Record<string, ResourceHandler> = {
   "platform:random:Words": wordsHandler,
   // The Kubernetes target's own needs: images into the test cluster, and the edge's way in.
   "platform:kubernetes:ClusterImage": clusterImageHandler,
+  "platform:kubernetes:RegistryImage": registryImageHandler,
   "platform:kubernetes:EdgeForwarder": containerHandler,
 };
 

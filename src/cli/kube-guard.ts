@@ -1,0 +1,29 @@
+import type { Credentials } from "../engine/credentials.js";
+import { ExitCode, VisibleError } from "../errors.js";
+import type { Plan } from "../plan/types.js";
+import type { StackTarget } from "./context.js";
+
+/**
+ * A stack's namespace is `<project>-<env>`, so two stacks can name the same one (project `a-b`
+ * in `c`, project `a` in `b-c`). The Kubernetes provider adopts an existing namespace, and a
+ * destroy would then delete the other stack's objects with it: a namespace whose labels name
+ * another stack, or no stack at all, is refused before anything is built.
+ */
+export async function refuseForeignNamespace(t: StackTarget, creds: Credentials, flags: { target?: string; kubeconfig?: string }, plan: Plan): Promise<void> {
+  const { stackTarget } = await import("../engine/stack-ops.js");
+  const saved = await stackTarget(t.project, t.env, creds);
+  if ((flags.target ?? saved.target) !== "kubernetes") return;
+  const { kubernetesCluster } = await import("../cluster/kubeconfig.js");
+  const { kubeNamespaceLabels } = await import("../runtime/kubernetes.js");
+  const { namespaceName } = await import("../targets/kubernetes/names.js");
+  const kube = { project: t.project, env: t.env, kubeconfig: kubernetesCluster(flags.kubeconfig ?? saved.kubeconfig).kubeconfig };
+  const namespace = namespaceName(plan);
+  // An unreachable cluster is the deploy's to report, with the provider's own words.
+  const labels = await kubeNamespaceLabels(kube, namespace).catch(() => undefined);
+  if (!labels || (labels["platform.project"] === t.project && labels["platform.env"] === t.env)) return;
+  const owner = labels["platform.project"] ? `project ${labels["platform.project"]} (${labels["platform.env"]})` : "something other than platform";
+  throw new VisibleError(`the Kubernetes namespace ${namespace} of ${t.project} (${t.env}) already exists and belongs to ${owner}; nothing was deployed`, {
+    exitCode: ExitCode.failed,
+    details: ["  hint: deploy under another project name (--project NAME) or environment (--env NAME), or point --kubeconfig at another cluster"],
+  });
+}

@@ -1,0 +1,73 @@
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { Plan, PlannedService } from "../../plan/types.js";
+import { ClusterImage, RegistryImage } from "./resources.js";
+import type { ImageSource } from "./specs.js";
+
+/**
+ * How the cluster's nodes get the images built and kept on this machine's Docker engine:
+ *   - a registry (`--registry`): each image is pushed there and pods run it by digest, pulled
+ *     with the credentials of `docker login` when there are some;
+ *   - the test cluster without a registry: imported into its containerd, never pulled;
+ *   - any other cluster without a registry: refused before anything is created, because its
+ *     nodes could not pull an image that exists only here.
+ */
+export interface ImagePlacement {
+  readonly source: ImageSource;
+  /** The reference pods run for the service's image. */
+  place(s: PlannedService, image: pulumi.Input<string>): pulumi.Input<string>;
+}
+
+export interface PlacementOptions {
+  readonly registry?: string;
+  readonly testCluster?: unknown;
+  readonly kubeconfig: string;
+}
+
+/** The `auths` entry of Docker's config.json for HOST, as a dockerconfigjson of that one host. */
+export function dockerConfigFor(host: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const file = join(env.DOCKER_CONFIG || join(homedir(), ".docker"), "config.json");
+  let auths: Record<string, { auth?: string }>;
+  try {
+    auths = (JSON.parse(readFileSync(file, "utf8")) as { auths?: Record<string, { auth?: string }> }).auths ?? {};
+  } catch {
+    return undefined;
+  }
+  const key = Object.keys(auths).find((k) => k.replace(/^https?:\/\//, "").replace(/\/.*$/, "") === host);
+  return key && auths[key]?.auth ? JSON.stringify({ auths: { [host]: { auth: auths[key].auth } } }) : undefined;
+}
+
+/** Refuses, before any resource is declared, a cluster that could not pull the stack's images. */
+export function checkImageRoute(plan: Plan, o: PlacementOptions): void {
+  if (o.registry || o.testCluster) return;
+  const local = plan.services.filter((s) => s.build || s.image?.startsWith("platform-local/"));
+  if (local.length) {
+    throw new pulumi.RunError(
+      `the cluster of ${o.kubeconfig} cannot pull the images built on this machine (${local.map((s) => s.name).join(", ")}): `
+      + "give a registry that this machine can push to and its nodes can pull from: platform deploy --registry HOST[:PORT][/PATH] (kept per environment)",
+    );
+  }
+}
+
+export function imagePlacement(plan: Plan, namespace: string, o: PlacementOptions, inNs: pulumi.CustomResourceOptions): ImagePlacement {
+  if (o.registry) {
+    const registry = o.registry;
+    const host = registry.split("/")[0] as string;
+    const config = dockerConfigFor(host);
+    const secret = config
+      ? new k8s.core.v1.Secret("registry-credentials", {
+          metadata: { namespace, labels: { ...plan.labels } }, type: "kubernetes.io/dockerconfigjson", stringData: { ".dockerconfigjson": pulumi.secret(config) },
+        }, inNs)
+      : undefined;
+    return {
+      source: { pullPolicy: "IfNotPresent", ...(secret ? { pullSecrets: [secret.metadata.name] } : {}) },
+      place: (s, image) => new RegistryImage(`${s.name}-registry-image`, { image, registry }).id,
+    };
+  }
+  if (o.testCluster) return { source: { pullPolicy: "Never" }, place: (s, image) => new ClusterImage(`${s.name}-cluster-image`, { image }).id };
+  checkImageRoute(plan, o);
+  return { source: { pullPolicy: "IfNotPresent" }, place: (_s, image) => image };
+}
