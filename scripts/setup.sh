@@ -27,6 +27,7 @@ step "Pulumi CLI $PULUMI_VERSION + Node.js language host" setup_pulumi
 step "Docker engine + BuildKit client" setup_docker
 step "Base images" setup_images
 step "Telemetry receiver image" setup_telemetry_image
+step "OpenTelemetry layers" setup_otel_layers
 step "Toolchain file" write_toolchain
 if [ "$with_kubernetes" = 1 ]; then setup_kubernetes; fi
 echo "✓ set-up complete in $(( $(date +%s) - t_start ))s. Next: source $ENV_FILE && platform doctor"

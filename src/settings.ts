@@ -25,14 +25,20 @@ function readJson<T>(file: string): Partial<T> {
   }
 }
 
+/** The OpenTelemetry layer images the set-up built (see recipes/opentelemetry.ts). */
+export function otelLayersFile(): string {
+  return join(platformHome(), "otel-layers.json");
+}
+
 /** PLATFORM_<ROLE>_IMAGE (e.g. PLATFORM_POSTGRES_IMAGE) puts a team's own image in one role. */
 export function baseImages(): BaseImageSet {
   const images = { ...PUBLIC_IMAGES, ...readJson<BaseImageSet>(join(platformHome(), "images.json")) };
-  for (const role of Object.keys(PUBLIC_IMAGES) as (keyof BaseImageSet)[]) {
+  for (const role of Object.keys(PUBLIC_IMAGES) as ("python" | "node" | "postgres" | "caddy")[]) {
     const override = process.env[`PLATFORM_${role.toUpperCase()}_IMAGE`];
     if (override) images[role] = override;
   }
-  return images;
+  const layers = readJson<{ tags: string[] }>(otelLayersFile()).tags;
+  return Array.isArray(layers) ? { ...images, otelLayers: layers } : images;
 }
 
 export interface Toolchain {

@@ -45,6 +45,17 @@ setup_telemetry_image() {
   STEP_STATUS="$out"
 }
 
+# The OpenTelemetry SDK layers of the generated images, built once per machine (README "Telemetry").
+setup_otel_layers() {
+  local out log=$PLATFORM_HOME/logs/otel-layers.log
+  out=$(cd "$REPO_ROOT" && PLATFORM_HOME="$PLATFORM_HOME" PLATFORM_DOCKER_CLI="$PLATFORM_DOCKER_CLI" "$NODE_BIN/node" --input-type=module -e '
+    const { ensureOtelLayers } = await import("./dist/targets/docker/otel-layers.js");
+    const r = await ensureOtelLayers();
+    console.log(r.built.length ? `built ${r.built.join(", ")}` : `reused ${r.tags.join(", ")}`);' 2>"$log") \
+    || fail "building the OpenTelemetry layers failed; see $log"
+  STEP_STATUS="$out"
+}
+
 write_toolchain() {
   mkdir -p "$PLATFORM_HOME/bin"
   # `platform` on PATH (after source env.sh), on the platform's own Node whatever the system's.

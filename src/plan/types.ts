@@ -19,6 +19,8 @@ export interface BaseImageSet {
   readonly node: string;
   readonly postgres: string;
   readonly caddy: string;
+  /** The OpenTelemetry layer images the set-up built ($PLATFORM_HOME/otel-layers.json). */
+  readonly otelLayers?: readonly string[];
 }
 
 export type HealthSpec =

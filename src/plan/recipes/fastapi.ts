@@ -50,11 +50,11 @@ interface Instrumentation {
   readonly wrap: string[];
 }
 
-function buildInstrumentation(opts: FastapiRecipeOptions, image: string): Instrumentation {
+function buildInstrumentation(opts: FastapiRecipeOptions, image: string, layers?: readonly string[]): Instrumentation {
   if (!opts.instrument) return { stage: [], copy: [], wrap: [] };
   const copy = buildPythonOtelCopy(VENV);
   // A platform.yml start line is not rewritten: the SDK starts through its sitecustomize instead.
-  return { stage: buildPythonOtelStage(image), copy: opts.start ? [...copy, OTEL_PYTHON_SITECUSTOMIZE_ENV] : copy, wrap: OTEL_PYTHON_WRAP };
+  return { stage: buildPythonOtelStage(image, layers), copy: opts.start ? [...copy, OTEL_PYTHON_SITECUSTOMIZE_ENV] : copy, wrap: OTEL_PYTHON_WRAP };
 }
 
 function detectPythonRequest(src: SourceSnapshot, pyproject: Pyproject | undefined): PythonRequest | undefined {
@@ -166,7 +166,7 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
   const project = detectPythonProject(src);
   const app = opts.start ? undefined : detectFastapiApp(src, project.pyproject?.fastapiEntrypoint);
   const runtime = choosePythonRuntime(detectPythonRequest(src, project.pyproject), images.python);
-  const instrumentation = buildInstrumentation(opts, runtime.image);
+  const instrumentation = buildInstrumentation(opts, runtime.image, images.otelLayers);
   const plan = buildInstallPlan(project.installer);
   const notes = [...project.notes, ...runtime.notes, ...(app ? [app.note] : [])];
 

@@ -13,6 +13,7 @@
  * (every instrumentation must exist at the contrib version) and `npm view
  * @opentelemetry/auto-instrumentations-node dependencies`.
  */
+import { createHash } from "node:crypto";
 import { buildNetworkRun, toShellWord } from "./dockerfile-parts.js";
 
 /** The SDK release and the contrib release made with it (contrib 0.66b2 lacks psycopg and psycopg2). */
@@ -77,8 +78,31 @@ function buildDistroStep(): string {
   return `RUN mkdir -p ${DISTRO_INFO} && ${writeLines(`${OTEL_PYTHON_DIR}/${DISTRO_MODULE}.py`, DISTRO_SOURCE)} && ${writeLines(`${DISTRO_INFO}/METADATA`, ["Metadata-Version: 2.1", "Name: platform-opentelemetry-distro", "Version: 1.0"])} && ${writeLines(`${DISTRO_INFO}/entry_points.txt`, ["[opentelemetry_distro]", `platform = ${DISTRO_MODULE}:PlatformDistro`])}`;
 }
 
+/**
+ * An OpenTelemetry stage as an image of its own, which the set-up builds once per machine
+ * (scripts/setup/project.sh): its tag is the hash of the stage's text, so a recipe uses it only
+ * when it is exactly what the stage would build. A first deploy then copies the SDK instead of
+ * installing it beside the app's own build (about 35 s of npm install on 2 cores).
+ */
+export function otelLayer(stage: readonly string[]): { tag: string; dockerfile: string } {
+  const body = stage.slice(1);
+  const from = (stage[0] ?? "").replace(/ AS \S+$/, "");
+  const dockerfile = `${[from, ...body].join("\n")}\n`;
+  return { tag: `platform-local/otel-layer:${createHash("sha256").update(dockerfile).digest("hex").slice(0, 12)}`, dockerfile };
+}
+
+/** The stage itself, or one line that starts it from the set-up's layer image when there is one. */
+function fromLayerWhenBuilt(stage: string[], layers: readonly string[] | undefined): string[] {
+  const { tag } = otelLayer(stage);
+  return layers?.includes(tag) ? [`FROM ${tag} AS ${STAGE}`] : stage;
+}
+
 /** The Python stage: `FROM <base> AS opentelemetry`, the install, and the .pth for the venv. */
-export function buildPythonOtelStage(image: string): string[] {
+export function buildPythonOtelStage(image: string, layers?: readonly string[]): string[] {
+  return fromLayerWhenBuilt(pythonOtelStage(image), layers);
+}
+
+function pythonOtelStage(image: string): string[] {
   const site = `${OTEL_PYTHON_SITE}/lib/python$(python3 -c "import sysconfig; print(sysconfig.get_python_version())")/site-packages`;
   return [
     `FROM ${image} AS ${STAGE}`,
@@ -146,7 +170,11 @@ const NODE_REGISTER_SOURCE = [
   "process.once(\"beforeExit\", stop);",
 ];
 
-export function buildNodeOtelStage(image: string): string[] {
+export function buildNodeOtelStage(image: string, layers?: readonly string[]): string[] {
+  return fromLayerWhenBuilt(nodeOtelStage(image), layers);
+}
+
+function nodeOtelStage(image: string): string[] {
   return [
     `FROM ${image} AS ${STAGE}`,
     `WORKDIR ${OTEL_NODE_DIR}`,
@@ -165,4 +193,9 @@ export function buildNodeOtelCopy(): string[] {
     IMAGE_DEFAULTS,
     `ENV NODE_OPTIONS="--require ${NODE_REGISTER}"`,
   ];
+}
+
+/** The layers the set-up builds: one per language, from the base images. */
+export function otelLayersFor(images: { python: string; node: string }): { tag: string; dockerfile: string }[] {
+  return [otelLayer(pythonOtelStage(images.python)), otelLayer(nodeOtelStage(images.node))];
 }

@@ -42,6 +42,8 @@ export interface WorkspaceSnapshot {
 export interface BaseImages {
   readonly python: string;
   readonly node: string;
+  /** OpenTelemetry layer images the set-up built (opentelemetry.ts, `otelLayer`): used when one matches. */
+  readonly otelLayers?: readonly string[];
 }
 
 export interface Recipe {

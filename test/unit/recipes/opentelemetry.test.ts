@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildFastapiRecipe, buildNextjsRecipe } from "../../../src/plan/recipes/index.js";
-import { OTEL_NODE_PACKAGES, OTEL_PYTHON_CONTRIB_VERSION, OTEL_PYTHON_PACKAGES, OTEL_PYTHON_SDK_VERSION } from "../../../src/plan/recipes/opentelemetry.js";
+import { OTEL_NODE_PACKAGES, OTEL_PYTHON_CONTRIB_VERSION, OTEL_PYTHON_PACKAGES, OTEL_PYTHON_SDK_VERSION, otelLayersFor } from "../../../src/plan/recipes/opentelemetry.js";
 import { LOCAL, snapshot } from "./snapshot.js";
 
 const MAIN = "from fastapi import FastAPI\n\napp = FastAPI()\n";
@@ -81,5 +81,28 @@ describe("zero-code OpenTelemetry in the nextjs recipe", () => {
     expect(s.opentelemetry!.join("\n")).toContain("getSpanProcessorsFromEnv()");
     expect(s.opentelemetry!.join("\n")).toContain('const ROUTE_KEYS = ["next.route", "http.route"];');
     expect(buildNextjsRecipe(snapshot({ "package.json": NEXT_PKG, "package-lock.json": null }), LOCAL).dockerfile).not.toContain("opentelemetry");
+  });
+});
+
+describe("the OpenTelemetry layers the set-up builds once per machine", () => {
+  const [python, node] = otelLayersFor(LOCAL);
+  it("are the recipes' stages as images, tagged by the hash of their Dockerfile", () => {
+    expect(python!.tag).toMatch(/^platform-local\/otel-layer:[0-9a-f]{12}$/);
+    expect(python!.dockerfile).toMatch(new RegExp(`^FROM ${LOCAL.python}\n`));
+    expect(python!.dockerfile).toContain(OTEL_PYTHON_PACKAGES.join(" "));
+    expect(node!.dockerfile).toContain(OTEL_NODE_PACKAGES.join(" "));
+    expect(node!.tag).not.toBe(python!.tag);
+    expect(otelLayersFor(LOCAL)[0]!.tag).toBe(python!.tag);
+  });
+
+  it("a recipe starts its stage from a layer that matches, and installs the SDK itself otherwise", () => {
+    const files = { "requirements.txt": REQS, "main.py": MAIN };
+    const withLayers = { ...LOCAL, otelLayers: [python!.tag, node!.tag] };
+    expect(stages(buildFastapiRecipe(snapshot(files), withLayers, { instrument: true }).dockerfile).opentelemetry).toEqual([`FROM ${python!.tag} AS opentelemetry`]);
+    const web = stages(buildNextjsRecipe(snapshot({ "package.json": NEXT_PKG, "package-lock.json": "{}" }), withLayers, { instrument: true }).dockerfile);
+    expect(web.opentelemetry).toEqual([`FROM ${node!.tag} AS opentelemetry`]);
+    // A layer of other base images (or an older SDK pin) is never used.
+    const other = { ...LOCAL, otelLayers: ["platform-local/otel-layer:000000000000"] };
+    expect(stages(buildFastapiRecipe(snapshot(files), other, { instrument: true }).dockerfile).opentelemetry!.length).toBeGreaterThan(1);
   });
 });

@@ -29,14 +29,15 @@ export interface TelemetryInputs {
 /** The host directory the running receiver writes to: another one (PLATFORM_TELEMETRY_DIR moved) replaces it. */
 const STORE_LABEL = "platform.telemetry-store";
 
-function runDockerBuild(dir: string, tag: string, hash: string): Promise<void> {
+/** A quiet BuildKit build with the Docker CLI; a failure carries the last lines of its output. */
+export function runQuietBuild(args: string[], what: string): Promise<void> {
   const cli = process.env.PLATFORM_DOCKER_CLI || "docker";
   return new Promise((resolve, reject) => {
-    const child = spawn(cli, ["build", "-q", "-t", tag, "--label", `${TELEMETRY_HASH_LABEL}=${hash}`, dir], { env: { ...process.env, DOCKER_BUILDKIT: "1" }, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(cli, ["build", "-q", ...args], { env: { ...process.env, DOCKER_BUILDKIT: "1" }, stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     child.on("error", (e) => reject(new Error(`could not run ${cli}: ${e.message}`)));
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`building the telemetry receiver image failed (exit ${code}):\n${err.trim().split("\n").slice(-20).join("\n")}`))));
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`building ${what} failed (exit ${code}):\n${err.trim().split("\n").slice(-20).join("\n")}`))));
   });
 }
 
@@ -53,7 +54,7 @@ export async function ensureReceiverImage(baseImage: string): Promise<{ tag: str
     }
     writeFileSync(join(dir, "app", "package.json"), '{"type":"module"}');
     writeFileSync(join(dir, "Dockerfile"), ctx.dockerfile);
-    await runDockerBuild(dir, ctx.tag, ctx.hash);
+    await runQuietBuild(["-t", ctx.tag, "--label", `${TELEMETRY_HASH_LABEL}=${ctx.hash}`, dir], "the telemetry receiver image");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
