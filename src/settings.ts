@@ -37,7 +37,8 @@ export function baseImages(): BaseImageSet {
     const override = process.env[`PLATFORM_${role.toUpperCase()}_IMAGE`];
     if (override) images[role] = override;
   }
-  const layers = readJson<{ tags: string[] }>(otelLayersFile()).tags;
+  // PLATFORM_OTEL_LAYERS (comma-separated tags) stands in for the file, as the roles' variables do.
+  const layers = process.env.PLATFORM_OTEL_LAYERS !== undefined ? process.env.PLATFORM_OTEL_LAYERS.split(",").filter(Boolean) : readJson<{ tags: string[] }>(otelLayersFile()).tags;
   return Array.isArray(layers) ? { ...images, otelLayers: layers } : images;
 }
 

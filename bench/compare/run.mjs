@@ -39,8 +39,15 @@ const results = { id, runs: RUNS, commit: commitOf(ROOT), started: new Date().to
 const save = () => opt.json && writeFileSync(opt.json, `${JSON.stringify(results, null, 2)}\n`);
 const record = (tool, c, r) => { (results.samples[`${tool}/${c}`] ??= []).push({ ms: r.ms, mem: r.mem }); save(); };
 
+// A cold run's bases, and what the set-up makes of them before any deploy: the OpenTelemetry
+// layers (README "Telemetry"), built here untimed, as the set-up builds them once per machine.
+const { buildOtelLayers } = await import(join(ROOT, "dist", "targets", "docker", "otel-layers.js"));
+const saltedLayers = new Set();
 async function bases(salt) {
-  return { python: await saltedBase(images.python, `bench-compare-${id}/python`, salt), node: await saltedBase(images.node, `bench-compare-${id}/node`, salt) };
+  const b = { python: await saltedBase(images.python, `bench-compare-${id}/python`, salt), node: await saltedBase(images.node, `bench-compare-${id}/node`, salt) };
+  const { tags } = await buildOtelLayers(b);
+  for (const t of tags) saltedLayers.add(t);
+  return { ...b, otelLayers: tags };
 }
 const order = (i) => (i % 2 ? [...tools].reverse() : tools);
 const log = (s) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${s}\n`);
@@ -63,7 +70,7 @@ async function coldRuns() {
     log(`limit ${i + 1}/${RUNS}: ${(l.ms / 1000).toFixed(1)} s (${l.slowest} build ${(l.builds[l.slowest] / 1000).toFixed(1)} s + start ${(l.startMs / 1000).toFixed(1)} s)`);
   }
   for (const t of tools) await t.reset(prev);
-  await removeImages(`bench-compare-${id}/*`);
+  await removeImages(`bench-compare-${id}/*`, ...saltedLayers);
 }
 
 const CHANGES = {
@@ -95,7 +102,7 @@ async function warmRuns() {
 async function cleanUp() {
   edge.stop();
   for (const t of tools) await t.reset({}).catch(() => undefined);
-  await removeImages(`bench-compare-${id}/*`, `bench-compare-${id}-*`);
+  await removeImages(`bench-compare-${id}/*`, `bench-compare-${id}-*`, ...saltedLayers);
   rmSync(work, { recursive: true, force: true });
   rmSync(join(PLATFORM_HOME, "projects", tools[0].project), { recursive: true, force: true });
   rmSync(join(PLATFORM_HOME, "logs", tools[0].project), { recursive: true, force: true });

@@ -27,7 +27,7 @@ function appendLine(file, line) {
 
 /** The salted base images of a run, as the variables both tools read (none when not given). */
 function baseImageEnv(bases) {
-  return Object.fromEntries([["PLATFORM_PYTHON_IMAGE", bases.python], ["PLATFORM_NODE_IMAGE", bases.node]].filter(([, v]) => v));
+  return Object.fromEntries([["PLATFORM_PYTHON_IMAGE", bases.python], ["PLATFORM_NODE_IMAGE", bases.node], ["PLATFORM_OTEL_LAYERS", bases.otelLayers?.join(",")]].filter(([, v]) => v));
 }
 
 /** The edge container's processes, refreshed once a second (docker top is too slow for each sample). */

@@ -13,8 +13,15 @@ import { runQuietBuild } from "./provider/telemetry.js";
  * plan reads. A recipe whose stage matches one starts from it instead of installing the SDK.
  */
 export async function ensureOtelLayers(): Promise<{ tags: string[]; built: string[] }> {
+  const r = await buildOtelLayers(baseImages());
+  writeFileAtomic.sync(otelLayersFile(), `${JSON.stringify({ tags: r.tags }, null, 2)}\n`);
+  return r;
+}
+
+/** The layers of these base images, each built when the engine lacks it. */
+export async function buildOtelLayers(images: { python: string; node: string }): Promise<{ tags: string[]; built: string[] }> {
   const built: string[] = [];
-  const layers = otelLayersFor(baseImages());
+  const layers = otelLayersFor(images);
   for (const layer of layers) {
     if (await unlessGone(() => docker().getImage(layer.tag).inspect())) continue;
     const dir = mkdtempSync(join(tmpdir(), "platform-otel-layer-"));
@@ -27,7 +34,5 @@ export async function ensureOtelLayers(): Promise<{ tags: string[]; built: strin
     }
     built.push(layer.tag);
   }
-  const tags = layers.map((l) => l.tag);
-  writeFileAtomic.sync(otelLayersFile(), `${JSON.stringify({ tags }, null, 2)}\n`);
-  return { tags, built };
+  return { tags: layers.map((l) => l.tag), built };
 }
