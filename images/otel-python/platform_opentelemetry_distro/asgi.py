@@ -79,7 +79,7 @@ class ServerMiddleware:
         parent = self._parent(scope["headers"])
         span = self.tracer.start_span(
             "HTTP" if method == "_OTHER" else method, parent, _SERVER,
-            {"http.request.method": method, "url.path": scope["path"], "url.scheme": scope["scheme"]},
+            {"http.request.method": method, "url.path": scope["path"]},
             start_time=start,
         )
         scope[ROUTE] = None
@@ -105,7 +105,8 @@ class ServerMiddleware:
 
     def _finish(self, scope, span, method, status, error, start, end, root_path):
         route = scope[ROUTE] if self.hooked else route_of(scope, root_path)
-        attributes = {"http.request.method": method}
+        # The span's attributes and the histogram's, less the method (the span has it already).
+        attributes = {}
         if route:
             attributes["http.route"] = route
         if status:
@@ -113,7 +114,6 @@ class ServerMiddleware:
         failed = error is not None or status >= 500 or not status
         if failed:
             attributes["error.type"] = type(error).__qualname__ if error is not None else str(status or "incomplete_response")
-        self.duration.record((end - start) / 1e9, attributes)
         if span.is_recording():
             if route:
                 span.update_name(f"{'HTTP' if method == '_OTHER' else method} {route}")
@@ -122,4 +122,6 @@ class ServerMiddleware:
                 if error is not None:
                     span.record_exception(error)
                 span.set_status(_ERROR)
+        attributes["http.request.method"] = method
+        self.duration.record((end - start) / 1e9, attributes)
         span.end(end)

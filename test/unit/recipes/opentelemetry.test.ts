@@ -53,7 +53,7 @@ describe("zero-code OpenTelemetry in the fastapi recipe", () => {
     const stage = stages(r.dockerfile).opentelemetry!.join("\n");
     expect(stage).toContain("'[opentelemetry_distro]' 'platform = platform_opentelemetry_distro:PlatformDistro'");
     expect(stage).toContain("'[opentelemetry_instrumentor]' 'fastapi = platform_opentelemetry_distro.fastapi:FastAPIInstrumentor'");
-    for (const f of ["__init__.py", "asgi.py", "fastapi.py"]) expect(stage).toContain(`> /opt/otel/platform_opentelemetry_distro/${f}`);
+    for (const f of ["__init__.py", "asgi.py", "fastapi.py", "otlp.py"]) expect(stage).toContain(`> /opt/otel/platform_opentelemetry_distro/${f}`);
     expect(stages(r.dockerfile).final!.join("\n")).toContain("OTEL_PYTHON_DISTRO=platform");
   });
 
