@@ -11,7 +11,9 @@
  *     own dependencies from there, and hooks the app's modules (http, undici/fetch, pg) by name.
  * The pins move together: check `pip download --no-deps opentelemetry-instrumentation-psycopg==X`
  * (every instrumentation must exist at the contrib version) and `npm view
- * @opentelemetry/auto-instrumentations-node dependencies`.
+ * @opentelemetry/auto-instrumentations-node dependencies`. The platform's Python distro
+ * (images/otel-python) uses two seams of these pins, tested against them in
+ * test/unit/telemetry/otel-python-distro.test.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -59,8 +61,9 @@ export const OTEL_PYTHON_WRAP = ["python", `${OTEL_PYTHON_DIR}/bin/opentelemetry
  * The platform's distro, selected with OTEL_PYTHON_DISTRO=platform: OpenTelemetry's own, plus
  * the platform's FastAPI instrumentation (entry point "fastapi"): one pure-ASGI middleware, one
  * server span and one duration histogram per request, the route template taken from FastAPI's
- * router (contrib's FastAPI/ASGI middleware cost a quarter of a small endpoint's CPU). Python
- * sources and dist-info in images/otel-python/, written into /opt/otel.
+ * router (contrib's FastAPI/ASGI middleware cost a quarter of a small endpoint's CPU), and span
+ * batches encoded to OTLP protobuf without the exporter's per-field messages. Python sources
+ * and dist-info in images/otel-python/, written into /opt/otel.
  */
 const DISTRO_DIR = fileURLToPath(new URL("../../../images/otel-python/", import.meta.url));
 
