@@ -6,6 +6,7 @@ status ERROR on a 5xx or an exception) and the histogram http.server.request.dur
 seconds with method, route and status code. A request that matched no route has no
 http.route: one "(unmatched)" row in Studio, never a raw path.
 """
+import logging
 from time import time_ns
 
 from opentelemetry import context, propagate
@@ -17,6 +18,7 @@ ROUTE = "platform.otel.route"
 MOUNT = "platform.otel.mount"
 
 _METHODS = frozenset(("CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE", "QUERY"))
+_logger = logging.getLogger(__name__)
 _SERVER = SpanKind.SERVER
 _ERROR = Status(StatusCode.ERROR)
 
@@ -101,7 +103,10 @@ class ServerMiddleware:
         finally:
             end = time_ns()
             context.detach(token)
-            self._finish(scope, span, method, status, error, start, end, root_path)
+            try:
+                self._finish(scope, span, method, status, error, start, end, root_path)
+            except Exception:  # pylint: disable=broad-except  (never the app's response or exception)
+                _logger.debug("recording the request failed", exc_info=True)
 
     def _finish(self, scope, span, method, status, error, start, end, root_path):
         route = scope[ROUTE] if self.hooked else route_of(scope, root_path)
