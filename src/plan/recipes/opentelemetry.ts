@@ -11,17 +11,25 @@
  *     own dependencies from there, and hooks the app's modules (http, undici/fetch, pg) by name.
  * The pins move together: check `pip download --no-deps opentelemetry-instrumentation-psycopg==X`
  * (every instrumentation must exist at the contrib version) and `npm view
- * @opentelemetry/auto-instrumentations-node dependencies`.
+ * @opentelemetry/auto-instrumentations-node dependencies`. The platform's Python distro
+ * (images/otel-python) uses two seams of these pins, tested against them in
+ * test/unit/telemetry/otel-python-distro.test.ts.
  */
 import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { buildNetworkRun, toShellWord } from "./dockerfile-parts.js";
 
 /** The SDK release and the contrib release made with it (contrib 0.66b2 lacks psycopg and psycopg2). */
 export const OTEL_PYTHON_SDK_VERSION = "1.45.1";
 export const OTEL_PYTHON_CONTRIB_VERSION = "0.66b1";
 
-/** What `opentelemetry-instrument` loads: web server, HTTP clients and database drivers. */
-const PYTHON_INSTRUMENTATIONS = ["asgi", "fastapi", "httpx", "requests", "psycopg", "psycopg2", "sqlalchemy"];
+/**
+ * What `opentelemetry-instrument` loads from contrib: HTTP clients and database drivers. The
+ * web server (FastAPI) is the platform's own instrumentation, in its distro (below).
+ */
+const PYTHON_INSTRUMENTATIONS = ["httpx", "requests", "psycopg", "psycopg2", "sqlalchemy"];
 
 export const OTEL_PYTHON_PACKAGES: readonly string[] = [
   `opentelemetry-distro==${OTEL_PYTHON_CONTRIB_VERSION}`,
@@ -51,31 +59,36 @@ const PTH = "zz-platform-opentelemetry.pth";
 export const OTEL_PYTHON_WRAP = ["python", `${OTEL_PYTHON_DIR}/bin/opentelemetry-instrument`];
 
 /**
- * The platform's distro, selected with OTEL_PYTHON_DISTRO=platform: OpenTelemetry's own, with
- * FastAPI's per-message `http send` / `http receive` spans off. They are noise in a waterfall
- * (two or three per request) and a large share of the per-request cost.
+ * The platform's distro, selected with OTEL_PYTHON_DISTRO=platform: OpenTelemetry's own, plus
+ * the platform's FastAPI instrumentation (entry point "fastapi"): one pure-ASGI middleware, one
+ * server span and one duration histogram per request, the route template taken from FastAPI's
+ * router (contrib's FastAPI/ASGI middleware cost a quarter of a small endpoint's CPU), and span
+ * batches encoded to OTLP protobuf without the exporter's per-field messages. Python sources
+ * and dist-info in images/otel-python/, written into /opt/otel.
  */
-const DISTRO_MODULE = "platform_opentelemetry_distro";
-const DISTRO_SOURCE = [
-  '"""The OpenTelemetry distro of the platform: the default one, without the send/receive spans of FastAPI."""',
-  "from opentelemetry.distro import OpenTelemetryDistro",
-  "",
-  "",
-  "class PlatformDistro(OpenTelemetryDistro):",
-  "    def load_instrumentor(self, entry_point, **kwargs):",
-  "        if entry_point.name == \"fastapi\":",
-  "            kwargs.setdefault(\"exclude_spans\", [\"receive\", \"send\"])",
-  "        super().load_instrumentor(entry_point, **kwargs)",
-];
-const DISTRO_INFO = `${OTEL_PYTHON_DIR}/${DISTRO_MODULE}-1.0.dist-info`;
+const DISTRO_DIR = fileURLToPath(new URL("../../../images/otel-python/", import.meta.url));
 
-/** sh that writes a file line by line (printf '%s\n'; the lines hold no single quote). */
+/** sh that writes a file line by line (printf '%s\n', each line single-quoted). */
 function writeLines(path: string, lines: readonly string[]): string {
-  return `printf '%s\\n' ${lines.map((l) => `'${l}'`).join(" ")} > ${path}`;
+  return `printf '%s\\n' ${lines.map((l) => `'${l.replace(/'/g, `'\\''`)}'`).join(" ")} > ${path}`;
+}
+
+let distroFiles: { path: string; lines: string[] }[] | undefined;
+
+/** The files of images/otel-python (paths relative to it, sorted), read once. */
+function readDistroFiles(): { path: string; lines: string[] }[] {
+  distroFiles ??= readdirSync(DISTRO_DIR, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name !== ".DS_Store" && !e.name.endsWith(".pyc"))
+    .map((e) => relative(DISTRO_DIR, join(e.parentPath, e.name)))
+    .sort()
+    .map((path) => ({ path, lines: readFileSync(join(DISTRO_DIR, path), "utf8").replace(/\n$/, "").split("\n") }));
+  return distroFiles;
 }
 
 function buildDistroStep(): string {
-  return `RUN mkdir -p ${DISTRO_INFO} && ${writeLines(`${OTEL_PYTHON_DIR}/${DISTRO_MODULE}.py`, DISTRO_SOURCE)} && ${writeLines(`${DISTRO_INFO}/METADATA`, ["Metadata-Version: 2.1", "Name: platform-opentelemetry-distro", "Version: 1.0"])} && ${writeLines(`${DISTRO_INFO}/entry_points.txt`, ["[opentelemetry_distro]", `platform = ${DISTRO_MODULE}:PlatformDistro`])}`;
+  const files = readDistroFiles();
+  const dirs = [...new Set(files.map((f) => `${OTEL_PYTHON_DIR}/${dirname(f.path)}`))];
+  return `RUN mkdir -p ${dirs.join(" ")} && ${files.map((f) => writeLines(`${OTEL_PYTHON_DIR}/${f.path}`, f.lines)).join(" && ")}`;
 }
 
 /**

@@ -1,8 +1,16 @@
-import { describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
 import { buildFastapiRecipe, buildNextjsRecipe } from "../../../src/plan/recipes/index.js";
 import { OTEL_NODE_PACKAGES, OTEL_PYTHON_CONTRIB_VERSION, OTEL_PYTHON_PACKAGES, OTEL_PYTHON_SDK_VERSION, otelLayersFor } from "../../../src/plan/recipes/opentelemetry.js";
 import { LOCAL, snapshot } from "./snapshot.js";
 
+const DISTRO = fileURLToPath(new URL("../../../images/otel-python/", import.meta.url));
+const dir = join(mkdtempSync(join(tmpdir(), "platform-otel-distro-")), "otel");
+afterAll(() => rmSync(dirname(dir), { recursive: true, force: true }));
 const MAIN = "from fastapi import FastAPI\n\napp = FastAPI()\n";
 const REQS = "fastapi==0.165.0\nuvicorn[standard]==0.54.0\n";
 const UV_PYPROJECT = '[project]\nname = "svc"\nversion = "1.0.0"\nrequires-python = ">=3.11"\ndependencies = ["fastapi==0.165.0", "uvicorn[standard]==0.54.0"]\n';
@@ -40,18 +48,31 @@ describe("zero-code OpenTelemetry in the fastapi recipe", () => {
     expect(r.dockerfile).toMatch(/\/site-packages && mkdir -p "\$d" && echo \/opt\/otel > "\$d\/zz-platform-opentelemetry\.pth"/);
   });
 
-  it("selects the platform's distro, which turns FastAPI's send/receive spans off", () => {
+  it("selects the platform's distro, which brings its own FastAPI instrumentation (images/otel-python)", () => {
     const r = buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: true });
-    const s = stages(r.dockerfile);
-    expect(s.opentelemetry!.join("\n")).toContain("'[opentelemetry_distro]' 'platform = platform_opentelemetry_distro:PlatformDistro'");
-    expect(s.opentelemetry!.join("\n")).toContain(`kwargs.setdefault("exclude_spans", ["receive", "send"])`);
-    expect(s.final!.join("\n")).toContain("OTEL_PYTHON_DISTRO=platform");
+    const stage = stages(r.dockerfile).opentelemetry!.join("\n");
+    expect(stage).toContain("'[opentelemetry_distro]' 'platform = platform_opentelemetry_distro:PlatformDistro'");
+    expect(stage).toContain("'[opentelemetry_instrumentor]' 'fastapi = platform_opentelemetry_distro.fastapi:FastAPIInstrumentor'");
+    for (const f of ["__init__.py", "asgi.py", "fastapi.py", "otlp.py"]) expect(stage).toContain(`> /opt/otel/platform_opentelemetry_distro/${f}`);
+    expect(stages(r.dockerfile).final!.join("\n")).toContain("OTEL_PYTHON_DISTRO=platform");
   });
 
-  it("every pin is one SDK release and its contrib release; every instrumentation the issue names is there", () => {
+  it("writes each Python file exactly, single quotes included", () => {
+    const r = buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: true });
+    const step = stages(r.dockerfile).opentelemetry!.find((l) => l.includes("platform_opentelemetry_distro/asgi.py"))!;
+    const cmd = step.replace(/^RUN /, "").replaceAll("/opt/otel/", `${dir}/`);
+    execFileSync("sh", ["-c", `mkdir -p ${dir} && cd ${dir} && ${cmd}`]);
+    for (const f of ["platform_opentelemetry_distro/asgi.py", "platform_opentelemetry_distro/fastapi.py", "platform_opentelemetry_distro-1.0.dist-info/entry_points.txt"]) {
+      expect(readFileSync(join(dir, f), "utf8")).toBe(readFileSync(join(DISTRO, f), "utf8"));
+    }
+  });
+
+  it("every pin is one SDK release and its contrib release; the client and database instrumentations are there", () => {
     for (const p of OTEL_PYTHON_PACKAGES) expect(p).toMatch(new RegExp(`==(${OTEL_PYTHON_SDK_VERSION}|${OTEL_PYTHON_CONTRIB_VERSION.replace(".", "\\.")})$`));
     const names = OTEL_PYTHON_PACKAGES.map((p) => p.split("==")[0]);
-    for (const i of ["fastapi", "asgi", "httpx", "requests", "psycopg", "psycopg2", "sqlalchemy"]) expect(names).toContain(`opentelemetry-instrumentation-${i}`);
+    for (const i of ["httpx", "requests", "psycopg", "psycopg2", "sqlalchemy"]) expect(names).toContain(`opentelemetry-instrumentation-${i}`);
+    // The server side is the platform's own (contrib's FastAPI/ASGI middleware is not installed).
+    for (const i of ["fastapi", "asgi"]) expect(names).not.toContain(`opentelemetry-instrumentation-${i}`);
     for (const p of OTEL_NODE_PACKAGES) expect(p).toMatch(/@\d+\.\d+\.\d+$/);
   });
 

@@ -3,31 +3,20 @@
  * PyPI into a venv cached in the platform home by version (PLATFORM_TEST_OTEL_PYTHON may name
  * another python that has it); the test never skips.
  */
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { platformHome } from "../../../src/settings.js";
 import { UNMATCHED_ROUTE, routeStats, trace } from "../../../src/telemetry/index.js";
 import { tempServer } from "./helpers.js";
+import { pythonVenv } from "./python-venv.js";
 
 const OTEL_PYTHON_VERSION = "1.45.2";
 const SCRIPT = fileURLToPath(new URL("../../fixtures/telemetry/python_export.py", import.meta.url));
 let python = process.env.PLATFORM_TEST_OTEL_PYTHON ?? "";
 
 /** A venv with the SDK and the OTLP/HTTP exporter, made once per version. */
-function otelPython(): string {
-  const venv = join(platformHome(), "toolchain", `otel-python-${OTEL_PYTHON_VERSION}`);
-  const bin = join(venv, "bin", "python");
-  if (!existsSync(join(venv, ".complete"))) {
-    execFileSync("python3", ["-m", "venv", "--clear", venv], { stdio: "inherit" });
-    execFileSync(bin, ["-m", "pip", "install", "-q", `opentelemetry-sdk==${OTEL_PYTHON_VERSION}`, `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_VERSION}`], { stdio: "inherit" });
-    execFileSync("touch", [join(venv, ".complete")]);
-  }
-  return bin;
-}
+const otelPython = () => pythonVenv(`otel-python-${OTEL_PYTHON_VERSION}`, [`opentelemetry-sdk==${OTEL_PYTHON_VERSION}`, `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_VERSION}`]);
 
 describe("OpenTelemetry Python SDK to the receiver", () => {
   beforeAll(() => { python ||= otelPython(); }, 600_000);

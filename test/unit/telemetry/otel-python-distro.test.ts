@@ -1,0 +1,42 @@
+/**
+ * The platform's Python distro (images/otel-python, what the fastapi recipe writes into
+ * /opt/otel) with the SDK, distro and exporter the recipe pins, from PyPI into venvs cached in
+ * the platform home (the test never skips):
+ *   - its FastAPI instrumentation on real apps, on the FastAPI of the examples (its router
+ *     reports the route it selects) and on an older one (no such hook, no native telemetry);
+ *   - its span encoder against the OTLP exporter's own.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { OTEL_PYTHON_CONTRIB_VERSION, OTEL_PYTHON_SDK_VERSION } from "../../../src/plan/recipes/opentelemetry.js";
+import { pythonVenv } from "./python-venv.js";
+
+const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/telemetry/${name}`, import.meta.url));
+const DISTRO = fileURLToPath(new URL("../../../images/otel-python/", import.meta.url));
+
+/** Runs a fixture with the distro on the path: what it prints. */
+async function run(fastapi: string, script: string): Promise<string> {
+  const python = pythonVenv(`otel-python-distro-${fastapi}-${OTEL_PYTHON_SDK_VERSION}`, [
+    `fastapi==${fastapi}`, `opentelemetry-sdk==${OTEL_PYTHON_SDK_VERSION}`, `opentelemetry-distro==${OTEL_PYTHON_CONTRIB_VERSION}`,
+    `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_SDK_VERSION}`,
+  ]);
+  const r = await promisify(execFile)(python, [fixture(script)], { env: { ...process.env, PYTHONPATH: DISTRO } }).catch((e: { stdout: string; stderr: string }) => e);
+  return `${r.stdout}${r.stderr}`.trim();
+}
+
+describe("the platform's Python distro", () => {
+  for (const fastapi of ["0.165.0", "0.115.14"]) {
+    it(`one server span and one histogram point per request, named by the route template (FastAPI ${fastapi})`, async () => {
+      expect(await run(fastapi, "fastapi_instrumentation.py")).toBe("ok");
+    }, 600_000);
+  }
+
+  it("encodes span batches exactly as the OTLP exporter does, faster", async () => {
+    const out = await run("0.165.0", "otlp_encoding.py");
+    expect(out).toMatch(/^ok \(per span: ours [\d.]+ us, the exporter's [\d.]+ us\)$/m);
+    const [, ours, theirs] = /ours ([\d.]+) us, the exporter's ([\d.]+) us/.exec(out)!.map(Number);
+    expect(ours!).toBeLessThan(theirs!);
+  }, 600_000);
+});
