@@ -25,7 +25,9 @@ export async function saltedBase(base, repo, salt) {
   const tag = `${repo}:${base.split(":").pop()}-${salt}`;
   const dir = mkdtempSync(join(tmpdir(), "bench-compare-salt-"));
   try {
-    writeFileSync(join(dir, "Dockerfile"), `FROM ${base}\nRUN echo ${salt} > /.platform-bench-salt\n`);
+    // The file names the bench run too (its repo): a salt alone ("c0p") is the same in every
+    // run, so a later run's salted base was the same image, and the earlier run's cache hit.
+    writeFileSync(join(dir, "Dockerfile"), `FROM ${base}\nRUN echo ${repo}:${salt} > /.platform-bench-salt\n`);
     await runOk(DOCKER_CLI, ["build", "-q", "-t", tag, dir], { env: buildEnv });
     return tag;
   } finally {
