@@ -24,9 +24,17 @@ function lacksReceiver(parts: readonly TemplatePart[], values: ReferenceValues):
   return parts.some((p) => p.kind === "ref" && p.service === TELEMETRY_REF && values.get(TELEMETRY_REF)?.[p.property] === undefined);
 }
 
-/** All variables of a service. Kept secret as a whole: values may carry credentials. */
+/**
+ * All variables of a service. Kept secret as a whole: values may carry credentials. Where the
+ * target runs no telemetry receiver (Kubernetes), the SDK the image carries is switched off
+ * (OTEL_SDK_DISABLED): it would otherwise export to localhost and log every failed batch.
+ */
 export function resolveEnv(env: Readonly<Record<string, readonly TemplatePart[]>>, values: ReferenceValues): pulumi.Output<Record<string, string>> {
-  const entries = Object.entries(env).filter(([, parts]) => !lacksReceiver(parts, values)).map(([k, parts]) => resolveTemplate(parts, values).apply((v) => [k, v] as const));
+  const kept = Object.entries(env).filter(([, parts]) => !lacksReceiver(parts, values));
+  const entries = [
+    ...kept.map(([k, parts]) => resolveTemplate(parts, values).apply((v) => [k, v] as const)),
+    ...(kept.length < Object.keys(env).length && !("OTEL_SDK_DISABLED" in env) ? [pulumi.output(["OTEL_SDK_DISABLED", "true"] as const)] : []),
+  ];
   return pulumi.secret(pulumi.all(entries).apply((kv) => Object.fromEntries(kv)));
 }
 
