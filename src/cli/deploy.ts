@@ -53,9 +53,10 @@ async function runDeploy(o: DeployOptions): Promise<void> {
   const plan = buildPlan(t.config, { project: t.project, env: t.env, projectDir: t.projectDir, appsDomain: "localhost", httpsPort: 443, images: baseImages() }, await scanSources(t.config, t.projectDir));
   const { runEngineDeploy } = await import("./deploy-run.js");
   const target = targetSettings(o, process.env);
-  const { refuseForeignNamespace } = await import("./kube-guard.js");
-  await refuseForeignNamespace(t, creds, target, plan);
-  const notes = [...recipeNotes(plan), ...(target.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
+  const { deployTarget, refuseForeignNamespace } = await import("./kube-guard.js");
+  const where = await deployTarget(t, creds, target);
+  await refuseForeignNamespace(t, where, plan);
+  const notes = [...recipeNotes(plan), ...(where.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
   await runEngineDeploy(t, creds, { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) }, o, notes);
 }
 

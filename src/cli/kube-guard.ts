@@ -9,14 +9,12 @@ import type { StackTarget } from "./context.js";
  * destroy would then delete the other stack's objects with it: a namespace whose labels name
  * another stack, or no stack at all, is refused before anything is built.
  */
-export async function refuseForeignNamespace(t: StackTarget, creds: Credentials, flags: { target?: string; kubeconfig?: string }, plan: Plan): Promise<void> {
-  const { stackTarget } = await import("../engine/stack-ops.js");
-  const saved = await stackTarget(t.project, t.env, creds);
-  if ((flags.target ?? saved.target) !== "kubernetes") return;
+export async function refuseForeignNamespace(t: StackTarget, where: { target: string; kubeconfig?: string }, plan: Plan): Promise<void> {
+  if (where.target !== "kubernetes") return;
   const { kubernetesCluster } = await import("../cluster/kubeconfig.js");
   const { kubeNamespaceLabels } = await import("../runtime/kubernetes.js");
   const { namespaceName } = await import("../targets/kubernetes/names.js");
-  const kube = { project: t.project, env: t.env, kubeconfig: kubernetesCluster(flags.kubeconfig ?? saved.kubeconfig).kubeconfig };
+  const kube = { project: t.project, env: t.env, kubeconfig: kubernetesCluster(where.kubeconfig).kubeconfig };
   const namespace = namespaceName(plan);
   // An unreachable cluster is the deploy's to report, with the provider's own words.
   const labels = await kubeNamespaceLabels(kube, namespace).catch(() => undefined);
@@ -26,4 +24,11 @@ export async function refuseForeignNamespace(t: StackTarget, creds: Credentials,
     exitCode: ExitCode.failed,
     details: ["  hint: deploy under another project name (--project NAME) or environment (--env NAME), or point --kubeconfig at another cluster"],
   });
+}
+
+/** Where this deploy goes: the flags, else the stack's settings (a later deploy keeps its target). */
+export async function deployTarget(t: StackTarget, creds: Credentials, flags: { target?: string; kubeconfig?: string }): Promise<{ target: string; kubeconfig?: string }> {
+  const { stackTarget } = await import("../engine/stack-ops.js");
+  const saved = await stackTarget(t.project, t.env, creds);
+  return { target: flags.target ?? saved.target, kubeconfig: flags.kubeconfig ?? saved.kubeconfig };
 }
