@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
+import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
 
 /**
@@ -18,11 +18,6 @@ const dir = join(base, "catalog");
 const otherDir = join(base, "other");
 let urls: Record<string, string> = {};
 let ca = "";
-
-function ok(r: CliResult): CliResult {
-  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r;
-}
 
 describe("catalog example", () => {
   beforeAll(() => {

@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation/index.js";
 import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, httpsRequest, parseUrls, runCli, startPoller } from "./cli.js";
+import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
 import { waitForRoutes, waitForTrace } from "./telemetry.js";
 import type { TraceSpan } from "../../src/telemetry/index.js";
@@ -23,11 +23,6 @@ const cli = (...args: string[]) => runCli(args, { cwd: dir, env: backend });
 const deploy = () => cli("deploy", "--yes", "--project", project);
 let urls: Record<string, string> = {};
 let ca = "";
-
-function ok(r: CliResult): CliResult {
-  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r;
-}
 
 async function status(): Promise<{ api: string; database: string; event_count: number; latest_event: string }> {
   const r = await httpsRequest(`${urls.api}/api/status`, ca);

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, httpsRequest, parseUrls, runCli, startCli } from "./cli.js";
+import { httpsRequest, ok, parseUrls, runCli, startCli } from "./cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
 
 /**
@@ -15,11 +15,6 @@ const backend = freshBackend();
 const base = mkdtempSync(join(tmpdir(), "platform-identity-"));
 const name = unique("idn");
 const deployed: { dir: string; project: string; env: string }[] = [];
-
-function ok(r: CliResult): CliResult {
-  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r;
-}
 
 /** A copy of the whoami app whose platform.yml has this name and says WHO. */
 function app(dir: string, projectName: string, who: string): string {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/index.js";
 import { buildPlan } from "../../src/plan/build-plan.js";
 import { baseImages } from "../../src/settings.js";
-import { type CliResult, runCli } from "./cli.js";
+import { ok, runCli } from "./cli.js";
 import { forgetProject, freshBackend, requireToolchain, unique } from "./env.js";
 
 /**
@@ -29,11 +29,6 @@ function planned(): { volume: string; network: string } {
   const r = validateConfig(yml("small"), { file: "platform.yml", projectDir: dir });
   const plan = buildPlan(r.config!, { project, env: "preview", appsDomain: "localhost", httpsPort: 443, projectDir: dir, images: baseImages() }, new Map());
   return { volume: plan.services[0]!.database!.volumeName, network: plan.network };
-}
-
-function ok(r: CliResult): CliResult {
-  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r;
 }
 
 function dbContainer(): string {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseImages } from "../../src/settings.js";
-import { type CliResult, httpsRequest, parseUrls, runCli } from "./cli.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
 
 /**
@@ -22,11 +22,6 @@ const deploy = (env: Record<string, string> = {}) => cli(["deploy", "--yes", "--
 const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 let urls: Record<string, string> = {};
 let ca = "";
-
-function ok(r: CliResult): CliResult {
-  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r;
-}
 
 /** Every container of a service, running or not, migration jobs excluded: "<id> <state>". */
 const containersOf = (service: string) =>

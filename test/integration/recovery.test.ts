@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { platformHome } from "../../src/settings.js";
-import { type CliResult, httpsRequest, parseUrls, runCli, startCli, startPoller } from "./cli.js";
+import { httpsRequest, ok, parseUrls, runCli, startCli, startPoller } from "./cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
 
 /**
@@ -24,11 +24,6 @@ const cli = async (...args: string[]) => {
 };
 let urls: Record<string, string> = {};
 let ca = "";
-
-function ok(r: CliResult): CliResult {
-  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r;
-}
 
 const docker = (...args: string[]) => execFileSync("docker", args).toString().trim();
 const stackContainers = () => docker("ps", "-a", "--filter", `label=platform.project=${project}`, "--format", "{{.Names}} {{.State}} {{.Label \"platform.job\"}}").split("\n").filter(Boolean);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, httpsRequest, parseUrls, runCli } from "./cli.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
 import { ROOT, forgetProject, freshBackend, requireToolchain, unique } from "./env.js";
 import { launchChromium, newPage, screenshot, startTestStudio } from "./studio-browser.js";
 
@@ -19,11 +19,6 @@ const dir = join(mkdtempSync(join(tmpdir(), "platform-studio-cat-")), "catalog")
 let studio: Awaited<ReturnType<typeof startTestStudio>>;
 let browser: Browser;
 let page: Page;
-
-function ok(r: CliResult): CliResult {
-  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r;
-}
 
 /** What examples/catalog/traffic/main.py sends for request i (its fixed rotation): the list route's count. */
 function listRequests(count: number): number {

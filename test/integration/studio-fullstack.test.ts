@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, httpsRequest, parseUrls, runCli } from "./cli.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
 import { CLI, ROOT, forgetProject, freshBackend, requireToolchain, unique } from "./env.js";
 import { launchChromium, newPage, rawGet, screenshot, startTestStudio } from "./studio-browser.js";
 
@@ -26,11 +26,6 @@ let urls: Record<string, string> = {};
 let ca = "";
 const cli = (...args: string[]) => runCli(args, { cwd: dir, env: { ...backend, ...studio?.env } });
 const base = () => `/projects/${project}/preview`;
-
-function ok(r: CliResult): CliResult {
-  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r;
-}
 
 const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: dir, stdio: "pipe" });
 const dbPassword = () => {

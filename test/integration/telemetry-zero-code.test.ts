@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { telemetryDir } from "../../src/settings.js";
 import { routeStats, routeTraces, trace, TelemetryStore, type RouteStats } from "../../src/telemetry/index.js";
-import { type CliResult, httpsRequest, parseUrls, runCli } from "./cli.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
 
 /**
@@ -23,11 +23,6 @@ let ca = "";
 let deploymentId = "";
 let store: TelemetryStore | undefined;
 const since = Date.now();
-
-function ok(r: CliResult): CliResult {
-  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r;
-}
 
 /** What examples/catalog/traffic/main.py sends for request i (its fixed rotation). */
 function trafficRequest(i: number): { method: string; route: string } {

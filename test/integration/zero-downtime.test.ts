@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, httpsRequest, parseUrls, runCli } from "./cli.js";
+import { type CliResult, httpsRequest, ok, parseUrls, runCli } from "./cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
 import { quantile, startLoad } from "./load.js";
 
@@ -43,11 +43,6 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     }).on("error", reject);
   });
-}
-
-function ok(r: CliResult): CliResult {
-  if (r.code !== 0) throw new Error(`exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-  return r;
 }
 
 const file = (...p: string[]) => join(dir, ...p);
