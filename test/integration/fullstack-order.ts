@@ -1,7 +1,7 @@
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { type CliResult, parseUrls, startPoller, writeBrokenMigration } from "./cli.js";
+import { type CliResult, ok, parseUrls, startPoller, writeBrokenMigration } from "./cli.js";
 
 /**
  * What a first deploy of examples/fullstack prints, on any target: the database healthy before
@@ -34,5 +34,24 @@ export async function deployWithBrokenMigration(dir: string, apiUrl: string, ca:
   const r = await deploy();
   const stats = await poll.stop();
   rmSync(broken);
+  return { r, stats };
+}
+
+/**
+ * A change to the API's code deployed while the API is polled through the edge, on any target:
+ * no request fails, the API is replaced and the database and web are not. `running` says what
+ * runs a service (a container id, the names of its pods). Returns the deploy and the poller's counts.
+ */
+export async function expectApiRolledOutUnderLoad(dir: string, apiUrl: string, ca: string, deploy: () => Promise<CliResult>, running: (service: string) => unknown) {
+  const [api, web, db] = ["api", "web", "database"].map(running);
+  writeFileSync(join(dir, "api", "app", "version.txt"), "v2\n");
+  const poll = startPoller(`${apiUrl}/api/status`, ca);
+  const r = ok(await deploy());
+  const stats = await poll.stop();
+  expect(stats.failures).toEqual([]);
+  expect(stats.sent).toBeGreaterThan(20);
+  expect(running("api")).not.toEqual(api);
+  expect([running("web"), running("database")]).toEqual([web, db]);
+  expect(r.stdout).toContain("web: unchanged");
   return { r, stats };
 }

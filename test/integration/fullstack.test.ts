@@ -10,7 +10,7 @@ import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
 import { waitForRoutes, waitForTrace } from "./telemetry.js";
 import type { TraceSpan } from "../../src/telemetry/index.js";
-import { deployWithBrokenMigration, expectFullstackDeployed } from "./fullstack-order.js";
+import { deployWithBrokenMigration, expectApiRolledOutUnderLoad, expectFullstackDeployed } from "./fullstack-order.js";
 
 /**
  * Issue #5 end to end, on the real engines: the fullstack example deployed by the CLI as a
@@ -134,17 +134,7 @@ describe("fullstack example on the local Docker engine", () => {
   }, 120_000);
 
   it("a change to one service replaces only it, with no failed request", async () => {
-    const [db, web] = [containerOf("database"), containerOf("web")];
-    const api = containerOf("api");
-    writeFileSync(join(dir, "api", "app", "version.txt"), "v2\n");
-    const poll = startPoller(`${urls.api}/api/status`, ca);
-    const r = ok(await deploy());
-    const stats = await poll.stop();
-    expect(stats.failures).toEqual([]);
-    expect(stats.sent).toBeGreaterThan(20);
-    expect(containerOf("api")).not.toBe(api);
-    expect([containerOf("database"), containerOf("web")]).toEqual([db, web]);
-    expect(r.stdout).toContain("web: unchanged");
+    const { r, stats } = await expectApiRolledOutUnderLoad(dir, urls.api as string, ca, deploy, containerOf);
   }, 600_000);
 
   it("a failing migration stops the deploy and the old API keeps answering", async () => {

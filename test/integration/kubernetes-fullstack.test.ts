@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./cli.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
 import { clusterUp, kubectl, podsOf } from "./kubernetes.js";
-import { deployWithBrokenMigration, expectFullstackDeployed } from "./fullstack-order.js";
+import { deployWithBrokenMigration, expectApiRolledOutUnderLoad, expectFullstackDeployed } from "./fullstack-order.js";
 
 /**
  * Issue #14 end to end: the fullstack example deployed by the CLI to the Kubernetes test cluster
@@ -69,16 +69,7 @@ describe("fullstack example on the Kubernetes test cluster", () => {
   });
 
   it("a change to the API rolls out under load with no failed request; the others stay", async () => {
-    const [api, web, db] = [podsOf(namespace, "api"), podsOf(namespace, "web"), podsOf(namespace, "database")];
-    writeFileSync(join(dir, "api", "app", "version.txt"), "v2\n");
-    const poll = startPoller(`${urls.api}/api/status`, ca);
-    const r = ok(await deploy());
-    const stats = await poll.stop();
-    expect(stats.failures).toEqual([]);
-    expect(stats.sent).toBeGreaterThan(20);
-    expect(podsOf(namespace, "api")).not.toEqual(api);
-    expect([podsOf(namespace, "web"), podsOf(namespace, "database")]).toEqual([web, db]);
-    expect(r.stdout).toContain("web: unchanged");
+    const { r, stats } = await expectApiRolledOutUnderLoad(dir, urls.api as string, ca, deploy, (s) => podsOf(namespace, s));
     console.log(`rollout under load: ${stats.sent} requests, ${stats.failed} failed, deploy ${r.seconds.toFixed(1)}s`);
   }, 600_000);
 
