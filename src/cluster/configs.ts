@@ -67,11 +67,15 @@ export function buildRegistryHosts(): { dir: string; content: string } {
   return { dir: TEST_REGISTRY, content: [`server = "http://${TEST_REGISTRY}"`, "", `[host."http://${TEST_REGISTRY}"]`, '  capabilities = ["pull", "resolve"]', ""].join("\n") };
 }
 
+/** The registry host an image reference names (`ghcr.io/x/y`, `localhost:5000/x`), or undefined (Docker Hub). */
+export function registryHostOf(ref: string): string | undefined {
+  const first = ref.split("/")[0] ?? "";
+  return ref.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost") ? first : undefined;
+}
+
 /** How containerd names an image given without a registry (what the kubelet asks for). */
 export function qualifiedRef(ref: string): string {
-  const first = ref.split("/")[0] ?? "";
-  const hasRegistry = ref.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost");
-  return hasRegistry ? ref : `docker.io/${ref.includes("/") ? ref : `library/${ref}`}`;
+  return registryHostOf(ref) ? ref : `docker.io/${ref.includes("/") ? ref : `library/${ref}`}`;
 }
 
 /**

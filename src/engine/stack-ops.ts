@@ -1,6 +1,7 @@
 import type { Credentials } from "./credentials.js";
 import { publicUrls, writeStackConfig } from "./deploy.js";
 import { listRecords } from "./history.js";
+import { readStackSettings, stackSettingsFile } from "./stack-settings.js";
 import { acquireStackLock } from "./lock.js";
 import { knownContainers, recoverStack, repairFileBackend } from "./recover.js";
 import { selectExistingStack } from "./workspace.js";
@@ -11,11 +12,18 @@ export async function stackOutputs(project: string, env: string, creds: Credenti
   return stack ? stack.outputs() : {};
 }
 
-/** Where a stack runs, from its settings: `docker` unless deployed with `--target kubernetes`. */
+/**
+ * Where a stack runs, from its settings: `docker` unless deployed with `--target kubernetes`.
+ * Read from the stack's settings file (every deploy and status asks); through the CLI only when
+ * that file cannot be used, which costs a `stack ls` and a `config` call.
+ */
 export async function stackTarget(project: string, env: string, creds: Credentials): Promise<{ target: string; kubeconfig?: string }> {
-  const stack = await selectExistingStack(project, env, creds);
-  const config = stack ? await stack.getAllConfig() : {};
-  return { target: config["platform:target"]?.value || "docker", kubeconfig: config["platform:kubeconfig"]?.value || undefined };
+  let settings = readStackSettings(stackSettingsFile(project, env));
+  if (!settings) {
+    const stack = await selectExistingStack(project, env, creds);
+    settings = stack ? Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([k, v]) => [k, v.value])) : {};
+  }
+  return { target: settings["platform:target"] || "docker", kubeconfig: settings["platform:kubeconfig"] || undefined };
 }
 
 export async function stackUrls(project: string, env: string, creds: Credentials, order?: readonly string[]): Promise<Record<string, string>> {

@@ -1,4 +1,7 @@
-import { clusterDown, clusterStatus } from "../../src/cluster/cluster.js";
+import { clusterDown } from "../../src/cluster/cluster.js";
+import { buildComponents } from "../../src/cluster/components.js";
+import { clusterLayout, readClusterToolchain } from "../../src/cluster/layout.js";
+import { runningPid } from "../../src/cluster/processes.js";
 
 /**
  * Vitest's global set-up: the Kubernetes test cluster is left as the run found it. A cluster
@@ -7,12 +10,17 @@ import { clusterDown, clusterStatus } from "../../src/cluster/cluster.js";
  */
 let wasRunning = false;
 
-const anyRunning = async () => (await clusterStatus()).components.some((c) => c.running);
+/** Any component with a live pid: no health checks or API calls, just the pid files. */
+function anyRunning(): boolean {
+  const l = clusterLayout();
+  const tc = readClusterToolchain();
+  return !!tc && buildComponents(l, tc).some((s) => runningPid(l, s) !== undefined);
+}
 
 export async function setup(): Promise<void> {
-  wasRunning = await anyRunning();
+  wasRunning = anyRunning();
 }
 
 export async function teardown(): Promise<void> {
-  if (!wasRunning && await anyRunning()) await clusterDown();
+  if (!wasRunning && anyRunning()) await clusterDown();
 }

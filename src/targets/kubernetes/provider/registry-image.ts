@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { registryHostOf } from "../../../cluster/configs.js";
 import { docker } from "../../docker/provider/docker-client.js";
 import type { ResourceHandler } from "../../docker/provider/handler.js";
 
@@ -13,8 +14,8 @@ export function registryTarget(registry: string, image: string): { repository: s
   const hasTag = colon > ref.lastIndexOf("/");
   const name = hasTag ? ref.slice(0, colon) : ref;
   // A name given with a registry host (ghcr.io/x/y) keeps only its path.
-  const first = name.split("/")[0] ?? "";
-  const path = name.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost") ? name.slice(first.length + 1) : name;
+  const host = registryHostOf(name);
+  const path = host ? name.slice(host.length + 1) : name;
   return { repository: `${registry}/${path}`, tag: hasTag ? ref.slice(colon + 1) : "latest" };
 }
 
