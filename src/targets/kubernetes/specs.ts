@@ -1,7 +1,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import type { HealthSpec, Plan, PlannedService } from "../../plan/types.js";
-import { selectorLabels } from "./names.js";
+import { namespaceName, selectorLabels, serviceHost } from "./names.js";
 
 /**
  * Pure helpers that turn a planned service into Kubernetes specs; the target's body only loops
@@ -71,8 +71,37 @@ export function appContainer(s: PlannedService, image: pulumi.Input<string>, env
   };
 }
 
-export function podSpec(s: PlannedService, container: Container, src: ImageSource): PodSpec {
+const WAIT_SECONDS = 120;
+
+/** The wait, in the service's own runtime: each host:port accepting a TCP connection, for up to WAIT_SECONDS. */
+function waitCommand(type: PlannedService["type"], targets: [string, number][]): string[] | undefined {
+  const list = JSON.stringify(targets);
+  if (type === "fastapi") {
+    return ["python3", "-c", `import socket, sys, time\nend = time.time() + ${WAIT_SECONDS}\nfor h, p in ${list}:\n    while True:\n        try:\n            socket.create_connection((h, p), 2).close(); break\n        except OSError:\n            if time.time() > end: sys.exit(f"{h}:{p} does not answer")\n            time.sleep(0.5)`];
+  }
+  if (type === "nextjs") {
+    return ["node", "-e", `const net = require("node:net"); const end = Date.now() + ${WAIT_SECONDS * 1000};
+const up = (h, p) => new Promise((r) => { const c = net.connect(p, h, () => { c.destroy(); r(true); }); c.on("error", () => r(false)); c.setTimeout(2000, () => { c.destroy(); r(false); }); });
+(async () => { for (const [h, p] of ${list}) { while (!(await up(h, p))) { if (Date.now() > end) { console.error(h + ":" + p + " does not answer"); process.exit(1); } await new Promise((r) => setTimeout(r, 500)); } } })();`];
+  }
+  return undefined;
+}
+
+/**
+ * Before a pod of a service starts (or its migration runs): its dependencies' Services answer.
+ * A Service made a moment ago (a first deploy, a redeploy after destroy) gets its address at
+ * once, but kube-proxy routes it only on its next sync; a migration that connected in that gap
+ * failed the deploy. Docker has no such gap, so this exists only here.
+ */
+export function dependencyWait(plan: Plan, s: PlannedService, image: pulumi.Input<string>, src: ImageSource): Container[] {
+  const deps = s.dependsOn.map((d) => plan.services.find((x) => x.name === d)).filter((d): d is PlannedService => !!d);
+  const command = deps.length ? waitCommand(s.type, deps.map((d) => [serviceHost(d, namespaceName(plan)), d.port])) : undefined;
+  return command ? [{ name: "wait-for-dependencies", image, imagePullPolicy: src.pullPolicy, command, resources: resources(s), securityContext: { allowPrivilegeEscalation: false } }] : [];
+}
+
+export function podSpec(s: PlannedService, container: Container, src: ImageSource, initContainers: Container[] = []): PodSpec {
   return {
+    ...(initContainers.length ? { initContainers } : {}),
     containers: [container],
     ...pullSecretsOf(src),
     terminationGracePeriodSeconds: s.stopGraceSeconds + PRE_STOP_SECONDS,
@@ -89,7 +118,7 @@ export function deploymentSpec(plan: Plan, s: PlannedService, container: Contain
     // Old ReplicaSets are what a failed rollout falls back to; a few are enough.
     revisionHistoryLimit: 3,
     minReadySeconds: 0,
-    template: { metadata: { labels: podLabels(plan, s) }, spec: podSpec(s, container, src) },
+    template: { metadata: { labels: podLabels(plan, s) }, spec: podSpec(s, container, src, dependencyWait(plan, s, container.image as pulumi.Input<string>, src)) },
   };
 }
 
@@ -103,6 +132,7 @@ export function serviceSpec(s: PlannedService): k8s.types.input.core.v1.ServiceS
  */
 export function migrateJobSpec(plan: Plan, s: PlannedService, image: pulumi.Input<string>, envSecret: pulumi.Input<string>, src: ImageSource): k8s.types.input.batch.v1.JobSpec {
   const m = s.migrate!;
+  const wait = dependencyWait(plan, s, image, src);
   return {
     backoffLimit: 0,
     activeDeadlineSeconds: m.timeoutSeconds,
@@ -113,6 +143,7 @@ export function migrateJobSpec(plan: Plan, s: PlannedService, image: pulumi.Inpu
         restartPolicy: "Never",
         enableServiceLinks: false,
         ...pullSecretsOf(src),
+        ...(wait.length ? { initContainers: wait } : {}),
         containers: [{
           name: "migrate", image, imagePullPolicy: src.pullPolicy, command: [...m.command],
           envFrom: [{ secretRef: { name: envSecret } }], resources: resources(s), securityContext: { allowPrivilegeEscalation: false },

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { targetSettings } from "../../../src/cli/stack-flags.js";
 import { checkImageRoute, dockerConfigFor } from "../../../src/targets/kubernetes/images.js";
 import { pushedDigest, registryTarget } from "../../../src/targets/kubernetes/provider/registry-image.js";
-import { appContainer, deploymentSpec, migrateJobSpec } from "../../../src/targets/kubernetes/specs.js";
+import { appContainer, dependencyWait, deploymentSpec, migrateJobSpec } from "../../../src/targets/kubernetes/specs.js";
 import { fullstackPlan } from "../fixtures/plans.js";
 
 const plan = await fullstackPlan();
@@ -53,5 +53,19 @@ describe("images for a cluster of one's own: --registry", () => {
     expect(() => checkImageRoute(plan, { kubeconfig: "/home/u/.kube/config" })).toThrow(/cannot pull the images built on this machine \(.*api, web.*\).*--registry HOST/);
     expect(() => checkImageRoute(plan, { kubeconfig: "/k", registry: "reg.example.com" })).not.toThrow();
     expect(() => checkImageRoute(plan, { kubeconfig: "/k", testCluster: { volumesDir: "/v" } })).not.toThrow();
+  });
+});
+
+describe("a pod waits for the Services it depends on", () => {
+  const never = { pullPolicy: "Never" } as const;
+  it("the API's migration and pods wait, in their own Python, for the database's Service; the database waits for nothing", () => {
+    const wait = dependencyWait(plan, api, "img:1", never);
+    expect(wait).toHaveLength(1);
+    expect(wait[0]!.command![0]).toBe("python3");
+    expect(wait[0]!.command![2]).toContain(`[["database.${plan.project}-${plan.env}.svc.cluster.local",5432]]`);
+    expect(migrateJobSpec(plan, api, "img:1", "env", never).template).toMatchObject({ spec: { initContainers: [{ name: "wait-for-dependencies" }] } });
+    expect(deploymentSpec(plan, api, appContainer(api, "img:1", "env", never), never).template).toMatchObject({ spec: { initContainers: [{ name: "wait-for-dependencies", image: "img:1" }] } });
+    expect(dependencyWait(plan, plan.services.find((s) => s.name === "database")!, "pg", never)).toEqual([]);
+    expect(dependencyWait(plan, plan.services.find((s) => s.name === "web")!, "w", never)[0]!.command![0]).toBe("node");
   });
 });
