@@ -9,6 +9,7 @@ from opentelemetry import metrics, trace
 from opentelemetry.instrumentation.instrumentor import BaseInstrumentor
 
 from platform_opentelemetry_distro.asgi import ServerMiddleware, route_selected
+from platform_opentelemetry_distro.duration import install as duration_histogram
 
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0)
 _NATIVE_OFF = {"tracing": False, "metrics": False, "logs": False}
@@ -62,10 +63,11 @@ class FastAPIInstrumentor(BaseInstrumentor):
         import fastapi.routing
 
         tracer = trace.get_tracer(__name__, schema_url="https://opentelemetry.io/schemas/1.26.0")
-        duration = metrics.get_meter(__name__).create_histogram(
+        provider = metrics.get_meter_provider()
+        duration = duration_histogram(provider, __name__, provider.get_meter(__name__).create_histogram(
             "http.server.request.duration", unit="s", description="Duration of HTTP server requests.",
             explicit_bucket_boundaries_advisory=_BUCKETS,
-        )
+        ), _BUCKETS)
         hooked = _hook_router(fastapi.routing)
         excluded = _excluded_urls()
         native = "telemetry" in inspect.signature(fastapi.FastAPI.__init__).parameters

@@ -4,7 +4,8 @@
  * the platform home (the test never skips):
  *   - its FastAPI instrumentation on real apps, on the FastAPI of the examples (its router
  *     reports the route it selects) and on an older one (no such hook, no native telemetry);
- *   - its span encoder against the OTLP exporter's own.
+ *   - its span encoder against the OTLP exporter's own;
+ *   - its duration histogram against the SDK's own Histogram.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -37,6 +38,13 @@ describe("the platform's Python distro", () => {
     const out = await run("0.165.0", "otlp_encoding.py");
     expect(out).toMatch(/^ok \(per span: ours [\d.]+ us, the exporter's [\d.]+ us\)$/m);
     const [, ours, theirs] = /ours ([\d.]+) us, the exporter's ([\d.]+) us/.exec(out)!.map(Number);
+    expect(ours!).toBeLessThan(theirs!);
+  }, 600_000);
+
+  it("aggregates the duration histogram exactly as the SDK does, faster", async () => {
+    const out = await run("0.165.0", "duration_histogram.py");
+    expect(out).toMatch(/^ok \(per record: ours [\d.]+ us, the SDK's [\d.]+ us\)$/m);
+    const [, ours, theirs] = /ours ([\d.]+) us, the SDK's ([\d.]+) us/.exec(out)!.map(Number);
     expect(ours!).toBeLessThan(theirs!);
   }, 600_000);
 });
