@@ -10,7 +10,7 @@ import logging
 from time import time_ns
 
 from opentelemetry import context, propagate
-from opentelemetry.trace import SpanKind, Status, StatusCode, set_span_in_context
+from opentelemetry.trace import Status, StatusCode, set_span_in_context
 
 # The scope key of the route template the app selected; its presence marks a request this
 # middleware already handles (a mounted FastAPI app has a middleware of its own).
@@ -19,7 +19,6 @@ MOUNT = "platform.otel.mount"
 
 _METHODS = frozenset(("CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE", "QUERY"))
 _logger = logging.getLogger(__name__)
-_SERVER = SpanKind.SERVER
 _ERROR = Status(StatusCode.ERROR)
 
 
@@ -45,11 +44,11 @@ def route_of(scope, root_path):
 
 
 class ServerMiddleware:
-    __slots__ = ("app", "tracer", "duration", "hooked", "excluded", "fields")
+    __slots__ = ("app", "start_span", "duration", "hooked", "excluded", "fields")
 
-    def __init__(self, app, tracer, duration, hooked, excluded):
+    def __init__(self, app, start_span, duration, hooked, excluded):  # pylint: disable=too-many-arguments
         self.app = app
-        self.tracer = tracer
+        self.start_span = start_span  # (name, parent context, attributes, start ns) -> a SERVER span
         self.duration = duration
         self.hooked = hooked
         self.excluded = excluded
@@ -79,11 +78,8 @@ class ServerMiddleware:
         if method not in _METHODS:
             method = "_OTHER"
         parent = self._parent(scope["headers"])
-        span = self.tracer.start_span(
-            "HTTP" if method == "_OTHER" else method, parent, _SERVER,
-            {"http.request.method": method, "url.path": scope["path"]},
-            start_time=start,
-        )
+        span = self.start_span("HTTP" if method == "_OTHER" else method, parent,
+                               {"http.request.method": method, "url.path": scope["path"]}, start)
         scope[ROUTE] = None
         token = context.attach(set_span_in_context(span, parent))
         status = 0

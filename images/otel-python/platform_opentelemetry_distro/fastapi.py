@@ -10,6 +10,7 @@ from opentelemetry.instrumentation.instrumentor import BaseInstrumentor
 
 from platform_opentelemetry_distro.asgi import ServerMiddleware, route_selected
 from platform_opentelemetry_distro.duration import install as duration_histogram
+from platform_opentelemetry_distro.span import server_spans
 
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0)
 _NATIVE_OFF = {"tracing": False, "metrics": False, "logs": False}
@@ -68,6 +69,7 @@ class FastAPIInstrumentor(BaseInstrumentor):
             "http.server.request.duration", unit="s", description="Duration of HTTP server requests.",
             explicit_bucket_boundaries_advisory=_BUCKETS,
         ), _BUCKETS)
+        start_span = server_spans(tracer)
         hooked = _hook_router(fastapi.routing)
         excluded = _excluded_urls()
         native = "telemetry" in inspect.signature(fastapi.FastAPI.__init__).parameters
@@ -81,7 +83,7 @@ class FastAPIInstrumentor(BaseInstrumentor):
 
         def build(original):
             def build_middleware_stack(self):
-                return ServerMiddleware(original(self), tracer, duration, hooked, excluded)
+                return ServerMiddleware(original(self), start_span, duration, hooked, excluded)
             return build_middleware_stack
 
         _patch(fastapi.FastAPI, "__init__", init)

@@ -2,7 +2,8 @@
  * The platform's Python distro (images/otel-python, what the fastapi recipe writes into
  * /opt/otel) with the SDK, distro and exporter the recipe pins, from PyPI into venvs cached in
  * the platform home (the test never skips):
- *   - its FastAPI instrumentation on real apps, on the FastAPI of the examples (its router
+ *   - its FastAPI instrumentation on real apps, its own span and histogram recording against
+ *     the SDK's (the same spans either way), on the FastAPI of the examples (its router
  *     reports the route it selects) and on an older one (no such hook, no native telemetry);
  *   - its span encoder against the OTLP exporter's own;
  *   - its duration histogram against the SDK's own Histogram.
@@ -18,19 +19,23 @@ const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/telemetr
 const DISTRO = fileURLToPath(new URL("../../../images/otel-python/", import.meta.url));
 
 /** Runs a fixture with the distro on the path: what it prints. */
-async function run(fastapi: string, script: string): Promise<string> {
+async function run(fastapi: string, script: string, ...args: string[]): Promise<string> {
   const python = pythonVenv(`otel-python-distro-${fastapi}-${OTEL_PYTHON_SDK_VERSION}`, [
     `fastapi==${fastapi}`, `opentelemetry-sdk==${OTEL_PYTHON_SDK_VERSION}`, `opentelemetry-distro==${OTEL_PYTHON_CONTRIB_VERSION}`,
     `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_SDK_VERSION}`,
   ]);
-  const r = await promisify(execFile)(python, [fixture(script)], { env: { ...process.env, PYTHONPATH: DISTRO } }).catch((e: { stdout: string; stderr: string }) => e);
+  const r = await promisify(execFile)(python, [fixture(script), ...args], { env: { ...process.env, PYTHONPATH: DISTRO } }).catch((e: { stdout: string; stderr: string }) => e);
   return `${r.stdout}${r.stderr}`.trim();
 }
 
 describe("the platform's Python distro", () => {
   for (const fastapi of ["0.165.0", "0.115.14"]) {
     it(`one server span and one histogram point per request, named by the route template (FastAPI ${fastapi})`, async () => {
-      expect(await run(fastapi, "fastapi_instrumentation.py")).toBe("ok");
+      const [lean, sdk] = await Promise.all(["lean", "sdk"].map((mode) => run(fastapi, "fastapi_instrumentation.py", mode)));
+      expect(lean).toMatch(/^ok\n\[/);
+      expect(sdk).toMatch(/^ok\n\[/);
+      // The platform's own span recording against the SDK's: the same spans.
+      expect(JSON.parse(lean.slice(3))).toEqual(JSON.parse(sdk.slice(3)));
     }, 600_000);
   }
 
