@@ -32,11 +32,22 @@ export interface RunningService {
 }
 
 /** The service containers of one stack (migration jobs excluded), newest first. */
-export async function listServiceContainers(project: string, env: string): Promise<RunningService[]> {
-  const list = await dockerClient().listContainers({ all: true, filters: { label: [`platform.project=${project}`, `platform.env=${env}`] } });
+export function listServiceContainers(project: string, env: string): Promise<RunningService[]> {
+  return serviceContainers([`platform.project=${project}`, `platform.env=${env}`]);
+}
+
+/** The service containers of every stack on the engine, each with its project and env. */
+export function listAllServiceContainers(): Promise<(RunningService & { project: string; env: string })[]> {
+  return serviceContainers(["platform.project", "platform.env"]);
+}
+
+async function serviceContainers(label: string[]): Promise<(RunningService & { project: string; env: string })[]> {
+  const list = await dockerClient().listContainers({ all: true, filters: { label } });
   return list
     .filter((c) => c.Labels["platform.job"] !== "true" && c.Labels["platform.service"])
     .map((c) => ({
+      project: c.Labels["platform.project"] as string,
+      env: c.Labels["platform.env"] as string,
       service: c.Labels["platform.service"] as string,
       containerId: c.Id,
       containerName: (c.Names[0] ?? "").replace(/^\//, ""),
@@ -45,7 +56,7 @@ export async function listServiceContainers(project: string, env: string): Promi
       status: c.Status,
       health: c.State === "running" ? "running" : "exited",
       createdAt: new Date(c.Created * 1000).toISOString(),
-    }) satisfies RunningService)
+    }) satisfies RunningService & { project: string; env: string })
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { type DeploymentRecord, listRecords } from "../engine/history.js";
 import { containerDetails, type ContainerDetails } from "../runtime/inspect.js";
-import { listServiceContainers } from "../runtime/docker.js";
+import { listAllServiceContainers, listServiceContainers } from "../runtime/docker.js";
 import { projectsDir } from "./paths.js";
 
 /** Projects with a deployment history under the platform home, and their environments. */
@@ -12,6 +12,30 @@ export function listProjects(): { name: string; envs: string[] }[] {
   return ls(projectsDir())
     .map((name) => ({ name, envs: ls(join(projectsDir(), name, "deployments")) }))
     .filter((p) => p.envs.length > 0);
+}
+
+/**
+ * What the sidebar's dot says of an environment: every service of its last good deployment
+ * running after a successful deployment; a deployment in progress; some service not running or
+ * the last deployment failed; nothing running on this engine (destroyed, stopped, or on another
+ * target).
+ */
+export type EnvState = "running" | "deploying" | "degraded" | "stopped";
+
+export function envState(project: string, env: string, running: ReadonlySet<string>): EnvState {
+  const records = listRecords(project, env);
+  if (records[0]?.outcome === "running") return "deploying";
+  if (running.size === 0) return "stopped";
+  const expected = [...serviceTypes(records.find((r) => r.outcome === "succeeded")).keys()];
+  return records[0]?.outcome === "succeeded" && expected.every((s) => running.has(s)) ? "running" : "degraded";
+}
+
+/** listProjects with each environment's state, from one list of the engine's containers. */
+export async function projectStates(): Promise<{ name: string; envs: string[]; states: Record<string, EnvState> }[]> {
+  const containers = await listAllServiceContainers().catch(() => []);
+  const runningIn = (project: string, env: string) =>
+    new Set(containers.filter((c) => c.project === project && c.env === env && c.state === "running").map((c) => c.service));
+  return listProjects().map((p) => ({ ...p, states: Object.fromEntries(p.envs.map((e) => [e, envState(p.name, e, runningIn(p.name, e))])) }));
 }
 
 export interface ServiceView {

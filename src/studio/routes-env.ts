@@ -4,13 +4,13 @@ import { findRecord } from "../engine/history.js";
 import { streamLogs } from "../runtime/log-stream.js";
 import { type StudioDeps, type StudioEnv, num, scopeOf } from "./context.js";
 import { compareDeployments, deploymentViews } from "./history-view.js";
-import { environmentView, listProjects } from "./overview.js";
+import { environmentView, projectStates } from "./overview.js";
 
 const BASE = "/api/projects/:project/envs/:env";
 
 /** Projects, services, deployment history with comparisons, logs, CPU and memory. */
 export function environmentRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
-  app.get("/api/projects", (c) => c.json(listProjects()));
+  app.get("/api/projects", async (c) => c.json(await projectStates()));
 
   app.get(BASE, async (c) => {
     const s = scopeOf(c);

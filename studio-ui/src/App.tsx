@@ -20,6 +20,14 @@ const TABS = [
   { id: "metrics", label: "Metrics" },
 ];
 
+type EnvState = "running" | "deploying" | "degraded" | "stopped";
+const ENV_STATES: Record<EnvState, { color: string; title: string }> = {
+  running: { color: "var(--ok)", title: "running" },
+  deploying: { color: "var(--accent)", title: "deploying" },
+  degraded: { color: "var(--warn)", title: "a service is not running, or the last deployment failed" },
+  stopped: { color: "var(--muted)", title: "nothing running on this engine (destroyed or stopped)" },
+};
+
 function SignIn() {
   return (
     <div className="center">
@@ -42,7 +50,7 @@ export function App() {
   const [signedOut, setSignedOut] = useState(false);
   const [path, go] = usePath();
   useEffect(() => setUnauthorizedHandler(() => setSignedOut(true)), []);
-  const projects = useData(() => get<{ name: string; envs: string[] }[]>("/api/projects"), [], 15_000);
+  const projects = useData(() => get<{ name: string; envs: string[]; states: Record<string, EnvState> }[]>("/api/projects"), [], 15_000);
   const url = new URL(path, location.origin);
   const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
   const inEnv = parts[0] === "projects" && parts.length >= 3;
@@ -73,7 +81,7 @@ export function App() {
               <div className="proj">{p.name}</div>
               {p.envs.map((e) => {
                 const to = `/projects/${encodeURIComponent(p.name)}/${encodeURIComponent(e)}`;
-                return <a key={e} href={to} onClick={link(to)} className={`env ${p.name === project && e === env ? "active" : ""}`}><span className="dot" style={{ background: "var(--ok)" }} />{e}</a>;
+                return <a key={e} href={to} onClick={link(to)} className={`env ${p.name === project && e === env ? "active" : ""}`}><span className="dot" title={ENV_STATES[p.states[e] ?? "stopped"].title} style={{ background: ENV_STATES[p.states[e] ?? "stopped"].color }} />{e}</a>;
               })}
             </div>
           ))}

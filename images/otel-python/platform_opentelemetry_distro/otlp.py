@@ -8,11 +8,14 @@ that. install() puts it in the exporter's place; the test compares both on many 
 from collections.abc import Mapping, Sequence
 from struct import Struct
 
+from opentelemetry.trace import SpanKind
+
 _U64 = Struct("<Q").pack
 _U32 = Struct("<I").pack
 _F64 = Struct("<d").pack
 _HAS_IS_REMOTE, _IS_REMOTE = 0x100, 0x200
 _KEYS = {}
+_KINDS = {kind: b"\x30" + bytes((kind.value + 1,)) for kind in SpanKind}
 _SMALL = [bytes((n,)) for n in range(128)]
 
 
@@ -66,16 +69,55 @@ def _key_value(k, v):
     return key + _field(b"\x12", _value(v))
 
 
+_CACHED = frozenset((str, int, bool, float))
+# Encoded attribute fields by (tag, key, type, value): a service's spans repeat the same few
+# (method, route, status code), so most of a span's attributes are a lookup. Bounded: cleared when full.
+_FIELDS = {}
+
+
 def _attributes(tag, attributes):
-    return b"".join(_field(tag, _key_value(k, v)) for k, v in attributes.items()) if attributes else b""
+    if not attributes:
+        return b""
+    out = []
+    for k, v in attributes.items():
+        kind = type(v)
+        if kind not in _CACHED:
+            out.append(_field(tag, _key_value(k, v)))
+            continue
+        key = (tag, k, kind, v)  # the type too: True == 1 == 1.0 as dict keys
+        encoded = _FIELDS.get(key)
+        if encoded is None:
+            encoded = _field(tag, _key_value(k, v))
+            if len(_FIELDS) >= 4096:
+                _FIELDS.clear()
+            _FIELDS[key] = encoded
+        out.append(encoded)
+    return b"".join(out)
 
 
 def _count(tag, n):
     return tag + _varint(n) if n else b""
 
 
+_LOCAL, _REMOTE = _U32(_HAS_IS_REMOTE), _U32(_HAS_IS_REMOTE | _IS_REMOTE)
+
+
 def _flags(parent):
-    return _U32(_HAS_IS_REMOTE | _IS_REMOTE if parent is not None and parent.is_remote else _HAS_IS_REMOTE)
+    return _REMOTE if parent is not None and parent.is_remote else _LOCAL
+
+
+_STATUSES = {}
+
+
+def _status(status):
+    """The Status field, by code and description (the enum's value is slow to read on every span)."""
+    key = (status.status_code, status.description)
+    encoded = _STATUSES.get(key)
+    if encoded is None:
+        encoded = _field(b"\x7a", _text(b"\x12", status.description) + _count(b"\x18", status.status_code.value))
+        if len(_STATUSES) < 256:
+            _STATUSES[key] = encoded
+    return encoded
 
 
 def _trace_state(ts):
@@ -89,7 +131,8 @@ def _span(s):
            _text(b"\x1a", _trace_state(ctx.trace_state))]
     if parent is not None:
         out += (b"\x22\x08", parent.span_id.to_bytes(8, "big"))
-    out += (_text(b"\x2a", s.name), b"\x30", _SMALL[s.kind.value + 1],
+    kind = _KINDS.get(s.kind)
+    out += (_text(b"\x2a", s.name), kind if kind is not None else b"\x30" + _SMALL[s.kind.value + 1],
             b"\x39" + _U64(s.start_time) if s.start_time else b"", b"\x41" + _U64(s.end_time) if s.end_time else b"",
             _attributes(b"\x4a", s.attributes), _count(b"\x50", s.dropped_attributes))
     for e in s.events:
@@ -103,7 +146,7 @@ def _span(s):
     out.append(_count(b"\x70", s.dropped_links))
     status = s.status
     if status is not None:
-        out.append(_field(b"\x7a", _text(b"\x12", status.description) + _count(b"\x18", status.status_code.value)))
+        out.append(_status(status))
     out += (b"\x85\x01", _flags(parent))
     return b"".join(out)
 
