@@ -29,7 +29,7 @@ export const OTEL_PYTHON_CONTRIB_VERSION = "0.66b1";
  * What `opentelemetry-instrument` loads from contrib: HTTP clients and database drivers. The
  * web server (FastAPI) is the platform's own instrumentation, in its distro (below).
  */
-const PYTHON_INSTRUMENTATIONS = ["httpx", "requests", "psycopg", "psycopg2", "sqlalchemy"];
+const PYTHON_INSTRUMENTATIONS = ["httpx", "requests", "psycopg", "psycopg2", "asyncpg", "sqlalchemy"];
 
 export const OTEL_PYTHON_PACKAGES: readonly string[] = [
   `opentelemetry-distro==${OTEL_PYTHON_CONTRIB_VERSION}`,

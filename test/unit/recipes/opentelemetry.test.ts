@@ -70,7 +70,7 @@ describe("zero-code OpenTelemetry in the fastapi recipe", () => {
   it("every pin is one SDK release and its contrib release; the client and database instrumentations are there", () => {
     for (const p of OTEL_PYTHON_PACKAGES) expect(p).toMatch(new RegExp(`==(${OTEL_PYTHON_SDK_VERSION}|${OTEL_PYTHON_CONTRIB_VERSION.replace(".", "\\.")})$`));
     const names = OTEL_PYTHON_PACKAGES.map((p) => p.split("==")[0]);
-    for (const i of ["httpx", "requests", "psycopg", "psycopg2", "sqlalchemy"]) expect(names).toContain(`opentelemetry-instrumentation-${i}`);
+    for (const i of ["httpx", "requests", "psycopg", "psycopg2", "asyncpg", "sqlalchemy"]) expect(names).toContain(`opentelemetry-instrumentation-${i}`);
     // The server side is the platform's own (contrib's FastAPI/ASGI middleware is not installed).
     for (const i of ["fastapi", "asgi"]) expect(names).not.toContain(`opentelemetry-instrumentation-${i}`);
     for (const p of OTEL_NODE_PACKAGES) expect(p).toMatch(/@\d+\.\d+\.\d+$/);
