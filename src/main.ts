@@ -1,6 +1,7 @@
 import { chmodSync, statSync } from "node:fs";
 import { CommanderError } from "commander";
 import { buildProgram } from "./cli/program.js";
+import { isPassphraseError, wrongPassphrase } from "./engine/passphrase.js";
 import { ExitCode, VisibleError } from "./errors.js";
 import { platformHome } from "./settings.js";
 import { PLATFORM_VERSION } from "./version.js";
@@ -29,10 +30,12 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) {
       return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    if (err instanceof VisibleError) {
-      process.stderr.write(`✖ ${err.message}\n`);
-      for (const line of err.details) process.stderr.write(`${line}\n`);
-      return err.exitCode;
+    // A stack read with the wrong passphrase can fail in any command that reads it (status, logs...).
+    const visible = err instanceof VisibleError ? err : isPassphraseError(err) ? wrongPassphrase("this project's stack") : undefined;
+    if (visible) {
+      process.stderr.write(`✖ ${visible.message}\n`);
+      for (const line of visible.details) process.stderr.write(`${line}\n`);
+      return visible.exitCode;
     }
     const verbose = argv.includes("--verbose");
     const e = err as Error;

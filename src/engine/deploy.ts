@@ -11,6 +11,7 @@ import { type CheckpointResource, checkpointResources } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
 import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveConfigCopy, saveRecord } from "./history.js";
 import { acquireStackLock } from "./lock.js";
+import { isPassphraseError, wrongPassphrase } from "./passphrase.js";
 import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./progress.js";
 import { knownContainers, recoverStack, repairFileBackend } from "./recover.js";
 import { currentStackSettings, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
@@ -189,6 +190,7 @@ function failure(record: DeploymentRecord, e: Error, errors: { service?: string;
   if (canceled) {
     return new VisibleError(`deployment ${record.id} was stopped (Ctrl-C): the steps in flight finished, nothing new started`, { exitCode: ExitCode.interrupted, details: [`engine log: ${engineLog}`] });
   }
+  if (isPassphraseError(record.error)) return wrongPassphrase(`${record.project} (${record.env})`);
   if (/currently locked/i.test(record.error)) {
     return new VisibleError(`${record.project} (${record.env}) is locked by another Pulumi operation (someone may be running pulumi up on it); nothing was changed`, { exitCode: ExitCode.failed, details: [`engine log: ${engineLog}`] });
   }

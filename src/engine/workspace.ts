@@ -10,7 +10,7 @@ import { ExitCode, VisibleError } from "../errors.js";
 import { platformHome, toolchain } from "../settings.js";
 import type { Credentials } from "./credentials.js";
 import { fileBackendDir } from "./recover.js";
-import { stackSettingsFile } from "./stack-settings.js";
+import { isPassphraseError, staleSettings } from "./passphrase.js";
 import { workspaceDir } from "./workspace-dir.js";
 
 /** The platform's install root (this file is dist/engine/workspace.js). */
@@ -157,7 +157,7 @@ export async function openStack(project: string, env: string, creds: Credentials
   const ws = await openWorkspace(project, creds);
   const backend = fileBackendDir(creds);
   if (!backend || !existsSync(join(backend, "stacks", project, `${env}.json`))) {
-    return Stack.createOrSelect(env, ws).catch((err: unknown) => { throw explainPassphrase(err, project, env, creds); });
+    return Stack.createOrSelect(env, ws).catch((err: unknown) => { throw isPassphraseError(err) ? staleSettings(project, env, creds) : err; });
   }
   const own = ws as unknown as { selectStack?: (name: string) => Promise<void> };
   own.selectStack = async () => {};
@@ -166,23 +166,6 @@ export async function openStack(project: string, env: string, creds: Credentials
   } finally {
     delete own.selectStack; // the prototype's again
   }
-}
-
-/**
- * A new stack whose settings file the workspace already has (the salt of a stack made with
- * another backend or passphrase, since deleted or never in this backend): Pulumi refuses with
- * "incorrect passphrase". Says which file, why, and the two ways out.
- */
-function explainPassphrase(err: unknown, project: string, env: string, creds: Credentials): unknown {
-  if (!/incorrect passphrase/.test(String((err as Error)?.message ?? err))) return err;
-  const file = stackSettingsFile(project, env);
-  return new VisibleError(
-    `${file}: the settings of environment "${env}" of project "${project}" were encrypted with another passphrase than this login's, for a stack the backend ${creds.backendUrl} does not hold`,
-    { details: [
-      "  they come from another login or backend (`platform login` with another backend, or PLATFORM_BACKEND_URL / PLATFORM_PASSPHRASE in CI)",
-      "  fix: log in to that backend with its passphrase again, or, to start this environment afresh on this backend, move that file away (its secrets cannot be read with this passphrase)",
-    ] },
-  );
 }
 
 /** The stack when it exists; never creates one (status, destroy). */
