@@ -84,6 +84,8 @@ describe("Studio on examples/fullstack in Chromium", () => {
       expect(await card.textContent()).toContain("0.5 CPU · 512 MiB · 512 pids");
     }
     expect(await page.locator('.svc-card:has([data-service="api"])').textContent()).toContain(urls.api!.replace("https://", ""));
+    // The sidebar's dot for this environment: every service of its last deployment running.
+    expect(await page.locator(".nav .env.active .dot").getAttribute("title")).toBe("running");
     await screenshot(page, "services");
   });
 
