@@ -31,7 +31,7 @@ async function run(fastapi: string, script: string, ...args: string[]): Promise<
 describe("the platform's Python distro", () => {
   for (const fastapi of ["0.165.0", "0.115.14"]) {
     it(`one server span and one histogram point per request, named by the route template (FastAPI ${fastapi})`, async () => {
-      const [lean, sdk] = await Promise.all(["lean", "sdk"].map((mode) => run(fastapi, "fastapi_instrumentation.py", mode)));
+      const [lean = "", sdk = ""] = await Promise.all(["lean", "sdk"].map((mode) => run(fastapi, "fastapi_instrumentation.py", mode)));
       expect(lean).toMatch(/^ok\n\[/);
       expect(sdk).toMatch(/^ok\n\[/);
       // The platform's own span recording against the SDK's: the same spans.
