@@ -1,6 +1,7 @@
 import type Docker from "dockerode";
 import { execInContainer } from "../../../docker-host.js";
 import { docker, logTail } from "./docker-client.js";
+import { isListening } from "./listening.js";
 import { isMissingBinary, isRefused, judgeAnswer, LOOPBACK_HINT, NO_CLIENT, PROBE_CLIENTS } from "./http-probe.js";
 
 /** How a container proves it is ready: an HTTP path on its port, or a command run inside it. */
@@ -69,6 +70,27 @@ async function checkHttp(id: string, ip: string | undefined, check: Extract<Heal
   return again;
 }
 
+/** One check: "" when it passed, else why not. */
+async function probeOnce(id: string, info: Docker.ContainerInspectInfo, check: Exclude<HealthCheck, { kind: "running" }>, label: string): Promise<string> {
+  try {
+    if (check.kind === "http") return (await checkHttp(id, networkAddress(info), check, label)) ?? "";
+    return (await probeExec(id, check.command)) ?? "";
+  } catch (e) {
+    // An exec into a container that just exited fails; the next look at its state says why.
+    if (e instanceof HealthError) throw e;
+    return (e as Error).message;
+  }
+}
+
+/** False: still nothing listening at the deadline; true or undefined (cannot tell): probe. */
+async function untilListening(id: string, pid: number | undefined, port: number, deadline: number): Promise<boolean | undefined> {
+  for (;;) {
+    const open = await isListening(id, pid, port);
+    if (open !== false || Date.now() > deadline) return open;
+    await sleep(50);
+  }
+}
+
 /**
  * Waits until the container passes its check. Fails fast when the container exits, with
  * its exit code and last log lines, and at the deadline with the last failing check.
@@ -84,14 +106,11 @@ export async function waitHealthy(id: string, check: HealthCheck, timeoutSeconds
       throw new HealthError(`${label} exited with code ${state.ExitCode} before it was healthy${state.OOMKilled ? " (killed: out of memory; raise its resources preset)" : ""}\n--- last log lines ---\n${tail || "(no output)"}`);
     }
     if (check.kind === "running") return;
-    try {
-      if (check.kind === "http") last = (await checkHttp(id, networkAddress(info), check, label)) ?? "";
-      else last = (await probeExec(id, check.command)) ?? "";
-    } catch (e) {
-      // An exec into a container that just exited fails; the next look at its state says why.
-      if (e instanceof HealthError) throw e;
-      last = (e as Error).message;
-    }
+    // Until something listens on the port, look from the host (free for the container) every
+    // 50 ms instead of probing inside it; the process gone or unreadable ends the wait at once.
+    last = check.kind === "http" && (await untilListening(id, state.Pid, check.port, deadline)) === false
+      ? `nothing listens on port ${check.port} in the container`
+      : await probeOnce(id, info, check, label);
     if (last === "") return;
     if (Date.now() > deadline) {
       const tail = await logTail(id);
