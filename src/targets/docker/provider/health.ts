@@ -109,7 +109,7 @@ export async function waitHealthy(id: string, check: HealthCheck, timeoutSeconds
     // Until something listens on the port, look from the host (free for the container) every
     // 50 ms instead of probing inside it; the process gone or unreadable ends the wait at once.
     last = check.kind === "http" && (await untilListening(id, state.Pid, check.port, deadline)) === false
-      ? `nothing listens on port ${check.port} in the container`
+      ? `nothing listens on port ${check.port} in the container (the app must ${LOOPBACK_HINT}, and PORT is ${check.port})`
       : await probeOnce(id, info, check, label);
     if (last === "") return;
     if (Date.now() > deadline) {
