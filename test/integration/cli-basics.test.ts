@@ -10,7 +10,7 @@ import { ROOT } from "./env.js";
 function freshHome(): string {
   const home = mkdtempSync(join(tmpdir(), "platform-home-"));
   // The set-up's toolchain and base images, without its credentials.
-  for (const f of ["toolchain.json", "images.json"]) cpSync(join(platformHome(), f), join(home, f));
+  for (const f of ["toolchain.json", "images.json", "otel-layers.json"]) cpSync(join(platformHome(), f), join(home, f));
   return home;
 }
 
@@ -57,6 +57,12 @@ describe("platform CLI basics", () => {
     const report = JSON.parse(good.stdout);
     expect(report.checks.filter((c: { ok: boolean }) => !c.ok)).toEqual([]);
     expect(good.code).toBe(0);
+    // What `npm run demo` runs: the table, with every base image and the set-up's OpenTelemetry layers.
+    const table = await runCli(["doctor"], { cwd: home, env });
+    expect(table.stderr).toBe("");
+    expect(table.stdout).toMatch(/^OpenTelemetry layers +✓ +platform-local\/otel-layer:/m);
+    expect(table.stdout).toContain("✓ ready to deploy");
+    expect(table.code).toBe(0);
     const down = await runCli(["doctor"], { cwd: home, env: { ...env, DOCKER_HOST: `unix://${home}/no-dockerd.sock` } });
     expect(down.code).toBe(4);
     expect(down.stdout).toMatch(/Docker engine +✖/);
