@@ -50,7 +50,8 @@ async function checkDocker(): Promise<Check[]> {
   }
   // Not required: without its layer, a first build installs the OpenTelemetry SDK itself (slower).
   const layers = otelLayers ?? [];
-  const missing = (await Promise.all(layers.map(async (l) => ((await present(l)) ? undefined : l)))).filter((l): l is string => l !== undefined);
+  const missing: string[] = [];
+  for (const layer of layers) if (!(await present(layer))) missing.push(layer);
   checks.push({
     name: "OpenTelemetry layers", ok: true,
     detail: layers.length === 0 ? "none built: first builds install the SDK themselves (npm run setup builds them)" : missing.length ? `${layers.length - missing.length} of ${layers.length} present (missing: ${missing.join(", ")}; npm run setup rebuilds them)` : layers.join(", "),

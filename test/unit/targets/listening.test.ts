@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { isListening, listensOn } from "../../../src/targets/docker/provider/listening.js";
+import { isListening, isLocalContainerProcess, listensOn } from "../../../src/targets/docker/provider/listening.js";
 
 const TABLE = [
   "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode",
@@ -18,20 +18,21 @@ describe("a container's listening sockets, read from the host", () => {
   });
 
   it("cannot tell for a process that is not the container's (another machine's pid, no such process)", async () => {
-    expect(await isListening("0123456789ab", process.pid, 80)).toBeUndefined();
-    expect(await isListening("0123456789ab", undefined, 80)).toBeUndefined();
+    expect(await isLocalContainerProcess("0123456789ab", process.pid)).toBe(false);
+    expect(await isListening(2 ** 30, 80)).toBeUndefined();
   });
 
   it("reads this machine's own sockets when the process is the one named", async () => {
-    // A process's cgroup names it: give isListening what this process's cgroup file holds.
+    // A process's cgroup names it: give isLocalContainerProcess what this process's cgroup file holds.
     const { readFileSync } = await import("node:fs");
     const cgroup = readFileSync("/proc/self/cgroup", "utf8").trim().split("\n")[0]!.split(":").pop()!;
+    expect(await isLocalContainerProcess(cgroup, process.pid)).toBe(true);
     const server = createServer().listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
     const port = (server.address() as { port: number }).port;
-    expect(await isListening(cgroup, process.pid, port)).toBe(true);
+    expect(await isListening(process.pid, port)).toBe(true);
     server.close();
     await new Promise((r) => server.once("close", r));
-    expect(await isListening(cgroup, process.pid, port)).toBe(false);
+    expect(await isListening(process.pid, port)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import type Docker from "dockerode";
 import { execInContainer } from "../../../docker-host.js";
 import { docker, logTail } from "./docker-client.js";
-import { isListening } from "./listening.js";
+import { isListening, isLocalContainerProcess } from "./listening.js";
 import { isMissingBinary, isRefused, judgeAnswer, LOOPBACK_HINT, NO_CLIENT, PROBE_CLIENTS } from "./http-probe.js";
 
 /** How a container proves it is ready: an HTTP path on its port, or a command run inside it. */
@@ -84,8 +84,9 @@ async function probeOnce(id: string, info: Docker.ContainerInspectInfo, check: E
 
 /** False: still nothing listening at the deadline; true or undefined (cannot tell): probe. */
 async function untilListening(id: string, pid: number | undefined, port: number, deadline: number): Promise<boolean | undefined> {
+  if (!pid || !(await isLocalContainerProcess(id, pid))) return undefined;
   for (;;) {
-    const open = await isListening(id, pid, port);
+    const open = await isListening(pid, port);
     if (open !== false || Date.now() > deadline) return open;
     await sleep(50);
   }

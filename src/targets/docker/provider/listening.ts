@@ -5,15 +5,12 @@ import { readFile } from "node:fs/promises";
  * namespace (/proc/<pid>/net/tcp and tcp6): nothing runs in the container. A probe exec'd into
  * the container runs inside its CPU limit: while a FastAPI app started on 0.5 CPU, the health
  * probes (a Python process each) made its start a third slower (1.47 s to 1.91 s until uvicorn
- * listened, measured with the same image and limits). Undefined when this cannot be told from
- * here (the engine on another machine or in a VM, no such process, no permission): the
- * caller probes as before.
+ * listened, measured with the same image and limits). Undefined when the tables cannot be read
+ * (the process gone, no permission); isLocalContainerProcess first tells whether the pid is
+ * this machine's at all (not so for an engine on another machine or in a VM): the caller then
+ * probes as before.
  */
-export async function isListening(containerId: string, pid: number | undefined, port: number): Promise<boolean | undefined> {
-  if (!pid || process.platform !== "linux") return undefined;
-  // The pid is the engine's: on this machine only if that process is in the container's cgroup.
-  const cgroup = await readFile(`/proc/${pid}/cgroup`, "utf8").catch(() => "");
-  if (!cgroup.includes(containerId)) return undefined;
+export async function isListening(pid: number, port: number): Promise<boolean | undefined> {
   const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
   let seen = false;
   for (const file of ["tcp", "tcp6"]) {
@@ -27,6 +24,12 @@ export async function isListening(containerId: string, pid: number | undefined, 
     if (listensOn(text, hexPort)) return true;
   }
   return seen ? false : undefined;
+}
+
+/** The engine's pid for a container is a process of this machine only if it is in the container's cgroup. */
+export async function isLocalContainerProcess(containerId: string, pid: number): Promise<boolean> {
+  if (process.platform !== "linux") return false;
+  return (await readFile(`/proc/${pid}/cgroup`, "utf8").catch(() => "")).includes(containerId);
 }
 
 /** A /proc/net/tcp table has a socket in state LISTEN (0A) on the port, any local address. */
