@@ -41,6 +41,11 @@ export interface RunOptions {
   readonly env?: boolean;
 }
 
+/** sh that writes a file line by line (printf '%s\\n', each line single-quoted). */
+export function writeLines(path: string, lines: readonly string[]): string {
+  return `printf '%s\\n' ${lines.map((l) => `'${l.replace(/'/g, `'\\''`)}'`).join(" ")} > ${path}`;
+}
+
 /** A RUN step that downloads packages: the CA secret (and the variables when asked) mounted for it alone. */
 export function buildNetworkRun(command: string, opts: RunOptions = {}): string {
   // The variables first: the platform's build CA then wins over a value of the same name.

@@ -9,7 +9,8 @@ import { detectNodeProject, detectWorkspaceManager, matchesNodeRange, type NodeP
 import { BUILD_ENV_HASH_ARG, buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, parseImageRef, parseTagVersion, toWorkspaceIgnores } from "./dockerfile-parts.js";
 import { buildPackageManagerInstall, choosePackageManagerVersion } from "./package-manager.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
-import { buildNodeOtelCopy, buildNodeOtelStage } from "./opentelemetry.js";
+import { buildNodeDrainStep, buildNodeOptionsEnv } from "./node-drain.js";
+import { buildNodeOtelCopy, buildNodeOtelStage, NODE_REGISTER } from "./opentelemetry.js";
 import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } from "./types.js";
 
 /** Majors with official `node:<v>-slim` images, oldest first. */
@@ -198,7 +199,8 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
   }
   if (opts.start) start = toStartCommand(opts.start);
   // Before the app's files: a code change then reuses the SDK's layers instead of copying them again.
-  if (opts.instrument) final.splice(final.indexOf("WORKDIR /app") + 1, 0, ...buildNodeOtelCopy());
+  const preloads = [buildNodeDrainStep(), ...(opts.instrument ? buildNodeOtelCopy() : []), buildNodeOptionsEnv(opts.instrument ? [NODE_REGISTER] : [])];
+  final.splice(final.indexOf("WORKDIR /app") + 1, 0, ...preloads);
   final.push("USER app", `EXPOSE ${HTTP_PORT}`, start[0] === "/bin/sh" && !opts.start ? `CMD ${start[2]}` : `CMD ${JSON.stringify(start)}`);
   notes.push(opts.start ? `start: ${describeStartCommand(start)} (platform.yml start)` : `start: ${start[0] === "/bin/sh" ? start[2] : start.join(" ")}`);
 

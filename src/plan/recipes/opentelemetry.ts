@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildNetworkRun, toShellWord } from "./dockerfile-parts.js";
+import { buildNetworkRun, toShellWord, writeLines } from "./dockerfile-parts.js";
 
 /** The SDK release and the contrib release made with it (contrib 0.66b2 lacks psycopg and psycopg2). */
 export const OTEL_PYTHON_SDK_VERSION = "1.45.1";
@@ -67,11 +67,6 @@ export const OTEL_PYTHON_WRAP = ["python", `${OTEL_PYTHON_DIR}/bin/opentelemetry
  * and dist-info in images/otel-python/, written into /opt/otel.
  */
 const DISTRO_DIR = fileURLToPath(new URL("../../../images/otel-python/", import.meta.url));
-
-/** sh that writes a file line by line (printf '%s\n', each line single-quoted). */
-function writeLines(path: string, lines: readonly string[]): string {
-  return `printf '%s\\n' ${lines.map((l) => `'${l.replace(/'/g, `'\\''`)}'`).join(" ")} > ${path}`;
-}
 
 let distroFiles: { path: string; lines: string[] }[] | undefined;
 
@@ -150,7 +145,7 @@ export const OTEL_PYTHON_SITECUSTOMIZE_ENV = `ENV PYTHONPATH=${OTEL_PYTHON_DIR}/
  * request span, and the processor hands it to the HTTP server span's RPC metadata, which the
  * HTTP instrumentation puts on the server span and on its duration metric as `http.route`.
  */
-const NODE_REGISTER = `${OTEL_NODE_DIR}/platform-register.cjs`;
+export const NODE_REGISTER = `${OTEL_NODE_DIR}/platform-register.cjs`;
 const NODE_REGISTER_SOURCE = [
   "// The OpenTelemetry start-up of the platform (generated): register of auto-instrumentations-node, plus http.route from Next.js.",
   "const { diag, DiagConsoleLogger } = require(\"@opentelemetry/api\");",
@@ -179,6 +174,8 @@ const NODE_REGISTER_SOURCE = [
   "const sdk = new NodeSDK({ instrumentations: getNodeAutoInstrumentations(), spanProcessors: [new RouteToHttpServer(), ...getSpanProcessorsFromEnv()] });",
   "try { sdk.start(); } catch (e) { diag.error(\"OpenTelemetry did not start; the app runs uninstrumented\", e); }",
   "const stop = () => sdk.shutdown().catch(() => undefined);",
+  // Not the app's own handler: the platform's drain (platform-drain.cjs) still stops an app that has none.
+  "stop[Symbol.for(\"platform.sigterm\")] = true;",
   "process.on(\"SIGTERM\", stop);",
   "process.once(\"beforeExit\", stop);",
 ];
@@ -196,7 +193,7 @@ function nodeOtelStage(image: string): string[] {
   ];
 }
 
-/** Final-stage steps: the SDK beside the app, started before it by every node process. */
+/** Final-stage steps: the SDK beside the app; NODE_REGISTER goes in NODE_OPTIONS (node-drain.ts), so every node process starts it first. */
 export function buildNodeOtelCopy(): string[] {
   return [
     `COPY --from=${STAGE} ${OTEL_NODE_DIR}/node_modules ${OTEL_NODE_DIR}/node_modules`,
@@ -204,7 +201,6 @@ export function buildNodeOtelCopy(): string[] {
     // File, DNS and socket spans would bury the HTTP and database ones.
     "ENV OTEL_NODE_DISABLED_INSTRUMENTATIONS=fs,dns,net",
     IMAGE_DEFAULTS,
-    `ENV NODE_OPTIONS="--require ${NODE_REGISTER}"`,
   ];
 }
 

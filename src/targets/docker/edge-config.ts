@@ -17,15 +17,19 @@ export { EDGE_CA_PATH, edgeContainer, edgeDataVolume } from "../../plan/constant
  *   sent again (bigger ones stream, and are retried only when the failure was a dial error).
  *   A request that an app received and then died on without answering is retried too: a
  *   POST handler that must not run twice should be idempotent (an idempotency key).
- * - no keep-alive to upstreams: a dial per request. Pooling made the edge cheaper (bench/edge: p50
- *   added 0.66 ms against 2.3 ms), but Node's HTTP server (Next.js) keeps serving, with
- *   "Connection: keep-alive", on a connection that stays busy after server.close(): under
- *   steady load a stopping Next.js never finishes its drain, and SIGKILL at the end of the grace
- *   period cuts the responses it is streaming (measured: 6 GET / cut at one instant in a web
- *   swap). A fresh dial to a stopping container is refused instead, and falls through to the
- *   new one.
+ * - upstream connections are kept open (keep-alive, closed after KEEPALIVE_IDLE idle, under the
+ *   5 s after which uvicorn and Node close theirs). A dial per request cost 1.6 ms more of the
+ *   2.3 ms the edge added at p50 (bench/edge). A stopping container must then end the kept
+ *   connections itself: uvicorn does (its responses after SIGTERM close the connection), and
+ *   the platform's Node images load platform-drain.cjs (src/plan/recipes/node-drain.ts),
+ *   because Node's own server keeps answering with "Connection: keep-alive" on a busy
+ *   connection after server.close(): a stopping Next.js never finished under steady load, and
+ *   SIGKILL cut the responses it was streaming (6 GET / cut at one instant in a web swap).
+ *   A kept connection that a stopping container closes as the edge sends on it fails before
+ *   the app reads anything: retried, as above.
  */
 export const REPLAY_BODY_BYTES = "1MB";
+const KEEPALIVE_IDLE = "3s";
 
 export function buildEdgeCaddyfile(appsDomain: string): string {
   const hostLabel = appsDomain.split(".").length; // labels count from the right: 0 is the TLD
@@ -49,7 +53,7 @@ export function buildEdgeCaddyfile(appsDomain: string): string {
 		request_buffers ${REPLAY_BODY_BYTES}
 		transport http {
 			dial_timeout 2s
-			keepalive off
+			keepalive ${KEEPALIVE_IDLE}
 		}
 	}
 	handle_errors {

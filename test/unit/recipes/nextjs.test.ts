@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { matchesNodeRange } from "../../../src/plan/recipes/detect-node-project.js";
 import { buildNextjsRecipe, RecipeError } from "../../../src/plan/recipes/index.js";
 import { LOCAL, PUBLIC, snapshot, stage } from "./snapshot.js";
+import { buildNodeDrainStep } from "../../../src/plan/recipes/node-drain.js";
 
 const STANDALONE = 'const nextConfig = { output: "standalone" };\nexport default nextConfig;\n';
 /** corepack's hash of pnpm 9.12.0 (the sha512 of its npm tarball, as `corepack use pnpm@9.12.0` writes it). */
@@ -135,6 +136,8 @@ describe("buildNextjsRecipe: what runs", () => {
       "ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=8080 HOSTNAME=0.0.0.0",
       "RUN groupadd --gid 10001 app && useradd --uid 10001 --gid app --home-dir /app --no-create-home --shell /usr/sbin/nologin app",
       "WORKDIR /app",
+      buildNodeDrainStep(),
+      'ENV NODE_OPTIONS="--require /opt/platform/platform-drain.cjs"',
       "COPY --from=build --chown=app:app /app/.next/standalone ./",
       "COPY --from=build --chown=app:app /app/.next/static ./.next/static",
       "COPY --from=build --chown=app:app /app/public ./public",

@@ -94,12 +94,15 @@ describe("zero-code OpenTelemetry in the nextjs recipe", () => {
     const s = stages(r.dockerfile);
     expect(Object.keys(s)).toEqual(["build", "opentelemetry", "final"]);
     expect(s.opentelemetry!.join("\n")).toContain(`npm install --no-audit --no-fund --omit=dev --save-exact ${OTEL_NODE_PACKAGES.join(" ")}`);
-    expect(s.final!.join("\n")).toContain('ENV NODE_OPTIONS="--require /opt/otel-node/platform-register.cjs"');
+    // The platform's drain first (node-drain.ts), then the SDK.
+    expect(s.final!.join("\n")).toContain('ENV NODE_OPTIONS="--require /opt/platform/platform-drain.cjs --require /opt/otel-node/platform-register.cjs"');
     // The SDK's layers come before the app's: a code change does not copy them again.
     const at = (needle: string) => s.final!.findIndex((l) => l.includes(needle));
     expect(at("COPY --from=opentelemetry /opt/otel-node/node_modules")).toBeLessThan(at("COPY --from=build"));
     // The platform's register: the SDK from the variables, and Next.js's route on the HTTP server span.
     expect(s.opentelemetry!.join("\n")).toContain("getSpanProcessorsFromEnv()");
+    // Its SIGTERM handler (a last flush) is the platform's: the drain still stops an app that has none.
+    expect(s.opentelemetry!.join("\n")).toContain('stop[Symbol.for("platform.sigterm")] = true;');
     expect(s.opentelemetry!.join("\n")).toContain('const ROUTE_KEYS = ["next.route", "http.route"];');
     expect(buildNextjsRecipe(snapshot({ "package.json": NEXT_PKG, "package-lock.json": null }), LOCAL).dockerfile).not.toContain("opentelemetry");
   });

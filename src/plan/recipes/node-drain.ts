@@ -1,0 +1,31 @@
+/**
+ * The platform's graceful stop for Node servers (images/node/platform-drain.cjs): every node
+ * process of an image the platform builds loads it first, so a stopping server closes the
+ * edge's kept-alive connections after the request each is on instead of serving them until
+ * SIGKILL. The edge can then keep connections open to Node services without giving back zero
+ * downtime (src/targets/docker/edge-config.ts).
+ */
+import { readFileSync } from "node:fs";
+import { writeLines } from "./dockerfile-parts.js";
+
+export const NODE_DRAIN_PATH = "/opt/platform/platform-drain.cjs";
+const SOURCE = new URL("../../../images/node/platform-drain.cjs", import.meta.url);
+
+let lines: string[] | undefined;
+
+/** The preload's code without its comments, under one line that says where it comes from. */
+function readCode(): string[] {
+  const code = readFileSync(SOURCE, "utf8").split("\n").filter((l) => l.trim() !== "" && !/^\s*(\/\/|\/\*\*.*\*\/$)/.test(l));
+  return ["// The platform's graceful stop for Node servers (generated from the platform's images/node/platform-drain.cjs).", ...code];
+}
+
+/** Final-stage step that writes the preload (root-owned, read-only to the app). */
+export function buildNodeDrainStep(): string {
+  lines ??= readCode();
+  return `RUN mkdir -p ${NODE_DRAIN_PATH.replace(/\/[^/]+$/, "")} && ${writeLines(NODE_DRAIN_PATH, lines)}`;
+}
+
+/** NODE_OPTIONS for the image: the drain first, then the other preloads (the OpenTelemetry start-up). */
+export function buildNodeOptionsEnv(requires: readonly string[]): string {
+  return `ENV NODE_OPTIONS="${[NODE_DRAIN_PATH, ...requires].map((r) => `--require ${r}`).join(" ")}"`;
+}
