@@ -140,12 +140,12 @@ async function main() {
   const appPid = containerPid(`${tag}-app`);
   direct = { port: upstream.port, host: "direct.localhost", ca: upstream.ca };
   const targets = { direct: { port: upstream.port, host: "direct.localhost", ca: upstream.ca, pids: { "docker-proxy": proxyPid(upstream.port), app: appPid } } };
-    // the product's Caddyfile (a dial per request), one with pooled upstream connections (cheaper,
-  // but a stopping Next.js never drains under it: see edge-config.ts)
+  // the product's Caddyfile (upstream connections kept open), the one before (a dial per request:
+  // what the drain of Node images made unnecessary, see edge-config.ts)
   // and the product's without what makes POSTs survive a swap (retries on any method, buffered bodies)
   const variants = {
     edge: product,
-    "edge, upstream keep-alive 3s": product.replace(/keepalive \S+/, "keepalive 3s"),
+    "edge, a dial per request (keepalive off)": product.replace(/keepalive \S+/, "keepalive off"),
     "edge, no retries or body buffers": product.replace(/\t+lb_retry_match \{[^}]*\}\n/, "").replace(/\t+request_buffers \S+\n/, ""),
   };
   for (const [label, caddyfile] of Object.entries(variants)) {
