@@ -85,6 +85,10 @@ describe("zero-code OpenTelemetry in the fastapi recipe", () => {
     for (const i of ["httpx", "requests", "psycopg", "psycopg2", "asyncpg", "sqlalchemy"]) expect(names).toContain(`opentelemetry-instrumentation-${i}`);
     // The server side is the platform's own (contrib's FastAPI/ASGI middleware is not installed).
     for (const i of ["fastapi", "asgi"]) expect(names).not.toContain(`opentelemetry-instrumentation-${i}`);
+    // The start-up loads each of them when the app imports its library: one added here must be
+    // added there too, if it patches only the module of its name (else it loads at start).
+    const deferrable = /_DEFERRABLE = frozenset\(\{([^}]*)\}\)/.exec(readFileSync(join(DISTRO, "platform_opentelemetry_distro/start.py"), "utf8"))?.[1] ?? "";
+    for (const n of names.filter((n) => n?.startsWith("opentelemetry-instrumentation-"))) expect(deferrable).toContain(`"${n!.slice("opentelemetry-instrumentation-".length)}"`);
     for (const p of OTEL_NODE_PACKAGES) expect(p).toMatch(/@\d+\.\d+\.\d+$/);
   });
 
