@@ -73,7 +73,7 @@ describe("zero-code telemetry on examples/catalog", () => {
     urls = parseUrls(r.stdout);
     deploymentId = /Deployment complete \((dep_[a-z0-9]+)\)/.exec(r.stdout)?.[1] ?? "";
     expect(deploymentId).not.toBe("");
-    expect(r.stdout).toContain("opentelemetry-instrument uvicorn main:app");
+    expect(r.stdout).toContain('platform-start:$PWD${PYTHONPATH:+:$PYTHONPATH}" uvicorn main:app');
     ca = ok(await cli("ca")).stdout;
     const state = execFileSync("docker", ["inspect", "-f", "{{.State.Running}} {{json .NetworkSettings.Networks}}", "platform-telemetry"]).toString();
     expect(state.startsWith("true ")).toBe(true);

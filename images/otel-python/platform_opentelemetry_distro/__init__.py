@@ -1,10 +1,13 @@
 """The OpenTelemetry distro of the platform (OTEL_PYTHON_DISTRO=platform).
 
 OpenTelemetry's own distro, with FastAPI served by the platform's lean server instrumentation
-(platform_opentelemetry_distro.fastapi) instead of contrib's FastAPI/ASGI middleware, and span
-batches encoded for the OTLP/HTTP exporter by platform_opentelemetry_distro.otlp.
+(platform_opentelemetry_distro.fastapi) instead of contrib's FastAPI/ASGI middleware, span
+batches encoded for the OTLP/HTTP exporter by platform_opentelemetry_distro.otlp, and the
+exporters' HTTP transport made at their first export (platform_opentelemetry_distro.transport).
+Started by platform_opentelemetry_distro.start.
 """
 import logging
+from importlib import import_module
 
 from opentelemetry.distro import OpenTelemetryDistro
 
@@ -22,9 +25,9 @@ class PlatformDistro(OpenTelemetryDistro):
 
     def _configure(self, **kwargs):
         super()._configure(**kwargs)
-        try:
-            from platform_opentelemetry_distro import otlp
-
-            otlp.install()
-        except Exception:  # pylint: disable=broad-except  (the exporter's own encoder stays)
-            _logger.debug("the platform's span encoder is not installed", exc_info=True)
+        # Where one cannot be installed, the exporter keeps its own way.
+        for name in ("otlp", "transport"):
+            try:
+                import_module(f"{__name__}.{name}").install()
+            except Exception:  # pylint: disable=broad-except
+                _logger.debug("%s.%s is not installed", __name__, name, exc_info=True)

@@ -12,13 +12,13 @@ import { choosePythonRuntime, parsePythonVersionFile, type PythonRequest } from 
 import type { Pyproject } from "./parse-pyproject.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
 import { POETRY_EXPORT_VERSION, POETRY_VERSION, UV_VERSION } from "./tool-versions.js";
-import { buildPythonOtelCopy, buildPythonOtelStage, OTEL_PYTHON_SITECUSTOMIZE_ENV, OTEL_PYTHON_WRAP } from "./opentelemetry.js";
+import { buildPythonOtelCopy, buildPythonOtelStage, OTEL_PYTHON_SITECUSTOMIZE_ENV, OTEL_PYTHON_START_PREFIX } from "./opentelemetry.js";
 import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } from "./types.js";
 
 export interface FastapiRecipeOptions {
   /**
    * Zero-code OpenTelemetry: the SDK and instrumentations in a stage of their own (see
-   * opentelemetry.ts), and the app started under `opentelemetry-instrument`.
+   * opentelemetry.ts), and the app started with the platform's start-up on its PYTHONPATH.
    * @default false
    */
   readonly instrument?: boolean;
@@ -43,18 +43,18 @@ const DOCKERIGNORE = [
   ".env",
 ];
 
-/** What instrumentation adds: a stage of its own, what the final stage copies from it, and the command prefix. */
+/** What instrumentation adds: a stage of its own, what the final stage copies from it, and the start command's prefix (shell). */
 interface Instrumentation {
   readonly stage: string[];
   readonly copy: string[];
-  readonly wrap: string[];
+  readonly prefix: string;
 }
 
 function buildInstrumentation(opts: FastapiRecipeOptions, image: string, layers?: readonly string[]): Instrumentation {
-  if (!opts.instrument) return { stage: [], copy: [], wrap: [] };
+  if (!opts.instrument) return { stage: [], copy: [], prefix: "" };
   const copy = buildPythonOtelCopy(VENV);
   // A platform.yml start line is not rewritten: the SDK starts through its sitecustomize instead.
-  return { stage: buildPythonOtelStage(image, layers), copy: opts.start ? [...copy, OTEL_PYTHON_SITECUSTOMIZE_ENV] : copy, wrap: OTEL_PYTHON_WRAP };
+  return { stage: buildPythonOtelStage(image, layers), copy: opts.start ? [...copy, OTEL_PYTHON_SITECUSTOMIZE_ENV] : copy, prefix: OTEL_PYTHON_START_PREFIX };
 }
 
 function detectPythonRequest(src: SourceSnapshot, pyproject: Pyproject | undefined): PythonRequest | undefined {
@@ -155,9 +155,8 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
 }
 
 /** Shell form, so $PORT expands; exec, so uvicorn is PID 1 and a SIGTERM stops it gracefully. */
-function buildStart(app: FastapiApp, wrap: string[]): string[] {
+function buildStart(app: FastapiApp, prefix: string): string[] {
   const appDir = app.appDir ? ` --app-dir ${toShellWord(app.appDir)}` : "";
-  const prefix = wrap.length ? `${wrap.map(toShellWord).join(" ")} ` : "";
   const factory = app.factory ? " --factory" : "";
   return ["/bin/sh", "-c", `exec ${prefix}uvicorn ${app.module}:${app.variable}${factory} --host 0.0.0.0 --port "$PORT"${appDir}`];
 }
@@ -175,7 +174,7 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
     extras.unshift("uvicorn[standard]");
     notes.push("uvicorn is not among the declared dependencies: adding uvicorn[standard] (unpinned; declare it to pin it)");
   }
-  const start = app ? buildStart(app, instrumentation.wrap) : toStartCommand(opts.start as string | string[]);
+  const start = app ? buildStart(app, instrumentation.prefix) : toStartCommand(opts.start as string | string[]);
   notes.push(`start: ${describeStartCommand(start)}${app ? "" : " (platform.yml start)"}`);
 
   const build = [

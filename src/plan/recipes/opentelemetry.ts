@@ -6,7 +6,8 @@
  *   - Python: /opt/otel (pip --target), put at the END of the app venv's sys.path by a .pth
  *     file. The app's own packages win; an instrumentation whose library the app lacks stays
  *     off; if the SDK cannot start (a package version the app pins that it cannot use), it
- *     logs one line and the app runs uninstrumented.
+ *     logs one line and the app runs uninstrumented. The platform's distro starts it
+ *     (images/otel-python: platform_opentelemetry_distro/start.py).
  *   - Node: /opt/otel-node/node_modules, loaded with NODE_OPTIONS=--require; it resolves its
  *     own dependencies from there, and hooks the app's modules (http, undici/fetch, pg) by name.
  * The pins move together: check `pip download --no-deps opentelemetry-instrumentation-psycopg==X`
@@ -55,8 +56,16 @@ export const OTEL_NODE_DIR = "/opt/otel-node";
 const STAGE = "opentelemetry";
 const PTH = "zz-platform-opentelemetry.pth";
 
-/** The command prefix: the venv's python runs the launcher, so it sees the app's packages first and /opt/otel after. */
-export const OTEL_PYTHON_WRAP = ["python", `${OTEL_PYTHON_DIR}/bin/opentelemetry-instrument`];
+/** The platform's sitecustomize (images/otel-python/platform-start): first on PYTHONPATH, it starts OpenTelemetry before the app. */
+const OTEL_PYTHON_START = `${OTEL_PYTHON_DIR}/platform-start`;
+
+/**
+ * The start command's prefix (shell): the app's command runs with the PYTHONPATH that
+ * `opentelemetry-instrument` gave it (its sitecustomize, the working directory, the service's
+ * own PYTHONPATH), without that launcher: a Python process started only to exec the app, a
+ * quarter of a second of a 0.5-CPU container's start.
+ */
+export const OTEL_PYTHON_START_PREFIX = `env PYTHONPATH="${OTEL_PYTHON_START}:$PWD\${PYTHONPATH:+:$PYTHONPATH}" `;
 
 /**
  * The platform's distro, selected with OTEL_PYTHON_DISTRO=platform: OpenTelemetry's own, plus
@@ -80,10 +89,17 @@ function readDistroFiles(): { path: string; lines: string[] }[] {
   return distroFiles;
 }
 
+/**
+ * Writes the files, and compiles the Python ones: the app runs as a user who cannot write
+ * /opt/otel (and with PYTHONDONTWRITEBYTECODE), so without their bytecode every start would
+ * compile them again. pip compiled the rest of /opt/otel.
+ */
 function buildDistroStep(): string {
   const files = readDistroFiles();
   const dirs = [...new Set(files.map((f) => `${OTEL_PYTHON_DIR}/${dirname(f.path)}`))];
-  return `RUN mkdir -p ${dirs.join(" ")} && ${files.map((f) => writeLines(`${OTEL_PYTHON_DIR}/${f.path}`, f.lines)).join(" && ")}`;
+  const pyDirs = [...new Set(files.filter((f) => f.path.endsWith(".py")).map((f) => `${OTEL_PYTHON_DIR}/${dirname(f.path)}`))];
+  const write = files.map((f) => writeLines(`${OTEL_PYTHON_DIR}/${f.path}`, f.lines)).join(" && ");
+  return `RUN mkdir -p ${dirs.join(" ")} && ${write} && python3 -m compileall -q ${pyDirs.join(" ")}`;
 }
 
 /**
@@ -133,10 +149,10 @@ export function buildPythonOtelCopy(venv: string): string[] {
 const IMAGE_DEFAULTS = "ENV OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf OTEL_LOGS_EXPORTER=none";
 
 /**
- * A platform.yml start command is a shell line the recipe does not rewrite: the same
- * initialisation as opentelemetry-instrument, through its sitecustomize on PYTHONPATH.
+ * A platform.yml start command is a shell line the recipe does not rewrite: the same start-up,
+ * through the image's PYTHONPATH.
  */
-export const OTEL_PYTHON_SITECUSTOMIZE_ENV = `ENV PYTHONPATH=${OTEL_PYTHON_DIR}/opentelemetry/instrumentation/auto_instrumentation`;
+export const OTEL_PYTHON_SITECUSTOMIZE_ENV = `ENV PYTHONPATH=${OTEL_PYTHON_START}`;
 
 /**
  * The platform's start-up for Node: what auto-instrumentations-node's register does (the SDK

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,7 +27,7 @@ function stages(dockerfile: string): Record<string, string[]> {
 }
 
 describe("zero-code OpenTelemetry in the fastapi recipe", () => {
-  it("installs pinned packages in a stage of their own, starts under opentelemetry-instrument", () => {
+  it("installs pinned packages in a stage of their own, starts with the platform's start-up on PYTHONPATH", () => {
     const r = buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: true });
     const s = stages(r.dockerfile);
     expect(Object.keys(s)).toEqual(["build", "opentelemetry", "final"]);
@@ -40,7 +40,16 @@ describe("zero-code OpenTelemetry in the fastapi recipe", () => {
     const at = (needle: string) => final.findIndex((l) => l.includes(needle));
     expect(at("COPY --from=build /opt/venv")).toBeLessThan(at("COPY --from=opentelemetry /opt/otel /opt/otel"));
     expect(at("COPY --from=opentelemetry /opt/otel-site/ /opt/venv/")).toBeLessThan(at("COPY . ."));
-    expect(r.start).toEqual(["/bin/sh", "-c", 'exec python /opt/otel/bin/opentelemetry-instrument uvicorn main:app --host 0.0.0.0 --port "$PORT"']);
+    expect(r.start).toEqual(["/bin/sh", "-c", 'exec env PYTHONPATH="/opt/otel/platform-start:$PWD${PYTHONPATH:+:$PYTHONPATH}" uvicorn main:app --host 0.0.0.0 --port "$PORT"']);
+  });
+
+  it("gives the app the PYTHONPATH opentelemetry-instrument gave it: the start-up, the working directory, the service's own", () => {
+    const r = buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: true });
+    const line = r.start[2]!.replace(/uvicorn .*/, "printenv PYTHONPATH");
+    const cwd = realpathSync(tmpdir());
+    const run = (env: Record<string, string>) => execFileSync("sh", ["-c", line], { cwd, env: { PATH: process.env.PATH ?? "", ...env } }).toString().trim();
+    expect(run({})).toBe(`/opt/otel/platform-start:${cwd}`);
+    expect(run({ PYTHONPATH: "/srv/lib" })).toBe(`/opt/otel/platform-start:${cwd}:/srv/lib`);
   });
 
   it("puts /opt/otel after the venv's own packages (a .pth file), so the app's versions win", () => {
@@ -53,7 +62,10 @@ describe("zero-code OpenTelemetry in the fastapi recipe", () => {
     const stage = stages(r.dockerfile).opentelemetry!.join("\n");
     expect(stage).toContain("'[opentelemetry_distro]' 'platform = platform_opentelemetry_distro:PlatformDistro'");
     expect(stage).toContain("'[opentelemetry_instrumentor]' 'fastapi = platform_opentelemetry_distro.fastapi:FastAPIInstrumentor'");
-    for (const f of ["__init__.py", "asgi.py", "fastapi.py", "otlp.py"]) expect(stage).toContain(`> /opt/otel/platform_opentelemetry_distro/${f}`);
+    for (const f of ["__init__.py", "asgi.py", "fastapi.py", "otlp.py", "start.py", "transport.py"]) expect(stage).toContain(`> /opt/otel/platform_opentelemetry_distro/${f}`);
+    expect(stage).toContain("> /opt/otel/platform-start/sitecustomize.py");
+    // Compiled at build: the app's user cannot write /opt/otel, so a start would compile them again.
+    expect(stage).toContain("python3 -m compileall -q /opt/otel/platform-start /opt/otel/platform_opentelemetry_distro");
     expect(stages(r.dockerfile).final!.join("\n")).toContain("OTEL_PYTHON_DISTRO=platform");
   });
 
@@ -73,6 +85,10 @@ describe("zero-code OpenTelemetry in the fastapi recipe", () => {
     for (const i of ["httpx", "requests", "psycopg", "psycopg2", "asyncpg", "sqlalchemy"]) expect(names).toContain(`opentelemetry-instrumentation-${i}`);
     // The server side is the platform's own (contrib's FastAPI/ASGI middleware is not installed).
     for (const i of ["fastapi", "asgi"]) expect(names).not.toContain(`opentelemetry-instrumentation-${i}`);
+    // The start-up loads each of them when the app imports its library: one added here must be
+    // added there too, if it patches only the module of its name (else it loads at start).
+    const deferrable = /_DEFERRABLE = frozenset\(\{([^}]*)\}\)/.exec(readFileSync(join(DISTRO, "platform_opentelemetry_distro/start.py"), "utf8"))?.[1] ?? "";
+    for (const n of names.filter((n) => n?.startsWith("opentelemetry-instrumentation-"))) expect(deferrable).toContain(`"${n!.slice("opentelemetry-instrumentation-".length)}"`);
     for (const p of OTEL_NODE_PACKAGES) expect(p).toMatch(/@\d+\.\d+\.\d+$/);
   });
 
@@ -80,7 +96,8 @@ describe("zero-code OpenTelemetry in the fastapi recipe", () => {
     const uv = buildFastapiRecipe(snapshot({ "pyproject.toml": UV_PYPROJECT, "uv.lock": null, "main.py": MAIN }), LOCAL, { instrument: true });
     expect(stages(uv.dockerfile).final!.join("\n")).toContain("COPY --from=opentelemetry /opt/otel /opt/otel");
     const started = buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN }), LOCAL, { instrument: true, start: "gunicorn -k uvicorn.workers.UvicornWorker main:app" });
-    expect(started.dockerfile).toContain("ENV PYTHONPATH=/opt/otel/opentelemetry/instrumentation/auto_instrumentation");
+    expect(started.dockerfile).toContain("ENV PYTHONPATH=/opt/otel/platform-start");
+    expect(started.start.join(" ")).not.toContain("platform-start");
   });
 
   it("without instrument, nothing of it", () => {
