@@ -89,6 +89,8 @@ async function warmRuns() {
   for (let i = 0; i < RUNS; i++) {
     for (const c of CASES.filter((x) => x !== "cold")) {
       for (const t of order(i)) {
+        for (const other of tools) if (other !== t) await other.quiesce?.(warm);
+        await t.resume?.(warm);
         CHANGES[c](t, `${i}-${Date.now()}`);
         const r = await t.deploy(warm);
         record(t.name, c, r);
