@@ -19,10 +19,19 @@ import sys
 
 _logger = logging.getLogger(__name__)
 
-# Instrumentations (entry point names) that only patch the module of the same name, so that
-# they can wait for its import: those the recipe installs (opentelemetry.ts) and the
+# Instrumentations (entry point names) that only patch one library, and that library's module,
+# so that they can wait for its import: those the recipe installs (opentelemetry.ts) and the
 # platform's FastAPI. Any other entry point (one the app installed) is loaded at start.
-_DEFERRABLE = frozenset({"fastapi", "httpx", "requests", "psycopg", "psycopg2", "asyncpg", "sqlalchemy"})
+# contrib's httpx package has two entry points in one module (httpx, and httpx2 for the
+# httpx client's own tracing hooks): both wait for httpx, else loading httpx2 at start imported
+# httpx from inside that module and httpx's hook found the module half made (no client spans).
+_DEFERRABLE = {
+    "fastapi": "fastapi", "httpx": "httpx", "httpx2": "httpx", "requests": "requests",
+    "psycopg": "psycopg", "psycopg2": "psycopg2", "asyncpg": "asyncpg", "sqlalchemy": "sqlalchemy",
+}
+# Entry points whose library was imported while their own module was still being imported (by
+# another entry point loading at start): loaded once that load is done.
+_pending = []
 
 
 def initialize(start_dir):
@@ -91,12 +100,23 @@ def _load_instrumentors(distro, eps):
     if "*" in excluded:
         return
     for ep in eps:
+        library = _DEFERRABLE.get(ep.name)
         if ep.name in excluded:
             _logger.debug("Instrumentation skipped for library %s", ep.name)
-        elif ep.name in _DEFERRABLE and ep.name not in sys.modules:
-            _when_imported(ep.name, lambda _module, ep=ep: _load_instrumentor(distro, ep, at_import=True))
+        elif library is not None and library not in sys.modules:
+            _when_imported(library, lambda _module, ep=ep: _at_import(distro, ep))
         else:
             _load_instrumentor(distro, ep, at_import=False)
+        while _pending:
+            _load_instrumentor(distro, _pending.pop(0), at_import=False)
+
+
+def _at_import(distro, ep):
+    module = sys.modules.get(ep.module)
+    if getattr(getattr(module, "__spec__", None), "_initializing", False):
+        _pending.append(ep)
+    else:
+        _load_instrumentor(distro, ep, at_import=True)
 
 
 def _when_imported(name, hook):

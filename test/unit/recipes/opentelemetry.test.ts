@@ -87,7 +87,7 @@ describe("zero-code OpenTelemetry in the fastapi recipe", () => {
     for (const i of ["fastapi", "asgi"]) expect(names).not.toContain(`opentelemetry-instrumentation-${i}`);
     // The start-up loads each of them when the app imports its library: one added here must be
     // added there too, if it patches only the module of its name (else it loads at start).
-    const deferrable = /_DEFERRABLE = frozenset\(\{([^}]*)\}\)/.exec(readFileSync(join(DISTRO, "platform_opentelemetry_distro/start.py"), "utf8"))?.[1] ?? "";
+    const deferrable = /_DEFERRABLE = \{([^}]*)\}/.exec(readFileSync(join(DISTRO, "platform_opentelemetry_distro/start.py"), "utf8"))?.[1] ?? "";
     for (const n of names.filter((n) => n?.startsWith("opentelemetry-instrumentation-"))) expect(deferrable).toContain(`"${n!.slice("opentelemetry-instrumentation-".length)}"`);
     for (const p of OTEL_NODE_PACKAGES) expect(p).toMatch(/@\d+\.\d+\.\d+$/);
   });

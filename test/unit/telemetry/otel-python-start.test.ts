@@ -65,8 +65,9 @@ async function both(env: Record<string, string> = {}) {
 
 describe("the platform's OpenTelemetry start-up", () => {
   beforeAll(async () => {
-    python = pythonVenv(`otel-python-start-${OTEL_PYTHON_CONTRIB_VERSION}-${OTEL_PYTHON_SDK_VERSION}`, [
-      "fastapi==0.165.0", `sqlalchemy==${UNSUPPORTED_SQLALCHEMY}`, `opentelemetry-sdk==${OTEL_PYTHON_SDK_VERSION}`,
+    // httpx: contrib's httpx package has two entry points in one module (httpx and httpx2).
+    python = pythonVenv(`otel-python-start-httpx-${OTEL_PYTHON_CONTRIB_VERSION}-${OTEL_PYTHON_SDK_VERSION}`, [
+      "fastapi==0.165.0", "httpx==0.28.1", `opentelemetry-instrumentation-httpx==${OTEL_PYTHON_CONTRIB_VERSION}`, `sqlalchemy==${UNSUPPORTED_SQLALCHEMY}`, `opentelemetry-sdk==${OTEL_PYTHON_SDK_VERSION}`,
       `opentelemetry-distro==${OTEL_PYTHON_CONTRIB_VERSION}`, `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_SDK_VERSION}`,
       `opentelemetry-instrumentation-requests==${OTEL_PYTHON_CONTRIB_VERSION}`, `opentelemetry-instrumentation-sqlalchemy==${OTEL_PYTHON_CONTRIB_VERSION}`,
     ]);
@@ -76,7 +77,7 @@ describe("the platform's OpenTelemetry start-up", () => {
 
   it("ends with contrib's instrumentations, providers and resource, and exports spans and metrics", async () => {
     const { platform, contrib } = await both();
-    expect(platform.out.instrumented).toEqual({ fastapi: true, requests: true, sqlalchemy: false });
+    expect(platform.out.instrumented).toEqual({ fastapi: true, requests: true, sqlalchemy: false, httpx: true });
     expect(platform.out.instrumented).toEqual(contrib.out.instrumented);
     expect(platform.out.providers).toEqual(["TracerProvider", "MeterProvider"]);
     expect(platform.out.providers).toEqual(contrib.out.providers);
@@ -92,20 +93,20 @@ describe("the platform's OpenTelemetry start-up", () => {
 
   it("imports no library the app has not imported: requests waits for the app, or for the first export", async () => {
     const { platform, contrib } = await both();
-    for (const m of ["fastapi", "requests", "urllib3", "sqlalchemy"]) expect(platform.out.at_start).not.toContain(m);
+    for (const m of ["fastapi", "requests", "urllib3", "sqlalchemy", "httpx"]) expect(platform.out.at_start).not.toContain(m);
     expect(contrib.out.at_start).toEqual(expect.arrayContaining(["fastapi", "requests", "urllib3"]));
   }, 120_000);
 
   it("leaves off what OTEL_PYTHON_DISABLED_INSTRUMENTATIONS names", async () => {
     const { platform, contrib } = await both({ OTEL_PYTHON_DISABLED_INSTRUMENTATIONS: "requests, sqlalchemy" });
-    expect(platform.out.instrumented).toEqual({ fastapi: true, requests: false, sqlalchemy: false });
+    expect(platform.out.instrumented).toEqual({ fastapi: true, requests: false, sqlalchemy: false, httpx: true });
     expect(platform.out.instrumented).toEqual(contrib.out.instrumented);
   }, 120_000);
 
   it("when the SDK cannot start, logs it and the app runs uninstrumented", async () => {
     const { platform, contrib } = await both({ OTEL_TRACES_EXPORTER: "no-such-exporter" });
     for (const { stderr } of [platform, contrib]) expect(stderr).toContain("Failed to auto initialize OpenTelemetry");
-    expect(platform.out.instrumented).toEqual({ fastapi: false, requests: false, sqlalchemy: false });
+    expect(platform.out.instrumented).toEqual({ fastapi: false, requests: false, sqlalchemy: false, httpx: false });
     expect(platform.out.instrumented).toEqual(contrib.out.instrumented);
     expect(platform.out.providers).toEqual(contrib.out.providers);
   }, 120_000);
