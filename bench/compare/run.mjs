@@ -50,18 +50,23 @@ async function bases(salt) {
   return { ...b, otelLayers: tags };
 }
 const order = (i) => (i % 2 ? [...tools].reverse() : tools);
+// The other tool's app stays deployed between its runs; what it does meanwhile (compose's
+// health checks) must not load the machine while this one is measured (tools.mjs).
+const quiesceOthers = async (t, b) => { for (const other of tools) if (other !== t) await other.quiesce?.(b); };
 const log = (s) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${s}\n`);
 
 async function coldRuns() {
   let prev = await bases("w0");
   for (let i = 0; i < RUNS; i++) {
     for (const t of order(i)) {
+      await quiesceOthers(t, prev);
       await t.reset(prev);
       prev = await bases(`c${i}${t.name[0]}`);
       const r = await t.deploy(prev);
       record(t.name, "cold", r);
       log(`cold ${i + 1}/${RUNS} ${t.name}: ${(r.ms / 1000).toFixed(1)} s`);
     }
+    await quiesceOthers(undefined, prev);
     const lb = await bases(`l${i}`);
     const l = await measureLimit({ root: ROOT, dir: tools[0].dir, work, images: { ...images, ...lb }, caFile, tagPrefix: `bench-compare-${id}` });
     results.limit.push(l);
@@ -89,7 +94,7 @@ async function warmRuns() {
   for (let i = 0; i < RUNS; i++) {
     for (const c of CASES.filter((x) => x !== "cold")) {
       for (const t of order(i)) {
-        for (const other of tools) if (other !== t) await other.quiesce?.(warm);
+        await quiesceOthers(t, warm);
         await t.resume?.(warm);
         CHANGES[c](t, `${i}-${Date.now()}`);
         const r = await t.deploy(warm);

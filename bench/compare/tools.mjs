@@ -100,6 +100,7 @@ export function composeTool({ root, work, id, env, caFile, composeBin, images })
     },
     async reset(bases) {
       await compose(["down", "--volumes", "--remove-orphans", "--timeout", "5"], bases);
+      stopped = false;
       await removeImages(`${project}-*`);
     },
     version: () => runOk(composeBin, ["version", "--short"]).then((r) => r.out.trim()),
