@@ -117,6 +117,9 @@ export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResu
     details = await describePods(l, tc, "kube-system", "k8s-app=kube-dns");
     throw e instanceof VisibleError ? new VisibleError(e.message, { details }) : e;
   });
+  // After a restart CoreDNS's Deployment can still carry the ready count of before the stop:
+  // `up` returns only once `status` says ready too (a CI run saw it say not ready just after).
+  await waitFor("the cluster to be ready", async () => ((await clusterStatus()).ready ? true : undefined), { timeoutMs: 120_000 });
   return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000 };
 }
 
