@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // The Kubernetes test cluster, when a test started it, is stopped at the end of the run.
-    globalSetup: ["test/integration/cluster-teardown.ts"],
+    globalSetup: ["test/integration/helpers/cluster-teardown.ts"],
     testTimeout: 30_000,
     hookTimeout: 600_000,
     pool: "forks",

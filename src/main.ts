@@ -1,9 +1,9 @@
 import { chmodSync, statSync } from "node:fs";
 import { CommanderError } from "commander";
-import { buildProgram } from "./cli/program.js";
+import { buildProgram } from "./cli/commands.js";
 import { isPassphraseError, wrongPassphrase } from "./engine/passphrase.js";
 import { ExitCode, VisibleError } from "./errors.js";
-import { platformHome } from "./settings.js";
+import { platformHome } from "./home/layout.js";
 import { PLATFORM_VERSION } from "./version.js";
 
 /**

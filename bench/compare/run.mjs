@@ -41,7 +41,7 @@ const record = (tool, c, r) => { (results.samples[`${tool}/${c}`] ??= []).push({
 
 // A cold run's bases, and what the set-up makes of them before any deploy: the OpenTelemetry
 // layers (README "Telemetry"), built here untimed, as the set-up builds them once per machine.
-const { buildOtelLayers } = await import(join(ROOT, "dist", "targets", "docker", "otel-layers.js"));
+const { buildOtelLayers } = await import(join(ROOT, "dist", "provider", "docker", "otel-layers.js"));
 const saltedLayers = new Set();
 async function bases(salt) {
   const b = { python: await saltedBase(images.python, `bench-compare-${id}/python`, salt), node: await saltedBase(images.node, `bench-compare-${id}/node`, salt) };

@@ -17,9 +17,9 @@ const ROUNDS = Number(process.argv[3] ?? 3);
 const home = process.env.PLATFORM_HOME || join(process.env.HOME, ".platform");
 const images = JSON.parse(readFileSync(join(home, "images.json"), "utf8"));
 const caddyImage = process.env.PLATFORM_CADDY_IMAGE || images.caddy;
-const { startEdge } = await import(join(ROOT, "dist/targets/docker/provider/edge.js"));
-const { buildEdgeCaddyfile } = await import(join(ROOT, "dist/targets/docker/edge-config.js"));
-const { docker } = await import(join(ROOT, "dist/targets/docker/provider/docker-client.js"));
+const { startEdge } = await import(join(ROOT, "dist/provider/docker/edge.js"));
+const { buildEdgeCaddyfile } = await import(join(ROOT, "dist/provider/docker/edge-config.js"));
+const { docker } = await import(join(ROOT, "dist/docker-client.js"));
 
 const tag = `platform-bench-edge-${process.pid}`;
 const created = { containers: [], volumes: [], network: tag };

@@ -35,7 +35,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const { buildFastapiRecipe } = await import("../../dist/plan/recipes/index.js");
 const { buildTelemetryEnv } = await import("../../dist/plan/telemetry-env.js");
-const { ensureReceiverImage } = await import("../../dist/targets/docker/provider/telemetry.js");
+const { ensureReceiverImage } = await import("../../dist/provider/docker/receiver.js");
 
 const id = `${process.env.BENCH_PREFIX ?? "bench"}-otel-${process.pid}`;
 const network = id;

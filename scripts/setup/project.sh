@@ -37,7 +37,7 @@ $(tail -n 20 "$PLATFORM_HOME/logs/studio-ui.log")"
 setup_telemetry_image() {
   local out log=$PLATFORM_HOME/logs/telemetry-image.log
   out=$(cd "$REPO_ROOT" && PLATFORM_HOME="$PLATFORM_HOME" PLATFORM_DOCKER_CLI="$PLATFORM_DOCKER_CLI" "$NODE_BIN/node" --input-type=module -e '
-    const { ensureReceiverImage } = await import("./dist/targets/docker/provider/telemetry.js");
+    const { ensureReceiverImage } = await import("./dist/provider/docker/receiver.js");
     const { baseImages } = await import("./dist/settings.js");
     const r = await ensureReceiverImage(baseImages().node);
     console.log(`${r.built ? "built" : "reused"} ${r.tag}`);' 2>"$log") \
@@ -49,7 +49,7 @@ setup_telemetry_image() {
 setup_otel_layers() {
   local out log=$PLATFORM_HOME/logs/otel-layers.log
   out=$(cd "$REPO_ROOT" && PLATFORM_HOME="$PLATFORM_HOME" PLATFORM_DOCKER_CLI="$PLATFORM_DOCKER_CLI" "$NODE_BIN/node" --input-type=module -e '
-    const { ensureOtelLayers } = await import("./dist/targets/docker/otel-layers.js");
+    const { ensureOtelLayers } = await import("./dist/provider/docker/otel-layers.js");
     const r = await ensureOtelLayers();
     console.log(r.built.length ? `built ${r.built.join(", ")}` : `reused ${r.tags.join(", ")}`);' 2>"$log") \
     || fail "building the OpenTelemetry layers failed; see $log"

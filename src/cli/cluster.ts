@@ -9,7 +9,7 @@ import { formatTable } from "./table.js";
 const progress = (line: string) => process.stderr.write(`  ${line}\n`);
 
 async function runUp(o: { json?: boolean }): Promise<void> {
-  const { clusterUp } = await import("../cluster/cluster.js");
+  const { clusterUp } = await import("../test-cluster/cluster.js");
   const r = await clusterUp({ progress });
   if (o.json) return printJson(r);
   process.stdout.write(r.alreadyRunning
@@ -19,7 +19,7 @@ async function runUp(o: { json?: boolean }): Promise<void> {
 }
 
 async function runDown(o: { json?: boolean; purge?: boolean }): Promise<void> {
-  const { clusterDown } = await import("../cluster/cluster.js");
+  const { clusterDown } = await import("../test-cluster/cluster.js");
   const r = await clusterDown({ purge: o.purge, progress });
   if (o.json) return printJson(r);
   process.stdout.write(r.stopped.length ? `✓ stopped ${r.stopped.join(", ")}\n` : "✓ the test cluster was not running\n");
@@ -27,7 +27,7 @@ async function runDown(o: { json?: boolean; purge?: boolean }): Promise<void> {
 }
 
 async function runStatus(o: { json?: boolean }): Promise<void> {
-  const { clusterStatus } = await import("../cluster/cluster.js");
+  const { clusterStatus } = await import("../test-cluster/cluster.js");
   const s = await clusterStatus();
   if (!s.ready) process.exitCode = 1;
   if (o.json) return printJson(s);

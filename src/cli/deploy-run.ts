@@ -60,7 +60,7 @@ async function whereServicesAre(t: StackTarget, creds: Credentials, phases: Reco
 export async function runEngineDeploy(t: StackTarget, creds: Credentials, eo: EngineOptions, o: { json?: boolean }, preface: string[] = []): Promise<void> {
   const { deploy } = await import("../engine/deploy.js");
   const { pruneImages, removeOrphans } = await import("../runtime/docker.js");
-  const { inSyncWithDocker } = await import("../targets/docker/drift.js");
+  const { inSyncWithDocker } = await import("../provider/drift.js");
   const kind = pickRenderer(o, process.env, Boolean(process.stdout.isTTY));
   const note = (line: string) => (kind === "json" ? printJson({ type: "note", message: line }) : process.stdout.write(`note: ${line}\n`));
   preface.forEach(note);

@@ -49,7 +49,7 @@ async function runDeploy(o: DeployOptions): Promise<void> {
   // Plan once here: a source layout no recipe can build stops us before the engine starts.
   const { buildPlan } = await import("../plan/build-plan.js");
   const { scanSources } = await import("../plan/scan-source.js");
-  const { baseImages } = await import("../settings.js");
+  const { baseImages } = await import("../home/images.js");
   const plan = buildPlan(t.config, { project: t.project, env: t.env, projectDir: t.projectDir, appsDomain: "localhost", httpsPort: 443, images: baseImages() }, await scanSources(t.config, t.projectDir));
   const { runEngineDeploy } = await import("./deploy-run.js");
   const target = targetSettings(o, process.env);

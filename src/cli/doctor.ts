@@ -5,7 +5,9 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { Command } from "commander";
 import { ExitCode } from "../errors.js";
-import { baseImages, platformHome, toolchain } from "../settings.js";
+import { baseImages } from "../home/images.js";
+import { platformHome } from "../home/layout.js";
+import { toolchain } from "../home/toolchain.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 
@@ -27,14 +29,14 @@ async function checkPulumi(): Promise<Check[]> {
   return [
     { name: "Pulumi CLI", ok: !!v, detail: v ? `${v} (${bin})` : "not found", fix: SETUP },
     { name: "Node.js language host", ok: !!langhost && existsSync(langhost), detail: langhost ?? "not found", fix: SETUP },
-    { name: "platform provider plugin", ok: existsSync(join(ROOT, "dist", "targets", "docker", "provider", "main.js")), detail: join(ROOT, "bin", "pulumi-resource-platform"), fix: "run npm run build" },
+    { name: "platform provider plugin", ok: existsSync(join(ROOT, "dist", "provider", "main.js")), detail: join(ROOT, "bin", "pulumi-resource-platform"), fix: "run npm run build" },
   ];
 }
 
 async function checkDocker(): Promise<Check[]> {
-  const { dockerClient } = await import("../runtime/docker.js");
+  const { docker } = await import("../docker-client.js");
   let engine: string | undefined;
-  try { engine = (await dockerClient().version()).Version; } catch { /* below */ }
+  try { engine = (await docker().version()).Version; } catch { /* below */ }
   const engineCheck: Check = { name: "Docker engine", ok: !!engine, detail: engine ? `Engine ${engine}` : "no engine answers on " + (process.env.DOCKER_HOST ?? "/var/run/docker.sock"), fix: "start it: npm run setup (starts dockerd), or dockerd &, or set DOCKER_HOST" };
   const cli = toolchain().dockerCli ?? "docker";
   let buildkit = false;
@@ -42,7 +44,7 @@ async function checkDocker(): Promise<Check[]> {
   const checks = [engineCheck, { name: "BuildKit client", ok: buildkit, detail: buildkit ? cli : `${cli} cannot run BuildKit builds with secrets`, fix: "apt-get install docker.io (Debian's client runs BuildKit), or install docker-buildx" }];
   const present = async (image: string) => {
     if (!engine) return false;
-    try { await dockerClient().getImage(image).inspect(); return true; } catch { return false; }
+    try { await docker().getImage(image).inspect(); return true; } catch { return false; }
   };
   const { otelLayers, ...roles } = baseImages();
   for (const [role, image] of Object.entries(roles)) {

@@ -11,7 +11,7 @@ import type { StackTarget } from "./context.js";
  */
 export async function refuseForeignNamespace(t: StackTarget, where: { target: string; kubeconfig?: string }, plan: Plan): Promise<void> {
   if (where.target !== "kubernetes") return;
-  const { kubernetesCluster } = await import("../cluster/kubeconfig.js");
+  const { kubernetesCluster } = await import("../test-cluster/kubeconfig.js");
   const { kubeNamespaceLabels } = await import("../runtime/kubernetes.js");
   const { namespaceName } = await import("../targets/kubernetes/names.js");
   const kube = { project: t.project, env: t.env, kubeconfig: kubernetesCluster(where.kubeconfig).kubeconfig };

@@ -30,18 +30,18 @@ async function runLogs(service: string, o: LogsOptions): Promise<void> {
     const { kubeLogs } = await import("../runtime/kubernetes.js");
     return kubeLogs(kube, service, o);
   }
-  const { requireEngine, listServiceContainers, dockerClient } = await import("../runtime/docker.js");
+  const { requireEngine, listServiceContainers, docker } = await import("../runtime/docker.js");
   await requireEngine();
   const c = (await listServiceContainers(t.project, t.env)).find((x) => x.service === service);
   if (!c) throw new VisibleError(`${service} is not deployed in ${t.project} (${t.env}): run platform deploy`, { exitCode: ExitCode.failed });
-  const container = dockerClient().getContainer(c.containerId);
+  const container = docker().getContainer(c.containerId);
   const opts = { stdout: true, stderr: true, timestamps: false, since: o.since ? parseSince(o.since) : 0, tail: o.tail ? Number(o.tail) : undefined } as const;
   if (o.follow) {
     const stream = await container.logs({ ...opts, follow: true });
-    dockerClient().modem.demuxStream(stream, process.stdout, process.stderr);
+    docker().modem.demuxStream(stream, process.stdout, process.stderr);
     await new Promise<void>((r) => { stream.on("end", r); process.on("SIGINT", () => r()); });
   } else {
-    const { demuxLogs } = await import("../docker-host.js");
+    const { demuxLogs } = await import("../docker-client.js");
     process.stdout.write(demuxLogs((await container.logs({ ...opts, follow: false })) as unknown as Buffer));
   }
 }

@@ -33,7 +33,7 @@ export async function runPlan(o: PlanOptions): Promise<void> {
   const project = linked ?? config.name;
   const { buildPlan } = await import("../plan/build-plan.js");
   const { scanSources } = await import("../plan/scan-source.js");
-  const { baseImages } = await import("../settings.js");
+  const { baseImages } = await import("../home/images.js");
   const { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } = await import("../plan/constants.js");
   const plan = buildPlan(config, {
     project, env, projectDir, appsDomain: edge.appsDomain ?? DEFAULT_APPS_DOMAIN, httpsPort: edge.httpsPort ?? DEFAULT_HTTPS_PORT, images: baseImages(),

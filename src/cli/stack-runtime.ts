@@ -10,6 +10,6 @@ export async function kubeTargetOf(t: Pick<StackTarget, "project" | "env">, cred
   const { stackTarget } = await import("../engine/stack-ops.js");
   const s = await stackTarget(t.project, t.env, creds);
   if (s.target !== "kubernetes") return undefined;
-  const { kubernetesCluster } = await import("../cluster/kubeconfig.js");
+  const { kubernetesCluster } = await import("../test-cluster/kubeconfig.js");
   return { project: t.project, env: t.env, kubeconfig: kubernetesCluster(s.kubeconfig).kubeconfig };
 }

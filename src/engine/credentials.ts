@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { ExitCode, VisibleError } from "../errors.js";
-import { platformHome } from "../settings.js";
+import { homePaths, platformHome } from "../home/layout.js";
 
 /**
  * What `platform login` keeps: the Pulumi backend holding the state, and the passphrase that
@@ -20,11 +20,11 @@ export interface Credentials {
 }
 
 export function credentialsFile(): string {
-  return join(platformHome(), "credentials.json");
+  return homePaths.credentials();
 }
 
 export function defaultBackendUrl(): string {
-  return `file://${join(platformHome(), "state")}`;
+  return `file://${homePaths.stateDir()}`;
 }
 
 export function readCredentials(): Credentials | undefined {

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "../plan/constants.js";
-import { logDir } from "../settings.js";
+import { homePaths } from "../home/layout.js";
 import { PLATFORM_VERSION } from "../version.js";
 import { type CheckpointResource, checkpointResources } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
@@ -146,7 +146,7 @@ async function isInSync(o: DeployOptions): Promise<boolean> {
 }
 
 async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, refresh: boolean): Promise<DeployResult> {
-  const dir = logDir(o.project, o.env);
+  const dir = homePaths.logDir(o.project, o.env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const engineLog = join(dir, `${record.id}.log`);
   const log = createWriteStream(engineLog, { mode: 0o600 });

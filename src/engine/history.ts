@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import writeFileAtomic from "write-file-atomic";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { workspaceDir } from "./workspace-dir.js";
+import { homePaths } from "../home/layout.js";
 import type { ProgressEvent } from "./progress.js";
 
 /** One deployment, as `platform deployments` lists it and Studio will show it. */
@@ -41,7 +41,7 @@ export function newDeploymentId(): string {
 }
 
 function historyDir(project: string, env: string): string {
-  return join(workspaceDir(project), "deployments", env);
+  return join(homePaths.workspaceDir(project), "deployments", env);
 }
 
 export function saveRecord(r: DeploymentRecord): void {
@@ -93,7 +93,7 @@ export const ROLLBACK_DEPTH = 5;
 
 /** Every environment of a project that has a history. */
 function historyEnvs(project: string): string[] {
-  try { return readdirSync(join(workspaceDir(project), "deployments")); } catch { return []; }
+  try { return readdirSync(join(homePaths.workspaceDir(project), "deployments")); } catch { return []; }
 }
 
 /** The image tags of each environment's last successful deployments: what pruning keeps. */

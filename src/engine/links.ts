@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
-import { platformHome } from "../settings.js";
+import { homePaths } from "../home/layout.js";
 
 /**
  * Which project a directory deploys to. Kept in the platform home, not in the user's
@@ -13,7 +13,7 @@ import { platformHome } from "../settings.js";
 export interface Link { dir: string; project: string; linkedAt: string }
 
 function linksDir(): string {
-  return join(platformHome(), "links");
+  return homePaths.linksDir();
 }
 
 function linkFile(dir: string): string {
@@ -26,7 +26,7 @@ function readJson<T>(file: string): T | undefined {
 
 /** Links written by platform 0.1 (one links.json for every directory), read until rewritten. */
 function legacyLinks(): Record<string, string> {
-  return readJson<Record<string, string>>(join(platformHome(), "links.json")) ?? {};
+  return readJson<Record<string, string>>(homePaths.legacyLinksFile()) ?? {};
 }
 
 export function linkedProject(dir: string): string | undefined {
@@ -49,7 +49,7 @@ export function unlinkDir(dir: string): boolean {
   const legacy = legacyLinks();
   if (legacy[real] !== undefined) {
     delete legacy[real];
-    writeFileAtomic.sync(join(platformHome(), "links.json"), `${JSON.stringify(legacy, null, 2)}\n`, { mode: 0o600 });
+    writeFileAtomic.sync(homePaths.legacyLinksFile(), `${JSON.stringify(legacy, null, 2)}\n`, { mode: 0o600 });
   }
   return had;
 }

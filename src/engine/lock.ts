@@ -3,7 +3,7 @@ import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
 import { ExitCode, VisibleError } from "../errors.js";
 import { type Holder, processStart, tryLock, unlock } from "../process-lock.js";
-import { workspaceDir } from "./workspace-dir.js";
+import { homePaths } from "../home/layout.js";
 
 export { isAlive } from "../process-lock.js";
 
@@ -30,7 +30,7 @@ export function describeHolder(h: LockHolder): string {
 }
 
 export function acquireStackLock(project: string, env: string, operation: string, deploymentId?: string): StackLock {
-  const dir = join(workspaceDir(project), "locks");
+  const dir = join(homePaths.workspaceDir(project), "locks");
   const file = join(dir, `${env}.json`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const me: LockHolder = { pid: process.pid, pidStart: processStart(process.pid), host: hostname(), user: userInfo().username, operation, deploymentId, startedAt: new Date().toISOString() };

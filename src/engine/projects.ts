@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Credentials } from "./credentials.js";
 import { linkedDirs } from "./links.js";
-import { workspaceDir } from "./workspace-dir.js";
+import { homePaths } from "../home/layout.js";
 
 /**
  * Who already uses a project name: another directory linked to it, a workspace of it in the
@@ -15,7 +15,7 @@ import { workspaceDir } from "./workspace-dir.js";
 export async function projectUsers(project: string, creds: Credentials, exceptDir?: string): Promise<string[]> {
   const users = linkedDirs(project).filter((d) => d !== exceptDir).map((d) => `directory ${d}`);
   if (users.length) return users;
-  if (existsSync(join(workspaceDir(project), "deployments"))) return [`deployment history in ${workspaceDir(project)}`];
+  if (existsSync(join(homePaths.workspaceDir(project), "deployments"))) return [`deployment history in ${homePaths.workspaceDir(project)}`];
   return (await backendStacks(project, creds)).map((s) => `stack ${project}/${s} in ${creds.backendUrl}`);
 }
 

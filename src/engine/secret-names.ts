@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { SECRETS_REF } from "../config/rules-names.js";
-import { workspaceDir } from "./workspace-dir.js";
+import { homePaths } from "../home/layout.js";
 
 /** Pulumi config namespace of the secrets: `${secrets.NAME}` reads `secrets:NAME`. */
 export const SECRET_NAMESPACE = SECRETS_REF;
@@ -16,7 +16,7 @@ export const SECRET_NAMESPACE = SECRETS_REF;
 export const SECRETS_SET_AT_KEY = "platform:secretsSetAt";
 
 export function stackSettingsFile(project: string, env: string): string {
-  return join(workspaceDir(project), "stacks", `Pulumi.${env}.yaml`);
+  return join(homePaths.workspaceDir(project), "stacks", `Pulumi.${env}.yaml`);
 }
 
 export function secretKey(name: string): string {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
 import writeFileAtomic from "write-file-atomic";
 import { isMap, parseDocument } from "yaml";
-import { workspaceDir } from "./workspace-dir.js";
+import { homePaths } from "../home/layout.js";
 
 /**
  * The stack's settings file, stacks/Pulumi.<env>.yaml in the application's workspace: the
@@ -12,7 +12,7 @@ import { workspaceDir } from "./workspace-dir.js";
  * set-all`, 0.3 to 0.6 s); every other entry (secrets, the encryption salt) stays as it is.
  */
 export function stackSettingsFile(project: string, env: string): string {
-  return join(workspaceDir(project), "stacks", `Pulumi.${env}.yaml`);
+  return join(homePaths.workspaceDir(project), "stacks", `Pulumi.${env}.yaml`);
 }
 
 function load(file: string) {

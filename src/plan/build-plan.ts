@@ -5,7 +5,7 @@ import { orderByDependencies } from "./graph.js";
 import { hostPrefix, stackName, stackPrefix } from "./naming.js";
 import { buildFastapiRecipe, buildNextjsRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
 import { toStartCommand } from "./start-command.js";
-import { buildTelemetryEnv, sampleRatioOf } from "./telemetry-env.js";
+import { buildTelemetryEnv, sampleRatioOf } from "./otel-env.js";
 import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedService } from "./types.js";
 
 /** Postgres identity inside a stack; the password is generated per stack by the target. */

@@ -1,20 +1,15 @@
-import type Docker from "dockerode";
-import { dockerFromEnv, execInContainer } from "../docker-host.js";
+import { docker, execInContainer } from "../docker-client.js";
+
+export { docker };
 import { ExitCode, VisibleError } from "../errors.js";
 
 /**
  * Live reads from the Docker target: what runs, its logs, files of the edge. Studio and the
  * CLI both read through here.
  */
-let client: Docker | undefined;
-export function dockerClient(): Docker {
-  client ??= dockerFromEnv();
-  return client;
-}
-
 export async function requireEngine(): Promise<void> {
   try {
-    await dockerClient().ping();
+    await docker().ping();
   } catch (e) {
     throw new VisibleError(`no Docker engine answers (${(e as Error).message}): start it (npm run setup starts dockerd) or set DOCKER_HOST`, { exitCode: ExitCode.environment });
   }
@@ -42,7 +37,7 @@ export function listAllServiceContainers(): Promise<(RunningService & { project:
 }
 
 async function serviceContainers(label: string[]): Promise<(RunningService & { project: string; env: string })[]> {
-  const list = await dockerClient().listContainers({ all: true, filters: { label } });
+  const list = await docker().listContainers({ all: true, filters: { label } });
   return list
     .filter((c) => c.Labels["platform.job"] !== "true" && c.Labels["platform.service"])
     .map((c) => ({
@@ -62,19 +57,19 @@ async function serviceContainers(label: string[]): Promise<(RunningService & { p
 
 /** Runs a command in a container: exit code and output. */
 export function execOutput(containerId: string, cmd: string[]): Promise<{ exitCode: number; output: string }> {
-  return execInContainer(dockerClient(), containerId, cmd);
+  return execInContainer(docker(), containerId, cmd);
 }
 
 /** The data volumes of a stack (kept by destroy for databases with retention: permanent). */
 export async function listStackVolumes(project: string, env: string): Promise<string[]> {
-  const { Volumes } = await dockerClient().listVolumes({ filters: { label: [`platform.project=${project}`, `platform.env=${env}`] } });
+  const { Volumes } = await docker().listVolumes({ filters: { label: [`platform.project=${project}`, `platform.env=${env}`] } });
   return (Volumes ?? []).map((v) => v.Name);
 }
 
 /** Removes the data volumes of a stack (`platform destroy --delete-data`). */
 export async function removeStackVolumes(project: string, env: string): Promise<string[]> {
   const names = await listStackVolumes(project, env);
-  for (const name of names) await dockerClient().getVolume(name).remove();
+  for (const name of names) await docker().getVolume(name).remove();
   return names;
 }
 
@@ -84,10 +79,10 @@ export async function removeStackVolumes(project: string, env: string): Promise<
  * They are stopped and removed, so none keeps a network alias or runs a migration.
  */
 export async function removeOrphans(project: string, env: string, known: ReadonlySet<string>): Promise<string[]> {
-  const list = await dockerClient().listContainers({ all: true, filters: { label: [`platform.project=${project}`, `platform.env=${env}`] } });
+  const list = await docker().listContainers({ all: true, filters: { label: [`platform.project=${project}`, `platform.env=${env}`] } });
   const orphans = list.filter((c) => !known.has(c.Id));
   for (const c of orphans) {
-    const container = dockerClient().getContainer(c.Id);
+    const container = docker().getContainer(c.Id);
     // A job is killed at once (a half-run migration must not go on); a service gets its grace period.
     if (c.State === "running") await container.stop({ t: c.Labels["platform.job"] === "true" ? 0 : 10 }).catch(() => undefined);
     await container.remove({ force: true, v: true }).catch(() => undefined);
@@ -108,7 +103,7 @@ export async function liveStates(project: string, env: string): Promise<Map<stri
     if (known?.running) continue;
     if (c.state === "running") { states.set(c.service, { running: true, detail: c.status }); continue; }
     if (known) continue;
-    const s = (await dockerClient().getContainer(c.containerId).inspect().catch(() => undefined))?.State;
+    const s = (await docker().getContainer(c.containerId).inspect().catch(() => undefined))?.State;
     const why = s?.OOMKilled ? "killed: out of memory (raise its resources preset)" : `exit code ${s?.ExitCode ?? "?"}${s?.Error ? `: ${s.Error}` : ""}`;
     states.set(c.service, { running: false, detail: `${c.state} (${why})` });
   }
@@ -120,12 +115,12 @@ export async function liveStates(project: string, env: string): Promise<Map<stri
  * last deployments' images stay for rollbacks; an image in use stays whatever the list says.
  */
 export async function pruneImages(repositoryPrefix: string, keep: ReadonlySet<string>): Promise<string[]> {
-  const images = await dockerClient().listImages({ filters: { reference: [`${repositoryPrefix}*`] } });
+  const images = await docker().listImages({ filters: { reference: [`${repositoryPrefix}*`] } });
   const removed: string[] = [];
   for (const tag of images.flatMap((i) => i.RepoTags ?? [])) {
     if (keep.has(tag) || !tag.startsWith(repositoryPrefix)) continue;
     try {
-      await dockerClient().getImage(tag).remove({ noprune: false });
+      await docker().getImage(tag).remove({ noprune: false });
       removed.push(tag);
     } catch { /* in use by a container, or gone: leave it */ }
   }
@@ -136,7 +131,7 @@ export async function pruneImages(repositoryPrefix: string, keep: ReadonlySet<st
 export async function missingImages(tags: readonly string[]): Promise<string[]> {
   const missing: string[] = [];
   for (const tag of tags) {
-    try { await dockerClient().getImage(tag).inspect(); } catch { missing.push(tag); }
+    try { await docker().getImage(tag).inspect(); } catch { missing.push(tag); }
   }
   return missing;
 }

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { clusterLayout, readClusterToolchain } from "../cluster/layout.js";
+import { clusterLayout, readClusterToolchain } from "../test-cluster/layout.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import type { LiveState } from "./docker.js";
 

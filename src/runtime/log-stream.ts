@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
-import { dockerClient, listServiceContainers } from "./docker.js";
+import { docker } from "../docker-client.js";
+import { listServiceContainers } from "./docker.js";
 
 export interface LogLine { service: string; stream: "stdout" | "stderr"; ts: string; line: string }
 
@@ -51,8 +52,8 @@ export async function streamLogs(q: LogRequest, onLine: (l: LogLine) => void, on
   for (const c of picked) {
     const opts = { stdout: true, stderr: true, timestamps: true, since: q.sinceSeconds, tail: q.tail };
     const stream = (q.follow
-      ? await dockerClient().getContainer(c.containerId).logs({ ...opts, follow: true })
-      : await dockerClient().getContainer(c.containerId).logs({ ...opts, follow: false })) as unknown as Readable | Buffer;
+      ? await docker().getContainer(c.containerId).logs({ ...opts, follow: true })
+      : await docker().getContainer(c.containerId).logs({ ...opts, follow: false })) as unknown as Readable | Buffer;
     const splitter = new FrameSplitter();
     const emit = (chunk: Buffer) => { for (const f of splitter.push(chunk)) onLine({ service: c.service, stream: f.stream, ...splitTimestamp(f.text) }); };
     if (Buffer.isBuffer(stream)) { emit(stream); ended(); continue; }

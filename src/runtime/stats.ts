@@ -1,4 +1,4 @@
-import { dockerClient } from "./docker.js";
+import { docker } from "../docker-client.js";
 
 /** One CPU and memory reading of a container. */
 export interface Usage {
@@ -41,13 +41,13 @@ export function toUsage(s: EngineStats, hostMemoryBytes?: number): Usage | undef
 
 /** One reading from the engine (about 1.4 s: it waits for a second CPU sample). */
 export async function readUsage(containerId: string): Promise<Usage | undefined> {
-  const s = await dockerClient().getContainer(containerId).stats({ stream: false }).catch(() => undefined);
+  const s = await docker().getContainer(containerId).stats({ stream: false }).catch(() => undefined);
   return s ? toUsage(s as unknown as EngineStats) : undefined;
 }
 
 /** Running service containers of every platform stack, for the sampler. */
 export async function runningServiceContainers(): Promise<{ id: string; project: string; env: string; service: string }[]> {
-  const list = await dockerClient().listContainers({ filters: { label: ["platform.service"], status: ["running"] } });
+  const list = await docker().listContainers({ filters: { label: ["platform.service"], status: ["running"] } });
   return list
     .filter((c) => c.Labels["platform.job"] !== "true" && c.Labels["platform.project"] && c.Labels["platform.env"])
     .map((c) => ({ id: c.Id, project: c.Labels["platform.project"] as string, env: c.Labels["platform.env"] as string, service: c.Labels["platform.service"] as string }));

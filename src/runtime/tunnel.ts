@@ -1,5 +1,5 @@
-import { baseImages } from "../settings.js";
-import { dockerClient } from "./docker.js";
+import { baseImages } from "../home/images.js";
+import { docker } from "../docker-client.js";
 
 /**
  * A local tunnel to a service port on a stack's private network. Nothing of a stack is
@@ -27,7 +27,7 @@ function tunnelName(network: string, alias: string, owner: string): string {
 }
 
 async function publishedPort(id: string): Promise<number | undefined> {
-  const info = await dockerClient().getContainer(id).inspect();
+  const info = await docker().getContainer(id).inspect();
   const bind = info.NetworkSettings.Ports?.["7000/tcp"]?.[0];
   return info.State.Running && bind ? Number(bind.HostPort) : undefined;
 }
@@ -36,7 +36,7 @@ async function publishedPort(id: string): Promise<number | undefined> {
 async function untilListening(id: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const out = await dockerClient().getContainer(id).logs({ stdout: true, stderr: true, follow: false }).catch(() => Buffer.alloc(0));
+    const out = await docker().getContainer(id).logs({ stdout: true, stderr: true, follow: false }).catch(() => Buffer.alloc(0));
     if (out.toString("utf8").includes("listening")) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -48,17 +48,17 @@ async function untilListening(id: string, timeoutMs = 15_000): Promise<void> {
  * names who holds it ("studio", or "cli-<pid>"), so two holders never close each other's.
  */
 export async function openTunnel(network: string, alias: string, port: number, owner: string): Promise<Tunnel> {
-  const docker = dockerClient();
+  const engine = docker();
   const name = tunnelName(network, alias, owner);
-  const existing = (await docker.listContainers({ all: true, filters: { name: [`^/${name}$`] } }))[0];
+  const existing = (await engine.listContainers({ all: true, filters: { name: [`^/${name}$`] } }))[0];
   let id = existing?.Id;
   let hostPort = id ? await publishedPort(id).catch(() => undefined) : undefined;
   if (id && hostPort === undefined) {
-    await docker.getContainer(id).remove({ force: true }).catch(() => undefined);
+    await engine.getContainer(id).remove({ force: true }).catch(() => undefined);
     id = undefined;
   }
   if (!id) {
-    const c = await docker.createContainer({
+    const c = await engine.createContainer({
       name,
       Image: baseImages().node,
       Cmd: ["node", "-e", FORWARDER],
@@ -84,21 +84,21 @@ export async function openTunnel(network: string, alias: string, port: number, o
     host: "127.0.0.1",
     port: hostPort,
     containerId,
-    close: async () => { await docker.getContainer(containerId).remove({ force: true }).catch(() => undefined); },
+    close: async () => { await engine.getContainer(containerId).remove({ force: true }).catch(() => undefined); },
   };
 }
 
 /** Removes every tunnel into a network, whoever holds it: a stack's network cannot go while one is attached. */
 export async function removeTunnelsInto(network: string): Promise<string[]> {
-  const docker = dockerClient();
-  const list = (await docker.listContainers({ all: true, filters: { label: [TUNNEL_LABEL] } })).filter((c) => c.Labels[TUNNEL_LABEL]?.startsWith(`${network}/`));
-  await Promise.all(list.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  const engine = docker();
+  const list = (await engine.listContainers({ all: true, filters: { label: [TUNNEL_LABEL] } })).filter((c) => c.Labels[TUNNEL_LABEL]?.startsWith(`${network}/`));
+  await Promise.all(list.map((c) => engine.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
   return list.map((c) => (c.Names[0] ?? c.Id).replace(/^\//, ""));
 }
 
 /** Removes the tunnels a holder left (Studio stopping). */
 export async function closeTunnels(owner: string): Promise<void> {
-  const docker = dockerClient();
-  const list = await docker.listContainers({ all: true, filters: { label: [`platform.tunnel.owner=${owner}`] } });
-  await Promise.all(list.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  const engine = docker();
+  const list = await engine.listContainers({ all: true, filters: { label: [`platform.tunnel.owner=${owner}`] } });
+  await Promise.all(list.map((c) => engine.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
 }

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, openSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { logFile, stateFile, studioDir } from "./paths.js";
+import { logFile, stateFile } from "./files.js";
+import { homePaths } from "../home/layout.js";
 import type { StudioState } from "./serve.js";
 
 /**
@@ -37,7 +38,7 @@ export async function mintToken(s: StudioState): Promise<string> {
 
 /** Starts Studio in the background (detached, logs to studio.log) and waits until it answers. */
 export async function startStudio(port?: number): Promise<StudioState> {
-  mkdirSync(studioDir(), { recursive: true, mode: 0o700 });
+  mkdirSync(homePaths.studioDir(), { recursive: true, mode: 0o700 });
   const out = openSync(logFile(), "a", 0o600);
   const bin = fileURLToPath(new URL("../bin.js", import.meta.url));
   const args = [bin, "studio", "--serve", ...(port ? ["--port", String(port)] : [])];

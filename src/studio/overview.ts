@@ -4,13 +4,13 @@ import { parse } from "yaml";
 import { type DeploymentRecord, listRecords } from "../engine/history.js";
 import { containerDetails, type ContainerDetails } from "../runtime/inspect.js";
 import { listAllServiceContainers, listServiceContainers } from "../runtime/docker.js";
-import { projectsDir } from "./paths.js";
+import { homePaths } from "../home/layout.js";
 
 /** Projects with a deployment history under the platform home, and their environments. */
 export function listProjects(): { name: string; envs: string[] }[] {
   const ls = (dir: string) => { try { return readdirSync(dir).sort(); } catch { return []; } };
-  return ls(projectsDir())
-    .map((name) => ({ name, envs: ls(join(projectsDir(), name, "deployments")) }))
+  return ls(homePaths.projectsDir())
+    .map((name) => ({ name, envs: ls(join(homePaths.projectsDir(), name, "deployments")) }))
     .filter((p) => p.envs.length > 0);
 }
 

@@ -9,7 +9,8 @@ import { STORE_FILE, TelemetryStore } from "../telemetry/index.js";
 import { buildApp } from "./app.js";
 import { Sessions } from "./auth.js";
 import { DbConsole } from "./db-console.js";
-import { stateFile, statsFile, studioDir, telemetryDir } from "./paths.js";
+import { stateFile, statsFile } from "./files.js";
+import { homePaths } from "../home/layout.js";
 import { startSampler } from "./sampler.js";
 import { loadUi } from "./static.js";
 import { StatsStore } from "./stats-store.js";
@@ -30,8 +31,8 @@ function listen(app: ReturnType<typeof buildApp>, port: number): Promise<{ serve
 function telemetryOpener(): () => TelemetryStore | undefined {
   let store: TelemetryStore | undefined;
   return () => {
-    if (!store && existsSync(join(telemetryDir(), STORE_FILE))) {
-      try { store = TelemetryStore.openReadOnly(telemetryDir()); } catch { store = undefined; }
+    if (!store && existsSync(join(homePaths.telemetryDir(), STORE_FILE))) {
+      try { store = TelemetryStore.openReadOnly(homePaths.telemetryDir()); } catch { store = undefined; }
     }
     return store;
   };
@@ -42,7 +43,7 @@ function telemetryOpener(): () => TelemetryStore | undefined {
  * preferred port, else a free one), the CPU/memory sampler, the database console.
  */
 export async function runStudio(preferredPort = DEFAULT_STUDIO_PORT): Promise<never> {
-  mkdirSync(studioDir(), { recursive: true, mode: 0o700 });
+  mkdirSync(homePaths.studioDir(), { recursive: true, mode: 0o700 });
   const stats = new StatsStore(statsFile());
   const db = new DbConsole();
   const deps = { sessions: new Sessions(), stats, db, telemetry: telemetryOpener(), writes: new Map<string, boolean>() };

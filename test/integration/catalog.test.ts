@@ -3,8 +3,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
+import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./helpers/cli.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
 /**
  * The catalog example (two `source` services, two Python layouts), and the edge proxy's

@@ -2,9 +2,9 @@ import { cpSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { platformHome } from "../../src/settings.js";
-import { runCli } from "./cli.js";
-import { ROOT } from "./env.js";
+import { platformHome } from "../../src/home/layout.js";
+import { runCli } from "./helpers/cli.js";
+import { ROOT } from "./helpers/env.js";
 
 /** The CLI as a newcomer meets it: login state, doctor, and the messages that say what to do. */
 function freshHome(): string {

@@ -2,10 +2,10 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, delimiter } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clusterLayout, readClusterToolchain, type ClusterToolchain } from "../../src/cluster/layout.js";
-import { importDockerImage } from "../../src/cluster/images.js";
-import { runCli } from "./cli.js";
-import { freshBackend, requireToolchain, ROOT, unique } from "./env.js";
+import { clusterLayout, readClusterToolchain, type ClusterToolchain } from "../../src/test-cluster/layout.js";
+import { importDockerImage } from "../../src/test-cluster/images.js";
+import { runCli } from "./helpers/cli.js";
+import { freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
 /**
  * The Kubernetes test cluster through the real CLI: `platform cluster up` (which runs the

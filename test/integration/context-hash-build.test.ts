@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashBuildInputs, listBuildContext } from "../../src/targets/docker/context-hash.js";
+import { hashBuildInputs, listBuildContext } from "../../src/targets/shared/context-hash.js";
 
 const execFileP = promisify(execFile);
 /** Debian's 20.10 client runs the engine's BuildKit; the newer client on PATH has no buildx. */

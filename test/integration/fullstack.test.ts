@@ -6,11 +6,11 @@ import * as pulumi from "@pulumi/pulumi";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation/index.js";
 import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./cli.js";
-import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
-import { waitForRoutes, waitForTrace } from "./telemetry.js";
+import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./helpers/cli.js";
+import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { waitForRoutes, waitForTrace } from "./helpers/telemetry.js";
 import type { TraceSpan } from "../../src/telemetry/index.js";
-import { deployWithBrokenMigration, expectApiRolledOutUnderLoad, expectFullstackDeployed } from "./fullstack-order.js";
+import { deployWithBrokenMigration, expectApiRolledOutUnderLoad, expectFullstackDeployed } from "./helpers/fullstack-order.js";
 
 /**
  * Issue #5 end to end, on the real engines: the fullstack example deployed by the CLI as a

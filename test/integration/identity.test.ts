@@ -3,8 +3,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli, startCli } from "./cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
+import { httpsRequest, ok, parseUrls, runCli, startCli } from "./helpers/cli.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
 /**
  * A project belongs to one directory; names from the command line are checked; stacks whose

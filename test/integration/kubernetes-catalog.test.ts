@@ -2,10 +2,10 @@ import { copyFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
-import { clusterLayout, TEST_REGISTRY } from "../../src/cluster/layout.js";
-import { clusterUp, kubectl } from "./kubernetes.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { clusterLayout, TEST_REGISTRY } from "../../src/test-cluster/layout.js";
+import { clusterUp, kubectl } from "./helpers/kubernetes.js";
 
 /**
  * The catalog example on the Kubernetes test cluster, deployed as to a cluster of one's own: the

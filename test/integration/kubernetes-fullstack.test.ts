@@ -3,10 +3,10 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
-import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
-import { clusterUp, kubectl, podsOf } from "./kubernetes.js";
-import { deployWithBrokenMigration, expectApiRolledOutUnderLoad, expectFullstackDeployed } from "./fullstack-order.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
+import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { clusterUp, kubectl, podsOf } from "./helpers/kubernetes.js";
+import { deployWithBrokenMigration, expectApiRolledOutUnderLoad, expectFullstackDeployed } from "./helpers/fullstack-order.js";
 
 /**
  * Issue #14 end to end: the fullstack example deployed by the CLI to the Kubernetes test cluster

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/index.js";
 import { buildPlan } from "../../src/plan/build-plan.js";
-import { baseImages } from "../../src/settings.js";
-import { ok, runCli } from "./cli.js";
-import { forgetProject, freshBackend, requireToolchain, unique } from "./env.js";
+import { baseImages } from "../../src/home/images.js";
+import { ok, runCli } from "./helpers/cli.js";
+import { forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
 
 /**
  * "Nothing lost, nothing shared by mistake", on the real engine with a database-only app (no

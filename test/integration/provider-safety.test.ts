@@ -3,9 +3,9 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseImages } from "../../src/settings.js";
-import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
-import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
+import { baseImages } from "../../src/home/images.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
+import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
 /**
  * "Nothing lost, nothing shared by mistake", the provider side, on the fullstack example:

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
+import { freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
 /**
  * The infra engineers' path: the pulumi CLI runs the repository's own Pulumi.yaml through the

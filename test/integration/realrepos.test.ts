@@ -4,8 +4,8 @@ import { cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, httpsRequest, parseUrls, runCli } from "./cli.js";
-import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
+import { type CliResult, httpsRequest, parseUrls, runCli } from "./helpers/cli.js";
+import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
 /**
  * Real repositories deploy as they are (one project for the whole file, test/fixtures/apps/

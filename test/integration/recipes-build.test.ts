@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFastapiRecipe, type Recipe, scanSource } from "../../src/plan/recipes/index.js";
-import { buildCaFile } from "../../src/settings.js";
+import { buildCaFile } from "../../src/home/keys.js";
 
 const execFileP = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "..", "..");

@@ -3,9 +3,9 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { platformHome } from "../../src/settings.js";
-import { httpsRequest, ok, parseUrls, runCli, startCli, startPoller } from "./cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
+import { platformHome } from "../../src/home/layout.js";
+import { httpsRequest, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
 /**
  * Crash recovery on the fullstack example: the CLI killed (SIGKILL) during a build, during a

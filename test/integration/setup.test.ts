@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "./env.js";
-import { baseImages } from "../../src/settings.js";
+import { ROOT } from "./helpers/env.js";
+import { baseImages } from "../../src/home/images.js";
 
 /** The set-up's failures say what to do: run its steps in a bare environment. */
 function step(fn: string, env: Record<string, string>, pre = ""): { code: number; out: string } {

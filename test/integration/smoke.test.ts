@@ -5,8 +5,8 @@ import { dirname, join } from "node:path";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Container, Network } from "../../src/targets/docker/resources.js";
-import { baseImages } from "../../src/settings.js";
-import { freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./env.js";
+import { baseImages } from "../../src/home/images.js";
+import { freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
 /**
  * Issue #3's smoke test: the real Pulumi engine drives the platform's own Docker provider

@@ -8,8 +8,8 @@ import { stackSettingsFile } from "../../src/engine/stack-settings.js";
 import { setSecret } from "../../src/engine/secrets.js";
 import { openStack } from "../../src/engine/workspace.js";
 import { VisibleError } from "../../src/errors.js";
-import { runCli } from "./cli.js";
-import { forgetProject, freshBackend, requireToolchain, unique } from "./env.js";
+import { runCli } from "./helpers/cli.js";
+import { forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
 
 /**
  * The passphrase that does not fit. An environment whose settings file in the workspace was written for a stack of another

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
-import { ROOT, forgetProject, freshBackend, requireToolchain, unique } from "./env.js";
-import { launchChromium, newPage, screenshot, startTestStudio } from "./studio-browser.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
+import { ROOT, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
+import { launchChromium, newPage, screenshot, startTestStudio } from "./helpers/studio-browser.js";
 
 /**
  * The Metrics tab end to end on examples/catalog, deployed unchanged (zero-code telemetry):

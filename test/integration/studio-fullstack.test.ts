@@ -6,9 +6,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
-import { CLI, ROOT, forgetProject, freshBackend, requireToolchain, unique } from "./env.js";
-import { launchChromium, newPage, rawGet, screenshot, startTestStudio } from "./studio-browser.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
+import { CLI, ROOT, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
+import { launchChromium, newPage, rawGet, screenshot, startTestStudio } from "./helpers/studio-browser.js";
 
 /**
  * Studio end to end on examples/fullstack, in a real headless Chromium: services, logs of

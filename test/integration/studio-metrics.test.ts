@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TelemetryServer, type TelemetryStore, UNMATCHED_ROUTE, openTelemetryStore, startTelemetryServer } from "../../src/telemetry/index.js";
-import { launchChromium, newPage, rawGet, screenshot, startTestStudio } from "./studio-browser.js";
+import { launchChromium, newPage, rawGet, screenshot, startTestStudio } from "./helpers/studio-browser.js";
 
 /**
  * The Metrics tab in a real Chromium, on a telemetry store filled by the real OTLP receiver

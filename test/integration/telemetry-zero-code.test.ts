@@ -3,10 +3,10 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { telemetryDir } from "../../src/settings.js";
+import { homePaths } from "../../src/home/layout.js";
 import { routeStats, routeTraces, trace, TelemetryStore, type RouteStats } from "../../src/telemetry/index.js";
-import { httpsRequest, ok, parseUrls, runCli } from "./cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
 /**
  * Zero-code telemetry end to end: examples/catalog deployed unchanged, a burst from its
@@ -38,7 +38,7 @@ function trafficRequest(i: number): { method: string; route: string } {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function apiRoutes(): RouteStats[] {
-  store ??= TelemetryStore.openReadOnly(telemetryDir());
+  store ??= TelemetryStore.openReadOnly(homePaths.telemetryDir());
   return routeStats(store, { project, env: "preview", service: "api", from: since - 60_000, to: Date.now() + 60_000 }).routes;
 }
 

@@ -4,9 +4,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, httpsRequest, ok, parseUrls, runCli } from "./cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./env.js";
-import { quantile, startLoad } from "./load.js";
+import { type CliResult, httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { quantile, startLoad } from "./helpers/load.js";
 
 /**
  * Issue 17: zero failed requests under load across redeploys of every kind. 8 clients (half on

@@ -1,15 +1,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
 import { edgeAlias } from "../../plan/naming.js";
-import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/telemetry-env.js";
+import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/otel-env.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
-import { resolveEnv, type ReferenceValues } from "../references.js";
-import { createImage, type ImageBuildOptions } from "./build-image.js";
-import { PUBLIC_HOST_LABEL } from "./provider/ownership.js";
-import { hostLabel } from "./provider/words.js";
+import { resolveEnv, type ReferenceValues } from "../shared/references.js";
+import { createImage, type ImageBuildOptions } from "../shared/build-image.js";
+import { PUBLIC_HOST_LABEL } from "../../provider/docker/ownership.js";
+import { hostLabel } from "../../provider/random/words.js";
 import { Container, EdgeAttachment, Job, Network, TelemetryAttachment, Volume, Words } from "./resources.js";
-import { stackReferences } from "./stack-references.js";
-import { receiverContext, TELEMETRY_ENDPOINT } from "./telemetry-image.js";
+import { stackReferences } from "../shared/service-values.js";
+import { receiverContext, TELEMETRY_ENDPOINT } from "../../provider/docker/receiver-image.js";
 
 export interface DockerTargetOptions extends ImageBuildOptions {
   /** The environment's secrets that the plan references (`${secrets.NAME}`), as Pulumi secrets. */

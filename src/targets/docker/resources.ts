@@ -1,9 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ContainerInputs } from "./provider/container.js";
-import type { EdgeInputs } from "./provider/edge.js";
-import type { ImageInputs } from "./provider/image.js";
-import type { TelemetryInputs } from "./provider/telemetry.js";
-import type { JobInputs } from "./provider/job.js";
+import type { ContainerInputs } from "../../provider/docker/container.js";
+import type { EdgeInputs } from "../../provider/docker/edge.js";
+import type { ImageInputs } from "../../provider/docker/image.js";
+import type { TelemetryInputs } from "../../provider/docker/receiver.js";
+import type { JobInputs } from "../../provider/docker/job.js";
 
 /**
  * The SDK side of the platform's Docker provider (plugin `pulumi-resource-platform`):

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ContainerInputs } from "../docker/provider/container.js";
+import type { ContainerInputs } from "../../provider/docker/container.js";
 
 /** The SDK side of the Kubernetes target's resources in the platform's provider plugin. */
 type Args<T> = { readonly [K in keyof T]: pulumi.Input<T[K]> };

@@ -10,7 +10,7 @@ import { summarizePreview } from "../../../src/engine/preview.js";
 import { buildPlan } from "../../../src/plan/build-plan.js";
 import { buildPlanReport, type PlanReport } from "../../../src/plan/plan-report.js";
 import { scanSources } from "../../../src/plan/scan-source.js";
-import { CTX, FULLSTACK } from "../fixtures/plans.js";
+import { CTX, FULLSTACK } from "../../fixtures/plans.js";
 
 /**
  * `platform plan`: golden text and JSON for the part that needs no engine (the report, on the

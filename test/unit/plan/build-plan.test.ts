@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { orderByDependencies } from "../../../src/plan/graph.js";
-import { FULLSTACK, fullstackPlan } from "../fixtures/plans.js";
+import { FULLSTACK, fullstackPlan } from "../../fixtures/plans.js";
 
 describe("dependency order", () => {
   it.each([

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { platformHome } from "../../../src/settings.js";
+import { platformHome } from "../../../src/home/layout.js";
 
 /**
  * The python of a venv with these pinned packages from PyPI, made once under the platform

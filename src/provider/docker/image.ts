@@ -1,0 +1,169 @@
+import { spawn } from "node:child_process";
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { docker, unlessGone } from "../../docker-client.js";
+import { parseDockerfileArgs } from "../../plan/dockerfile-args.js";
+import { BUILD_ENV_HASH_ARG, BUILD_ENV_SECRET } from "../../plan/recipes/dockerfile-parts.js";
+import type { ResourceHandler } from "../handler.js";
+
+/** Inputs of platform:docker:Image. `hash` identifies the build inputs; `tag` embeds it. */
+export interface ImageInputs {
+  tag: string;
+  context: string;
+  /** The Dockerfile's text (generated recipes, or the user's file read by the program). */
+  dockerfile: string;
+  dockerignore?: string;
+  buildArgs?: Record<string, string>;
+  hash: string;
+  /**
+   * The service's variables for the build (a secret input: it stays encrypted in the state).
+   * They reach the build as the BuildKit secret `platform-env`, and as build arguments only
+   * for names the Dockerfile declares with ARG.
+   */
+  buildEnv?: Record<string, string>;
+  /** A hash of buildEnv (in `hash` too), passed as PLATFORM_BUILD_ENV_HASH so that steps that use the values re-run. */
+  buildEnvHash?: string;
+  /** Extra CA certificates for package managers, passed as the BuildKit secret `ca` (never a layer). */
+  caFile?: string;
+  logDir: string;
+  label: string;
+  /** Run as it is (a rollback): never built; an error when it is gone. */
+  pinned?: boolean;
+}
+
+const TAIL_LINES = 30;
+
+function tail(file: string): string {
+  return readFileSync(file, "utf8").trimEnd().split("\n").slice(-TAIL_LINES).join("\n");
+}
+
+async function existingImageId(tag: string, hash: string): Promise<string | undefined> {
+  const info = await unlessGone(() => docker().getImage(tag).inspect());
+  return info?.Config?.Labels?.["platform.inputs-hash"] === hash ? info.Id : undefined;
+}
+
+/** One word for sh in single quotes: any value, newlines included, is read back exactly. */
+function toShellValue(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The `platform-env` secret's text: `NAME='value'` lines, for `set -a; . /run/secrets/platform-env`. */
+export function toEnvFile(values: Readonly<Record<string, string>>): string {
+  return Object.entries(values).map(([k, v]) => `${k}=${toShellValue(v)}\n`).join("");
+}
+
+/** Names that would change how the docker client itself runs if set in its environment. */
+const CLIENT_VARIABLES = /^(PATH|HOME|LD_\w*|DOCKER_\w*|BUILDKIT_\w*|PLATFORM_\w*)$/;
+
+/**
+ * The service's variables that go in as build arguments: only those the Dockerfile declares.
+ * Given as `--build-arg NAME` with the value in the client's environment, never in its
+ * arguments (which any process on the machine can read).
+ */
+export function pickBuildArgVariables(dockerfile: string, values: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of parseDockerfileArgs(dockerfile)) {
+    if (Object.prototype.hasOwnProperty.call(values, name) && !CLIENT_VARIABLES.test(name)) out[name] = values[name] as string;
+  }
+  return out;
+}
+
+/** Known causes of failed builds, by what their log says, with what to do. First match wins. */
+const DIAGNOSES: ReadonlyArray<[RegExp, string]> = [
+  [/Failed to fetch `[^`]*` from Google Fonts|fonts\.googleapis\.com|fonts\.gstatic\.com/,
+    "next/font/google downloads fonts during next build, and this build cannot reach Google Fonts: use next/font/local with the font files in the repository"],
+  [/error: command '[^']*gcc' failed|gcc: not found|unable to execute '[^']*gcc'|command 'cc' failed|cc: not found|gyp ERR! .*not found: make|No such file or directory: '[^']*gcc'|pg_config executable not found|Failed building wheel for/,
+    "a package is compiled from source and the image has no C compiler: pin a version that ships a prebuilt wheel (or binary) for this platform and Python/Node version, or use a build Dockerfile that installs build-essential"],
+  [/Pre-built binaries not installable|prebuild-install (?:warn|WARN) install|gyp ERR! find Python/,
+    "a native npm package fetches its prebuilt binary from outside the npm registry (GitHub releases), which this build cannot reach, and compiling it needs Python and a C compiler: use a package that ships its binary through npm (bcryptjs for bcrypt, for example), or a build Dockerfile that installs python3 and build-essential"],
+  [/npm ci` can only install packages when your package\.json and package-lock\.json[^\n]* are in sync|lock file's [^\n]* (?:does not satisfy|do not match)/,
+    "package-lock.json does not match package.json: run npm install and commit package-lock.json"],
+  [/ERR_PNPM_OUTDATED_LOCKFILE/, "pnpm-lock.yaml does not match package.json: run pnpm install and commit pnpm-lock.yaml"],
+  [/Your lockfile needs to be updated, but yarn was run with `--frozen-lockfile`|YN0028/, "yarn.lock does not match package.json: run yarn install and commit yarn.lock"],
+  [/lockfile had changes, but lockfile is frozen/, "bun.lock does not match package.json: run bun install and commit the lockfile"],
+  [/lockfile at `uv\.lock` needs to be updated|uv\.lock[^\n]*needs to be updated/, "uv.lock does not match pyproject.toml: run uv lock and commit uv.lock"],
+  [/poetry\.lock[^\n]*not consistent|pyproject\.toml changed significantly since poetry\.lock was last generated/, "poetry.lock does not match pyproject.toml: run poetry lock and commit poetry.lock"],
+  [/Unable to find installation candidates for/,
+    "Poetry finds no installable files for a version that poetry.lock pins (an old lock format, or no wheel for this Python version): run poetry lock --regenerate and commit poetry.lock"],
+  [/current Python version \([\d.]+\) does not satisfy Python|requires a different Python: [\d.]+ not in/,
+    "the project's requires-python excludes the Python this build has (see the Python note above the build): use a Python version the platform offers, or widen requires-python"],
+  [/No matching distribution found for|Could not find a version that satisfies the requirement/,
+    "a Python requirement is not on the package index for this Python version: check its name and version, or the Python version the build uses"],
+];
+
+/** One line that says what most likely went wrong and what to do, or undefined when the log matches nothing known. */
+export function diagnoseBuildLog(text: string): string | undefined {
+  return DIAGNOSES.find(([re]) => re.test(text))?.[1];
+}
+
+/**
+ * Runs a BuildKit build with the first client that can (Debian's docker 20.10 here). The
+ * variables go to a 0600 file in a private temp directory, removed when the build ends.
+ */
+function runBuild(i: ImageInputs, logFile: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "platform-build-"));
+  const dockerfile = join(dir, "Dockerfile");
+  writeFileSync(dockerfile, i.dockerfile);
+  // BuildKit reads <Dockerfile>.dockerignore beside a Dockerfile given with -f.
+  if (i.dockerignore !== undefined) writeFileSync(`${dockerfile}.dockerignore`, i.dockerignore);
+  const envFile = join(dir, "platform-env");
+  writeFileSync(envFile, toEnvFile(i.buildEnv ?? {}), { mode: 0o600 });
+  const args = ["build", "--progress=plain", "-t", i.tag, "--label", `platform.inputs-hash=${i.hash}`, "-f", dockerfile];
+  for (const [k, v] of Object.entries(i.buildArgs ?? {})) args.push("--build-arg", `${k}=${v}`);
+  if (i.buildEnvHash) args.push("--build-arg", `${BUILD_ENV_HASH_ARG}=${i.buildEnvHash}`);
+  const argValues = pickBuildArgVariables(i.dockerfile, i.buildEnv ?? {});
+  for (const k of Object.keys(argValues)) args.push("--build-arg", k);
+  args.push("--secret", `id=${BUILD_ENV_SECRET},src=${envFile}`);
+  if (i.caFile) args.push("--secret", `id=ca,src=${i.caFile}`);
+  args.push(i.context);
+  const cli = process.env.PLATFORM_DOCKER_CLI || "docker";
+  const log = createWriteStream(logFile);
+  const cleanUp = () => rmSync(dir, { recursive: true, force: true });
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(cli, args, { env: { ...process.env, ...argValues, DOCKER_BUILDKIT: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.pipe(log, { end: false });
+    child.stderr.pipe(log, { end: false });
+    child.on("error", (e) => { cleanUp(); reject(new Error(`could not run ${cli}: ${e.message}`)); });
+    child.on("close", (code) => {
+      log.end(() => {
+        cleanUp();
+        if (code === 0) return resolve();
+        const text = tail(logFile);
+        const diagnosis = diagnoseBuildLog(readFileSync(logFile, "utf8"));
+        reject(new Error(`build of ${i.label} failed (exit ${code})\n${diagnosis ? `diagnosis: ${diagnosis}\n` : ""}--- last ${TAIL_LINES} lines ---\n${text}\nfull log: ${logFile}`));
+      });
+    });
+  });
+}
+
+export const imageHandler: ResourceHandler = {
+  // caFile and logDir are machine-local settings, not build inputs: no rebuild when they move.
+  inputKeys: ["tag", "hash"],
+
+  async create(_urn, inputs) {
+    const i = inputs as unknown as ImageInputs;
+    let imageId = await existingImageId(i.tag, i.hash);
+    let logFile = "";
+    if (!imageId && i.pinned) {
+      throw new Error(`image ${i.tag} of ${i.label} is gone, so that deployment cannot be redeployed without building; platform deployments shows which ones can be rolled back to`);
+    }
+    if (!imageId) {
+      mkdirSync(i.logDir, { recursive: true });
+      logFile = join(i.logDir, `build-${i.label}-${Date.now()}.log`);
+      await runBuild(i, logFile);
+      imageId = await existingImageId(i.tag, i.hash);
+      if (!imageId) throw new Error(`build of ${i.label} finished but image ${i.tag} is missing`);
+    }
+    return { id: i.tag, outs: { imageId, logFile, reused: logFile === "" } };
+  },
+
+  async read(id) {
+    const info = await unlessGone(() => docker().getImage(id).inspect());
+    return info && { imageId: info.Id };
+  },
+
+  // Images outlive their resource: the last deployments' images are what a rollback runs
+  // without building. The engine prunes the older ones after each deployment.
+  async delete() {},
+};

@@ -1,0 +1,53 @@
+import { readFileSync } from "node:fs";
+import * as pulumi from "@pulumi/pulumi";
+import { variablesSeenBy } from "../../plan/dockerfile-args.js";
+import { imageRepository } from "../../plan/naming.js";
+import type { Plan, PlannedService } from "../../plan/types.js";
+import { combineBuildHash, hashBuildEnv, hashBuildInputs } from "./context-hash.js";
+import { Image } from "../docker/resources.js";
+
+/** What building a service's image needs from the program, whatever the target. */
+export interface ImageBuildOptions {
+  /** The machine's key for the hash of build-time variables (never the values' plain hash). */
+  readonly buildEnvKey: Buffer;
+  /** Extra CA certificates for builds (a BuildKit secret). */
+  readonly caFile?: string;
+  /** Where build and migration logs go. */
+  readonly logDir: string;
+  /** Per service, an image to run as it is (a rollback): never built, and an error when it is gone. */
+  readonly pinnedImages?: Readonly<Record<string, { tag: string; hash: string }>>;
+}
+
+/** The variables a build sees: the service's own, resolved; a secret like the whole env. */
+function pickBuildEnv(env: pulumi.Output<Record<string, string>>, names: readonly string[]): pulumi.Output<Record<string, string>> {
+  return env.apply((e) => Object.fromEntries(names.filter((n) => n in e).map((n) => [n, e[n] as string])));
+}
+
+/**
+ * The image of a built service. Its identity covers what BuildKit receives and a hash of the
+ * variables the build can read (variablesSeenBy), so a changed value that a build step reads
+ * rebuilds. The hash (keyed by the machine) comes from the secret values,
+ * but a hash is not the value: it is unwrapped, so tags and records stay readable. The values
+ * themselves go to the provider as a secret input. The Image depends only on what the values
+ * need (the URL words, a database password), never on containers, so builds start at once.
+ */
+export function createImage(s: PlannedService, plan: Plan, env: pulumi.Output<Record<string, string>>, opts: ImageBuildOptions): Image {
+  const b = s.build!;
+  const dockerfile = b.kind === "recipe" ? b.recipe.dockerfile : readFileSync(b.dockerfilePath, "utf8");
+  const dockerignore = b.kind === "recipe" ? b.recipe.dockerignore : undefined;
+  const pinned = opts.pinnedImages?.[s.name];
+  const common = { context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs, caFile: opts.caFile, logDir: opts.logDir, label: s.name };
+  if (pinned) return new Image(`${s.name}-image`, { ...common, tag: pinned.tag, hash: pinned.hash, pinned: true });
+  const inputsHash = hashBuildInputs({ context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs });
+  const buildEnv = pulumi.secret(pickBuildEnv(env, s.buildEnv));
+  const buildEnvHash = pulumi.unsecret(pickBuildEnv(env, variablesSeenBy(dockerfile, s.buildEnv)).apply((values) => hashBuildEnv(values, opts.buildEnvKey)));
+  const hash = buildEnvHash.apply((h) => combineBuildHash(inputsHash, h));
+  return new Image(`${s.name}-image`, {
+    ...common,
+    tag: hash.apply((h) => `${imageRepository(plan.project, s.name)}:${h.slice(0, 12)}`),
+    pinned: false,
+    hash,
+    buildEnv,
+    buildEnvHash,
+  });
+}

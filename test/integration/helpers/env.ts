@@ -1,0 +1,46 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { platformHome } from "../../../src/home/layout.js";
+import { toolchain } from "../../../src/home/toolchain.js";
+
+/** Shared facts for integration tests: the real toolchain the set-up provided, and fresh state. */
+export const ROOT = resolve(import.meta.dirname, "..", "..", "..");
+export const CLI = join(ROOT, "dist", "bin.js");
+
+/** Fails loudly (never skips) when the set-up did not provide what the tests need. */
+export function requireToolchain(): { pulumi: string; nodeBin: string } {
+  const tc = toolchain();
+  if (!tc.pulumiBin || !tc.nodeBin) throw new Error("no toolchain.json in the platform home: run npm run setup first");
+  execFileSync("docker", ["version"], { stdio: "ignore" });
+  return { pulumi: tc.pulumiBin, nodeBin: tc.nodeBin };
+}
+
+/** A file backend of its own and a passphrase: each test file runs on fresh state. */
+export function freshBackend(): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), "platform-state-"));
+  return { PLATFORM_BACKEND_URL: `file://${dir}`, PLATFORM_PASSPHRASE: "test-passphrase" };
+}
+
+/** The environment for the pulumi CLI itself: the toolchain first on PATH. */
+export function pulumiEnv(backend: Record<string, string>): NodeJS.ProcessEnv {
+  const { pulumi, nodeBin } = requireToolchain();
+  return {
+    ...process.env,
+    PATH: [dirname(pulumi), nodeBin, process.env.PATH].join(delimiter),
+    PULUMI_BACKEND_URL: backend.PLATFORM_BACKEND_URL,
+    PULUMI_CONFIG_PASSPHRASE: backend.PLATFORM_PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+  };
+}
+
+/** Removes what a test project left in the platform home (workspace, history, logs). */
+export function forgetProject(project: string): void {
+  for (const d of [join(platformHome(), "projects", project), join(platformHome(), "logs", project)]) rmSync(d, { recursive: true, force: true });
+}
+
+export function unique(prefix: string): string {
+  return `${prefix}${Date.now().toString(36).slice(-5)}`;
+}

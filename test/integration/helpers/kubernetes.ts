@@ -1,0 +1,23 @@
+import { execFileSync } from "node:child_process";
+import { clusterLayout, readClusterToolchain } from "../../../src/test-cluster/layout.js";
+import { runCli } from "./cli.js";
+import { ROOT } from "./env.js";
+
+/** Shared by the Kubernetes target's tests: the test cluster, started through the real CLI, and kubectl on it. */
+export async function clusterUp(): Promise<void> {
+  const r = await runCli(["cluster", "up"], { cwd: ROOT, env: {} });
+  if (r.code !== 0) throw new Error(`platform cluster up exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+}
+
+export function kubectl(...args: string[]): string {
+  const tc = readClusterToolchain();
+  if (!tc) throw new Error("no Kubernetes toolchain: platform cluster up should have built it");
+  return execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", clusterLayout().adminKubeconfig, ...args], { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Names of a service's running pods (terminating ones left out), sorted. */
+export function podsOf(namespace: string, service: string): string[] {
+  const out = kubectl("-n", namespace, "get", "pods", "-l", `app.kubernetes.io/name=${service}`, "-o", "json");
+  const pods = (JSON.parse(out) as { items: { metadata: { name: string; deletionTimestamp?: string }; status: { phase: string } }[] }).items;
+  return pods.filter((p) => !p.metadata.deletionTimestamp && p.status.phase === "Running").map((p) => p.metadata.name).sort();
+}
