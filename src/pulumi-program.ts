@@ -4,7 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { formatDiagnostic, loadConfig, SECRETS_REF } from "./config/index.js";
 import { buildPlan } from "./plan/build-plan.js";
 import { scanSources } from "./plan/scan-source.js";
-import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "./plan/constants.js";
+import { buildPlanSettings } from "./plan/settings.js";
 import { baseImages } from "./home/images.js";
 import { buildCaFile, buildEnvKey } from "./home/keys.js";
 import { homePaths } from "./home/layout.js";
@@ -55,12 +55,8 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
   const project = pulumi.getProject();
   const env = pulumi.getStack();
   const sources = await scanSources(config, projectDir);
-  const plan = buildPlan(config, {
-    project, env, projectDir,
-    appsDomain: cfg.get("appsDomain") ?? DEFAULT_APPS_DOMAIN,
-    httpsPort: cfg.getNumber("httpsPort") ?? DEFAULT_HTTPS_PORT,
-    images: baseImages(),
-  }, sources);
+  const settings = buildPlanSettings({ project, env, projectDir }, baseImages(), { stack: { appsDomain: cfg.get("appsDomain"), httpsPort: cfg.getNumber("httpsPort") } });
+  const plan = buildPlan(config, settings, sources);
   const target = cfg.get("target") || "docker";
   if (!TARGETS.includes(target)) throw new pulumi.RunError(`platform:target "${target}" is not a target; use one of ${TARGETS.join(", ")}`);
   // The environment's secrets (platform secrets set): a missing one stops the program before any resource.

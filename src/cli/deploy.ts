@@ -3,7 +3,7 @@ import { type Config, referencedSecrets } from "../config/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
 import { resolveStackTarget, type StackOptions } from "./context.js";
-import { edgeSettings, stackOptions, type TargetFlags, targetSettings } from "./stack-flags.js";
+import { edgeSettings, planSettings, stackOptions, type TargetFlags, targetSettings } from "./stack-flags.js";
 
 interface DeployOptions extends StackOptions, TargetFlags {
   dryRun?: boolean;
@@ -49,8 +49,7 @@ async function runDeploy(o: DeployOptions): Promise<void> {
   // Plan once here: a source layout no recipe can build stops us before the engine starts.
   const { buildPlan } = await import("../plan/build-plan.js");
   const { scanSources } = await import("../plan/scan-source.js");
-  const { baseImages } = await import("../home/images.js");
-  const plan = buildPlan(t.config, { project: t.project, env: t.env, projectDir: t.projectDir, appsDomain: "localhost", httpsPort: 443, images: baseImages() }, await scanSources(t.config, t.projectDir));
+  const plan = buildPlan(t.config, await planSettings(t, edge), await scanSources(t.config, t.projectDir));
   const { runEngineDeploy } = await import("./deploy-run.js");
   const target = targetSettings(o, process.env);
   const { deployTarget, refuseForeignNamespace } = await import("./kube-guard.js");

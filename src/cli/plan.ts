@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { ExitCode, VisibleError } from "../errors.js";
 import { linkedProject } from "../engine/links.js";
 import { loadValidConfig, type StackOptions, DEFAULT_ENV } from "./context.js";
-import { edgeSettings, stackOptions } from "./stack-flags.js";
+import { edgeSettings, planSettings, stackOptions } from "./stack-flags.js";
 import { checkEnvName, checkProjectName } from "./flags.js";
 import type { PreviewState } from "./plan-render.js";
 
@@ -33,11 +33,7 @@ export async function runPlan(o: PlanOptions): Promise<void> {
   const project = linked ?? config.name;
   const { buildPlan } = await import("../plan/build-plan.js");
   const { scanSources } = await import("../plan/scan-source.js");
-  const { baseImages } = await import("../home/images.js");
-  const { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } = await import("../plan/constants.js");
-  const plan = buildPlan(config, {
-    project, env, projectDir, appsDomain: edge.appsDomain ?? DEFAULT_APPS_DOMAIN, httpsPort: edge.httpsPort ?? DEFAULT_HTTPS_PORT, images: baseImages(),
-  }, await scanSources(config, projectDir));
+  const plan = buildPlan(config, await planSettings({ project, env, projectDir }, edge), await scanSources(config, projectDir));
   const { buildPlanReport } = await import("../plan/plan-report.js");
   const { readSecretNames } = await import("../engine/secret-names.js");
   const report = buildPlanReport(plan, projectDir, readText, new Set(linked ? readSecretNames(project, env).keys() : []));

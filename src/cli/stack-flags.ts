@@ -5,6 +5,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { ExitCode, VisibleError } from "../errors.js";
+import type { PlanContext } from "../plan/types.js";
 import { checkAppsDomain, checkHttpsPort } from "./flags.js";
 
 /** Where a deploy goes: the edge's domain and port, the target and its cluster. */
@@ -52,4 +53,12 @@ export function targetSettings(o: TargetFlags, env: NodeJS.ProcessEnv): { target
     });
   }
   return { ...(target ? { target } : {}), ...(kubeconfig ? { kubeconfig: resolve(kubeconfig) } : {}), ...(registry ? { registry } : {}) };
+}
+
+/** The plan's settings as the program will see them: these flags over what the stack keeps, then the defaults. */
+export async function planSettings(stack: { project: string; env: string; projectDir: string }, flags: { appsDomain?: string; httpsPort?: number }): Promise<PlanContext> {
+  const { buildPlanSettings } = await import("../plan/settings.js");
+  const { baseImages } = await import("../home/images.js");
+  const { keptEdgeSettings } = await import("../engine/stack-settings.js");
+  return buildPlanSettings(stack, baseImages(), { flags, stack: keptEdgeSettings(stack.project, stack.env) });
 }

@@ -54,3 +54,13 @@ export function writeStackSettings(file: string, values: Record<string, string>)
 export async function currentStackSettings(stack: Stack, project: string, env: string): Promise<Record<string, string>> {
   return readStackSettings(stackSettingsFile(project, env)) ?? Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([k, v]) => [k, v.value]));
 }
+
+/** The edge settings a stack keeps (what its last deploy was given), for plans made outside the program. */
+export function keptEdgeSettings(project: string, env: string): { appsDomain?: string; httpsPort?: number } {
+  const kept = readStackSettings(stackSettingsFile(project, env)) ?? {};
+  const port = Number(kept["platform:httpsPort"]);
+  return {
+    ...(kept["platform:appsDomain"] ? { appsDomain: kept["platform:appsDomain"] } : {}),
+    ...(Number.isInteger(port) && port > 0 ? { httpsPort: port } : {}),
+  };
+}

@@ -3,7 +3,7 @@
 // First: the SDK's closure-serialization modules load only if used (see the preload).
 import "../preload/lazy-sdk-modules.cjs";
 import { main } from "@pulumi/pulumi/provider/index.js";
-import { dockerProvider } from "./provider.js";
+import { platformProvider } from "./provider.js";
 
 // Its engine gone (killed with its CLI), the plugin stops at once: half-made objects are found
 // by their labels on the next deploy, while a plugin left running could go on making them.
@@ -14,7 +14,7 @@ setInterval(() => { if (process.ppid !== engine) process.exit(2); }, 200).unref(
 // the engine runs in a session of its own (engine/workspace.ts).
 process.umask(0o077);
 
-main(dockerProvider, process.argv.slice(2)).catch((err: unknown) => {
+main(platformProvider, process.argv.slice(2)).catch((err: unknown) => {
   console.error(err);
   process.exit(1);
 });

@@ -54,7 +54,7 @@ function outputs(inputs: Props, computed: Props): Props {
   return { ...inputs, ...computed };
 }
 
-export const dockerProvider: Provider = {
+export const platformProvider: Provider = {
   version: PROVIDER_VERSION,
 
   async check(_urn, _olds, news): Promise<CheckResult> {

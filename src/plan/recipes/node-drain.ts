@@ -3,7 +3,7 @@
  * process of an image the platform builds loads it first, so a stopping server closes the
  * edge's kept-alive connections after the request each is on instead of serving them until
  * SIGKILL. The edge can then keep connections open to Node services without giving back zero
- * downtime (src/targets/docker/edge-config.ts).
+ * downtime (src/provider/docker/edge-config.ts).
  */
 import { readFileSync } from "node:fs";
 import { writeLines } from "./dockerfile-parts.js";

@@ -3,13 +3,14 @@ import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
 import { edgeAlias } from "../../plan/naming.js";
 import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/otel-env.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
-import { resolveEnv, type ReferenceValues } from "../shared/references.js";
-import { createImage, type ImageBuildOptions } from "../shared/build-image.js";
-import { PUBLIC_HOST_LABEL } from "../../provider/docker/ownership.js";
-import { hostLabel } from "../../provider/random/words.js";
-import { Container, EdgeAttachment, Job, Network, TelemetryAttachment, Volume, Words } from "./resources.js";
-import { stackReferences } from "../shared/service-values.js";
 import { receiverContext, TELEMETRY_ENDPOINT } from "../../provider/docker/receiver-image.js";
+import { createImage, type ImageBuildOptions } from "../shared/build-image.js";
+import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";
+import { createPublicRoutes, publicHostLabels } from "../shared/public-routes.js";
+import { resolveEnv, type ReferenceValues } from "../shared/references.js";
+import { Network } from "../shared/resources.js";
+import { buildServiceValues } from "../shared/service-values.js";
+import { Container, Job, TelemetryAttachment, Volume } from "./resources.js";
 
 export interface DockerTargetOptions extends ImageBuildOptions {
   /** The environment's secrets that the plan references (`${secrets.NAME}`), as Pulumi secrets. */
@@ -32,9 +33,6 @@ function createTelemetry(plan: Plan, network: Network, opts: DockerTargetOptions
   return new TelemetryAttachment("telemetry", { network: plan.network, baseImage: plan.images.node, hash, storeDir: opts.telemetryDir }, { dependsOn: [network] });
 }
 
-/** Stack outputs: `<service>_url`, `<service>_external_url`; a database's url is its secret connection string. */
-export type TargetOutputs = Record<string, pulumi.Output<string>>;
-
 /**
  * Turns a plan into the Docker target's resources, in dependency order: a database is
  * healthy before its dependents migrate; a migration succeeds before its service rolls out;
@@ -43,15 +41,11 @@ export type TargetOutputs = Record<string, pulumi.Output<string>>;
 export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): TargetOutputs {
   const labels = plan.labels;
   const network = new Network("network", { name: plan.network, labels });
-  const anyPublic = plan.services.some((s) => s.public);
-  // seedName is `<project>-<env>` spelled out, not plan.network: a change of naming scheme must not draw new URL words.
-  const hostPrefixes = plan.services.filter((s) => s.public).map((s) => s.hostPrefix);
-  const words = anyPublic ? new Words("url-words", { seedName: `${plan.project}-${plan.env}`, hostPrefixes }) : undefined;
-  const edge = anyPublic
-    ? new EdgeAttachment("edge", { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain }, { dependsOn: [network] })
-    : undefined;
+  const routes = createPublicRoutes(plan, network);
+  const words = routes?.words;
+  const edge = routes?.edge;
 
-  const values = stackReferences(plan, (s) => s.name, words?.words, opts.secrets);
+  const values = buildServiceValues(plan, (s) => s.name, words?.words, opts.secrets);
   const telemetry = createTelemetry(plan, network, opts);
   if (telemetry) values.set(TELEMETRY_REF, { [OTLP_ENDPOINT_PROPERTY]: TELEMETRY_ENDPOINT });
   const refs: ReferenceValues = values;
@@ -78,8 +72,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
       : undefined;
     const dataPath = s.database?.dataPath;
     const aliases = s.public && words ? words.words.apply((w) => [...s.aliases, edgeAlias(s.hostPrefix, w)]) : [...s.aliases];
-    // A public container names its host label, so hosts in use are one listContainers away (provider/public-host.ts).
-    const containerLabels = s.public && words ? words.words.apply((w) => ({ ...serviceLabels, [PUBLIC_HOST_LABEL]: hostLabel(s.hostPrefix, w) })) : serviceLabels;
+    const containerLabels = s.public && words ? publicHostLabels(serviceLabels, s, words.words) : serviceLabels;
     const container = new Container(s.name, {
       name: s.containerName, image, env, ...(s.command ? { command: [...s.command] } : {}), networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
       // The volume's real name: an adopted volume keeps its data whatever name the plan wants.
@@ -90,11 +83,9 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
       ...(opts.deploymentId ? { deploymentId: opts.deploymentId } : {}),
     }, { dependsOn: [network, ...deps, ...(migrate ? [migrate] : []), ...(volume ? [volume] : []), ...(s.public && edge ? [edge] : []), ...(telemetry && usesTelemetry(s) ? [telemetry] : [])] });
     containers.set(s.name, container);
-    const v = values.get(s.name)!;
-    outputs[`${s.name}_url`] = pulumi.output(v.url as pulumi.Input<string>);
-    if (v.external_url) outputs[`${s.name}_external_url`] = pulumi.output(v.external_url as pulumi.Input<string>);
+    addServiceOutputs(outputs, s, values.get(s.name)!);
   }
   return outputs;
 }
 
-export { DB_NAME, DB_USER };
+export { DB_NAME, DB_USER, type TargetOutputs };

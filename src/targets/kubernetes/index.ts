@@ -3,11 +3,10 @@ import * as pulumi from "@pulumi/pulumi";
 import { edgeAlias } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { type ImageBuildOptions, createImage } from "../shared/build-image.js";
-import type { TargetOutputs } from "../docker/index.js";
-import { PUBLIC_HOST_LABEL } from "../../provider/docker/ownership.js";
-import { hostLabel } from "../../provider/random/words.js";
-import { EdgeAttachment, Network, Words } from "../docker/resources.js";
-import { stackReferences } from "../shared/service-values.js";
+import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";
+import { createPublicRoutes, publicHostLabels } from "../shared/public-routes.js";
+import { Network, type Words } from "../shared/resources.js";
+import { buildServiceValues } from "../shared/service-values.js";
 import { resolveEnv, type ReferenceValues } from "../shared/references.js";
 import { createDatabase, type DataStorage } from "./database.js";
 import { buildForwarderCaddyfile, FORWARDER_COMMAND } from "./edge.js";
@@ -39,7 +38,7 @@ function createForwarder(plan: Plan, s: PlannedService, words: Words, service: k
     env: service.spec.clusterIP.apply((ip) => ({ CADDYFILE: buildForwarderCaddyfile(ip, s.port) })),
     networks: words.words.apply((w) => [{ name: plan.network, aliases: [edgeAlias(s.hostPrefix, w)] }]),
     // A public container names its host label, so the URL words of other stacks avoid it.
-    labels: words.words.apply((w) => ({ ...plan.labels, "platform.service": s.name, "platform.role": "edge-forwarder", [PUBLIC_HOST_LABEL]: hostLabel(s.hostPrefix, w) })),
+    labels: publicHostLabels({ ...plan.labels, "platform.service": s.name, "platform.role": "edge-forwarder" }, s, words.words),
     cpus: 0.5, memoryBytes: 128 * 1024 ** 2, pidsLimit: 256,
     // The base caddy image has no HTTP client to probe with; the Service behind it is ready already.
     health: { kind: "running" }, healthTimeoutSeconds: 30, stopFirst: false, stopGraceSeconds: 5,
@@ -64,14 +63,13 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
   const imageSource = placement.source;
   const storage: DataStorage = opts.testCluster ? { kind: "hostPath", dir: opts.testCluster.volumesDir } : { kind: "storageClass" };
 
-  const publicServices = plan.services.filter((s) => s.public);
-  const network = publicServices.length ? new Network("network", { name: plan.network, labels: plan.labels }) : undefined;
-  const words = publicServices.length ? new Words("url-words", { seedName: `${plan.project}-${plan.env}`, hostPrefixes: publicServices.map((s) => s.hostPrefix) }) : undefined;
-  const edge = network
-    ? new EdgeAttachment("edge", { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain }, { dependsOn: [network] })
-    : undefined;
+  // Public services come in through the edge on this machine's Docker engine.
+  const network = plan.services.some((s) => s.public) ? new Network("network", { name: plan.network, labels: plan.labels }) : undefined;
+  const routes = createPublicRoutes(plan, network);
+  const words = routes?.words;
+  const edge = routes?.edge;
 
-  const values = stackReferences(plan, (s) => serviceHost(s, namespace), words?.words, opts.secrets);
+  const values = buildServiceValues(plan, (s) => serviceHost(s, namespace), words?.words, opts.secrets);
   const refs: ReferenceValues = values;
 
   const ready = new Map<string, pulumi.Resource[]>();
@@ -111,9 +109,7 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
     }
     ready.set(s.name, [workload, service]);
     if (s.public && words && edge) createForwarder(plan, s, words, service, [edge, workload, service]);
-    const v = values.get(s.name)!;
-    outputs[`${s.name}_url`] = pulumi.output(v.url as pulumi.Input<string>);
-    if (v.external_url) outputs[`${s.name}_external_url`] = pulumi.output(v.external_url as pulumi.Input<string>);
+    addServiceOutputs(outputs, s, values.get(s.name)!);
   }
   return outputs;
 }

@@ -1,17 +1,17 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ContainerInputs } from "../../provider/docker/container.js";
+import type { Args } from "../shared/resources.js";
 
-/** The SDK side of the Kubernetes target's resources in the platform's provider plugin. */
-type Args<T> = { readonly [K in keyof T]: pulumi.Input<T[K]> };
+/** The SDK side of the Kubernetes target's resources in the platform's provider plugin (src/provider/kubernetes). */
 
-/** An image of the Docker engine, copied into the test cluster's containerd (provider: kubernetes/provider/cluster-image.ts). */
+/** An image of the Docker engine, copied into the test cluster's containerd (provider: provider/kubernetes/cluster-image.ts). */
 export class ClusterImage extends pulumi.CustomResource {
   constructor(name: string, args: Args<{ image: string }>, opts?: pulumi.CustomResourceOptions) {
     super("platform:kubernetes:ClusterImage", name, { ...args }, opts);
   }
 }
 
-/** An image of the Docker engine pushed to the cluster's registry; its id is the reference by digest (provider: kubernetes/provider/registry-image.ts). */
+/** An image of the Docker engine pushed to the cluster's registry; its id is the reference by digest (provider: provider/kubernetes/registry-image.ts). */
 export class RegistryImage extends pulumi.CustomResource {
   constructor(name: string, args: Args<{ image: string; registry: string }>, opts?: pulumi.CustomResourceOptions) {
     super("platform:kubernetes:RegistryImage", name, { ...args }, opts);

@@ -4,7 +4,7 @@ import { variablesSeenBy } from "../../plan/dockerfile-args.js";
 import { imageRepository } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { combineBuildHash, hashBuildEnv, hashBuildInputs } from "./context-hash.js";
-import { Image } from "../docker/resources.js";
+import { Image } from "./resources.js";
 
 /** What building a service's image needs from the program, whatever the target. */
 export interface ImageBuildOptions {

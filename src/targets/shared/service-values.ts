@@ -2,14 +2,14 @@ import type * as pulumi from "@pulumi/pulumi";
 import { SECRETS_REF } from "../../config/index.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { referenceValues } from "./references.js";
-import { Password } from "../docker/resources.js";
+import { Password } from "./resources.js";
 
 /**
  * What every `${service.property}` of a stack resolves to, whatever the target: each service's
  * values (a database's password generated once per stack), and `${secrets.NAME}` as a property
  * of the reserved name "secrets". `hostOf` is how other services reach one on the target.
  */
-export function stackReferences(
+export function buildServiceValues(
   plan: Plan,
   hostOf: (s: PlannedService) => string,
   words: pulumi.Output<string> | undefined,

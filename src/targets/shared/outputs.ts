@@ -1,0 +1,11 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { PlannedService } from "../../plan/types.js";
+
+/** Stack outputs: `<service>_url`, `<service>_external_url`; a database's url is its secret connection string. */
+export type TargetOutputs = Record<string, pulumi.Output<string>>;
+
+/** Adds one service's outputs from what its `${service.property}` references resolve to. */
+export function addServiceOutputs(outputs: TargetOutputs, s: PlannedService, values: Readonly<Record<string, pulumi.Input<string>>>): void {
+  outputs[`${s.name}_url`] = pulumi.output(values.url as pulumi.Input<string>);
+  if (values.external_url) outputs[`${s.name}_external_url`] = pulumi.output(values.external_url);
+}

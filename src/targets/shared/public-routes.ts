@@ -1,0 +1,26 @@
+import type * as pulumi from "@pulumi/pulumi";
+import type { Plan, PlannedService } from "../../plan/types.js";
+import { PUBLIC_HOST_LABEL } from "../../provider/docker/ownership.js";
+import { hostLabel } from "../../provider/random/words.js";
+import { EdgeAttachment, type Network, Words } from "./resources.js";
+
+/** How public services are reached: the stack's URL words, and the edge joined to its network. */
+export interface PublicRoutes {
+  readonly words: Words;
+  readonly edge: EdgeAttachment;
+}
+
+/** The stack's public routes, when any service is public; both targets route through the edge. */
+export function createPublicRoutes(plan: Plan, network: Network | undefined): PublicRoutes | undefined {
+  const hostPrefixes = plan.services.filter((s) => s.public).map((s) => s.hostPrefix);
+  if (!network || hostPrefixes.length === 0) return undefined;
+  // seedName is `<project>-<env>` spelled out, not plan.network: a change of naming scheme must not draw new URL words.
+  const words = new Words("url-words", { seedName: `${plan.project}-${plan.env}`, hostPrefixes });
+  const edge = new EdgeAttachment("edge", { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain }, { dependsOn: [network] });
+  return { words, edge };
+}
+
+/** A public container's labels name its host label, so hosts in use are one listContainers away (provider/docker/public-host.ts). */
+export function publicHostLabels(labels: Record<string, string>, s: PlannedService, words: pulumi.Output<string>): pulumi.Output<Record<string, string>> {
+  return words.apply((w): Record<string, string> => ({ ...labels, [PUBLIC_HOST_LABEL]: hostLabel(s.hostPrefix, w) }));
+}

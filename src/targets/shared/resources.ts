@@ -1,0 +1,50 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { EdgeInputs } from "../../provider/docker/edge.js";
+import type { ImageInputs } from "../../provider/docker/image.js";
+
+/**
+ * The SDK side of the platform's provider plugin (`pulumi-resource-platform`, src/provider/)
+ * that both targets use: typed custom resources whose create/diff/read/delete run in the
+ * plugin. Their type tokens are part of every stack's state: never rename them.
+ */
+export type Args<T> = { readonly [K in keyof T]: pulumi.Input<T[K]> };
+
+export class Network extends pulumi.CustomResource {
+  declare readonly networkId: pulumi.Output<string>;
+  constructor(name: string, args: Args<{ name: string; labels?: Record<string, string>; internal?: boolean }>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:docker:Network", name, { ...args, networkId: undefined }, opts);
+  }
+}
+
+export class Image extends pulumi.CustomResource {
+  declare readonly imageId: pulumi.Output<string>;
+  declare readonly tag: pulumi.Output<string>;
+  declare readonly reused: pulumi.Output<boolean>;
+  constructor(name: string, args: Args<ImageInputs>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:docker:Image", name, { ...args, imageId: undefined, reused: undefined, logFile: undefined }, opts);
+  }
+}
+
+export class EdgeAttachment extends pulumi.CustomResource {
+  constructor(name: string, args: Args<EdgeInputs>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:docker:EdgeAttachment", name, { ...args, edgeContainer: undefined }, opts);
+  }
+}
+
+export class Password extends pulumi.CustomResource {
+  declare readonly value: pulumi.Output<string>;
+  constructor(name: string, args: Args<{ length: number }>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:random:Password", name, { ...args, value: undefined }, { ...opts, additionalSecretOutputs: ["value"] });
+  }
+}
+
+export class Words extends pulumi.CustomResource {
+  declare readonly words: pulumi.Output<string>;
+  /**
+   * @param args.seedName the only input that draws new words (the stack's identity)
+   * @param args.hostPrefixes the stack's public host prefixes: the first draw avoids hosts in use on the engine; later changes keep the words
+   */
+  constructor(name: string, args: Args<{ seedName: string; hostPrefixes?: string[] }>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:random:Words", name, { ...args, words: undefined }, opts);
+  }
+}
