@@ -5,7 +5,7 @@ import { ADJECTIVES, NOUNS } from "../../../../src/provider/random/words.js";
 interface Fake { Id: string; Names: string[]; Labels: Record<string, string>; aliases?: string[] }
 let containers: Fake[] = [];
 
-vi.mock("../../../../src/provider/docker/docker-objects.js", () => ({
+vi.mock("../../../../src/docker-client.js", () => ({
   docker: () => ({
     listContainers: async (o: { filters: { label: string[] } }) => containers.filter((c) => o.filters.label.every((f) => {
       const [k, v] = f.split("=");
