@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Container, Network } from "../../src/targets/docker/resources.js";
+import { Container } from "../../src/targets/docker/resources.js";
+import { Network } from "../../src/targets/shared/resources.js";
 import { baseImages } from "../../src/home/images.js";
 import { freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
 

@@ -37,13 +37,13 @@ function trafficRequest(i: number): { method: string; route: string } {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function apiRoutes(): RouteStats[] {
+function apiRoutes(): readonly RouteStats[] {
   store ??= TelemetryStore.openReadOnly(homePaths.telemetryDir());
   return routeStats(store, { project, env: "preview", service: "api", from: since - 60_000, to: Date.now() + 60_000 }).routes;
 }
 
 /** Metrics arrive every few seconds: polls until `done` holds (or gives the last rows to the assertion). */
-async function waitForRoutes(done: (rows: RouteStats[]) => boolean, timeoutMs = 60_000): Promise<RouteStats[]> {
+async function waitForRoutes(done: (rows: readonly RouteStats[]) => boolean, timeoutMs = 60_000): Promise<readonly RouteStats[]> {
   const deadline = Date.now() + timeoutMs;
   let rows = apiRoutes();
   while (!done(rows) && Date.now() < deadline) {
@@ -53,7 +53,7 @@ async function waitForRoutes(done: (rows: RouteStats[]) => boolean, timeoutMs = 
   return rows;
 }
 
-const find = (rows: RouteStats[], method: string, route: string) => rows.find((r) => r.method === method && r.route === route);
+const find = (rows: readonly RouteStats[], method: string, route: string) => rows.find((r) => r.method === method && r.route === route);
 
 describe("zero-code telemetry on examples/catalog", () => {
   beforeAll(() => {

@@ -30,7 +30,8 @@ export async function tempServer(store = tempStore(), maxBodyBytes?: number): Pr
 }
 
 export async function post(url: string, body: Uint8Array | string, headers: Record<string, string>) {
-  const res = await fetch(url, { method: "POST", body, headers });
+  // fetch takes bytes over an ArrayBuffer, not a SharedArrayBuffer: copy them into one.
+  const res = await fetch(url, { method: "POST", body: typeof body === "string" ? body : new Uint8Array(body), headers });
   return { status: res.status, type: res.headers.get("content-type"), body: new Uint8Array(await res.arrayBuffer()) };
 }
 

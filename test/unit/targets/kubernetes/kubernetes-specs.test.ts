@@ -7,6 +7,7 @@ import { namespaceName, serviceHost } from "../../../../src/targets/kubernetes/n
 import { appContainer, deploymentSpec, migrateJobSpec, readinessProbe, serviceSpec } from "../../../../src/targets/kubernetes/specs.js";
 import type { Plan } from "../../../../src/plan/types.js";
 import { fullstackPlan } from "../../../fixtures/plans.js";
+import { plain } from "./plain.js";
 
 const plan: Plan = await fullstackPlan();
 const service = (name: string) => plan.services.find((s) => s.name === name)!;
@@ -24,7 +25,7 @@ describe("Kubernetes specs from the plan", () => {
     const api = service("api");
     const spec = deploymentSpec(plan, api, appContainer(api, "img:1", "api-env-x", never), never);
     expect(spec.strategy).toEqual({ type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
-    const c = (spec.template as { spec: { containers: Record<string, unknown>[] } }).spec.containers[0]!;
+    const c = plain(plain(plain(plain(spec.template).spec).containers)[0]);
     expect(c).toMatchObject({ image: "img:1", imagePullPolicy: "Never", envFrom: [{ secretRef: { name: "api-env-x" } }] });
     expect(c.readinessProbe).toMatchObject({ httpGet: { path: "/health", port: api.port } });
     expect(c.lifecycle).toMatchObject({ preStop: { sleep: { seconds: expect.any(Number) } } });
@@ -44,7 +45,7 @@ describe("Kubernetes specs from the plan", () => {
     expect(job.template).toMatchObject({ spec: { restartPolicy: "Never", containers: [{ image: "img:2", command: api.migrate!.command }] } });
     // Its pod is not one the Service sends requests to.
     const selector = serviceSpec(api).selector as Record<string, string>;
-    const labels = (job.template as { metadata: { labels: Record<string, string> } }).metadata.labels;
+    const labels = plain(plain(plain(job.template).metadata).labels);
     expect(Object.entries(selector).every(([k, v]) => labels[k] === v)).toBe(false);
   });
 

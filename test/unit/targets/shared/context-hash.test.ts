@@ -161,7 +161,7 @@ describe("hashBuildInputs: what else is part of the identity", () => {
     write("b", "y");
     const two = hash();
     rmSync(join(ctx, "b"));
-    write("a", "x\0f\0b\0644\0y");
+    write("a", "x\0f\0b\x00644\0y");
     expect(hash()).not.toBe(two);
   });
 
