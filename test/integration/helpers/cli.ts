@@ -41,29 +41,49 @@ export function runCli(args: string[], opts: { cwd: string; env: Record<string, 
   });
 }
 
-export interface HttpsResponse { status: number; body: string; authorized: boolean }
+/**
+ * `retried`: one line per attempt that failed with CERT_NOT_YET_VALID and was sent again
+ * before this answer. A browser would have shown each of them as a failed page: a caller that
+ * counts failures counts them (see `onRetry`), a one-off request can check it is empty.
+ */
+export interface HttpsResponse { status: number; body: string; authorized: boolean; retried: string[] }
+
+export interface HttpsOptions {
+  method?: string;
+  body?: unknown;
+  agent?: Agent;
+  timeoutMs?: number;
+  /** Called for each attempt retried (CERT_NOT_YET_VALID), with what failed, also when the request fails in the end. */
+  onRetry?: (what: string) => void;
+}
 
 /**
- * HTTPS to a public URL, sent to 127.0.0.1 whatever the host name (Node's resolver does not
- * map *.localhost to loopback as browsers and curl do), verified against the platform CA.
+ * One HTTPS request through the edge, sent to 127.0.0.1 whatever the host name (Node's resolver
+ * does not map *.localhost to loopback as browsers and curl do), verified against the platform CA.
+ *
+ * A certificate the edge issued on demand this very second can be "not yet valid" for a moment
+ * (its NotBefore is the issuing second, as the client's clock sees it): that is retried for up
+ * to 5 s, never any other error. Until the edge stops serving such certificates, a retry is not
+ * hidden: it is reported to `onRetry`, listed in the answer's `retried` and logged, and the
+ * pollers and the load generator count each one as a failed request, which it is for a browser.
  */
-/**
- * One HTTPS request through the edge. A certificate the edge issued on demand this very second
- * can be "not yet valid" for a moment (its NotBefore is the issuing second, as the client's
- * clock sees it): that is retried for up to 5 s, never any other error.
- */
-export async function httpsRequest(url: string, ca: string, opts: { method?: string; body?: unknown; agent?: Agent; timeoutMs?: number } = {}): Promise<HttpsResponse> {
+export async function httpsRequest(url: string, ca: string, opts: HttpsOptions = {}): Promise<HttpsResponse> {
+  const retried: string[] = [];
   for (let attempt = 0; ; attempt++) {
     try {
-      return await httpsRequestOnce(url, ca, opts);
+      return { ...(await httpsRequestOnce(url, ca, opts)), retried };
     } catch (err) {
       if ((err as { code?: string }).code !== "CERT_NOT_YET_VALID" || attempt >= 5) throw err;
+      const what = `CERT_NOT_YET_VALID (retried): ${(err as Error).message}`;
+      retried.push(what);
+      console.warn(`${opts.method ?? "GET"} ${url}: ${what}`);
+      opts.onRetry?.(what);
       await new Promise((r) => setTimeout(r, 1000));
     }
   }
 }
 
-function httpsRequestOnce(url: string, ca: string, opts: { method?: string; body?: unknown; agent?: Agent; timeoutMs?: number }): Promise<HttpsResponse> {
+function httpsRequestOnce(url: string, ca: string, opts: HttpsOptions): Promise<Omit<HttpsResponse, "retried">> {
   const u = new URL(url);
   const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   return new Promise((resolve, reject) => {
@@ -89,17 +109,21 @@ function httpsRequestOnce(url: string, ca: string, opts: { method?: string; body
   });
 }
 
-/** Polls a URL every `everyMs` until stopped: how many requests failed (error or status ≥ 400). */
+/**
+ * Polls a URL every `everyMs` until stopped: how many requests failed (error or status ≥ 400).
+ * A CERT_NOT_YET_VALID that httpsRequest retried is one more request sent, and failed.
+ */
 export function startPoller(url: string, ca: string, everyMs = 50) {
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   const stats = { sent: 0, failed: 0, failures: [] as string[] };
+  const onRetry = (what: string) => { stats.sent++; stats.failed++; stats.failures.push(what); };
   let running = true;
   const loop = (async () => {
     while (running) {
       const t = Date.now();
       stats.sent++;
       try {
-        const r = await httpsRequest(url, ca, { agent });
+        const r = await httpsRequest(url, ca, { agent, onRetry });
         if (r.status >= 400) { stats.failed++; stats.failures.push(`HTTP ${r.status}`); }
       } catch (e) {
         stats.failed++;

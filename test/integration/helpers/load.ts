@@ -5,8 +5,9 @@ import { httpsRequest } from "./cli.js";
  * A bounded load generator for the zero-downtime test: `clients` loops, each sending one
  * request at a time from a fixed mix, half of them on a fresh TLS connection per request and
  * half on one pooled keep-alive connection. Every answer that is not 2xx and every error
- * (reset, timeout, refused) is kept with what it was, and every latency is recorded with the
- * phase it was sent in, so that the test can compare a quiet phase with the redeploys.
+ * (reset, timeout, refused, and each CERT_NOT_YET_VALID that httpsRequest retried) is kept
+ * with what it was, and every latency is recorded with the phase it was sent in, so that the
+ * test can compare a quiet phase with the redeploys.
  */
 export interface LoadRequest { name: string; url: string; method?: string; body?: () => unknown }
 
@@ -32,8 +33,11 @@ export function startLoad(o: LoadOptions) {
       const at = phase;
       sent++;
       const t0 = performance.now();
+      // A CERT_NOT_YET_VALID that httpsRequest retried is a failed request (a browser shows an
+      // error page), and the retry one more request sent.
+      const onRetry = (what: string) => { sent++; failures.push({ request: r.name, pooled, phase: at, what }); };
       try {
-        const res = await httpsRequest(r.url, o.ca, { method: r.method, body: r.body?.(), agent, timeoutMs: o.timeoutMs ?? 15_000 });
+        const res = await httpsRequest(r.url, o.ca, { method: r.method, body: r.body?.(), agent, timeoutMs: o.timeoutMs ?? 15_000, onRetry });
         if (res.status < 200 || res.status > 299) failures.push({ request: r.name, pooled, phase: at, what: `HTTP ${res.status} ${res.body.slice(0, 120)}` });
         else okCounts.set(r.name, (okCounts.get(r.name) ?? 0) + 1);
       } catch (e) {
