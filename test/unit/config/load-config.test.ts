@@ -2,9 +2,10 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/index.js";
-import { firstInvalidUtf8 } from "../../../src/config/load-config.js";
+import { firstInvalidUtf8, type LoadResult } from "../../../src/config/load-config.js";
 
 /** The I/O wrapper on a real file system: everything that stops reading is one clear diagnostic. */
 
@@ -26,6 +27,32 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
 });
+
+/**
+ * loadConfig(path) as the unprivileged user `nobody`, for a test that needs permission bits to
+ * count (root reads any file; CI runs as root). A child Node imports loadConfig (through tsx,
+ * as root, so the checkout need not be readable by nobody), drops to nobody's uid and gid for
+ * good, checks that it did and that it can still stat the file, then loads it.
+ */
+function loadConfigAsNobody(path: string): { uid: number; statOk: boolean; result: LoadResult } {
+  const id = (flag: string) => Number(execFileSync("id", [flag, "nobody"]).toString().trim());
+  const [uid, gid] = [id("-u"), id("-g")];
+  const root = fileURLToPath(new URL("../../../", import.meta.url));
+  const module = new URL("../../../src/config/index.ts", import.meta.url).href;
+  const script = `
+    import { statSync } from "node:fs";
+    const { loadConfig } = await import(${JSON.stringify(module)});
+    process.setgroups([]);
+    process.setgid(${gid});
+    process.setuid(${uid});
+    let statOk = true;
+    try { statSync(${JSON.stringify(path)}); } catch { statOk = false; }
+    const result = await loadConfig(${JSON.stringify(path)});
+    process.stdout.write(JSON.stringify({ uid: process.getuid(), statOk, result }));
+  `;
+  const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "--eval", script], { cwd: root, encoding: "utf8" });
+  return JSON.parse(out) as { uid: number; statOk: boolean; result: LoadResult };
+}
 
 function write(name: string, content: string | Buffer): string {
   const p = join(dir, name);
@@ -64,10 +91,22 @@ describe("loadConfig", () => {
     expect(r.errors[0]).toMatchObject({ code: "unreadable", message: `${fifo} is not a regular file` });
   });
 
-  it.skipIf(process.getuid?.() === 0)("a file without read permission is 'unreadable'", async () => {
+  it("a file without read permission is 'unreadable'", async () => {
     const p = write("secret.yml", VALID);
     chmodSync(p, 0o000);
-    const r = await loadConfig(p);
+    let r: LoadResult;
+    if (process.getuid?.() === 0) {
+      // Root reads it anyway: read as nobody, who can reach the file (its directory is
+      // searchable) but not read it.
+      chmodSync(dir, 0o755);
+      const asNobody = loadConfigAsNobody(p);
+      expect(asNobody.uid).not.toBe(0);
+      expect(asNobody.statOk, "nobody can stat the file: only reading it is denied").toBe(true);
+      r = asNobody.result;
+    } else {
+      r = await loadConfig(p);
+    }
+    expect(r.errors).toHaveLength(1);
     expect(r.errors[0]).toMatchObject({ code: "unreadable", message: `cannot read ${p}: permission denied` });
   });
 
