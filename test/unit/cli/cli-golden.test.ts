@@ -1,19 +1,18 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildDist, expectGolden, ROOT } from "./golden.js";
 
 /**
  * Golden transcripts of the real CLI (`node dist/bin.js`, built here with tsc): what a person
  * sees for `platform validate` and the help texts. After an intended change of output, run
- * `UPDATE_GOLDEN=1 npx vitest run test/unit/config/cli-golden.test.ts` and review the diff.
+ * `UPDATE_GOLDEN=1 npx vitest run test/unit/cli/cli-golden.test.ts` and review the diff. A
+ * failed build fails the tests; so does a missing golden file under CI (elsewhere it is written).
  */
 
-const ROOT = resolve(".");
 const BIN = join(ROOT, "dist", "bin.js");
-const GOLDEN = join(ROOT, "test", "fixtures", "golden");
-const update = process.env.UPDATE_GOLDEN === "1";
 
 interface Run {
   stdout: string;
@@ -48,24 +47,14 @@ const cases: Array<{ name: string; args: string[]; cwd?: string; exit: number }>
   { name: "cluster-help", args: ["cluster", "--help"], exit: 0 },
 ];
 
-beforeAll(() => {
-  // Build what the user runs. Type errors elsewhere in the tree do not stop tsc from emitting.
-  try {
-    execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."], { cwd: ROOT, stdio: "pipe" });
-  } catch {
-    /* checked below */
-  }
-  if (!existsSync(BIN)) throw new Error("dist/bin.js was not built");
-}, 180_000);
+// Build what the user runs; a failed build fails every test here rather than test a stale dist/.
+beforeAll(buildDist, 180_000);
 
 describe("platform validate: golden output", () => {
   it.each(cases)("$name", ({ name, args, cwd, exit }) => {
     const r = platform(args, cwd ? join(ROOT, cwd) : ROOT);
     expect(r.status).toBe(exit);
-    const text = transcript(args, r);
-    const file = join(GOLDEN, `${name}.txt`);
-    if (update || !existsSync(file)) writeFileSync(file, text);
-    expect(text).toBe(readFileSync(file, "utf8"));
+    expectGolden(`${name}.txt`, transcript(args, r));
   });
 
   it("--json is one parseable object with a stable shape", () => {

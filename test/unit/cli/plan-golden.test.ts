@@ -1,7 +1,7 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeServicePreview, renderPlanJson, renderPlanText, type PreviewState } from "../../../src/cli/plan-render.js";
@@ -11,22 +11,16 @@ import { buildPlan } from "../../../src/plan/build-plan.js";
 import { buildPlanReport, type PlanReport } from "../../../src/plan/plan-report.js";
 import { scanSources } from "../../../src/plan/scan-source.js";
 import { CTX, FULLSTACK } from "../../fixtures/plans.js";
+import { buildDist, expectGolden, ROOT } from "./golden.js";
 
 /**
  * `platform plan`: golden text and JSON for the part that needs no engine (the report, on the
  * fixtures), the preview's summary from engine events, and the real CLI with --no-preview.
  * After an intended change of output: UPDATE_GOLDEN=1 npx vitest run test/unit/cli/plan-golden.test.ts
+ * A missing golden file fails under CI (elsewhere it is written); a failed build of dist/ fails
+ * the CLI's test.
  */
-const ROOT = resolve(import.meta.dirname, "..", "..", "..");
-const GOLDEN = join(ROOT, "test", "fixtures", "golden");
 const REALREPOS = join(ROOT, "test", "fixtures", "apps", "realrepos");
-const update = process.env.UPDATE_GOLDEN === "1";
-
-function golden(name: string, text: string): void {
-  const file = join(GOLDEN, name);
-  if (update || !existsSync(file)) writeFileSync(file, text);
-  expect(text).toBe(readFileSync(file, "utf8"));
-}
 
 async function reportOf(dir: string, project: string, secrets: string[]): Promise<PlanReport> {
   const r = validateConfig(readFileSync(join(dir, "platform.yml"), "utf8"), { file: "platform.yml", projectDir: dir });
@@ -54,18 +48,18 @@ const SECRET_CHANGED: EngineEvent[] = [
 
 describe("platform plan: the report", () => {
   it("realrepos fixture, text (secret not set)", async () => {
-    golden("plan-realrepos.txt", renderPlanText(await reportOf(REALREPOS, "realrepos", []), { kind: "skipped" }));
+    expectGolden("plan-realrepos.txt", renderPlanText(await reportOf(REALREPOS, "realrepos", []), { kind: "skipped" }));
   });
 
   it("realrepos fixture, with a preview after a secret changed", async () => {
     const preview: PreviewState = { kind: "done", summary: { services: summarizePreview(SECRET_CHANGED), counts: { same: 8, replace: 2 } } };
     const report = await reportOf(REALREPOS, "realrepos", ["API_TOKEN"]);
-    golden("plan-realrepos-preview.txt", renderPlanText(report, preview));
-    golden("plan-realrepos-preview.json", renderPlanJson(report, preview));
+    expectGolden("plan-realrepos-preview.txt", renderPlanText(report, preview));
+    expectGolden("plan-realrepos-preview.json", renderPlanJson(report, preview));
   });
 
   it("fullstack example, never deployed", async () => {
-    golden("plan-fullstack.txt", renderPlanText(await reportOf(FULLSTACK, "fullstack", []), { kind: "not-deployed", reason: "fullstack (preview) has no stack yet" }));
+    expectGolden("plan-fullstack.txt", renderPlanText(await reportOf(FULLSTACK, "fullstack", []), { kind: "not-deployed", reason: "fullstack (preview) has no stack yet" }));
   });
 
   it("shows names of build-time variables, never values", async () => {
@@ -102,9 +96,8 @@ describe("platform plan --no-preview (the real CLI)", () => {
   let home: string;
   beforeAll(() => {
     home = mkdtempSync(join(tmpdir(), "platform-plan-home-"));
-    try {
-      execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."], { cwd: ROOT, stdio: "pipe" });
-    } catch { /* checked by running it */ }
+    // A failed build fails the test rather than run a stale dist/.
+    buildDist();
   }, 180_000);
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
@@ -115,6 +108,6 @@ describe("platform plan --no-preview (the real CLI)", () => {
     });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
-    golden("plan-cli-no-preview.txt", r.stdout);
+    expectGolden("plan-cli-no-preview.txt", r.stdout);
   });
 });
