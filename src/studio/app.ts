@@ -6,6 +6,7 @@ import { databaseRoutes } from "./routes-db.js";
 import { environmentRoutes } from "./routes-env.js";
 import { metricsRoutes } from "./routes-metrics.js";
 import type { UiFile } from "./static.js";
+import { fail, route } from "./typed-route.js";
 
 const SECURITY_HEADERS = {
   "content-security-policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
@@ -31,13 +32,14 @@ export function buildApp(deps: StudioDeps, o: AppOptions): Hono<StudioEnv> {
   });
 
   // The CLI mints sign-in tokens with the key in the 0600 state file.
-  app.post("/internal/token", (c) => {
-    if (!sameSecret(c.req.header("x-studio-key"), o.adminKey)) return c.json({ error: "forbidden" }, 403);
-    return c.json({ token: deps.sessions.mintToken() });
+  route(app, "POST /internal/token", (c, ok) => {
+    if (!sameSecret(c.req.header("x-studio-key"), o.adminKey)) return fail(c, 403, "forbidden");
+    return ok({ token: deps.sessions.mintToken() });
   });
 
   // Liveness for the CLI: a Studio answering with the same key is the one in the state file.
-  app.get("/internal/ping", (c) => (sameSecret(c.req.header("x-studio-key"), o.adminKey) ? c.body(null, 204) : c.json({ error: "forbidden" }, 403)));
+  route(app, "GET /internal/ping", (c) =>
+    (sameSecret(c.req.header("x-studio-key"), o.adminKey) ? c.body(null, 204) : fail(c, 403, "forbidden")));
 
   app.get("/auth", (c) => {
     const session = deps.sessions.exchange(c.req.query("token") ?? "");
@@ -49,25 +51,29 @@ export function buildApp(deps: StudioDeps, o: AppOptions): Hono<StudioEnv> {
 
   app.use("/api/*", async (c, next) => {
     const session = getCookie(c, SESSION_COOKIE);
-    if (!session || !deps.sessions.isValid(session)) return c.json({ error: "not signed in: run `platform studio` and open the link it prints" }, 401);
+    if (!session || !deps.sessions.isValid(session)) return fail(c, 401, "not signed in: run `platform studio` and open the link it prints");
     c.set("session", session);
     c.header("cache-control", "no-store");
     // Cross-site form posts cannot send JSON without a preflight, which Studio never answers.
-    if (c.req.method !== "GET" && !(c.req.header("content-type") ?? "").startsWith("application/json")) return c.json({ error: "send JSON" }, 415);
+    if (c.req.method !== "GET" && !(c.req.header("content-type") ?? "").startsWith("application/json")) return fail(c, 415, "send JSON");
     await next();
   });
 
-  app.get("/api/session", (c) => c.json({ signedIn: true }));
-  app.post("/api/logout", (c) => { deps.sessions.end(c.get("session")); deleteCookie(c, SESSION_COOKIE, { path: "/" }); return c.json({ signedIn: false }); });
+  route(app, "GET /api/session", (_c, ok) => ok({ signedIn: true }));
+  route(app, "POST /api/logout", (c, ok) => {
+    deps.sessions.end(c.get("session"));
+    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    return ok({ signedIn: false });
+  });
   environmentRoutes(app, deps);
   databaseRoutes(app, deps);
   metricsRoutes(app, deps);
-  app.all("/api/*", (c) => c.json({ error: "no such endpoint" }, 404));
+  app.all("/api/*", (c) => fail(c, 404, "no such endpoint"));
 
   // The UI: its files, and index.html for every other path (client-side routes).
   app.get("*", (c) => {
     const f = o.ui.get(c.req.path) ?? o.ui.get("/index.html");
-    if (!f) return c.text("The Studio UI is not built: run npm run setup (or node scripts/build-studio-ui.mjs)\n", 500);
+    if (!f) return c.text("The Studio UI is not built: run npm run build:studio-ui (npm run setup does it too)\n", 500);
     c.header("content-type", f.type);
     c.header("cache-control", f.immutable ? "public, max-age=31536000, immutable" : "no-cache");
     return c.body(new Uint8Array(f.body));

@@ -3,6 +3,7 @@ import pg from "pg";
 import { listServiceContainers } from "../runtime/docker.js";
 import { postgresAccess } from "../runtime/inspect.js";
 import { openTunnel } from "../runtime/tunnel.js";
+import type { ConnectionInfo, ResultPage, StoredResult, TableInfo } from "./api-types.js";
 import { isCursorable, toCell, trimStatement } from "./db-values.js";
 
 /** Rows a statement keeps for paging; past this the result says it was cut. */
@@ -16,10 +17,6 @@ const STATEMENT_TIMEOUT = "30s";
 const ONE_STATEMENT = { queryMode: "extended" } as unknown as Record<string, never>;
 
 export interface DbTarget { project: string; env: string; service: string }
-
-export interface ConnectionInfo { host: string; port: number; user: string; database: string; url: string }
-
-export interface StoredResult { id: string; command: string; columns: string[]; rows: (string | null)[][]; rowCount: number; truncated: boolean; ms: number }
 
 interface Pool { pool: pg.Pool; info: ConnectionInfo; password: string }
 
@@ -87,7 +84,7 @@ export class DbConsole {
   }
 
   /** Tables with exact row counts. */
-  async tables(t: DbTarget): Promise<{ schema: string; name: string; rows: number }[]> {
+  async tables(t: DbTarget): Promise<TableInfo[]> {
     return this.inTransaction(t, false, async (c) => {
       const list = await c.query<{ schema: string; name: string }>(`SELECT n.nspname AS schema, c.relname AS name FROM pg_class c
         JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p')
@@ -131,7 +128,7 @@ export class DbConsole {
     return stored;
   }
 
-  page(id: string, offset: number, limit: number): { id: string; offset: number; rows: (string | null)[][]; total: number } | undefined {
+  page(id: string, offset: number, limit: number): ResultPage | undefined {
     const r = this.results.get(id);
     if (!r) return undefined;
     const o = Math.max(0, Math.floor(offset));

@@ -1,24 +1,7 @@
 import { readFileSync } from "node:fs";
 import { diffLines } from "diff";
 import { type DeploymentRecord, listRecords } from "../engine/history.js";
-
-export interface PhaseTiming { phase: string; at: string; ms: number | null }
-
-export interface DeploymentView {
-  id: string;
-  kind: string;
-  rollbackOf?: string;
-  by: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-  durationMs: number | null;
-  outcome: DeploymentRecord["outcome"];
-  git: DeploymentRecord["git"] | null;
-  error: string | null;
-  notes: string[];
-  services: { name: string; phase: string; phases: PhaseTiming[]; image: string | null }[];
-  migrations: { service: string; output: string; exitCode: number | null; failed: boolean }[];
-}
+import type { Comparison, DeploymentView, PhaseTiming } from "./api-types.js";
 
 /** Each phase lasts until the next one of the service (the last until the deployment ended). */
 function timings(phases: readonly { phase: string; at: string }[], end: string | undefined): PhaseTiming[] {
@@ -41,16 +24,6 @@ export function toDeploymentView(r: DeploymentRecord): DeploymentView {
 
 export function deploymentViews(project: string, env: string): DeploymentView[] {
   return listRecords(project, env).map(toDeploymentView);
-}
-
-export interface Comparison {
-  from: string;
-  to: string;
-  /** Line diff of platform.yml: unchanged runs are kept so the UI can fold them. */
-  config: { kind: "same" | "added" | "removed"; text: string }[];
-  images: { service: string; from: string | null; to: string | null }[];
-  urls: { service: string; from: string | null; to: string | null }[];
-  git: { from: DeploymentRecord["git"] | null; to: DeploymentRecord["git"] | null };
 }
 
 const readCopy = (r: DeploymentRecord) => { try { return r.configCopy ? readFileSync(r.configCopy, "utf8") : ""; } catch { return ""; } };

@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { type DeploymentRecord, listRecords } from "../engine/history.js";
-import { containerDetails, type ContainerDetails } from "../runtime/inspect.js";
+import { containerDetails } from "../runtime/inspect.js";
 import { listAllServiceContainers, listServiceContainers } from "../runtime/docker.js";
 import { homePaths } from "../home/layout.js";
+import type { EnvState, EnvironmentView, ProjectState, ServiceView } from "./api-types.js";
 
 /** Projects with a deployment history under the platform home, and their environments. */
 export function listProjects(): { name: string; envs: string[] }[] {
@@ -20,8 +21,6 @@ export function listProjects(): { name: string; envs: string[] }[] {
  * the last deployment failed; nothing running on this engine (destroyed, stopped, or on another
  * target).
  */
-export type EnvState = "running" | "deploying" | "degraded" | "stopped";
-
 export function envState(project: string, env: string, running: ReadonlySet<string>): EnvState {
   const records = listRecords(project, env);
   if (records[0]?.outcome === "running") return "deploying";
@@ -31,30 +30,11 @@ export function envState(project: string, env: string, running: ReadonlySet<stri
 }
 
 /** listProjects with each environment's state, from one list of the engine's containers. */
-export async function projectStates(): Promise<{ name: string; envs: string[]; states: Record<string, EnvState> }[]> {
+export async function projectStates(): Promise<ProjectState[]> {
   const containers = await listAllServiceContainers().catch(() => []);
   const runningIn = (project: string, env: string) =>
     new Set(containers.filter((c) => c.project === project && c.env === env && c.state === "running").map((c) => c.service));
   return listProjects().map((p) => ({ ...p, states: Object.fromEntries(p.envs.map((e) => [e, envState(p.name, e, runningIn(p.name, e))])) }));
-}
-
-export interface ServiceView {
-  name: string;
-  type: string;
-  state: string;
-  status: string;
-  health: "healthy" | "unhealthy" | "stopped" | "not deployed";
-  image: string;
-  url: string | null;
-  details: ContainerDetails | null;
-  lastPhase: string | null;
-}
-
-export interface EnvironmentView {
-  project: string;
-  env: string;
-  services: ServiceView[];
-  lastDeployment: Pick<DeploymentRecord, "id" | "outcome" | "startedAt" | "finishedAt" | "git" | "by"> | null;
 }
 
 /** Service names and types from a deployment's copy of platform.yml, in file order. */

@@ -1,8 +1,10 @@
 import type { Context, Hono } from "hono";
 import { type StudioDeps, type StudioEnv, num, scopeOf } from "./context.js";
 import { DbError, type DbTarget } from "./db-console.js";
+import { fail, route } from "./typed-route.js";
 
 const BASE = "/api/projects/:project/envs/:env/db/:service";
+const NO_SCOPE = "no such project or environment";
 
 function target(c: Context): DbTarget | undefined {
   const s = scopeOf(c);
@@ -11,58 +13,59 @@ function target(c: Context): DbTarget | undefined {
 
 /** Postgres errors are the user's SQL going wrong: shown as they are, with the SQLSTATE. */
 function failure(c: Context, e: unknown) {
-  if (e instanceof DbError) return c.json({ error: e.message }, e.status);
+  if (e instanceof DbError) return fail(c, e.status, e.message);
   const pgErr = e as { message?: string; code?: string; position?: string };
-  if (pgErr.code) return c.json({ error: pgErr.message, code: pgErr.code, position: pgErr.position ?? null }, 400);
-  return c.json({ error: (e as Error).message }, 502);
+  if (pgErr.code) return fail(c, 400, { error: pgErr.message ?? "", code: pgErr.code, position: pgErr.position ?? null });
+  return fail(c, 502, (e as Error).message);
 }
 
 /** The database console. The password has its own endpoint, called only on a click. */
 export function databaseRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
   const key = (c: Context<StudioEnv>, t: DbTarget) => `${c.get("session")}|${t.project}/${t.env}/${t.service}`;
 
-  app.get(BASE, async (c) => {
+  route(app, `GET ${BASE}`, async (c, ok) => {
     const t = target(c);
-    if (!t) return c.json({ error: "no such project or environment" }, 404);
-    try { return c.json({ ...(await deps.db.info(t)), writes: deps.writes.get(key(c, t)) === true }); } catch (e) { return failure(c, e); }
+    if (!t) return fail(c, 404, NO_SCOPE);
+    try { return ok({ ...(await deps.db.info(t)), writes: deps.writes.get(key(c, t)) === true }); } catch (e) { return failure(c, e); }
   });
 
-  app.get(`${BASE}/password`, async (c) => {
+  route(app, `GET ${BASE}/password`, async (c, ok) => {
     const t = target(c);
-    if (!t) return c.json({ error: "no such project or environment" }, 404);
-    try { return c.json({ password: await deps.db.password(t) }); } catch (e) { return failure(c, e); }
+    if (!t) return fail(c, 404, NO_SCOPE);
+    try { return ok({ password: await deps.db.password(t) }); } catch (e) { return failure(c, e); }
   });
 
-  app.get(`${BASE}/tables`, async (c) => {
+  route(app, `GET ${BASE}/tables`, async (c, ok) => {
     const t = target(c);
-    if (!t) return c.json({ error: "no such project or environment" }, 404);
-    try { return c.json(await deps.db.tables(t)); } catch (e) { return failure(c, e); }
+    if (!t) return fail(c, 404, NO_SCOPE);
+    try { return ok(await deps.db.tables(t)); } catch (e) { return failure(c, e); }
   });
 
-  app.post(`${BASE}/writes`, async (c) => {
+  // The body is the browser's word, not the contract's: checked before use.
+  route(app, `POST ${BASE}/writes`, async (c, ok) => {
     const t = target(c);
-    if (!t) return c.json({ error: "no such project or environment" }, 404);
+    if (!t) return fail(c, 404, NO_SCOPE);
     const body = await c.req.json<{ enabled?: unknown }>().catch(() => ({ enabled: undefined }));
-    if (typeof body.enabled !== "boolean") return c.json({ error: "send {\"enabled\": true|false}" }, 400);
+    if (typeof body.enabled !== "boolean") return fail(c, 400, "send {\"enabled\": true|false}");
     deps.writes.set(key(c, t), body.enabled);
-    return c.json({ writes: body.enabled });
+    return ok({ writes: body.enabled });
   });
 
-  app.post(`${BASE}/query`, async (c) => {
+  route(app, `POST ${BASE}/query`, async (c, ok) => {
     const t = target(c);
-    if (!t) return c.json({ error: "no such project or environment" }, 404);
+    if (!t) return fail(c, 404, NO_SCOPE);
     const body = await c.req.json<{ sql?: unknown }>().catch(() => ({ sql: undefined }));
-    if (typeof body.sql !== "string") return c.json({ error: "send {\"sql\": \"...\"}" }, 400);
+    if (typeof body.sql !== "string") return fail(c, 400, "send {\"sql\": \"...\"}");
     const writes = deps.writes.get(key(c, t)) === true;
     try {
       const r = await deps.db.run(t, body.sql, writes);
       const limit = Math.floor(num(c, "limit", 100));
-      return c.json({ ...r, rows: r.rows.slice(0, limit), total: r.rows.length, offset: 0, writes });
+      return ok({ ...r, rows: r.rows.slice(0, limit), total: r.rows.length, offset: 0, writes });
     } catch (e) { return failure(c, e); }
   });
 
-  app.get("/api/db-results/:id", (c) => {
+  route(app, "GET /api/db-results/:id", (c, ok) => {
     const p = deps.db.page(c.req.param("id"), num(c, "offset", 0), num(c, "limit", 100));
-    return p ? c.json(p) : c.json({ error: "that result is gone: run the statement again" }, 404);
+    return p ? ok(p) : fail(c, 404, "that result is gone: run the statement again");
   });
 }

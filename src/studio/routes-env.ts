@@ -2,44 +2,47 @@ import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { findRecord } from "../engine/history.js";
 import { streamLogs } from "../runtime/log-stream.js";
+import type { LogEvents } from "./api-types.js";
 import { type StudioDeps, type StudioEnv, num, scopeOf } from "./context.js";
 import { compareDeployments, deploymentViews } from "./history-view.js";
 import { environmentView, projectStates } from "./overview.js";
+import { fail, route } from "./typed-route.js";
 
-const BASE = "/api/projects/:project/envs/:env";
+const NO_SCOPE = "no such project or environment";
 
 /** Projects, services, deployment history with comparisons, logs, CPU and memory. */
 export function environmentRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
-  app.get("/api/projects", async (c) => c.json(await projectStates()));
+  route(app, "GET /api/projects", async (_c, ok) => ok(await projectStates()));
 
-  app.get(BASE, async (c) => {
+  route(app, "GET /api/projects/:project/envs/:env", async (c, ok) => {
     const s = scopeOf(c);
-    return s ? c.json(await environmentView(s.project, s.env)) : c.json({ error: "no such project or environment" }, 404);
+    return s ? ok(await environmentView(s.project, s.env)) : fail(c, 404, NO_SCOPE);
   });
 
-  app.get(`${BASE}/deployments`, (c) => {
+  route(app, "GET /api/projects/:project/envs/:env/deployments", (c, ok) => {
     const s = scopeOf(c);
-    return s ? c.json(deploymentViews(s.project, s.env)) : c.json({ error: "no such project or environment" }, 404);
+    return s ? ok(deploymentViews(s.project, s.env)) : fail(c, 404, NO_SCOPE);
   });
 
-  app.get(`${BASE}/compare`, (c) => {
+  route(app, "GET /api/projects/:project/envs/:env/compare", (c, ok) => {
     const s = scopeOf(c);
     const a = s && findRecord(s.project, s.env, c.req.query("from") ?? "");
     const b = s && findRecord(s.project, s.env, c.req.query("to") ?? "");
-    return a && b ? c.json(compareDeployments(a, b)) : c.json({ error: "name two deployments of this environment: ?from=dep_...&to=dep_..." }, 400);
+    return a && b ? ok(compareDeployments(a, b)) : fail(c, 400, "name two deployments of this environment: ?from=dep_...&to=dep_...");
   });
 
-  app.get(`${BASE}/stats`, (c) => {
+  route(app, "GET /api/projects/:project/envs/:env/stats", (c, ok) => {
     const s = scopeOf(c);
-    if (!s) return c.json({ error: "no such project or environment" }, 404);
+    if (!s) return fail(c, 404, NO_SCOPE);
     const to = num(c, "to", Date.now());
-    return c.json({ from: num(c, "from", to - 3600_000), to, series: deps.stats.series(s.project, s.env, num(c, "from", to - 3600_000), to) });
+    const from = num(c, "from", to - 3600_000);
+    return ok({ from, to, series: deps.stats.series(s.project, s.env, from, to) });
   });
 
   // Server-sent events: one `line` event per log line, `end` when no stream is left.
-  app.get(`${BASE}/logs`, (c) => {
+  route(app, "GET /api/projects/:project/envs/:env/logs", (c) => {
     const s = scopeOf(c);
-    if (!s) return c.json({ error: "no such project or environment" }, 404);
+    if (!s) return fail(c, 404, NO_SCOPE);
     const services = (c.req.query("services") ?? "").split(",").filter(Boolean);
     const sinceSeconds = Math.max(0, Math.floor(num(c, "since", 0)));
     const tail = Math.min(5000, Math.max(1, Math.floor(num(c, "tail", 500))));
@@ -47,9 +50,10 @@ export function environmentRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void 
     return streamSSE(c, async (stream) => {
       let done!: () => void;
       const finished = new Promise<void>((r) => { done = r; });
+      const end: LogEvents["end"] = {};
       const stop = await streamLogs({ ...s, services, sinceSeconds, tail, follow },
-        (l) => { void stream.writeSSE({ event: "line", data: JSON.stringify(l) }); },
-        () => { void stream.writeSSE({ event: "end", data: "{}" }).then(done); });
+        (l) => { void stream.writeSSE({ event: "line", data: JSON.stringify(l satisfies LogEvents["line"]) }); },
+        () => { void stream.writeSSE({ event: "end", data: JSON.stringify(end) }).then(done); });
       stream.onAbort(() => { stop(); done(); });
       await finished;
       stop();

@@ -1,34 +1,36 @@
 import type { Hono } from "hono";
 import { routeStats, routeTraces, trace } from "../telemetry/index.js";
 import { type StudioDeps, type StudioEnv, num, scopeOf } from "./context.js";
-
-const EMPTY = { routes: [], bucketMs: 0 };
+import { fail, route } from "./typed-route.js";
 
 /** The Metrics tab: per-route RED, a route's sampled traces, one trace as a waterfall. */
 export function metricsRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
-  app.get("/api/projects/:project/envs/:env/metrics/routes", (c) => {
+  route(app, "GET /api/projects/:project/envs/:env/metrics/routes", (c, ok) => {
     const s = scopeOf(c);
-    if (!s) return c.json({ error: "no such project or environment" }, 404);
+    if (!s) return fail(c, 404, "no such project or environment");
     const to = num(c, "to", Date.now());
     const from = num(c, "from", to - 3600_000);
     const store = deps.telemetry();
-    return c.json(store ? routeStats(store, { ...s, from, to, buckets: num(c, "buckets", 40) }) : { ...EMPTY, from, to });
+    // Before the receiver has made its store there is nothing to count: an empty table.
+    return ok(store ? routeStats(store, { ...s, from, to, buckets: num(c, "buckets", 40) }) : { routes: [], bucketMs: 0, from, to });
   });
 
-  app.get("/api/projects/:project/envs/:env/metrics/traces", (c) => {
+  route(app, "GET /api/projects/:project/envs/:env/metrics/traces", (c, ok) => {
     const s = scopeOf(c);
     const service = c.req.query("service");
-    const route = c.req.query("route");
-    if (!s || !service || !route) return c.json({ error: "name a service and a route" }, 400);
+    const template = c.req.query("route");
+    if (!s || !service || !template) return fail(c, 400, "name a service and a route");
     const to = num(c, "to", Date.now());
     const store = deps.telemetry();
     const order = c.req.query("order") === "slowest" ? "slowest" : "recent";
-    return c.json(store ? routeTraces(store, { ...s, service, route, method: c.req.query("method"), from: num(c, "from", to - 3600_000), to, limit: num(c, "limit", 50), order }) : []);
+    const from = num(c, "from", to - 3600_000);
+    const q = { ...s, service, route: template, method: c.req.query("method"), from, to, limit: num(c, "limit", 50), order } as const;
+    return ok(store ? routeTraces(store, q) : []);
   });
 
-  app.get("/api/traces/:id", (c) => {
+  route(app, "GET /api/traces/:id", (c, ok) => {
     const store = deps.telemetry();
     const t = store ? trace(store, c.req.param("id")) : null;
-    return t ? c.json(t) : c.json({ error: "no such trace in the store" }, 404);
+    return t ? ok(t) : fail(c, 404, "no such trace in the store");
   });
 }

@@ -2,11 +2,10 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { Usage } from "../runtime/stats.js";
+import type { Sample } from "./api-types.js";
 
 /** Samples older than this are deleted as new ones arrive. */
 const KEEP_MS = 7 * 24 * 3600 * 1000;
-
-export interface Sample { at: number; cpuPercent: number; memoryBytes: number; memoryLimitBytes: number | null }
 
 /** CPU and memory history per service: a small SQLite file in the Studio directory. */
 export class StatsStore {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { get, setUnauthorizedHandler } from "./api";
+import { type EnvState, get, setUnauthorizedHandler } from "./api";
 import { useData, usePath } from "./hooks";
 import { DatabasePage } from "./pages/Database";
 import { DeploymentsPage } from "./pages/Deployments";
@@ -20,7 +20,6 @@ const TABS = [
   { id: "metrics", label: "Metrics" },
 ];
 
-type EnvState = "running" | "deploying" | "degraded" | "stopped";
 const ENV_STATES: Record<EnvState, { color: string; title: string }> = {
   running: { color: "var(--ok)", title: "running" },
   deploying: { color: "var(--accent)", title: "deploying" },
@@ -50,7 +49,7 @@ export function App() {
   const [signedOut, setSignedOut] = useState(false);
   const [path, go] = usePath();
   useEffect(() => setUnauthorizedHandler(() => setSignedOut(true)), []);
-  const projects = useData(() => get<{ name: string; envs: string[]; states: Record<string, EnvState> }[]>("/api/projects"), [], 15_000);
+  const projects = useData(() => get("/api/projects", {}), [], 15_000);
   const url = new URL(path, location.origin);
   const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
   const inEnv = parts[0] === "projects" && parts.length >= 3;

@@ -1,15 +1,16 @@
 import { useEffect, useState } from "react";
 import type { Scope } from "../scope";
-import { envPath, get, post } from "../api";
+import { type DbInfo, type QueryResult, type TableInfo, get, post } from "../api";
 import { Badge, Card, Loading } from "../components/ui";
 import { useData } from "../hooks";
 
-interface Info { host: string; port: number; user: string; database: string; url: string; writes: boolean }
-interface Result { id: string; command: string; columns: string[]; rows: (string | null)[][]; rowCount: number; total: number; offset: number; truncated: boolean; ms: number; writes: boolean }
 const PAGE = 100;
+const DB = "/api/projects/:project/envs/:env/db/:service";
+type Db = { project: string; env: string; service: string };
 
-function Connection({ base, info }: { base: string; info: Info }) {
+function Connection({ db, info }: { db: Db; info: DbInfo }) {
   const [password, setPassword] = useState<string | null>(null);
+  const reveal = () => (password ? setPassword(null) : void get(`${DB}/password`, db).then((r) => setPassword(r.password)));
   return (
     <Card title="Connection">
       <div className="card-body kv narrow" data-testid="connection">
@@ -19,40 +20,43 @@ function Connection({ base, info }: { base: string; info: Info }) {
         <span className="k">Password</span>
         <span className="row">
           <code data-testid="password">{password ?? "••••••••••••"}</code>
-          <button className="btn" onClick={() => (password ? setPassword(null) : get<{ password: string }>(`${base}/password`).then((r) => setPassword(r.password)))}>{password ? "Hide" : "Reveal"}</button>
+          <button className="btn" onClick={reveal}>{password ? "Hide" : "Reveal"}</button>
           {password && <button className="btn" onClick={() => void navigator.clipboard?.writeText(password)}>Copy</button>}
         </span>
-        <span className="k">Terminal</span><code>platform db connect {base.split("/").pop()}</code>
+        <span className="k">Terminal</span><code>platform db connect {db.service}</code>
       </div>
     </Card>
   );
 }
 
 export function DatabasePage({ project, env }: Scope) {
-  const envView = useData(() => get<{ services: { name: string; type: string; state: string }[] }>(envPath(project, env)), [project, env]);
+  const envView = useData(() => get("/api/projects/:project/envs/:env", { project, env }), [project, env]);
   const dbs = envView.data?.services.filter((s) => s.type === "postgres") ?? [];
   const [service, setService] = useState<string>();
   const svc = service ?? dbs[0]?.name;
-  const base = svc ? `${envPath(project, env)}/db/${encodeURIComponent(svc)}` : "";
-  const info = useData(() => (svc ? get<Info>(base) : Promise.resolve(undefined)), [base]);
-  const tables = useData(() => (svc ? get<{ schema: string; name: string; rows: number }[]>(`${base}/tables`) : Promise.resolve([])), [base]);
+  const db: Db | undefined = svc ? { project, env, service: svc } : undefined;
+  const info = useData(() => (db ? get(DB, db) : Promise.resolve(undefined)), [project, env, svc]);
+  const tables = useData(() => (db ? get(`${DB}/tables`, db) : Promise.resolve<TableInfo[]>([])), [project, env, svc]);
   const [writes, setWrites] = useState(false);
   const [sql, setSql] = useState("SELECT now();");
-  const [result, setResult] = useState<Result | null>(null);
+  const [result, setResult] = useState<QueryResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [running, setRunning] = useState(false);
   useEffect(() => { if (info.data) setWrites(info.data.writes); }, [info.data]);
 
   if (envView.data && dbs.length === 0) return <Card><div className="empty">This environment has no postgres service.</div></Card>;
-  if (!info.data) return <Loading error={info.error ?? envView.error} loading={info.loading || envView.loading} />;
+  if (!info.data || !db) return <Loading error={info.error ?? envView.error} loading={info.loading || envView.loading} />;
 
   const run = (text = sql) => {
     setRunning(true);
     setError(null);
-    post<Result>(`${base}/query?limit=${PAGE}`, { sql: text }).then((r) => { setResult(r); if (r.command !== "SELECT") tables.reload(); }, (e: Error) => { setError(e.message); setResult(null); }).finally(() => setRunning(false));
+    post(`${DB}/query`, db, { sql: text }, { limit: PAGE })
+      .then((r) => { setResult(r); if (r.command !== "SELECT") tables.reload(); }, (e: Error) => { setError(e.message); setResult(null); })
+      .finally(() => setRunning(false));
   };
-  const page = (offset: number) => result && get<{ rows: Result["rows"]; offset: number }>(`/api/db-results/${result.id}?offset=${offset}&limit=${PAGE}`).then((p) => setResult({ ...result, rows: p.rows, offset: p.offset }));
-  const switchWrites = (on: boolean) => post<{ writes: boolean }>(`${base}/writes`, { enabled: on }).then((r) => setWrites(r.writes));
+  const page = (offset: number) => result && get("/api/db-results/:id", { id: result.id }, { offset, limit: PAGE })
+    .then((p) => setResult({ ...result, rows: p.rows, offset: p.offset }));
+  const switchWrites = (on: boolean) => post(`${DB}/writes`, db, { enabled: on }).then((r) => setWrites(r.writes));
   const browse = (t: { schema: string; name: string }) => { const q = `SELECT * FROM "${t.schema}"."${t.name}" LIMIT 1000;`; setSql(q); run(q); };
 
   return (
@@ -72,7 +76,7 @@ export function DatabasePage({ project, env }: Scope) {
               </tbody>
             </table>
           </Card>
-          <Connection base={base} info={info.data} />
+          <Connection db={db} info={info.data} />
         </div>
         <div>
           <Card title="SQL" right={

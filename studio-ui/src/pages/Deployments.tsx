@@ -1,25 +1,15 @@
 import { useState } from "react";
 import type { Scope } from "../scope";
-import { envPath, get } from "../api";
+import { type Comparison, type DeploymentView, type PhaseTiming, get } from "../api";
 import { Badge, Card, Loading, StateBadge } from "../components/ui";
 import { fmtMs, fmtTime } from "../format";
 import { useData } from "../hooks";
 
-interface Phase { phase: string; at: string; ms: number | null }
-interface Deployment {
-  id: string; kind: string; rollbackOf?: string; by: string | null; startedAt: string; finishedAt: string | null; durationMs: number | null;
-  outcome: string; git: { commit: string; dirty: boolean } | null; error: string | null; notes: string[];
-  services: { name: string; phase: string; phases: Phase[]; image: string | null }[];
-  migrations: { service: string; output: string; exitCode: number | null; failed: boolean }[];
-}
-interface Comparison {
-  from: string; to: string; config: { kind: "same" | "added" | "removed"; text: string }[];
-  images: { service: string; from: string | null; to: string | null }[]; urls: { service: string; from: string | null; to: string | null }[];
-}
+const ENV = "/api/projects/:project/envs/:env";
 
 const PHASE_COLOR: Record<string, string> = { Installing: "#6366f1", built: "#6366f1", migrating: "#f59e0b", migrated: "#f59e0b", starting: "#06b6d4", healthy: "#10b981", unchanged: "#64748b", failed: "#ef4444", "migration failed": "#ef4444" };
 
-function PhaseBar({ phases }: { phases: Phase[] }) {
+function PhaseBar({ phases }: { phases: PhaseTiming[] }) {
   const total = phases.reduce((s, p) => s + (p.ms ?? 0), 0) || 1;
   return (
     <div className="phases" title={phases.map((p) => `${p.phase} ${fmtMs(p.ms)}`).join(" → ")}>
@@ -28,7 +18,7 @@ function PhaseBar({ phases }: { phases: Phase[] }) {
   );
 }
 
-function Detail({ d }: { d: Deployment }) {
+function Detail({ d }: { d: DeploymentView }) {
   return (
     <div className="card-body">
       <div className="kv" style={{ marginBottom: 14 }}>
@@ -75,7 +65,7 @@ function ConfigDiff({ parts }: { parts: Comparison["config"] }) {
 }
 
 export function DeploymentsPage({ project, env }: Scope) {
-  const { data, error, loading } = useData(() => get<Deployment[]>(`${envPath(project, env)}/deployments`), [project, env], 15_000);
+  const { data, error, loading } = useData(() => get(`${ENV}/deployments`, { project, env }), [project, env], 15_000);
   const [open, setOpen] = useState<string | null>(null);
   const [picked, setPicked] = useState<string[]>([]);
   const [cmp, setCmp] = useState<Comparison | null>(null);
@@ -83,8 +73,10 @@ export function DeploymentsPage({ project, env }: Scope) {
   if (!data) return <Loading error={error} loading={loading} />;
   const pick = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p, id].slice(-2)));
   const compare = () => {
-    const [a, b] = [...picked].sort((x, y) => data.findIndex((d) => d.id === y) - data.findIndex((d) => d.id === x));
-    get<Comparison>(`${envPath(project, env)}/compare?from=${a}&to=${b}`).then((c) => { setCmp(c); setCmpError(undefined); }, (e: Error) => setCmpError(e.message));
+    const [from, to] = [...picked].sort((x, y) => data.findIndex((d) => d.id === y) - data.findIndex((d) => d.id === x));
+    if (!from || !to) return;
+    get(`${ENV}/compare`, { project, env }, { from, to })
+      .then((c) => { setCmp(c); setCmpError(undefined); }, (e: Error) => setCmpError(e.message));
   };
   return (
     <>

@@ -1,16 +1,15 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { Scope } from "../scope";
-import { envPath, get } from "../api";
+import { type LogEvents, type LogLine, eventsUrl, get } from "../api";
 import { Segmented } from "../components/ui";
 import { colorOf } from "../format";
 import { useData } from "../hooks";
 
-interface LogLine { service: string; stream: "stdout" | "stderr"; ts: string; line: string }
 const SINCE = [{ value: "300", label: "5m" }, { value: "3600", label: "1h" }, { value: "86400", label: "24h" }, { value: "0", label: "all" }] as const;
 const MAX_LINES = 5000;
 
 export function LogsPage({ project, env }: Scope) {
-  const services = useData(() => get<{ services: { name: string; state: string }[] }>(envPath(project, env)), [project, env]);
+  const services = useData(() => get("/api/projects/:project/envs/:env", { project, env }), [project, env]);
   const names = useMemo(() => services.data?.services.filter((s) => s.state !== "not deployed").map((s) => s.name) ?? [], [services.data]);
   const [picked, setPicked] = useState<string[] | null>(null);
   const chosen = picked ?? names;
@@ -25,7 +24,8 @@ export function LogsPage({ project, env }: Scope) {
     if (chosen.length === 0) return;
     setLines([]);
     const sinceSec = since === "0" ? 0 : Math.floor(Date.now() / 1000) - Number(since);
-    const es = new EventSource(`${envPath(project, env)}/logs?services=${chosen.join(",")}&since=${sinceSec}&tail=1000&follow=${follow ? 1 : 0}`);
+    const query = { services: chosen.join(","), since: sinceSec, tail: 1000, follow: follow ? 1 : 0 } as const;
+    const es = new EventSource(eventsUrl("/api/projects/:project/envs/:env/logs", { project, env }, query));
     let pending: LogLine[] = [];
     const flush = setInterval(() => {
       if (!pending.length) return;
@@ -35,7 +35,8 @@ export function LogsPage({ project, env }: Scope) {
       setLines((old) => [...old, ...batch].sort((a, b) => a.ts.localeCompare(b.ts)).slice(-MAX_LINES));
     }, 150);
     es.addEventListener("open", () => setLive(true));
-    es.addEventListener("line", (e) => pending.push(JSON.parse((e as MessageEvent).data)));
+    // The server writes each event's data from LogEvents (api-types.ts).
+    es.addEventListener("line", (e) => pending.push(JSON.parse((e as MessageEvent<string>).data) as LogEvents["line"]));
     es.addEventListener("end", () => { setLive(false); es.close(); });
     es.onerror = () => setLive(false);
     return () => { es.close(); clearInterval(flush); setLive(false); };

@@ -1,20 +1,16 @@
 import { useState } from "react";
 import type { Scope } from "../scope";
-import { envPath, get } from "../api";
+import { type RouteStats, get } from "../api";
 import { Sparkline } from "../components/Sparkline";
 import { Badge, Card, Loading, Segmented } from "../components/ui";
 import { RANGES, colorOf, fmtMs, fmtRate, fmtTime } from "../format";
 import { useData } from "../hooks";
 
-export interface RouteStats {
-  service: string; method: string; route: string; count: number; ratePerSecond: number;
-  latencyMs: { p50: number | null; p95: number | null; p99: number | null }; statusCodes: Record<string, number>; sparkline: number[]; source: "metrics" | "spans";
-}
-interface TraceSummary { traceId: string; rootName: string; rootService: string; startMs: number; durationMs: number; routeSpanDurationMs: number; httpStatus: number | null; status: string; errorCount: number; spanCount: number; services: string[] }
+const METRICS = "/api/projects/:project/envs/:env/metrics";
 
 const statusColor = (code: string) => (code.startsWith("5") ? "var(--err)" : code.startsWith("4") ? "var(--warn)" : code.startsWith("2") || code.startsWith("3") ? "var(--ok)" : "var(--muted)");
 
-function StatusCodes({ codes }: { codes: Record<string, number> }) {
+function StatusCodes({ codes }: { codes: Readonly<Record<string, number>> }) {
   const entries = Object.entries(codes).sort(([a], [b]) => a.localeCompare(b));
   const total = entries.reduce((s, [, n]) => s + n, 0) || 1;
   return (
@@ -29,8 +25,8 @@ function StatusCodes({ codes }: { codes: Record<string, number> }) {
 
 function Traces({ project, env, route, range, go }: Pick<Scope, "project" | "env" | "go"> & { route: RouteStats; range: { from: number; to: number } }) {
   const [order, setOrder] = useState<"recent" | "slowest">("recent");
-  const q = new URLSearchParams({ service: route.service, route: route.route, method: route.method, from: String(range.from), to: String(range.to), order, limit: "50" });
-  const { data, error, loading } = useData(() => get<TraceSummary[]>(`${envPath(project, env)}/metrics/traces?${q}`), [q.toString()]);
+  const q = { service: route.service, route: route.route, method: route.method, from: range.from, to: range.to, order, limit: 50 };
+  const { data, error, loading } = useData(() => get(`${METRICS}/traces`, { project, env }, q), [project, env, JSON.stringify(q)]);
   const base = `/projects/${encodeURIComponent(project)}/${encodeURIComponent(env)}`;
   return (
     <Card title={<>Sampled traces of <code>{route.method} {route.route}</code></>} right={<Segmented value={order} options={[{ value: "recent", label: "Recent" }, { value: "slowest", label: "Slowest" }]} onChange={setOrder} />}>
@@ -64,7 +60,7 @@ export function MetricsPage({ project, env, go, query }: Scope) {
     const to = Date.now();
     const w = { from: to - ms, to };
     setWindow(w);
-    return get<{ routes: RouteStats[]; bucketMs: number }>(`${envPath(project, env)}/metrics/routes?from=${w.from}&to=${w.to}&buckets=40`);
+    return get(`${METRICS}/routes`, { project, env }, { ...w, buckets: 40 });
   }, [project, env, ms], 15_000);
   const sel = query.get("route");
   const selected = data?.routes.find((r) => r.service === query.get("service") && r.route === sel && r.method === query.get("method"));

@@ -1,12 +1,11 @@
 import { useMemo, useState } from "react";
 import type { Scope } from "../scope";
-import { envPath, get } from "../api";
+import { type Sample, get } from "../api";
 import { TimeChart } from "../components/TimeChart";
 import { Card, Loading, Segmented } from "../components/ui";
 import { RANGES, colorOf, fmtBytes } from "../format";
 import { useData } from "../hooks";
 
-interface Sample { at: number; cpuPercent: number; memoryBytes: number; memoryLimitBytes: number | null }
 const fmtCpu = (v: number) => `${v.toFixed(v < 1 ? 2 : v < 10 ? 1 : 0)}%`;
 
 /** Shared time axis: every sample time of any service, each series null where it has none. */
@@ -22,7 +21,10 @@ function align(series: Record<string, Sample[]>, pick: (s: Sample) => number) {
 export function ResourcesPage({ project, env }: Scope) {
   const [range, setRange] = useState("1h");
   const ms = RANGES.find((r) => r.label === range)!.ms;
-  const { data, error, loading } = useData(() => { const to = Date.now(); return get<{ series: Record<string, Sample[]> }>(`${envPath(project, env)}/stats?from=${to - ms}&to=${to}`); }, [project, env, ms], 10_000);
+  const { data, error, loading } = useData(() => {
+    const to = Date.now();
+    return get("/api/projects/:project/envs/:env/stats", { project, env }, { from: to - ms, to });
+  }, [project, env, ms], 10_000);
   const charts = useMemo(() => {
     if (!data) return undefined;
     const cpu = align(data.series, (s) => s.cpuPercent);

@@ -1,20 +1,11 @@
 import type { Scope } from "../scope";
-import { envPath, get } from "../api";
+import { get } from "../api";
 import { Badge, Card, Loading, StateBadge } from "../components/ui";
 import { fmtAgo, fmtBytes } from "../format";
 import { useData } from "../hooks";
 
-interface ServiceView {
-  name: string; type: string; state: string; status: string; health: string; image: string; url: string | null; lastPhase: string | null;
-  details: { startedAt: string; restartCount: number; limits: { cpus: number | null; memoryBytes: number | null; pids: number | null } } | null;
-}
-interface EnvironmentView {
-  services: ServiceView[];
-  lastDeployment: { id: string; outcome: string; startedAt: string; git?: { commit: string; dirty: boolean }; by?: string } | null;
-}
-
 export function ServicesPage({ project, env, go }: Scope) {
-  const { data, error, loading } = useData(() => get<EnvironmentView>(envPath(project, env)), [project, env], 10_000);
+  const { data, error, loading } = useData(() => get("/api/projects/:project/envs/:env", { project, env }), [project, env], 10_000);
   if (!data) return <Loading error={error} loading={loading} />;
   const last = data.lastDeployment;
   const base = `/projects/${encodeURIComponent(project)}/${encodeURIComponent(env)}`;

@@ -1,21 +1,14 @@
 import { useState } from "react";
 import type { Scope } from "../scope";
-import { get } from "../api";
+import { type TraceSpan, get } from "../api";
 import { Badge, Card, Loading } from "../components/ui";
 import { colorOf, fmtMs, fmtTime } from "../format";
 import { useData } from "../hooks";
 
-interface Span {
-  spanId: string; parentSpanId: string | null; name: string; kind: string; service: string; startMs: number; durationMs: number;
-  status: "unset" | "ok" | "error"; statusMessage: string; attributes: Record<string, unknown>; resource: Record<string, unknown>;
-  events: { name: string; timeMs: number; attributes: Record<string, unknown> }[]; depth: number;
-}
-interface Trace { traceId: string; spans: Span[]; services: string[]; startMs: number; durationMs: number; errorCount: number }
-
 const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
-function Attributes({ span, color }: { span: Span; color: string }) {
-  const sections: [string, Record<string, unknown>][] = [["Span", span.attributes], ["Resource", span.resource]];
+function Attributes({ span, color }: { span: TraceSpan; color: string }) {
+  const sections: [string, Readonly<Record<string, unknown>>][] = [["Span", span.attributes], ["Resource", span.resource]];
   return (
     <Card title={<span className="row"><span className="dot" style={{ background: color }} />{span.name}</span>}>
       <div className="card-body" data-testid="span-attributes">
@@ -39,7 +32,7 @@ function Attributes({ span, color }: { span: Span; color: string }) {
 }
 
 export function TracePage({ traceId, go, project, env }: Scope & { traceId: string }) {
-  const { data, error, loading } = useData(() => get<Trace>(`/api/traces/${traceId}`), [traceId]);
+  const { data, error, loading } = useData(() => get("/api/traces/:id", { id: traceId }), [traceId]);
   const [sel, setSel] = useState<string | null>(null);
   if (!data) return <Loading error={error} loading={loading} />;
   const span = data.spans.find((s) => s.spanId === sel) ?? data.spans[0]!;
