@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, parseUrls, runCli } from "./helpers/cli.js";
 import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { expectFolderWithFiles } from "./helpers/leaks.js";
 
 /**
  * Real repositories deploy as they are (one project for the whole file, test/fixtures/apps/
@@ -60,12 +61,15 @@ function savedImageContains(image: string, needles: string[]): Promise<string[]>
   });
 }
 
-/** Every file under a directory whose bytes contain one of the needles. */
+/**
+ * Every file under a directory whose bytes contain one of the needles. The directory must be
+ * there and hold files, and one that cannot be read fails: a search of nothing finds nothing.
+ */
 function filesContaining(root: string, needles: string[]): string[] {
+  expectFolderWithFiles(root);
   const hits: string[] = [];
   const walk = (d: string) => {
-    let names: string[] = [];
-    try { names = readdirSync(d); } catch { return; }
+    const names = readdirSync(d);
     for (const name of names) {
       const p = join(d, name);
       // lstat: the workspace links node_modules to the platform's own (test sources live there).
