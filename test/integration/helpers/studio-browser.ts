@@ -11,7 +11,12 @@ import { ROOT } from "./env.js";
  * it; npm test runs that first), driven by playwright-core, which never downloads a browser.
  */
 export const CHROMIUM = process.env.PLATFORM_CHROMIUM ?? "/usr/bin/chromium";
-export const SCREENSHOTS = join(ROOT, "docs", "studio");
+/**
+ * Where the Studio tests' screenshots go: test-results/studio/ (git-ignored), so that a test
+ * run never overwrites the committed docs/studio/*.png; PLATFORM_UPDATE_SCREENSHOTS=1 writes
+ * them to docs/studio/ instead, to update those on purpose.
+ */
+export const SCREENSHOTS = process.env.PLATFORM_UPDATE_SCREENSHOTS === "1" ? join(ROOT, "docs", "studio") : join(ROOT, "test-results", "studio");
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run bash scripts/setup/chromium.sh (npm test does)`);
