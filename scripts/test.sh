@@ -2,7 +2,8 @@
 # npm test: the set-up first when needed (fast when warm), then the unit and integration
 # tests on the real engines. A missing engine fails the run; nothing is skipped.
 # The pieces only some tests need are set up when those tests run: Chromium (Studio's
-# browser tests) and the Kubernetes test cluster's toolchain (built once, cached by version).
+# browser tests), Pebble (the public edge's ACME tests) and the Kubernetes test cluster's
+# toolchain (built once, cached by version).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -23,6 +24,8 @@ if [ "${PLATFORM_SKIP_SETUP:-}" != "1" ]; then
   if [ "$needs_kubernetes" != 0 ]; then PLATFORM_SETUP_KUBERNETES=1 bash "$here/setup.sh"; else bash "$here/setup.sh"; fi
 fi
 bash "$here/setup/chromium.sh"
+# The ACME test server (Pebble) for the public-edge tests: built once from Go modules, cached by version.
+bash "$here/setup/pebble.sh"
 # shellcheck disable=SC1091
 source "$home/env.sh"
 cd "$root"
