@@ -124,8 +124,10 @@ describe("the Kubernetes test cluster", () => {
     // kube-proxy programs a new Service's rules on its next sync, which on a busy machine can
     // come seconds after the pod is Ready: the client tries, like any client would, up to
     // MAX_ATTEMPTS times (1 s apart) and for at most 90 s, whichever ends first, and says how
-    // many attempts it took (each failure printed, as evidence), so that slowness shows.
-    const MAX_ATTEMPTS = 30;
+    // many attempts it took (each failure printed, as evidence), so that slowness shows. An
+    // attempt before the rules exist is refused at once (the host's REJECT rule), so attempts
+    // come about 1 s apart: 40 covers kube-proxy's full resync (iptables syncPeriod, 30 s).
+    const MAX_ATTEMPTS = 40;
     const script = [
       "import socket, time, urllib.request",
       `print("resolved", socket.gethostbyname("web.${ns}.svc.cluster.local"))`,
