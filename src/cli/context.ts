@@ -2,19 +2,13 @@ import { existsSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { type Config, formatDiagnostic, loadConfig } from "../config/index.js";
-import { ExitCode, VisibleError } from "../errors.js";
-import { linkedProject, linkProject } from "../engine/links.js";
 import { MAX_PROJECT_NAME } from "../config/rules-names.js";
+import { requireCredentials } from "../engine/credentials.js";
+import { linkedProject, linkProject } from "../engine/links.js";
+import { freeProjectName, projectUsers } from "../engine/projects.js";
+import { ExitCode, VisibleError } from "../errors.js";
 import { checkEnvName, checkProjectName } from "./flags.js";
-
-/** Options shared by the commands that act on a project's stack. */
-export interface StackOptions {
-  file?: string;
-  env?: string;
-  project?: string;
-  yes?: boolean;
-  json?: boolean;
-}
+import type { StackOptions } from "./stack-options.js";
 
 export interface StackTarget {
   configFile: string;
@@ -50,8 +44,6 @@ async function ask(question: string): Promise<string> {
 
 /** A new project never takes a name somebody uses: it says who, and offers a free one. */
 async function refuseUsedName(name: string, dir: string): Promise<void> {
-  const { requireCredentials } = await import("../engine/credentials.js");
-  const { projectUsers, freeProjectName } = await import("../engine/projects.js");
   const creds = requireCredentials();
   const users = await projectUsers(name, creds, dir);
   if (users.length === 0) return;
@@ -89,8 +81,6 @@ async function chooseProject(dir: string, config: Config, o: StackOptions, creat
   }
   const yes = await ask("No project found. Create one? (Y/n) ");
   if (/^n/i.test(yes)) throw new VisibleError("no project created; nothing was deployed", { exitCode: ExitCode.failed });
-  const { requireCredentials } = await import("../engine/credentials.js");
-  const { freeProjectName } = await import("../engine/projects.js");
   const suggested = await freeProjectName(config.name, requireCredentials(), MAX_PROJECT_NAME);
   const name = checkProjectName((await ask(`Project name (${suggested}): `)) || suggested, "project name");
   await refuseUsedName(name, dir);

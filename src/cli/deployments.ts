@@ -1,47 +1,8 @@
 import type { Command } from "commander";
-import type { DeploymentRecord } from "../engine/history.js";
-import { resolveStackTarget, type StackOptions } from "./context.js";
-import { stackOptions } from "./stack-flags.js";
-import { printJson } from "./render.js";
-import { formatTable } from "./table.js";
-
-function seconds(a: string, b?: string): string {
-  return b ? `${((Date.parse(b) - Date.parse(a)) / 1000).toFixed(1)}s` : "";
-}
-
-/**
- * Per deployment: "current" for the one running, "yes" when `platform rollback ID` can go
- * back to it (it succeeded and its images are still on the engine).
- */
-async function rollbackColumn(records: DeploymentRecord[]): Promise<Map<string, string>> {
-  const { canRollBackTo } = await import("../engine/history.js");
-  const { missingImages } = await import("../runtime/docker.js");
-  const column = new Map<string, string>();
-  const current = records.find((r) => r.outcome === "succeeded");
-  if (current) column.set(current.id, "current");
-  for (const r of records.filter((x) => x !== current && canRollBackTo(x))) {
-    const gone = await missingImages(Object.values(r.images ?? {}).map((i) => i.tag)).catch(() => ["?"]);
-    column.set(r.id, gone.length === 0 ? "yes" : "images gone");
-  }
-  return column;
-}
-
-/** `platform deployments`: the deployment history of an environment, newest first. */
-async function runDeployments(o: StackOptions): Promise<void> {
-  const t = await resolveStackTarget(o);
-  const { listRecords } = await import("../engine/history.js");
-  const records = listRecords(t.project, t.env);
-  const rollback = await rollbackColumn(records);
-  if (o.json) { printJson(records.map((r) => ({ ...r, rollback: rollback.get(r.id) ?? "" }))); return; }
-  if (records.length === 0) { process.stdout.write(`no deployments of ${t.project} (${t.env}) yet\n`); return; }
-  process.stdout.write(formatTable(["ID", "STARTED", "OUTCOME", "DURATION", "COMMIT", "ROLLBACK", "SERVICES"], records.map((r) => [
-    r.id, r.startedAt, r.kind === "rollback" ? `${r.outcome} (rollback to ${r.rollbackOf})` : r.outcome, seconds(r.startedAt, r.finishedAt),
-    r.git ? `${r.git.commit.slice(0, 8)}${r.git.dirty ? "+dirty" : ""}` : "",
-    rollback.get(r.id) ?? "",
-    Object.entries(r.services).map(([n, s]) => `${n}:${s.phase}`).join(" "),
-  ])));
-}
+import { stackOptions } from "./stack-options.js";
 
 export function registerDeployments(program: Command): void {
-  stackOptions(program.command("deployments")).description("list the deployments of an environment, newest first").action(runDeployments);
+  stackOptions(program.command("deployments"))
+    .description("list the deployments of an environment, newest first")
+    .action(async (o) => (await import("./deployments-action.js")).runDeployments(o));
 }

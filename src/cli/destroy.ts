@@ -1,59 +1,10 @@
 import type { Command } from "commander";
-import { createInterface } from "node:readline/promises";
-import { ExitCode, VisibleError } from "../errors.js";
-import { resolveStackTarget, type StackOptions } from "./context.js";
-import { stackOptions } from "./stack-flags.js";
-import { printJson } from "./render.js";
-
-interface DestroyOptions extends StackOptions {
-  deleteData?: boolean;
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try { return /^y/i.test((await rl.question(question)).trim()); } finally { rl.close(); }
-}
-
-/** `platform destroy`: removes the stack's services; databases with retention: permanent keep their data unless --delete-data. */
-async function runDestroy(o: DestroyOptions): Promise<void> {
-  const t = await resolveStackTarget(o);
-  const { requireCredentials } = await import("../engine/credentials.js");
-  const creds = requireCredentials();
-  const { requireEngine, listStackVolumes, removeOrphans, removeStackVolumes } = await import("../runtime/docker.js");
-  await requireEngine();
-  if (!o.yes) {
-    if (!process.stdin.isTTY) throw new VisibleError(`destroy needs confirmation: run again with --yes to remove ${t.project} (${t.env})`, { exitCode: ExitCode.usage });
-    const what = o.deleteData ? "every service AND the database data" : "every service (database data is kept)";
-    if (!(await confirm(`Remove ${what} of ${t.project} (${t.env})? (y/N) `))) throw new VisibleError("nothing was removed", { exitCode: ExitCode.failed });
-  }
-  // Where the stack runs, read before the destroy (its settings go with the stack).
-  const { kubeTargetOf } = await import("./stack-runtime.js");
-  const kube = await kubeTargetOf(t, creds);
-  const { destroyStack } = await import("../engine/stack-ops.js");
-  const deleted = await destroyStack(t.project, t.env, creds, {
-    configFile: t.configFile,
-    onNote: (line) => { if (!o.json) process.stdout.write(`note: ${line}\n`); },
-    removeOrphans: async (known) => {
-      // Database tunnels (Studio's, platform db connect's) hold the network: they go first.
-      const { removeTunnelsInto } = await import("../runtime/tunnel.js");
-      const { stackPrefix } = await import("../plan/naming.js");
-      const tunnels = await removeTunnelsInto(stackPrefix(t.project, t.env));
-      return [...tunnels.map((n) => `tunnel: ${n}`), ...(await removeOrphans(t.project, t.env, known))];
-    },
-  });
-  const { kubeDeleteData, kubeKeptData } = await import("../runtime/kubernetes.js");
-  const volumes = o.deleteData ? await (kube ? kubeDeleteData(kube) : removeStackVolumes(t.project, t.env)) : [];
-  const kept = o.deleteData ? [] : await (kube ? kubeKeptData(kube) : listStackVolumes(t.project, t.env));
-  if (o.json) { printJson({ project: t.project, env: t.env, deletedResources: deleted, deletedVolumes: volumes, keptVolumes: kept }); return; }
-  process.stdout.write(`✓ Destroyed ${t.project} (${t.env}): ${deleted} resources removed\n`);
-  if (volumes.length) process.stdout.write(`  data removed: ${volumes.join(", ")}\n`);
-  if (kept.length) process.stdout.write(`  data kept (retention: permanent): ${kept.join(", ")}; platform destroy --delete-data removes it\n`);
-}
+import { stackOptions } from "./stack-options.js";
 
 export function registerDestroy(program: Command): void {
   stackOptions(program.command("destroy"))
     .description("remove the services of an environment (permanent database data is kept unless --delete-data)")
     .option("--delete-data", "also remove the databases' data volumes")
     .option("-y, --yes", "do not ask for confirmation")
-    .action(runDestroy);
+    .action(async (o) => (await import("./destroy-action.js")).runDestroy(o));
 }

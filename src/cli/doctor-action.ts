@@ -3,7 +3,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import type { Command } from "commander";
+import { docker } from "../docker-client.js";
+import { readCredentials } from "../engine/credentials.js";
 import { ExitCode } from "../errors.js";
 import { baseImages } from "../home/images.js";
 import { platformHome } from "../home/layout.js";
@@ -34,7 +35,6 @@ async function checkPulumi(): Promise<Check[]> {
 }
 
 async function checkDocker(): Promise<Check[]> {
-  const { docker } = await import("../docker-client.js");
   let engine: string | undefined;
   try { engine = (await docker().version()).Version; } catch { /* below */ }
   const engineCheck: Check = { name: "Docker engine", ok: !!engine, detail: engine ? `Engine ${engine}` : "no engine answers on " + (process.env.DOCKER_HOST ?? "/var/run/docker.sock"), fix: "start it: npm run setup (starts dockerd), or dockerd &, or set DOCKER_HOST" };
@@ -62,33 +62,28 @@ async function checkDocker(): Promise<Check[]> {
   return checks;
 }
 
-async function checkState(): Promise<Check> {
-  const { readCredentials } = await import("../engine/credentials.js");
+function checkState(): Check {
   const c = readCredentials();
   if (!c) return { name: "state backend", ok: false, detail: "not logged in", fix: "run platform login" };
   const dir = c.backendUrl.startsWith("file://") ? c.backendUrl.slice(7) : undefined;
   return { name: "state backend", ok: !dir || existsSync(dir), detail: c.backendUrl, fix: "run platform login again" };
 }
 
-export async function runChecks(): Promise<Check[]> {
+async function runChecks(): Promise<Check[]> {
   const major = Number(process.versions.node.split(".")[0]);
   const node: Check = { name: "Node.js", ok: major >= 22, detail: `v${process.versions.node} (${process.execPath})`, fix: SETUP };
-  return [node, ...(await checkPulumi()), ...(await checkDocker()), await checkState()];
+  return [node, ...(await checkPulumi()), ...(await checkDocker()), checkState()];
 }
 
-export function registerDoctor(program: Command): void {
-  program.command("doctor")
-    .description("check what a deploy needs (exit 0 only when a deploy can work)")
-    .option("--json", "machine-readable output")
-    .action(async (o: { json?: boolean }) => {
-      const checks = await runChecks();
-      const ok = checks.every((c) => c.ok);
-      if (o.json) printJson({ ok, platformHome: platformHome(), checks });
-      else {
-        process.stdout.write(formatTable(["CHECK", "", "DETAIL"], checks.map((c) => [c.name, c.ok ? "✓" : "✖", c.detail])));
-        for (const c of checks.filter((x) => !x.ok)) process.stdout.write(`✖ ${c.name}: ${c.fix}\n`);
-        process.stdout.write(ok ? "✓ ready to deploy\n" : "✖ not ready to deploy\n");
-      }
-      if (!ok) process.exitCode = ExitCode.environment;
-    });
+/** `platform doctor`: what a deploy needs, each with how to fix it (exit 4 when something is missing). */
+export async function runDoctor(o: { json?: boolean }): Promise<void> {
+  const checks = await runChecks();
+  const ok = checks.every((c) => c.ok);
+  if (o.json) printJson({ ok, platformHome: platformHome(), checks });
+  else {
+    process.stdout.write(formatTable(["CHECK", "", "DETAIL"], checks.map((c) => [c.name, c.ok ? "✓" : "✖", c.detail])));
+    for (const c of checks.filter((x) => !x.ok)) process.stdout.write(`✖ ${c.name}: ${c.fix}\n`);
+    process.stdout.write(ok ? "✓ ready to deploy\n" : "✖ not ready to deploy\n");
+  }
+  if (!ok) process.exitCode = ExitCode.environment;
 }

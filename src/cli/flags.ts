@@ -44,3 +44,12 @@ export function checkHttpsPort(value: string, source = "--https-port"): number {
   if (!(n >= 1 && n <= 65535)) throw usage(`${source}: "${value}" is not a port number`, "use a whole number from 1 to 65535, e.g. 8443");
   return n;
 }
+
+/** `--since`: "10m", "2h", "30s" ago, or an ISO time, as Unix seconds. */
+export function parseSince(since: string, now = Date.now()): number {
+  const m = /^(\d+)(s|m|h|d)$/.exec(since);
+  if (m) return Math.floor((now - Number(m[1]) * { s: 1e3, m: 6e4, h: 36e5, d: 864e5 }[m[2] as "s"]) / 1000);
+  const t = Date.parse(since);
+  if (Number.isNaN(t)) throw new VisibleError(`--since "${since}": use a duration like 10m, 2h, 30s, or an ISO time`, { exitCode: ExitCode.usage });
+  return Math.floor(t / 1000);
+}

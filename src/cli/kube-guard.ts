@@ -1,6 +1,10 @@
 import type { Credentials } from "../engine/credentials.js";
+import { stackTarget } from "../engine/stack-ops.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
+import { kubeNamespaceLabels } from "../runtime/kubernetes.js";
+import { namespaceName } from "../targets/kubernetes/names.js";
+import { kubernetesCluster } from "../test-cluster/kubeconfig.js";
 import type { StackTarget } from "./context.js";
 
 /**
@@ -11,9 +15,6 @@ import type { StackTarget } from "./context.js";
  */
 export async function refuseForeignNamespace(t: StackTarget, where: { target: string; kubeconfig?: string }, plan: Plan): Promise<void> {
   if (where.target !== "kubernetes") return;
-  const { kubernetesCluster } = await import("../test-cluster/kubeconfig.js");
-  const { kubeNamespaceLabels } = await import("../runtime/kubernetes.js");
-  const { namespaceName } = await import("../targets/kubernetes/names.js");
   const kube = { project: t.project, env: t.env, kubeconfig: kubernetesCluster(where.kubeconfig).kubeconfig };
   const namespace = namespaceName(plan);
   // An unreachable cluster is the deploy's to report, with the provider's own words.
@@ -28,7 +29,6 @@ export async function refuseForeignNamespace(t: StackTarget, where: { target: st
 
 /** Where this deploy goes: the flags, else the stack's settings (a later deploy keeps its target). */
 export async function deployTarget(t: StackTarget, creds: Credentials, flags: { target?: string; kubeconfig?: string }): Promise<{ target: string; kubeconfig?: string }> {
-  const { stackTarget } = await import("../engine/stack-ops.js");
   const saved = await stackTarget(t.project, t.env, creds);
   return { target: flags.target ?? saved.target, kubeconfig: flags.kubeconfig ?? saved.kubeconfig };
 }

@@ -1,18 +1,14 @@
-import type { Command } from "commander";
 import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
-import { referencedSecrets, SECRET_NAME_RE, type Config } from "../config/index.js";
+import { type Config, referencedSecrets, SECRET_NAME_RE } from "../config/index.js";
+import { requireCredentials } from "../engine/credentials.js";
+import { readSecretNames } from "../engine/secret-names.js";
+import { setSecret, unsetSecret } from "../engine/secrets.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { resolveStackTarget, type StackOptions } from "./context.js";
-import { stackOptions } from "./stack-flags.js";
+import { resolveStackTarget } from "./context.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
-
-/**
- * `platform secrets set|list|unset`: an environment's secrets, for `${secrets.NAME}` in env.
- * Values come from standard input or a hidden prompt, never from arguments (which any
- * process can read), and are never printed.
- */
+import type { StackOptions } from "./stack-options.js";
 
 function checkName(name: string): string {
   if (!SECRET_NAME_RE.test(name)) {
@@ -32,7 +28,10 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** A terminal gets a prompt that echoes nothing; anything else is read whole (one trailing newline dropped). */
+/**
+ * Never from an argument, which any process can read: a terminal gets a prompt that echoes
+ * nothing; anything else is read whole (one trailing newline dropped).
+ */
 async function readValue(name: string): Promise<string> {
   if (!process.stdin.isTTY) return (await readAll(process.stdin)).replace(/\r?\n$/, "");
   process.stderr.write(`Value of ${name} (not shown): `);
@@ -46,14 +45,12 @@ async function readValue(name: string): Promise<string> {
   }
 }
 
-async function runSet(name: string, o: StackOptions): Promise<void> {
+export async function runSet(name: string, o: StackOptions): Promise<void> {
   checkName(name);
-  const { requireCredentials } = await import("../engine/credentials.js");
   const creds = requireCredentials();
   const t = await resolveStackTarget(o, true);
   const value = await readValue(name);
   if (value === "") throw new VisibleError(`no value for ${name} (standard input was empty); nothing was changed`, { exitCode: ExitCode.usage, details: ["  hint: echo -n \"$VALUE\" | platform secrets set NAME, or run it in a terminal to be prompted; platform secrets unset NAME removes one"] });
-  const { setSecret } = await import("../engine/secrets.js");
   await setSecret(t.project, t.env, creds, name, value);
   const users = usersOf(t.config, name);
   if (o.json) { printJson({ project: t.project, env: t.env, name, set: true, usedBy: users }); return; }
@@ -63,9 +60,8 @@ async function runSet(name: string, o: StackOptions): Promise<void> {
     : `  no service uses it yet: add \${secrets.${name}} to a service's env in platform.yml\n`);
 }
 
-async function runList(o: StackOptions): Promise<void> {
+export async function runList(o: StackOptions): Promise<void> {
   const t = await resolveStackTarget(o);
-  const { readSecretNames } = await import("../engine/secret-names.js");
   const set = readSecretNames(t.project, t.env);
   const names = [...new Set([...set.keys(), ...referencedSecrets(t.config)])].sort();
   const rows = names.map((n) => ({ name: n, set: set.has(n), setAt: set.get(n) ?? null, usedBy: usersOf(t.config, n) }));
@@ -75,30 +71,13 @@ async function runList(o: StackOptions): Promise<void> {
   if (rows.some((r) => !r.set)) process.exitCode = ExitCode.failed;
 }
 
-async function runUnset(name: string, o: StackOptions): Promise<void> {
+export async function runUnset(name: string, o: StackOptions): Promise<void> {
   checkName(name);
-  const { requireCredentials } = await import("../engine/credentials.js");
   const creds = requireCredentials();
   const t = await resolveStackTarget(o);
-  const { unsetSecret } = await import("../engine/secrets.js");
   const removed = await unsetSecret(t.project, t.env, creds, name);
   const users = usersOf(t.config, name);
   if (o.json) { printJson({ project: t.project, env: t.env, name, removed, usedBy: users }); return; }
   process.stdout.write(removed ? `✓ Secret ${name} removed from ${t.project} (${t.env})\n` : `${t.project} (${t.env}) has no secret ${name}\n`);
   if (users.length) process.stdout.write(`  still used by ${users.join(", ")}: platform deploy stops before building until it is set again\n`);
-}
-
-export function registerSecrets(program: Command): void {
-  const secrets = program.command("secrets")
-    .description("an environment's secrets for ${secrets.NAME} in env: set, list, unset (values are never shown)");
-  stackOptions(secrets.command("set").argument("<name>", "secret name, e.g. API_TOKEN"))
-    .description("set a secret from standard input, or a hidden prompt in a terminal")
-    .option("-y, --yes", "create the project without asking (CI)")
-    .action(runSet);
-  stackOptions(secrets.command("list"))
-    .description("the secrets' names, when each was set and which services use them (exit 1 when one in use is not set)")
-    .action(runList);
-  stackOptions(secrets.command("unset").argument("<name>", "secret name"))
-    .description("remove a secret")
-    .action(runUnset);
 }

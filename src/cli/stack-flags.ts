@@ -1,11 +1,9 @@
 /**
- * The options stack commands share, and the deploy settings read from flags or PLATFORM_*
- * variables (used by deploy and plan alike).
+ * The deploy settings read from flags or PLATFORM_* variables (used by deploy and plan alike),
+ * checked like the names in platform.yml.
  */
 import { resolve } from "node:path";
-import type { Command } from "commander";
 import { ExitCode, VisibleError } from "../errors.js";
-import type { PlanContext } from "../plan/types.js";
 import { checkAppsDomain, checkHttpsPort } from "./flags.js";
 
 /** Where a deploy goes: the edge's domain and port, the target and its cluster. */
@@ -15,15 +13,6 @@ export interface TargetFlags {
   target?: string;
   kubeconfig?: string;
   registry?: string;
-}
-
-/** Options every stack command takes. */
-export function stackOptions(cmd: Command, fileShortFlag = true): Command {
-  return cmd
-    .option(fileShortFlag ? "-f, --file <path>" : "--file <path>", "the config file", "platform.yml")
-    .option("-e, --env <name>", "environment (one Pulumi stack each)", "preview")
-    .option("-p, --project <name>", "project name (default: the directory's project, else name in platform.yml)")
-    .option("--json", "machine-readable output");
 }
 
 /** --apps-domain / --https-port, else their PLATFORM_* variables, checked like names in platform.yml. */
@@ -53,12 +42,4 @@ export function targetSettings(o: TargetFlags, env: NodeJS.ProcessEnv): { target
     });
   }
   return { ...(target ? { target } : {}), ...(kubeconfig ? { kubeconfig: resolve(kubeconfig) } : {}), ...(registry ? { registry } : {}) };
-}
-
-/** The plan's settings as the program will see them: these flags over what the stack keeps, then the defaults. */
-export async function planSettings(stack: { project: string; env: string; projectDir: string }, flags: { appsDomain?: string; httpsPort?: number }): Promise<PlanContext> {
-  const { buildPlanSettings } = await import("../plan/settings.js");
-  const { baseImages } = await import("../home/images.js");
-  const { keptEdgeSettings } = await import("../engine/stack-settings.js");
-  return buildPlanSettings(stack, baseImages(), { flags, stack: keptEdgeSettings(stack.project, stack.env) });
 }

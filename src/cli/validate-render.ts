@@ -1,14 +1,9 @@
-import type { Command } from "commander";
 import type { LoadResult } from "../config/load-config.js";
-// format.js imports no runtime modules, so this stays light; zod and yaml load inside the action.
-import { formatDiagnostic, renderCodeFrame, toJsonDiagnostic, type Paint } from "../config/format.js";
+// format.js imports no runtime modules: this stays light enough for validate.ts to re-export.
+import { formatDiagnostic, type Paint, renderCodeFrame, toJsonDiagnostic } from "../config/format.js";
 import type { Diagnostic } from "../config/types.js";
-import { dirname, resolve } from "node:path";
-import { linkedProject } from "../engine/links.js";
-import { readSecretNames } from "../engine/secret-names.js";
 import { ExitCode } from "../errors.js";
-import { checkEnvName } from "./flags.js";
-import { pickRenderer, type RendererKind } from "./render.js";
+import type { RendererKind } from "./render.js";
 
 export interface ValidateOutput {
   stdout: string;
@@ -64,37 +59,4 @@ export function renderValidateResult(result: LoadResult, file: string, mode: Ren
   }
   const summary = `${paint("red", "✖")} Configuration is invalid: ${plural(result.errors.length, "error")}${result.warnings.length > 0 ? `, ${plural(result.warnings.length, "warning")}` : ""}\n`;
   return { stdout: all.map(show).join("") + summary, stderr: "", exitCode };
-}
-
-/**
- * The secret names the directory's project has in that environment (none before its first
- * project exists), read from the stack's settings without Pulumi: validate stays light.
- */
-function knownSecrets(file: string, env: string): { names: ReadonlySet<string>; env: string } | undefined {
-  let project: string | undefined;
-  try {
-    project = linkedProject(dirname(resolve(file)));
-  } catch {
-    return undefined; // no such directory: loadConfig says so
-  }
-  return { names: new Set(project ? readSecretNames(project, env).keys() : []), env };
-}
-
-export function registerValidate(program: Command): void {
-  program
-    .command("validate")
-    .description("check platform.yml offline: every problem, with file:line:col and a hint")
-    .option("-f, --file <path>", "the config file to check", "platform.yml")
-    .option("-e, --env <name>", "environment whose secrets ${secrets.NAME} must be set (warnings)", "preview")
-    .option("--json", "print one JSON object: {valid, file, services, errors, warnings}")
-    .addHelpText("after", "\nExit codes: 0 valid (warnings are printed), 1 invalid, 2 usage error or unreadable file.")
-    .action(async (opts: { file: string; env: string; json?: boolean }) => {
-      const { loadConfig } = await import("../config/load-config.js");
-      const result = await loadConfig(opts.file, dirname(opts.file), knownSecrets(opts.file, checkEnvName(opts.env)));
-      const mode = pickRenderer(opts, process.env, Boolean(process.stdout.isTTY));
-      const out = renderValidateResult(result, opts.file, mode, mode === "tty" && !process.env.NO_COLOR);
-      if (out.stdout !== "") process.stdout.write(out.stdout);
-      if (out.stderr !== "") process.stderr.write(out.stderr);
-      process.exitCode = out.exitCode;
-    });
 }

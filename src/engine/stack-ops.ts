@@ -1,3 +1,5 @@
+import type { KubeTarget } from "../runtime/kubernetes.js";
+import { kubernetesCluster } from "../test-cluster/kubeconfig.js";
 import type { Credentials } from "./credentials.js";
 import { publicUrls, writeStackConfig } from "./deploy.js";
 import { listRecords } from "./history.js";
@@ -24,6 +26,16 @@ export async function stackTarget(project: string, env: string, creds: Credentia
     settings = stack ? Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([k, v]) => [k, v.value])) : {};
   }
   return { target: settings["platform:target"] || "docker", kubeconfig: settings["platform:kubeconfig"] || undefined };
+}
+
+/**
+ * The Kubernetes cluster a stack runs on, from its settings, or undefined for the Docker
+ * target: status, logs, destroy and a failed deploy read the truth from where the stack runs.
+ */
+export async function kubeTargetOf(stack: { project: string; env: string }, creds: Credentials): Promise<KubeTarget | undefined> {
+  const s = await stackTarget(stack.project, stack.env, creds);
+  if (s.target !== "kubernetes") return undefined;
+  return { project: stack.project, env: stack.env, kubeconfig: kubernetesCluster(s.kubeconfig).kubeconfig };
 }
 
 export async function stackUrls(project: string, env: string, creds: Credentials, order?: readonly string[]): Promise<Record<string, string>> {

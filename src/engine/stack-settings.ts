@@ -3,7 +3,10 @@ import { join } from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
 import writeFileAtomic from "write-file-atomic";
 import { isMap, parseDocument } from "yaml";
+import { baseImages } from "../home/images.js";
 import { homePaths } from "../home/layout.js";
+import { buildPlanSettings } from "../plan/settings.js";
+import type { PlanContext } from "../plan/types.js";
 
 /**
  * The stack's settings file, stacks/Pulumi.<env>.yaml in the application's workspace: the
@@ -63,4 +66,12 @@ export function keptEdgeSettings(project: string, env: string): { appsDomain?: s
     ...(kept["platform:appsDomain"] ? { appsDomain: kept["platform:appsDomain"] } : {}),
     ...(Number.isInteger(port) && port > 0 ? { httpsPort: port } : {}),
   };
+}
+
+/**
+ * The plan's settings as the program will see them: the given flags over what the stack keeps,
+ * then the defaults. `plan` and `deploy` plan outside the program with this, so they agree with it.
+ */
+export function stackPlanSettings(stack: { project: string; env: string; projectDir: string }, flags: { appsDomain?: string; httpsPort?: number }): PlanContext {
+  return buildPlanSettings(stack, baseImages(), { flags, stack: keptEdgeSettings(stack.project, stack.env) });
 }

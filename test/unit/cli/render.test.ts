@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSince } from "../../../src/cli/logs.js";
+import { parseSince } from "../../../src/cli/flags.js";
 import { pickRenderer } from "../../../src/cli/render.js";
 import { formatTable } from "../../../src/cli/table.js";
 

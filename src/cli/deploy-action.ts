@@ -1,0 +1,60 @@
+import { type Config, referencedSecrets } from "../config/index.js";
+import { requireCredentials } from "../engine/credentials.js";
+import { missingSecrets } from "../engine/secret-names.js";
+import { stackPlanSettings } from "../engine/stack-settings.js";
+import { ExitCode, VisibleError } from "../errors.js";
+import { buildPlan } from "../plan/build-plan.js";
+import { scanSources } from "../plan/scan-source.js";
+import type { Plan } from "../plan/types.js";
+import { requireEngine } from "../runtime/docker.js";
+import { resolveStackTarget } from "./context.js";
+import { runDeploySession } from "./deploy-session.js";
+import { deployTarget, refuseForeignNamespace } from "./kube-guard.js";
+import { runPlan } from "./plan-action.js";
+import { edgeSettings, type TargetFlags, targetSettings } from "./stack-flags.js";
+import type { StackOptions } from "./stack-options.js";
+
+export interface DeployOptions extends StackOptions, TargetFlags {
+  dryRun?: boolean;
+}
+
+/** What the Docker target cannot do that platform.yml asks for, said once per deploy. */
+function targetNotes(config: Config, plan: Plan): string[] {
+  const sized = plan.services.filter((s) => s.database?.storage && config.services[s.name]?.resources.storageWritten);
+  return sized.length
+    ? [`storage sizes (${sized.map((s) => `${s.name}: ${s.database?.storage}`).join(", ")}) are not enforced by Docker's local volumes; a Kubernetes volume enforces them`]
+    : [];
+}
+
+/** What each recipe detected and chose (package manager, versions, app, start, fallbacks), one line each. */
+function recipeNotes(plan: Plan): string[] {
+  return plan.services.flatMap((s) => (s.build?.kind === "recipe" ? s.build.recipe.notes.map((n) => `${s.name}: ${n}`) : []));
+}
+
+/** A `${secrets.NAME}` the environment lacks stops the deploy before anything is built. */
+function refuseMissingSecrets(config: Config, project: string, env: string): void {
+  const missing = missingSecrets(project, env, referencedSecrets(config));
+  if (missing.length === 0) return;
+  const flag = env === "preview" ? "" : ` --env ${env}`;
+  throw new VisibleError(`secret${missing.length > 1 ? "s" : ""} ${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} not set in ${project} (${env}); nothing was deployed`, {
+    exitCode: ExitCode.failed,
+    details: missing.map((n) => `  hint: platform secrets set ${n}${flag}   (reads the value from standard input or a hidden prompt)`),
+  });
+}
+
+/** `platform deploy`: checks what would stop it before the engine starts, then runs it in this terminal. */
+export async function runDeploy(o: DeployOptions): Promise<void> {
+  if (o.dryRun) return runPlan({ ...o, preview: true });
+  const edge = edgeSettings(o, process.env);
+  const creds = requireCredentials();
+  await requireEngine();
+  const t = await resolveStackTarget(o, true);
+  refuseMissingSecrets(t.config, t.project, t.env);
+  // Plan once here: a source layout no recipe can build stops us before the engine starts.
+  const plan = buildPlan(t.config, stackPlanSettings(t, edge), await scanSources(t.config, t.projectDir));
+  const target = targetSettings(o, process.env);
+  const where = await deployTarget(t, creds, target);
+  await refuseForeignNamespace(t, where, plan);
+  const notes = [...recipeNotes(plan), ...(where.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
+  await runDeploySession(t, creds, { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) }, o, notes);
+}

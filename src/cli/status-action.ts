@@ -1,0 +1,45 @@
+import { requireCredentials } from "../engine/credentials.js";
+import { listRecords } from "../engine/history.js";
+import { kubeTargetOf, stackUrls } from "../engine/stack-ops.js";
+import { liveStates, listServiceContainers, requireEngine } from "../runtime/docker.js";
+import { kubeServices } from "../runtime/kubernetes.js";
+import { resolveStackTarget } from "./context.js";
+import { printJson } from "./render.js";
+import { formatTable } from "./table.js";
+import type { StackOptions } from "./stack-options.js";
+
+type Live = Map<string, { running: boolean; detail: string; image: string }>;
+
+async function dockerRuntime(project: string, env: string): Promise<Live> {
+  await requireEngine();
+  const [containers, live] = await Promise.all([listServiceContainers(project, env), liveStates(project, env)]);
+  const states: Live = new Map();
+  for (const [name, state] of live) {
+    const running = containers.find((x) => x.service === name && x.state === "running") ?? containers.find((x) => x.service === name);
+    states.set(name, { ...state, image: running?.image ?? "" });
+  }
+  return states;
+}
+
+/** `platform status`: what runs per service, its health, URL and image, and the last deployment. */
+export async function runStatus(o: StackOptions): Promise<void> {
+  const t = await resolveStackTarget(o);
+  const creds = requireCredentials();
+  const kube = await kubeTargetOf(t, creds);
+  const [live, urls] = await Promise.all([kube ? kubeServices(kube) : dockerRuntime(t.project, t.env), stackUrls(t.project, t.env, creds, Object.keys(t.config.services))]);
+  const last = listRecords(t.project, t.env)[0];
+  const rows = Object.keys(t.config.services).map((name) => {
+    const state = live.get(name);
+    return { service: name, state: state ? (state.running ? "running" : "down") : "not deployed", status: state?.detail ?? "", url: urls[name] ?? "", image: state?.image ?? "" };
+  });
+  const notes = kube ? [] : Object.entries(t.config.services).filter(([, s]) => s.resources.storageWritten).map(([n, s]) => `${n}: storage ${s.resources.storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`);
+  if (o.json) {
+    printJson({ project: t.project, env: t.env, services: rows, notes, lastDeployment: last ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt } : null });
+    return;
+  }
+  process.stdout.write(`${t.project} (${t.env})\n`);
+  process.stdout.write(formatTable(["SERVICE", "STATE", "STATUS", "URL", "IMAGE"], rows.map((r) => [r.service, r.state, r.status, r.url, r.image])));
+  for (const n of notes) process.stdout.write(`note: ${n}\n`);
+  process.stdout.write(last ? `last deployment: ${last.id} ${last.outcome} at ${last.startedAt}\n` : "no deployment yet\n");
+  if (rows.some((r) => r.state !== "running")) process.exitCode = 1;
+}

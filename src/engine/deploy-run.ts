@@ -1,0 +1,111 @@
+import { ExitCode, VisibleError } from "../errors.js";
+import { imageRepository } from "../plan/naming.js";
+import { inSyncWithDocker } from "../provider/drift.js";
+import { liveStates, pruneImages, removeOrphans } from "../runtime/docker.js";
+import { type KubeTarget, kubeFailedMigrationLog, kubeLiveStates } from "../runtime/kubernetes.js";
+import type { Credentials } from "./credentials.js";
+import { type DeployOptions, type DeployResult, deploy } from "./deploy.js";
+import { type DeploymentRecord, imagesToKeep, listRecords } from "./history.js";
+import { kubeTargetOf } from "./stack-ops.js";
+
+/**
+ * A deployment (or a rollback) with what the engine needs from the runtime around it: the
+ * Docker hooks of `deploy`, the pruning of old images after a success, and the truth about
+ * each service after a failure. The CLI adds a terminal (Ctrl-C, a live view) and prints;
+ * Studio can run the same.
+ */
+export type RunDeploymentOptions = Omit<DeployOptions, "removeOrphans" | "inSync"> & {
+  /** The services of platform.yml, in its order: the ones a failure reports on. */
+  readonly services: readonly string[];
+};
+
+export interface DeploymentRun extends DeployResult {
+  /** Migrations that failed with `on_failure: continue`: the services rolled out anyway. */
+  readonly warnings: string[];
+}
+
+/** A failed or stopped deployment, said with where each service is now. */
+export class DeploymentFailure extends VisibleError {
+  readonly outcome: "failed" | "canceled";
+  /** Per service: its phase in this deployment and what runs now (`api: failed; now running`). */
+  readonly services: string[];
+
+  constructor(message: string, opts: { exitCode: number; details: string[]; services: string[] }) {
+    super(message, opts);
+    this.outcome = opts.exitCode === ExitCode.interrupted ? "canceled" : "failed";
+    this.services = opts.services;
+  }
+}
+
+export async function runDeployment(o: RunDeploymentOptions): Promise<DeploymentRun> {
+  const { services, ...options } = o;
+  let result: DeployResult;
+  try {
+    result = await deploy({ ...options, removeOrphans: (known) => removeOrphans(o.project, o.env, known), inSync: inSyncWithDocker });
+  } catch (e) {
+    throw await explainFailure(o, e);
+  }
+  // The last deployments' images stay for rollbacks (history.ts says which); a failed prune costs only disk.
+  await pruneImages(imageRepository(o.project, ""), imagesToKeep(o.project)).catch(() => []);
+  return { ...result, warnings: migrationWarnings(result.record) };
+}
+
+function migrationWarnings(record: DeploymentRecord): string[] {
+  return Object.entries(record.migrations).filter(([, m]) => m.failed).map(([s, m]) => `${s}: migration failed (exit ${m.exitCode}); rolled out anyway (on_failure: continue); output in ${m.logFile}`);
+}
+
+/**
+ * A deployment that failed or was stopped gets the verdict a person acts on: whether what ran
+ * before still runs, and where each service is. Any other error (a lock, a passphrase) stays
+ * as it is: nothing was rolled out.
+ */
+async function explainFailure(o: RunDeploymentOptions, e: unknown): Promise<unknown> {
+  if (!(e instanceof VisibleError) || !(e.exitCode === ExitCode.interrupted || /^deployment dep_\S+ failed/.test(e.message))) return e;
+  const where = await whereServicesAre(o, o.creds, o.services, listRecords(o.project, o.env)[0]?.services ?? {});
+  const verdict = where.down.length === 0
+    ? "what was running before keeps running"
+    : `not running now: ${where.down.join(", ")}; fix the cause and run platform deploy again (platform status shows why)`;
+  const stopped = e.exitCode === ExitCode.interrupted ? ["  the next platform deploy continues from here"] : [];
+  return new DeploymentFailure(`${e.message}; ${verdict}`, {
+    exitCode: e.exitCode,
+    details: [...e.details, ...where.migrations, "where each service is:", ...where.lines, ...stopped],
+    services: where.lines.map((l) => l.trim()),
+  });
+}
+
+export interface ServicePlaces {
+  /** One line per service: `  api: failed; now running`. */
+  readonly lines: string[];
+  /** The services not running now. */
+  readonly down: string[];
+  /** The last lines of the failed migrations that the target does not report itself. */
+  readonly migrations: string[];
+}
+
+/**
+ * Where each service is after a failed or stopped deployment: its phase in the deployment and
+ * what runs now, read from where the stack runs (an unreadable target reads as nothing running).
+ */
+export async function whereServicesAre(stack: { project: string; env: string }, creds: Credentials, services: readonly string[], phases: Record<string, { phase: string }>): Promise<ServicePlaces> {
+  const kube = await kubeTargetOf(stack, creds).catch(() => undefined);
+  const live = await (kube ? kubeLiveStates(kube) : liveStates(stack.project, stack.env)).catch(() => new Map());
+  // Docker's migration Job reports its output itself; a Kubernetes Job's is in its pod.
+  const migrations = kube ? await migrationOutput(kube, Object.keys(phases).filter((n) => phases[n]?.phase === "failed")) : [];
+  const lines: string[] = [];
+  const down: string[] = [];
+  for (const name of services) {
+    const s = live.get(name);
+    if (!s?.running) down.push(name);
+    lines.push(`  ${name}: ${phases[name]?.phase ?? "untouched"}; now ${s ? (s.running ? "running" : s.detail) : "not deployed"}`);
+  }
+  return { lines, down, migrations };
+}
+
+async function migrationOutput(kube: KubeTarget, failed: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const service of failed) {
+    const log = await kubeFailedMigrationLog(kube, service).catch(() => "");
+    if (log) out.push(`${service}: its migration's last lines:`, ...log.split("\n").map((l) => `    ${l}`));
+  }
+  return out;
+}
