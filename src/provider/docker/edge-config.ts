@@ -31,34 +31,45 @@ export { EDGE_CA_PATH, edgeContainer, edgeDataVolume } from "../../plan/constant
 export const REPLAY_BODY_BYTES = "1MB";
 const KEEPALIVE_IDLE = "3s";
 
+/** How the edge reaches a public service: with retries across a container swap, kept connections. */
+export function proxyTo(upstream: string, indent = "\t"): string {
+  const i = indent;
+  return `${i}reverse_proxy ${upstream}${EDGE_ALIAS_SUFFIX}:${SERVICE_PORT} {
+${i}\tlb_try_duration 5s
+${i}\tlb_try_interval 50ms
+${i}\tlb_retry_match {
+${i}\t\tmethod GET HEAD OPTIONS POST PUT PATCH DELETE
+${i}\t}
+${i}\trequest_buffers ${REPLAY_BODY_BYTES}
+${i}\ttransport http {
+${i}\t\tdial_timeout 2s
+${i}\t\tkeepalive ${KEEPALIVE_IDLE}
+${i}\t}
+${i}}
+${i}handle_errors {
+${i}\trespond "{http.error.status_code} {http.error.status_text}: no running public service answers at {http.request.host}" {http.error.status_code}
+${i}}`;
+}
+
+/** The label of a host under the apps domain that names its service (labels count from the right: 0 is the TLD). */
+export function hostLabelPlaceholder(appsDomain: string): string {
+  return `{http.request.host.labels.${appsDomain.split(".").length}}`;
+}
+
+/** The local edge: 127.0.0.1 only, certificates from Caddy's own CA. */
 export function buildEdgeCaddyfile(appsDomain: string): string {
-  const hostLabel = appsDomain.split(".").length; // labels count from the right: 0 is the TLD
   return `{
-	admin unix//run/caddy-admin.sock
-	auto_https disable_redirects
-	local_certs
-	skip_install_trust
+\tadmin unix//run/caddy-admin.sock
+\tauto_https disable_redirects
+\tlocal_certs
+\tskip_install_trust
 }
 
 *.${appsDomain}:443 {
-	tls internal {
-		on_demand
-	}
-	reverse_proxy {http.request.host.labels.${hostLabel}}${EDGE_ALIAS_SUFFIX}:${SERVICE_PORT} {
-		lb_try_duration 5s
-		lb_try_interval 50ms
-		lb_retry_match {
-			method GET HEAD OPTIONS POST PUT PATCH DELETE
-		}
-		request_buffers ${REPLAY_BODY_BYTES}
-		transport http {
-			dial_timeout 2s
-			keepalive ${KEEPALIVE_IDLE}
-		}
-	}
-	handle_errors {
-		respond "{http.error.status_code} {http.error.status_text}: no running public service answers at {http.request.host}" {http.error.status_code}
-	}
+\ttls internal {
+\t\ton_demand
+\t}
+${proxyTo(hostLabelPlaceholder(appsDomain))}
 }
 `;
 }
