@@ -17,8 +17,10 @@ import { registerStudio } from "./studio.js";
 import { registerValidate } from "./validate.js";
 
 /**
- * Builds the commander program. Command modules keep their top level light; anything heavy
- * (Pulumi, dockerode) is imported inside an action, so `validate` and `--help` stay fast.
+ * Builds the commander program. A command's module only defines its flags, and its action
+ * imports the module that does the work (`<command>-action.ts`, which imports engine and
+ * runtime statically): `--help` loads no command's work, and `validate` never loads Pulumi
+ * or dockerode.
  */
 export function buildProgram(version: string): Command {
   const program = new Command("platform")

@@ -77,7 +77,7 @@ async function chooseProject(dir: string, config: Config, o: StackOptions, creat
     return config.name;
   }
   if (!process.stdin.isTTY) {
-    throw new VisibleError("No project found for this directory, and there is no terminal to ask: run again with --yes (creates project \"" + config.name + "\") or --project NAME", { exitCode: ExitCode.usage });
+    throw new VisibleError(`No project found for this directory, and there is no terminal to ask: run again with --yes (creates project "${config.name}") or --project NAME`, { exitCode: ExitCode.usage });
   }
   const yes = await ask("No project found. Create one? (Y/n) ");
   if (/^n/i.test(yes)) throw new VisibleError("no project created; nothing was deployed", { exitCode: ExitCode.failed });

@@ -37,7 +37,7 @@ async function checkPulumi(): Promise<Check[]> {
 async function checkDocker(): Promise<Check[]> {
   let engine: string | undefined;
   try { engine = (await docker().version()).Version; } catch { /* below */ }
-  const engineCheck: Check = { name: "Docker engine", ok: !!engine, detail: engine ? `Engine ${engine}` : "no engine answers on " + (process.env.DOCKER_HOST ?? "/var/run/docker.sock"), fix: "start it: npm run setup (starts dockerd), or dockerd &, or set DOCKER_HOST" };
+  const engineCheck: Check = { name: "Docker engine", ok: !!engine, detail: engine ? `Engine ${engine}` : `no engine answers on ${process.env.DOCKER_HOST ?? "/var/run/docker.sock"}`, fix: "start it: npm run setup (starts dockerd), or dockerd &, or set DOCKER_HOST" };
   const cli = toolchain().dockerCli ?? "docker";
   let buildkit = false;
   try { buildkit = (await run(cli, ["build", "--help"], { env: { ...process.env, DOCKER_BUILDKIT: "1" } })).stdout.includes("--secret"); } catch { /* no */ }

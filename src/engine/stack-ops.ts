@@ -58,11 +58,11 @@ export interface DestroyOptions {
 export async function destroyStack(project: string, env: string, creds: Credentials, o: DestroyOptions = {}): Promise<number> {
   const lock = acquireStackLock(project, env, "destroy");
   try {
-    repairFileBackend(creds, project, env).forEach((n) => o.onNote?.(n));
+    for (const n of repairFileBackend(creds, project, env)) o.onNote?.(n);
     const stack = await selectExistingStack(project, env, creds);
     if (!stack) return 0;
     const recovery = await recoverStack(stack, creds, project, env, lock.recoveredFrom, true);
-    recovery?.notes.forEach((n) => o.onNote?.(n));
+    for (const n of recovery?.notes ?? []) o.onNote?.(n);
     const removed = (await o.removeOrphans?.(knownContainers(recovery?.stateIds))) ?? [];
     if (removed.length) o.onNote?.(`removed containers the state did not know: ${removed.join(", ")}`);
     if (o.configFile) await writeStackConfig(stack, { project, env, configFile: o.configFile }, listRecords(project, env)[0]?.id ?? "");
