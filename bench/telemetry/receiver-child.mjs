@@ -10,7 +10,7 @@ if (mode === "store") {
   const { TelemetryStore, startTelemetryServer } = await import("../../dist/telemetry/index.js");
   const store = TelemetryStore.open({ dir, pruneIntervalMs: 0 });
   const server = await startTelemetryServer({ store, port: 0 });
-  process.stdout.write(JSON.stringify({ port: server.port }) + "\n");
+  process.stdout.write(`${JSON.stringify({ port: server.port })}\n`);
   close = async () => {
     await server.close();
     store.close();
@@ -24,7 +24,7 @@ if (mode === "store") {
     });
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  process.stdout.write(JSON.stringify({ port: server.address().port }) + "\n");
+  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
   close = () => new Promise((r) => server.close(r));
 }
 process.stdin.resume();

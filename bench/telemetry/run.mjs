@@ -134,7 +134,7 @@ function benchQuery() {
   const hourNs = 3600n * 1_000_000_000n;
   const t0Ns = BigInt(Date.now()) * 1_000_000n - hourNs;
   const stepNs = hourNs / BigInt(N_SPANS);
-  let t0 = process.hrtime.bigint();
+  const t0 = process.hrtime.bigint();
   for (let i = 0; i < N_SPANS; i += 512) store.ingestTraces(jsonBatch(rnd, i, Math.min(512, N_SPANS - i), t0Ns, stepNs));
   const fillS = ms(t0) / 1000;
   const range = { project: "shop", env: "preview", from: Number(t0Ns / 1_000_000n), to: Date.now() + 1 };

@@ -144,7 +144,7 @@ export function getIn(value: unknown, path: readonly PathSeg[]): unknown {
   let v: unknown = value;
   for (const seg of path) {
     if (v === null || typeof v !== "object") return undefined;
-    if (!Object.prototype.hasOwnProperty.call(v, seg)) return undefined;
+    if (!Object.hasOwn(v, seg)) return undefined;
     v = (v as Record<string, unknown>)[seg as string];
   }
   return v;

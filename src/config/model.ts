@@ -32,7 +32,7 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 function own(o: Record<string, unknown>, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
+  return Object.hasOwn(o, key) ? o[key] : undefined;
 }
 
 export function toConfigView(raw: Record<string, unknown>): ConfigView {

@@ -71,7 +71,7 @@ export function validatePaths(view: ConfigView, sink: DiagnosticSink, projectDir
     const dir = checkDir(["services", svc.name, "build", "source"], buildSource);
     if (dir === undefined) continue;
     const dockerfile = svc.build?.dockerfile ?? "Dockerfile";
-    const written = Object.prototype.hasOwnProperty.call(svc.raw.build as object, "dockerfile");
+    const written = Object.hasOwn(svc.raw.build as object, "dockerfile");
     const path: PathSeg[] = ["services", svc.name, "build", written ? "dockerfile" : "source"];
     const abs = resolve(dir, dockerfile);
     if (isAbsolute(dockerfile) || !inside(dir, abs)) {

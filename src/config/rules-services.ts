@@ -9,7 +9,7 @@ const ENV_RE = new RegExp(ENV_NAME_PATTERN);
 export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): void {
   for (const svc of view.services) {
     const base = ["services", svc.name];
-    const has = (k: string) => Object.prototype.hasOwnProperty.call(svc.raw, k);
+    const has = (k: string) => Object.hasOwn(svc.raw, k);
     if (svc.type === "postgres") {
       for (const k of ["source", "build"]) {
         if (has(k)) sink.error({ path: [...base, k], code: "postgres-source", message: `a postgres service takes no ${k}: the platform runs PostgreSQL for you`, hint: `remove ${k}`, at: "key" });
@@ -46,7 +46,7 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
       const res = svc.raw.resources;
       if (isRecord(res)) {
         for (const k of ["storage", "retention"]) {
-          if (Object.prototype.hasOwnProperty.call(res, k)) {
+          if (Object.hasOwn(res, k)) {
             sink.error({ path: [...base, "resources", k], code: "postgres-only", message: `${k} is only for postgres services`, hint: `remove it: ${svc.type} services keep no data on disk`, at: "key" });
           }
         }

@@ -52,7 +52,7 @@ export function scanTemplate(value: string): ScannedTemplate {
     }
     if (open > i && value[open - 1] === "$") {
       // `$${` -> literal `${`: drop one `$`, keep scanning after the brace.
-      pushText(parts, value.slice(i, open - 1) + "${");
+      pushText(parts, `${value.slice(i, open - 1)}\${`);
       i = open + 2;
       continue;
     }
@@ -79,7 +79,7 @@ export function scanTemplate(value: string): ScannedTemplate {
     if (body.trim() === "") {
       problems.push({ index: open, code: "empty-reference", message: `empty reference "${text}"`, hint: FORM_HINT });
       pushText(parts, text);
-    } else if (!m || !m[1] || !m[2]) {
+    } else if (!m?.[1] || !m[2]) {
       problems.push({ index: open, code: "malformed-reference", message: `malformed reference "${clip(text)}"`, hint: FORM_HINT });
       pushText(parts, text);
     } else {

@@ -35,7 +35,7 @@ export function parseStorage(text: string): number | undefined {
  */
 export function suggestStorage(text: string): string | undefined {
   const m = /^\s*([0-9]+)\s*([mgt])(?:i|b|ib)?\s*$/i.exec(text);
-  if (!m || !m[1] || !m[2]) return undefined;
+  if (!m?.[1] || !m[2]) return undefined;
   return `${Number(m[1])}${m[2].toUpperCase()}i`;
 }
 
@@ -60,6 +60,6 @@ export function suggestDuration(text: string): string | undefined {
     if (secs > 0) return secs % 3600 === 0 ? `${secs / 3600}h` : secs % 60 === 0 ? `${secs / 60}m` : `${secs}s`;
   }
   const m = /^([0-9]+)\s*(sec|secs|second|seconds|min|mins|minute|minutes|hr|hrs|hour|hours)$/.exec(t);
-  if (!m || !m[1] || !m[2]) return undefined;
+  if (!m?.[1] || !m[2]) return undefined;
   return `${Number(m[1])}${m[2][0]}`;
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
-import { join } from "node:path";
 import { ExitCode, VisibleError } from "../errors.js";
 import { homePaths, platformHome } from "../home/layout.js";
 

@@ -84,7 +84,7 @@ export function toProgress(e: EngineEvent): ProgressEvent | undefined {
 /** Error diagnostics of the run, attributed to a service where possible. */
 export function toError(e: EngineEvent): { service?: string; message: string } | undefined {
   const d = e.diagnosticEvent;
-  if (!d || d.severity !== "error") return undefined;
+  if (d?.severity !== "error") return undefined;
   const service = d.urn ? serviceStep(d.urn)?.service : undefined;
   return { service, message: d.message.trimEnd() };
 }

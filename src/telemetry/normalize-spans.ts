@@ -57,7 +57,7 @@ export function normalizeSpans(request: unknown): NormalizedSpans {
           name: typeof s.name === "string" ? s.name : "",
           kind: toEnum(s.kind, ENUM_NAMES.spanKind),
           startNs,
-          endNs: endNs < startNs ? startNs : endNs,
+          endNs: endNs < startNs ? startNs : endNs, // bigints: Math.max would throw
           statusCode: toEnum(status.code, ENUM_NAMES.statusCode),
           statusMessage: typeof status.message === "string" ? status.message : "",
           httpRoute: http.route ?? null,

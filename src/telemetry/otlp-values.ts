@@ -72,7 +72,7 @@ export function toHexId(v: unknown, bytes: number): string | null | undefined {
 export function toEnum(v: unknown, names: readonly string[]): number {
   if (typeof v === "number") return v;
   if (typeof v === "string") {
-    const i = names.findIndex((n) => v === n);
+    const i = names.indexOf(v );
     return i >= 0 ? i : /^\d+$/.test(v) ? Number(v) : 0;
   }
   return 0;

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { ExitCode, VisibleError } from "../errors.js";
 import { qualifiedRef } from "./configs.js";
 import { runTool, systemToolEnv } from "./exec.js";
-import { type ClusterLayout, type ClusterToolchain } from "./layout.js";
+import type { ClusterLayout, ClusterToolchain } from "./layout.js";
 
 /**
  * Images reach the test cluster without a registry: a docker-archive tar (what `docker save`

@@ -84,7 +84,7 @@ function buildPruneCommand(p: NodeProject): string | undefined {
     case "pnpm":
       return "pnpm prune --prod";
     case "yarn":
-      return "yarn install --non-interactive --production --ignore-scripts --prefer-offline" + (p.lockfile ? " --frozen-lockfile" : "");
+      return `yarn install --non-interactive --production --ignore-scripts --prefer-offline${p.lockfile ? " --frozen-lockfile" : ""}`;
     case "yarn-berry":
       return undefined;
     case "bun":

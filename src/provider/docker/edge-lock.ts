@@ -1,6 +1,5 @@
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
 import { type Holder, processStart, tryLock, unlock } from "../../process-lock.js";
 import { homePaths, platformHome } from "../../home/layout.js";
 import { edgeContainer } from "./edge-config.js";

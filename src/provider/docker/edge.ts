@@ -30,7 +30,7 @@ export async function startEdge(name: string, e: EdgeInputs, hash: string, caddy
     name,
     Image: e.image,
     Env: [`PLATFORM_CADDYFILE=${caddyfile}`],
-    Entrypoint: ["sh", "-c", WRITE_CONFIG + " && exec caddy run --adapter caddyfile --config /tmp/Caddyfile"],
+    Entrypoint: ["sh", "-c", `${WRITE_CONFIG} && exec caddy run --adapter caddyfile --config /tmp/Caddyfile`],
     Labels: { "platform.managed": "true", "platform.edge-config": hash, "platform.edge-domain": e.appsDomain },
     ExposedPorts: { "443/tcp": {} },
     HostConfig: {
@@ -61,7 +61,7 @@ async function validateEdge(e: EdgeInputs, caddyfile: string): Promise<void> {
   const c = await docker().createContainer({
     Image: e.image,
     Env: [`PLATFORM_CADDYFILE=${caddyfile}`],
-    Entrypoint: ["sh", "-c", WRITE_CONFIG + " && caddy validate --adapter caddyfile --config /tmp/Caddyfile"],
+    Entrypoint: ["sh", "-c", `${WRITE_CONFIG} && caddy validate --adapter caddyfile --config /tmp/Caddyfile`],
     Labels: { "platform.managed": "true" },
   });
   try {

@@ -19,7 +19,7 @@ const PYTHON = (url: string) => [
   "import urllib.request as u, urllib.error as e",
   "class R(u.HTTPRedirectHandler):",
   "    def redirect_request(self, *a): return None",
-  "try: print(u.build_opener(R).open(" + JSON.stringify(url) + `, timeout=${TIMEOUT_S}).status)`,
+  `try: print(u.build_opener(R).open(${JSON.stringify(url)}, timeout=${TIMEOUT_S}).status)`,
   "except e.HTTPError as x: print(x.code)",
   "except Exception as x: print('ERR', getattr(x, 'reason', None) or x)",
 ].join("\n");

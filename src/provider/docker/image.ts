@@ -64,7 +64,7 @@ const CLIENT_VARIABLES = /^(PATH|HOME|LD_\w*|DOCKER_\w*|BUILDKIT_\w*|PLATFORM_\w
 export function pickBuildArgVariables(dockerfile: string, values: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of parseDockerfileArgs(dockerfile)) {
-    if (Object.prototype.hasOwnProperty.call(values, name) && !CLIENT_VARIABLES.test(name)) out[name] = values[name] as string;
+    if (Object.hasOwn(values, name) && !CLIENT_VARIABLES.test(name)) out[name] = values[name] as string;
   }
   return out;
 }

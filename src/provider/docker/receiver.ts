@@ -123,7 +123,7 @@ export const telemetryHandler: ResourceHandler = {
   // Gone, stopped or detached: recreate (a deploy refreshes first, so it comes back).
   async read(_id, props) {
     const c = await unlessGone(() => docker().getContainer(TELEMETRY_CONTAINER).inspect());
-    if (!c || !c.State.Running || !Object.keys(c.NetworkSettings.Networks ?? {}).includes(String(props.network))) return undefined;
+    if (!c?.State.Running || !Object.keys(c.NetworkSettings.Networks ?? {}).includes(String(props.network))) return undefined;
     return { ...props };
   },
 };

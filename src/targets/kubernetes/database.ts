@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import * as k8s from "@pulumi/kubernetes";
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { dataClaimName, selectorLabels } from "./names.js";
 import { appContainer, type ImageSource, podLabels, podSpec, timeouts } from "./specs.js";

@@ -213,7 +213,7 @@ describe("many problems", () => {
   });
 
   it("a flood of warnings never hides an error", () => {
-    const text = many(300, (i) => `  s${i}:\n    type: fastapi\n    source: ./api\n`) + "  last:\n    type: fastapi\n    source: ./api\n    public: true\n    env:\n      X: ${nobody.url}\n";
+    const text = `${many(300, (i) => `  s${i}:\n    type: fastapi\n    source: ./api\n`)}  last:\n    type: fastapi\n    source: ./api\n    public: true\n    env:\n      X: \${nobody.url}\n`;
     const r = check(text);
     expect(r.ok).toBe(false);
     expect(r.errors.map((d) => d.code)).toEqual(["unknown-service"]);
