@@ -81,9 +81,9 @@ export function firstInvalidUtf8(b: Uint8Array): number {
     }
     let n: number;
     let min: number;
-    if (c >= 0xc2 && c <= 0xdf) (n = 1), (min = 0x80);
-    else if (c >= 0xe0 && c <= 0xef) (n = 2), (min = 0x800);
-    else if (c >= 0xf0 && c <= 0xf4) (n = 3), (min = 0x10000);
+    if (c >= 0xc2 && c <= 0xdf) [n, min] = [1, 0x80];
+    else if (c >= 0xe0 && c <= 0xef) [n, min] = [2, 0x800];
+    else if (c >= 0xf0 && c <= 0xf4) [n, min] = [3, 0x10000];
     else return i;
     let cp = c & (0x3f >> n);
     for (let k = 1; k <= n; k++) {

@@ -65,7 +65,11 @@ function toServiceView(name: string, value: unknown): ServiceView {
   if (typeof type === "string" && (SERVICE_TYPES as readonly string[]).includes(type)) view.type = type as ServiceType;
   if (typeof pub === "boolean") view.isPublic = pub;
   else if (pub === undefined) view.isPublic = false;
-  if (Array.isArray(deps)) deps.forEach((d, index) => typeof d === "string" && view.dependsOn.push({ name: d, index }));
+  if (Array.isArray(deps)) {
+    deps.forEach((d, index) => {
+      if (typeof d === "string") view.dependsOn.push({ name: d, index });
+    });
+  }
   if (isRecord(env)) for (const key of Object.keys(env)) view.env.push({ key, value: env[key] });
   if (typeof source === "string") view.source = source;
   if (isRecord(build)) {

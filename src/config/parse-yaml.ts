@@ -218,7 +218,9 @@ function findKeyProblems(doc: Document.Parsed, text: string): Report[] {
         stack.push({ node: pair.value, path: [...path, name] });
       }
     } else if (isSeq(node)) {
-      node.items.forEach((item, i) => stack.push({ node: item, path: [...path, i] }));
+      node.items.forEach((item, i) => {
+        stack.push({ node: item, path: [...path, i] });
+      });
     }
   }
   return out;

@@ -101,7 +101,11 @@ function stronglyConnected(names: string[], edges: Map<string, string[]>): strin
     while (stack.length > 0) {
       const n = stack.pop()!;
       comp.push(n);
-      for (const m of reverse.get(n) ?? []) if (!assigned.has(m)) (assigned.add(m), stack.push(m));
+      for (const m of reverse.get(n) ?? []) {
+        if (assigned.has(m)) continue;
+        assigned.add(m);
+        stack.push(m);
+      }
     }
     out.push(comp);
   }
@@ -136,7 +140,11 @@ function warnMissingDependency(view: ConfigView, found: FoundTemplates, edges: M
       seen = new Set();
       const stack = [from];
       while (stack.length > 0) {
-        for (const n of edges.get(stack.pop()!) ?? []) if (!seen.has(n)) (seen.add(n), stack.push(n));
+        for (const n of edges.get(stack.pop()!) ?? []) {
+          if (seen.has(n)) continue;
+          seen.add(n);
+          stack.push(n);
+        }
       }
       reachable.set(from, seen);
     }

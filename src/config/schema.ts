@@ -126,10 +126,13 @@ const env = z
 const typeRules = [
   {
     if: { properties: { type: { const: "postgres" } }, required: ["type"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
     then: { properties: { source: false, build: false, health: false, start: false, public: { const: false }, lifecycle: { properties: { migrate: false } } } },
   },
   {
     if: { properties: { type: { enum: ["fastapi", "nextjs"] } }, required: ["type"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
     then: {
       oneOf: [{ required: ["source"] }, { required: ["build"] }],
       properties: { resources: { anyOf: [{ type: "string" }, { type: "object", properties: { storage: false, retention: false } }] } },
