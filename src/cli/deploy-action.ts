@@ -1,5 +1,6 @@
 import { type Config, referencedSecrets } from "../config/index.js";
 import { requireCredentials } from "../engine/credentials.js";
+import { resolveEdgeSettings } from "../engine/edge-record.js";
 import { missingSecrets } from "../engine/secret-names.js";
 import { stackPlanSettings } from "../engine/stack-settings.js";
 import { ExitCode, VisibleError } from "../errors.js";
@@ -45,7 +46,8 @@ function refuseMissingSecrets(config: Config, project: string, env: string): voi
 /** `platform deploy`: checks what would stop it before the engine starts, then runs it in this terminal. */
 export async function runDeploy(o: DeployOptions): Promise<void> {
   if (o.dryRun) return runPlan({ ...o, preview: true });
-  const edge = edgeSettings(o, process.env);
+  // A mode chosen now (PLATFORM_EDGE, --edge) is remembered for this engine; else the engine's is used.
+  const edge = resolveEdgeSettings(edgeSettings(o, process.env), true);
   const creds = requireCredentials();
   await requireEngine();
   const t = await resolveStackTarget(o, true);

@@ -7,7 +7,7 @@ import { createDeployView } from "./deploy-view.js";
 import { pickRenderer, printJson, type RendererKind } from "./render.js";
 import { studioLink } from "./studio-action.js";
 
-type EngineOptions = Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "order" | "rollback" | "target" | "kubeconfig" | "registry">;
+type EngineOptions = Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "order" | "rollback" | "target" | "kubeconfig" | "registry">;
 
 /**
  * Ctrl-C (or SIGTERM) once: the engine finishes the steps in flight and starts nothing new.

@@ -10,6 +10,7 @@ import { scanSources } from "../plan/scan-source.js";
 import { DEFAULT_ENV, loadValidConfig } from "./context.js";
 import { checkEnvName, checkProjectName } from "./flags.js";
 import { type PreviewState, renderPlanJson, renderPlanText } from "./plan-render.js";
+import { resolveEdgeSettings } from "../engine/edge-record.js";
 import { edgeSettings } from "./stack-flags.js";
 import type { StackOptions } from "./stack-options.js";
 
@@ -18,6 +19,7 @@ export interface PlanOptions extends StackOptions {
   preview?: boolean;
   appsDomain?: string;
   httpsPort?: string;
+  edge?: string;
 }
 
 function readText(path: string): string | undefined {
@@ -30,7 +32,7 @@ function readText(path: string): string | undefined {
  * is built, started or linked.
  */
 export async function runPlan(o: PlanOptions): Promise<void> {
-  const edge = edgeSettings(o, process.env);
+  const edge = resolveEdgeSettings(edgeSettings(o, process.env), false);
   const { configFile, config } = await loadValidConfig(o.file);
   const projectDir = dirname(configFile);
   const env = checkEnvName(o.env ?? DEFAULT_ENV);

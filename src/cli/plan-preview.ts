@@ -1,6 +1,7 @@
 import { requireCredentials } from "../engine/credentials.js";
 import { previewStack } from "../engine/preview.js";
 import { VisibleError } from "../errors.js";
+import type { EdgeSettings } from "../plan/settings.js";
 import { requireEngine } from "../runtime/docker.js";
 import type { PreviewState } from "./plan-render.js";
 
@@ -8,7 +9,7 @@ import type { PreviewState } from "./plan-render.js";
  * The Pulumi preview of a linked project's stack, as `platform plan` shows it: a summary, no
  * stack yet, or the engine's own error lines. Not logged in or no engine stops the command.
  */
-export async function previewPlan(project: string, env: string, o: { configFile: string; appsDomain?: string; httpsPort?: number }): Promise<PreviewState> {
+export async function previewPlan(project: string, env: string, o: { configFile: string } & EdgeSettings): Promise<PreviewState> {
   const creds = requireCredentials();
   await requireEngine();
   try {

@@ -4,25 +4,15 @@
  */
 import { resolve } from "node:path";
 import { ExitCode, VisibleError } from "../errors.js";
-import { checkAppsDomain, checkHttpsPort } from "./flags.js";
+import type { EdgeFlags } from "./edge-flags.js";
 
-/** Where a deploy goes: the edge's domain and port, the target and its cluster. */
-export interface TargetFlags {
-  appsDomain?: string;
-  httpsPort?: string;
+export { edgeSettings } from "./edge-flags.js";
+
+/** Where a deploy goes: the edge (its mode, domain and ports), the target and its cluster. */
+export interface TargetFlags extends EdgeFlags {
   target?: string;
   kubeconfig?: string;
   registry?: string;
-}
-
-/** --apps-domain / --https-port, else their PLATFORM_* variables, checked like names in platform.yml. */
-export function edgeSettings(o: TargetFlags, env: NodeJS.ProcessEnv): { appsDomain?: string; httpsPort?: number } {
-  const domain = o.appsDomain ?? env.PLATFORM_APPS_DOMAIN;
-  const port = o.httpsPort ?? env.PLATFORM_HTTPS_PORT;
-  return {
-    appsDomain: domain === undefined ? undefined : checkAppsDomain(domain, o.appsDomain !== undefined ? "--apps-domain" : "PLATFORM_APPS_DOMAIN"),
-    httpsPort: port === undefined ? undefined : checkHttpsPort(port, o.httpsPort !== undefined ? "--https-port" : "PLATFORM_HTTPS_PORT"),
-  };
 }
 
 /** An image registry as images name it: HOST[:PORT][/PATH], no scheme. */

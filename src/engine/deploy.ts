@@ -5,6 +5,8 @@ import { dirname, join } from "node:path";
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "../plan/constants.js";
+import { serializePublicEdge } from "../plan/settings.js";
+import type { PublicEdge } from "../plan/types.js";
 import { homePaths } from "../home/layout.js";
 import { PLATFORM_VERSION } from "../version.js";
 import { type CheckpointResource, checkpointResources } from "./checkpoint.js";
@@ -25,6 +27,8 @@ export interface DeployOptions {
   readonly creds: Credentials;
   readonly appsDomain?: string;
   readonly httpsPort?: number;
+  /** The public edge's settings, null for the local edge; unset keeps the stack's. */
+  readonly publicEdge?: PublicEdge | null;
   /** Where the stack runs: `docker` (the default) or `kubernetes`; kept as a stack setting. */
   readonly target?: string;
   /** The Kubernetes target's kubeconfig (a path); kept as a stack setting. */
@@ -64,13 +68,14 @@ export interface DeployResult {
  * pins the images to redeploy. Written straight into the stack's settings file
  * (stack-settings.ts); through the CLI only when that file cannot be used.
  */
-export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "project" | "env" | "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "rollback" | "target" | "kubeconfig" | "registry">, deploymentId: string): Promise<void> {
+export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "project" | "env" | "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "rollback" | "target" | "kubeconfig" | "registry">, deploymentId: string): Promise<void> {
   const current = await currentStackSettings(stack, o.project, o.env);
   const values: Record<string, string> = {
     "platform:configFile": o.configFile,
     "platform:projectDir": o.projectDir ?? "",
     "platform:appsDomain": o.appsDomain ?? current["platform:appsDomain"] ?? DEFAULT_APPS_DOMAIN,
     "platform:httpsPort": o.httpsPort?.toString() ?? current["platform:httpsPort"] ?? String(DEFAULT_HTTPS_PORT),
+    "platform:publicEdge": o.publicEdge !== undefined ? serializePublicEdge(o.publicEdge) : (current["platform:publicEdge"] ?? ""),
     "platform:deploymentId": deploymentId,
     "platform:images": o.rollback ? JSON.stringify(o.rollback.images) : "",
     "platform:target": o.target ?? current["platform:target"] ?? "docker",

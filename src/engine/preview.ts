@@ -51,7 +51,7 @@ export function summarizePreview(events: readonly EngineEvent[]): Record<string,
   return out;
 }
 
-export type PreviewOptions = Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "target" | "kubeconfig" | "registry">;
+export type PreviewOptions = Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "target" | "kubeconfig" | "registry">;
 
 /**
  * A Pulumi preview of the next deploy, read from the engine's truth (refresh first): which

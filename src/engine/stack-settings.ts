@@ -5,7 +5,7 @@ import writeFileAtomic from "write-file-atomic";
 import { isMap, parseDocument } from "yaml";
 import { baseImages } from "../home/images.js";
 import { homePaths } from "../home/layout.js";
-import { buildPlanSettings } from "../plan/settings.js";
+import { buildPlanSettings, type EdgeSettings, parsePublicEdge } from "../plan/settings.js";
 import type { PlanContext } from "../plan/types.js";
 
 /**
@@ -59,12 +59,14 @@ export async function currentStackSettings(stack: Stack, project: string, env: s
 }
 
 /** The edge settings a stack keeps (what its last deploy was given), for plans made outside the program. */
-export function keptEdgeSettings(project: string, env: string): { appsDomain?: string; httpsPort?: number } {
+export function keptEdgeSettings(project: string, env: string): EdgeSettings {
   const kept = readStackSettings(stackSettingsFile(project, env)) ?? {};
   const port = Number(kept["platform:httpsPort"]);
+  const publicEdge = parsePublicEdge(kept["platform:publicEdge"]);
   return {
     ...(kept["platform:appsDomain"] ? { appsDomain: kept["platform:appsDomain"] } : {}),
     ...(Number.isInteger(port) && port > 0 ? { httpsPort: port } : {}),
+    ...(publicEdge !== undefined ? { publicEdge } : {}),
   };
 }
 
@@ -72,6 +74,6 @@ export function keptEdgeSettings(project: string, env: string): { appsDomain?: s
  * The plan's settings as the program will see them: the given flags over what the stack keeps,
  * then the defaults. `plan` and `deploy` plan outside the program with this, so they agree with it.
  */
-export function stackPlanSettings(stack: { project: string; env: string; projectDir: string }, flags: { appsDomain?: string; httpsPort?: number }): PlanContext {
+export function stackPlanSettings(stack: { project: string; env: string; projectDir: string }, flags: EdgeSettings): PlanContext {
   return buildPlanSettings(stack, baseImages(), { flags, stack: keptEdgeSettings(stack.project, stack.env) });
 }

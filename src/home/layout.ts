@@ -27,6 +27,8 @@ export const homePaths = {
   engineDir: (...parts: string[]) => under("engine", ...parts),
   /** Deploy logs (build and migration output), per stack. */
   logDir: (project: string, env: string) => under("logs", project, env),
+  /** The edge mode chosen for one engine: its edge's name and the engine's address (DOCKER_HOST). */
+  edgeRecord: (edgeName: string, engine: string) => under("edges", `${edgeName}@${engine.replace(/[^A-Za-z0-9._-]+/g, "_")}.json`),
   /** Locks that serialise work on a shared container (the edge, the receiver). */
   lockFile: (name: string) => under(name),
   keysDir: () => under("keys"),

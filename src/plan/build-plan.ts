@@ -117,6 +117,7 @@ export function buildPlan(config: Config, ctx: PlanContext, sources: ReadonlyMap
     labels: { "platform.project": ctx.project, "platform.env": ctx.env },
     appsDomain: ctx.appsDomain,
     httpsPort: ctx.httpsPort,
+    ...(ctx.publicEdge ? { publicEdge: ctx.publicEdge } : {}),
     images: ctx.images,
     services: order.map((n) => planService(byName[n] as ServiceConfig, ctx, sources, sampleRatioOf(config))),
     secrets: referencedSecrets(config),

@@ -5,6 +5,8 @@ export const POSTGRES_PORT = 5432;
 export const EDGE_ALIAS_SUFFIX_TEXT = ".edge";
 export const DEFAULT_APPS_DOMAIN = "localhost";
 export const DEFAULT_HTTPS_PORT = 443;
+/** The public edge's default ACME directory. */
+export const LETS_ENCRYPT_DIRECTORY = "https://acme-v02.api.letsencrypt.org/directory";
 export const DEFAULT_HEALTH_TIMEOUT_SECONDS = 120;
 /**
  * The one shared edge proxy on a Docker engine and its data volume (its local CA). PLATFORM_EDGE_NAME

@@ -1,17 +1,19 @@
 import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "./constants.js";
-import type { BaseImageSet, PlanContext } from "./types.js";
+import type { BaseImageSet, PlanContext, PublicEdge } from "./types.js";
 
 /** The edge settings a plan depends on, as one source gives them (any may be unset). */
 export interface EdgeSettings {
   readonly appsDomain?: string;
   readonly httpsPort?: number;
+  /** The public edge's settings, null for the local edge; undefined: this source does not say. */
+  readonly publicEdge?: PublicEdge | null;
 }
 
 /** Where a plan's settings come from, in the order they win over each other, then the defaults. */
 export interface SettingsSources {
   /** --apps-domain / --https-port, else their PLATFORM_* variables (already checked by the CLI). */
   readonly flags?: EdgeSettings;
-  /** What the stack keeps (platform:appsDomain, platform:httpsPort): the last deploy's flags. */
+  /** What the stack keeps (platform:appsDomain, platform:httpsPort, platform:publicEdge): the last deploy's settings. */
   readonly stack?: EdgeSettings;
 }
 
@@ -25,12 +27,31 @@ export function buildPlanSettings(
   images: BaseImageSet,
   sources: SettingsSources,
 ): PlanContext {
+  const publicEdge = sources.flags?.publicEdge !== undefined ? sources.flags.publicEdge : sources.stack?.publicEdge;
   return {
     project: stack.project,
     env: stack.env,
     projectDir: stack.projectDir,
     appsDomain: sources.flags?.appsDomain ?? sources.stack?.appsDomain ?? DEFAULT_APPS_DOMAIN,
     httpsPort: sources.flags?.httpsPort ?? sources.stack?.httpsPort ?? DEFAULT_HTTPS_PORT,
+    ...(publicEdge ? { publicEdge } : {}),
     images,
   };
+}
+
+/** The stack setting platform:publicEdge: JSON of the public edge, "" for the local edge. */
+export function serializePublicEdge(edge: PublicEdge | null): string {
+  return edge ? JSON.stringify(edge) : "";
+}
+
+/** Reads platform:publicEdge back: null for the local edge (or a value this version cannot read), undefined when unset. */
+export function parsePublicEdge(text: string | undefined): PublicEdge | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === "") return null;
+  try {
+    const v = JSON.parse(text) as PublicEdge;
+    return typeof v?.httpPort === "number" && typeof v.acme?.ca === "string" && typeof v.acme.email === "string" ? v : null;
+  } catch {
+    return null;
+  }
 }

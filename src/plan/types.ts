@@ -9,9 +9,24 @@ export interface PlanContext {
   readonly env: string;
   readonly appsDomain: string;
   readonly httpsPort: number;
+  /** Set when the edge serves the internet (public mode); unset: the local edge on 127.0.0.1. */
+  readonly publicEdge?: PublicEdge;
   /** Absolute directory holding platform.yml: source paths are relative to it. */
   readonly projectDir: string;
   readonly images: BaseImageSet;
+}
+
+/** The public edge: every interface, certificates from an ACME directory. */
+export interface PublicEdge {
+  /** The host's port for plain HTTP (redirects, ACME HTTP-01 challenges). */
+  readonly httpPort: number;
+  readonly acme: {
+    /** The ACME directory URL (Let's Encrypt's by default). */
+    readonly ca: string;
+    readonly email: string;
+    /** A PEM bundle that signs the directory's TLS, when the system's CAs do not (staging, company CA, tests). */
+    readonly caRoot?: string;
+  };
 }
 
 export interface BaseImageSet {
@@ -95,6 +110,8 @@ export interface Plan {
   readonly labels: Readonly<Record<string, string>>;
   readonly appsDomain: string;
   readonly httpsPort: number;
+  /** Set in public mode: the edge listens on every interface and gets certificates from ACME. */
+  readonly publicEdge?: PublicEdge;
   readonly images: BaseImageSet;
   /** In dependency order: every service after the services it depends on. */
   readonly services: readonly PlannedService[];

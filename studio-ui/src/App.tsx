@@ -42,7 +42,7 @@ function SignIn() {
 function ThemeToggle() {
   const [theme, setTheme] = useState(document.documentElement.dataset.theme ?? "dark");
   useEffect(() => { document.documentElement.dataset.theme = theme; localStorage.setItem("studio-theme", theme); }, [theme]);
-  return <button className="btn" title="Switch theme" onClick={() => setTheme(theme === "dark" ? "light" : "dark")}>{theme === "dark" ? "☀ Light" : "☾ Dark"}</button>;
+  return <button type="button" className="btn" title="Switch theme" onClick={() => setTheme(theme === "dark" ? "light" : "dark")}>{theme === "dark" ? "☀ Light" : "☾ Dark"}</button>;
 }
 
 export function App() {
@@ -61,6 +61,7 @@ export function App() {
   }, [inEnv, projects.data, go]);
 
   // The sidebar lists every project of the machine: keep the open one in view.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the effect reads the DOM, not these values: it must run again when the active link changes (project, env) or the list is re-rendered (projects.data)
   useEffect(() => { document.querySelector(".nav .env.active")?.scrollIntoView({ block: "nearest" }); }, [project, env, projects.data]);
 
   if (signedOut) return <SignIn />;

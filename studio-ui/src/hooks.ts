@@ -11,8 +11,9 @@ export function useData<T>(load: () => Promise<T>, deps: unknown[], refreshMs = 
     setLoading(true);
     load().then((d) => { if (n === latest.current) { setData(d); setError(undefined); } }, (e: Error) => { if (n === latest.current) setError(e.message); })
       .finally(() => { if (n === latest.current) setLoading(false); });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, deps);
+  },
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `deps` is the caller's list (what `load` reads), passed on as this callback's dependencies
+  deps);
   useEffect(() => {
     run();
     if (!refreshMs) return;

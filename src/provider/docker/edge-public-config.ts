@@ -11,7 +11,6 @@ export interface AcmeSettings {
   readonly caRoot?: string;
 }
 
-export const LETS_ENCRYPT_DIRECTORY = "https://acme-v02.api.letsencrypt.org/directory";
 /** Inside the edge container: the CA root written from the environment at start. */
 export const ACME_ROOT_PATH = "/tmp/acme-ca-root.pem";
 /** The on-demand guard, reachable only inside the edge container. */

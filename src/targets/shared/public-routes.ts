@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Plan, PlannedService } from "../../plan/types.js";
+import type { EdgeInputs } from "../../provider/docker/edge.js";
 import { PUBLIC_HOST_LABEL } from "../../provider/docker/ownership.js";
 import { hostLabel } from "../../provider/random/words.js";
 import { EdgeAttachment, type Network, Words } from "./resources.js";
@@ -16,8 +17,17 @@ export function createPublicRoutes(plan: Plan, network: Network | undefined): Pu
   if (!network || hostPrefixes.length === 0) return undefined;
   // seedName is `<project>-<env>` spelled out, not plan.network: a change of naming scheme must not draw new URL words.
   const words = new Words("url-words", { seedName: `${plan.project}-${plan.env}`, hostPrefixes });
-  const edge = new EdgeAttachment("edge", { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain }, { dependsOn: [network] });
+  const edge = new EdgeAttachment("edge", { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain, ...publicInputs(plan) }, {
+    dependsOn: [network],
+  });
   return { words, edge };
+}
+
+/** The public edge's inputs; none for the local edge, whose inputs stay as they always were. */
+function publicInputs(plan: Plan): Partial<EdgeInputs> {
+  const p = plan.publicEdge;
+  if (!p) return {};
+  return { mode: "public", httpPort: p.httpPort, acmeCa: p.acme.ca, acmeEmail: p.acme.email, ...(p.acme.caRoot ? { acmeCaRoot: p.acme.caRoot } : {}) };
 }
 
 /** A public container's labels name its host label, so hosts in use are one listContainers away (provider/docker/public-host.ts). */

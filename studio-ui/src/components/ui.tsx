@@ -21,7 +21,7 @@ export const StateBadge = ({ state }: { state: string }) => <Badge kind={OUTCOME
 export function Segmented<T extends string>({ value, options, onChange }: { value: T; options: readonly { value: T; label: string }[]; onChange: (v: T) => void }) {
   return (
     <div className="seg">
-      {options.map((o) => <button key={o.value} className={o.value === value ? "on" : ""} onClick={() => onChange(o.value)}>{o.label}</button>)}
+      {options.map((o) => <button type="button" key={o.value} className={o.value === value ? "on" : ""} onClick={() => onChange(o.value)}>{o.label}</button>)}
     </div>
   );
 }

@@ -20,8 +20,8 @@ function Connection({ db, info }: { db: Db; info: DbInfo }) {
         <span className="k">Password</span>
         <span className="row">
           <code data-testid="password">{password ?? "••••••••••••"}</code>
-          <button className="btn" onClick={reveal}>{password ? "Hide" : "Reveal"}</button>
-          {password && <button className="btn" onClick={() => void navigator.clipboard?.writeText(password)}>Copy</button>}
+          <button type="button" className="btn" onClick={reveal}>{password ? "Hide" : "Reveal"}</button>
+          {password && <button type="button" className="btn" onClick={() => void navigator.clipboard?.writeText(password)}>Copy</button>}
         </span>
         <span className="k">Terminal</span><code>platform db connect {db.service}</code>
       </div>
@@ -61,10 +61,10 @@ export function DatabasePage({ project, env }: Scope) {
 
   return (
     <>
-      {dbs.length > 1 && <div className="row" style={{ marginBottom: 12 }}>{dbs.map((d) => <button key={d.name} className={`btn ${d.name === svc ? "primary" : ""}`} onClick={() => setService(d.name)}>{d.name}</button>)}</div>}
+      {dbs.length > 1 && <div className="row" style={{ marginBottom: 12 }}>{dbs.map((d) => <button type="button" key={d.name} className={`btn ${d.name === svc ? "primary" : ""}`} onClick={() => setService(d.name)}>{d.name}</button>)}</div>}
       <div className="split" style={{ gridTemplateColumns: "300px minmax(0, 1fr)" }}>
         <div className="stack">
-          <Card title="Tables" right={<button className="btn" onClick={tables.reload}>↻</button>}>
+          <Card title="Tables" right={<button type="button" className="btn" onClick={tables.reload}>↻</button>}>
             <table className="t" data-testid="tables">
               <tbody>
                 {(tables.data ?? []).map((t) => (
@@ -82,12 +82,12 @@ export function DatabasePage({ project, env }: Scope) {
           <Card title="SQL" right={
             <div className="row">
               {writes ? <Badge kind="warn">writes on for this session</Badge> : <Badge kind="ok">read-only</Badge>}
-              <button className={`btn ${writes ? "" : "danger"}`} onClick={() => void switchWrites(!writes)}>{writes ? "Back to read-only" : "Allow writes"}</button>
+              <button type="button" className={`btn ${writes ? "" : "danger"}`} onClick={() => void switchWrites(!writes)}>{writes ? "Back to read-only" : "Allow writes"}</button>
             </div>}>
             <div className="card-body">
               <textarea className="in" aria-label="SQL" value={sql} onChange={(e) => setSql(e.target.value)} onKeyDown={(e) => { if ((e.ctrlKey || e.metaKey) && e.key === "Enter") run(); }} spellCheck={false} />
               <div className="row" style={{ marginTop: 10 }}>
-                <button className="btn primary" disabled={running} onClick={() => run()}>{running ? "Running…" : "Run"}</button>
+                <button type="button" className="btn primary" disabled={running} onClick={() => run()}>{running ? "Running…" : "Run"}</button>
                 <span className="muted small">Ctrl+Enter · one statement per run · {writes ? "committed" : "in a READ ONLY transaction"} · 30 s timeout</span>
               </div>
             </div>
@@ -95,12 +95,23 @@ export function DatabasePage({ project, env }: Scope) {
           {error && <div className="err-box" style={{ marginTop: 16 }} data-testid="sql-error">{error}</div>}
           {result && (
             <Card title={<>{result.command} <span className="muted small">· {result.rowCount.toLocaleString()} row{result.rowCount === 1 ? "" : "s"} · {result.ms} ms{result.truncated ? " · first 10,000 kept" : ""}</span></>}
-              right={result.total > PAGE && <div className="row small"><button className="btn" disabled={result.offset === 0} onClick={() => void page(result.offset - PAGE)}>‹ Prev</button><span className="muted">{result.offset + 1}–{Math.min(result.total, result.offset + PAGE)} of {result.total.toLocaleString()}</span><button className="btn" disabled={result.offset + PAGE >= result.total} onClick={() => void page(result.offset + PAGE)}>Next ›</button></div>}>
+              right={result.total > PAGE && <div className="row small"><button type="button" className="btn" disabled={result.offset === 0} onClick={() => void page(result.offset - PAGE)}>‹ Prev</button><span className="muted">{result.offset + 1}–{Math.min(result.total, result.offset + PAGE)} of {result.total.toLocaleString()}</span><button type="button" className="btn" disabled={result.offset + PAGE >= result.total} onClick={() => void page(result.offset + PAGE)}>Next ›</button></div>}>
               <div style={{ overflow: "auto", maxHeight: "55vh" }} data-testid="result">
                 {result.columns.length === 0 ? <div className="ok-box" style={{ margin: 14 }}>{result.command} {result.rowCount}</div> : (
                   <table className="t raw mono">
-                    <thead><tr>{result.columns.map((c, i) => <th key={i}>{c}</th>)}</tr></thead>
-                    <tbody>{result.rows.map((r, i) => <tr key={i}>{r.map((v, j) => <td key={j} className={v === null ? "muted" : ""}>{v === null ? "NULL" : v.length > 200 ? `${v.slice(0, 200)}…` : v}</td>)}</tr>)}</tbody>
+                    {/* A result page is fixed once fetched (a new page replaces it); rows have no key of their own and names repeat
+                        (SELECT 1, 1), so the position of a column, row or cell is its identity. */}
+                    <thead><tr>{result.columns.map((c, i) => (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: a column's position is its identity (see above)
+                      <th key={i}>{c}</th>
+                    ))}</tr></thead>
+                    <tbody>{result.rows.map((r, i) => (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: a row's position is its identity (see above)
+                      <tr key={i}>{r.map((v, j) => (
+                        // biome-ignore lint/suspicious/noArrayIndexKey: a cell's position is its identity (see above)
+                        <td key={j} className={v === null ? "muted" : ""}>{v === null ? "NULL" : v.length > 200 ? `${v.slice(0, 200)}…` : v}</td>
+                      ))}</tr>
+                    ))}</tbody>
                   </table>
                 )}
               </div>

@@ -13,7 +13,7 @@ function PhaseBar({ phases }: { phases: PhaseTiming[] }) {
   const total = phases.reduce((s, p) => s + (p.ms ?? 0), 0) || 1;
   return (
     <div className="phases" title={phases.map((p) => `${p.phase} ${fmtMs(p.ms)}`).join(" → ")}>
-      {phases.map((p, i) => <span key={i} style={{ width: `${((p.ms ?? 0) / total) * 100}%`, background: PHASE_COLOR[p.phase] ?? "#64748b" }} />)}
+      {phases.map((p) => <span key={`${p.at} ${p.phase}`} style={{ width: `${((p.ms ?? 0) / total) * 100}%`, background: PHASE_COLOR[p.phase] ?? "#64748b" }} />)}
     </div>
   );
 }
@@ -46,7 +46,10 @@ function Detail({ d }: { d: DeploymentView }) {
           <pre className="out">{m.output.trim() || "(no output)"}</pre>
         </div>
       ))}
-      {d.notes.length > 0 && <ul className="small muted">{d.notes.map((n, i) => <li key={i}>{n}</li>)}</ul>}
+      {d.notes.length > 0 && <ul className="small muted">{d.notes.map((n, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a deployment's notes are fixed once it is recorded, and may repeat
+        <li key={i}>{n}</li>
+      ))}</ul>}
     </div>
   );
 }
@@ -56,12 +59,15 @@ function ConfigDiff({ parts }: { parts: Comparison["config"] }) {
   for (const p of parts) {
     const lines = p.text.replace(/\n$/, "").split("\n");
     if (p.kind === "same" && lines.length > 6) {
-      lines.slice(0, 2).forEach((l) => rows.push({ cls: "", text: `  ${l}` }));
+      for (const l of lines.slice(0, 2)) rows.push({ cls: "", text: `  ${l}` });
       rows.push({ cls: "fold", text: `  … ${lines.length - 4} unchanged lines` });
-      lines.slice(-2).forEach((l) => rows.push({ cls: "", text: `  ${l}` }));
-    } else lines.forEach((l) => rows.push({ cls: p.kind === "same" ? "" : p.kind, text: `${p.kind === "added" ? "+" : p.kind === "removed" ? "-" : " "} ${l}` }));
+      for (const l of lines.slice(-2)) rows.push({ cls: "", text: `  ${l}` });
+    } else for (const l of lines) rows.push({ cls: p.kind === "same" ? "" : p.kind, text: `${p.kind === "added" ? "+" : p.kind === "removed" ? "-" : " "} ${l}` });
   }
-  return <div className="diff" data-testid="config-diff">{rows.map((r, i) => <div key={i} className={r.cls}>{r.text || " "}</div>)}</div>;
+  return <div className="diff" data-testid="config-diff">{rows.map((r, i) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: the diff's lines are computed once from a comparison, a line's place is its identity (texts repeat)
+    <div key={i} className={r.cls}>{r.text || " "}</div>
+  ))}</div>;
 }
 
 export function DeploymentsPage({ project, env }: Scope) {
@@ -80,13 +86,14 @@ export function DeploymentsPage({ project, env }: Scope) {
   };
   return (
     <>
-      <Card title={`Deployments (${data.length})`} right={<div className="row"><span className="muted small">Pick two to compare</span><button className="btn primary" disabled={picked.length !== 2} onClick={compare}>Compare</button></div>}>
+      <Card title={`Deployments (${data.length})`} right={<div className="row"><span className="muted small">Pick two to compare</span><button type="button" className="btn primary" disabled={picked.length !== 2} onClick={compare}>Compare</button></div>}>
         <table className="t">
           <thead><tr><th style={{ width: 36 }} /><th>Deployment</th><th>Outcome</th><th>Who</th><th>When</th><th className="num">Duration</th><th>Commit</th></tr></thead>
           <tbody>
             {data.map((d) => (
-              <tr key={d.id} className={`click ${open === d.id ? "sel" : ""}`} onClick={() => setOpen(open === d.id ? null : d.id)} data-deployment={d.id}>
-                <td onClick={(e) => e.stopPropagation()}><input type="checkbox" aria-label={`compare ${d.id}`} checked={picked.includes(d.id)} onChange={() => pick(d.id)} /></td>
+              <tr key={d.id} className={`click ${open === d.id ? "sel" : ""}`} onClick={(e) => { if (!(e.target as Element).closest("td[data-pick]")) setOpen(open === d.id ? null : d.id); }} data-deployment={d.id}>
+                {/* A click in the compare cell picks the deployment, it does not open it. */}
+                <td data-pick><input type="checkbox" aria-label={`compare ${d.id}`} checked={picked.includes(d.id)} onChange={() => pick(d.id)} /></td>
                 <td><code>{d.id}</code>{d.kind === "rollback" && <> <Badge>rollback to {d.rollbackOf}</Badge></>}</td>
                 <td><StateBadge state={d.outcome} /></td>
                 <td className="muted">{d.by ?? "–"}</td>
@@ -100,7 +107,7 @@ export function DeploymentsPage({ project, env }: Scope) {
       </Card>
       {cmpError && <div className="err-box" style={{ marginTop: 16 }}>{cmpError}</div>}
       {cmp && (
-        <Card title={<>Comparison <code>{cmp.from}</code> → <code>{cmp.to}</code></>} right={<button className="btn" onClick={() => setCmp(null)}>Close</button>}>
+        <Card title={<>Comparison <code>{cmp.from}</code> → <code>{cmp.to}</code></>} right={<button type="button" className="btn" onClick={() => setCmp(null)}>Close</button>}>
           <div className="card-body" data-testid="comparison">
             <h4 style={{ margin: "0 0 8px" }}>Images</h4>
             {cmp.images.length === 0 ? <p className="muted">No image changed.</p> : (

@@ -8,6 +8,9 @@ import { useData } from "../hooks";
 const SINCE = [{ value: "300", label: "5m" }, { value: "3600", label: "1h" }, { value: "86400", label: "24h" }, { value: "0", label: "all" }] as const;
 const MAX_LINES = 5000;
 
+/** A line as received, numbered in order of arrival: its key in the list, which is re-sorted and trimmed. */
+type Line = LogLine & { seq: number };
+
 export function LogsPage({ project, env }: Scope) {
   const services = useData(() => get("/api/projects/:project/envs/:env", { project, env }), [project, env]);
   const names = useMemo(() => services.data?.services.filter((s) => s.state !== "not deployed").map((s) => s.name) ?? [], [services.data]);
@@ -16,17 +19,20 @@ export function LogsPage({ project, env }: Scope) {
   const [since, setSince] = useState<string>("3600");
   const [follow, setFollow] = useState(true);
   const [filter, setFilter] = useState("");
-  const [lines, setLines] = useState<LogLine[]>([]);
+  const [lines, setLines] = useState<Line[]>([]);
   const [live, setLive] = useState(false);
   const box = useRef<HTMLDivElement>(null);
+  // The chosen services as one string, the effect's dependency: `chosen` is a new array at each render.
+  const chosenKey = chosen.join(",");
 
   useEffect(() => {
-    if (chosen.length === 0) return;
+    if (chosenKey === "") return;
     setLines([]);
     const sinceSec = since === "0" ? 0 : Math.floor(Date.now() / 1000) - Number(since);
-    const query = { services: chosen.join(","), since: sinceSec, tail: 1000, follow: follow ? 1 : 0 } as const;
+    const query = { services: chosenKey, since: sinceSec, tail: 1000, follow: follow ? 1 : 0 } as const;
     const es = new EventSource(eventsUrl("/api/projects/:project/envs/:env/logs", { project, env }, query));
-    let pending: LogLine[] = [];
+    let pending: Line[] = [];
+    let seq = 0;
     const flush = setInterval(() => {
       if (!pending.length) return;
       const batch = pending;
@@ -36,14 +42,17 @@ export function LogsPage({ project, env }: Scope) {
     }, 150);
     es.addEventListener("open", () => setLive(true));
     // The server writes each event's data from LogEvents (api-types.ts).
-    es.addEventListener("line", (e) => pending.push(JSON.parse((e as MessageEvent<string>).data) as LogEvents["line"]));
+    es.addEventListener("line", (e) => {
+      pending.push({ ...(JSON.parse((e as MessageEvent<string>).data) as LogEvents["line"]), seq: seq++ });
+    });
     es.addEventListener("end", () => { setLive(false); es.close(); });
     es.onerror = () => setLive(false);
     return () => { es.close(); clearInterval(flush); setLive(false); };
-  }, [project, env, chosen.join(","), since, follow]);
+  }, [project, env, chosenKey, since, follow]);
 
   const needle = filter.toLowerCase();
   const shown = needle ? lines.filter((l) => l.line.toLowerCase().includes(needle)) : lines;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the effect scrolls the box that renders `shown`: it runs again after each new `shown`
   useEffect(() => {
     const el = box.current;
     if (el && follow) el.scrollTop = el.scrollHeight;
@@ -67,8 +76,8 @@ export function LogsPage({ project, env }: Scope) {
       </div>
       <div className="logs" ref={box} data-testid="logs">
         {shown.length === 0 && <div className="empty">{lines.length ? "No line matches the filter." : "No log lines in this range."}</div>}
-        {shown.map((l, i) => (
-          <div key={i} className={`logline ${l.stream}`}>
+        {shown.map((l) => (
+          <div key={l.seq} className={`logline ${l.stream}`}>
             <span className="muted">{l.ts ? new Date(l.ts).toLocaleTimeString(undefined, { hour12: false }) : ""}</span>
             <span className="svc" style={{ color: colorOf(l.service, names) }}>{l.service}</span>
             <span className="msg">{l.line}</span>

@@ -12,7 +12,7 @@ export function ServicesPage({ project, env, go }: Scope) {
   return (
     <>
       {last && (
-        <Card title="Last deployment" right={<button className="btn" onClick={() => go(`${base}/deployments`)}>History →</button>}>
+        <Card title="Last deployment" right={<button type="button" className="btn" onClick={() => go(`${base}/deployments`)}>History →</button>}>
           <div className="card-body row">
             <StateBadge state={last.outcome} />
             <code>{last.id}</code>

@@ -25,7 +25,10 @@ function Attributes({ span, color }: { span: TraceSpan; color: string }) {
             <div className="attrs">{Object.entries(attrs).sort(([a], [b]) => a.localeCompare(b)).flatMap(([k, v]) => [<span key={`k${k}`} className="k">{k}</span>, <span key={`v${k}`}>{show(v)}</span>])}</div>
           </div>
         ))}
-        {span.events.length > 0 && <><h4 style={{ margin: "6px 0" }}>Events</h4>{span.events.map((e, i) => <div key={i} className="small"><b>{e.name}</b> <span className="muted">{Object.entries(e.attributes).map(([k, v]) => `${k}=${show(v)}`).join(" ")}</span></div>)}</>}
+        {span.events.length > 0 && <><h4 style={{ margin: "6px 0" }}>Events</h4>{span.events.map((e, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a span's events are fixed once the trace is loaded, in the order recorded, and may repeat a name and a time
+          <div key={i} className="small"><b>{e.name}</b> <span className="muted">{Object.entries(e.attributes).map(([k, v]) => `${k}=${show(v)}`).join(" ")}</span></div>
+        ))}</>}
       </div>
     </Card>
   );
@@ -41,7 +44,7 @@ export function TracePage({ traceId, go, project, env }: Scope & { traceId: stri
   return (
     <>
       <div className="row" style={{ marginBottom: 12 }}>
-        <button className="btn" onClick={() => history.length > 1 ? history.back() : go(`/projects/${encodeURIComponent(project)}/${encodeURIComponent(env)}/metrics`)}>← Back</button>
+        <button type="button" className="btn" onClick={() => history.length > 1 ? history.back() : go(`/projects/${encodeURIComponent(project)}/${encodeURIComponent(env)}/metrics`)}>← Back</button>
         <code className="muted">{data.traceId}</code>
         <span className="muted">{fmtTime(data.startMs)} · {fmtMs(data.durationMs)} · {data.spans.length} spans</span>
         {data.errorCount > 0 && <Badge kind="err">{data.errorCount} error{data.errorCount > 1 ? "s" : ""}</Badge>}
@@ -57,7 +60,9 @@ export function TracePage({ traceId, go, project, env }: Scope & { traceId: stri
               const width = Math.max(0.3, (s.durationMs / total) * 100);
               const color = colorOf(s.service, data.services);
               return (
-                <div key={s.spanId} className={`wf-row ${s.spanId === span.spanId ? "sel" : ""}`} onClick={() => setSel(s.spanId)} data-span-service={s.service} data-status={s.status}>
+                // biome-ignore lint/a11y/useSemanticElements: the row is a grid of block content (name column, timeline track), which a <button> may not hold
+                <div key={s.spanId} className={`wf-row ${s.spanId === span.spanId ? "sel" : ""}`} role="button" tabIndex={0} aria-pressed={s.spanId === span.spanId}
+                  onClick={() => setSel(s.spanId)} onKeyDown={(e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); setSel(s.spanId); } }} data-span-service={s.service} data-status={s.status}>
                   <div className="wf-name" style={{ paddingLeft: 10 + s.depth * 16 }}>
                     <span className="dot" style={{ background: color }} />
                     <span className="nm" title={s.name}>{s.name}</span>
