@@ -37,7 +37,12 @@ const tools = [platformTool({ ...common, edge }), composeTool({ ...common, compo
 const results = { id, runs: RUNS, commit: commitOf(ROOT), started: new Date().toISOString(), samples: {}, limit: [] };
 // Results so far go to --json after every sample: a long run stopped early keeps them.
 const save = () => opt.json && writeFileSync(opt.json, `${JSON.stringify(results, null, 2)}\n`);
-const record = (tool, c, r) => { (results.samples[`${tool}/${c}`] ??= []).push({ ms: r.ms, mem: r.mem }); save(); };
+const record = (tool, c, r) => {
+  const key = `${tool}/${c}`;
+  results.samples[key] ??= [];
+  results.samples[key].push({ ms: r.ms, mem: r.mem });
+  save();
+};
 
 // A cold run's bases, and what the set-up makes of them before any deploy: the OpenTelemetry
 // layers (README "Telemetry"), built here untimed, as the set-up builds them once per machine.

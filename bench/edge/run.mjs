@@ -157,7 +157,8 @@ async function main() {
     for (const c of [1, 8]) {
       for (const [label, target] of Object.entries(targets)) {
         const r = await measure(target, c, SECONDS);
-        (results[`${label}|${c}`] ??= []).push(r);
+        results[`${label}|${c}`] ??= [];
+        results[`${label}|${c}`].push(r);
         console.error(`round ${round + 1} c=${c} ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`);
       }
     }

@@ -31,10 +31,11 @@ function gracefulStop(): { signal: AbortSignal; dispose(): void } {
 
 async function printSucceeded(kind: RendererKind, t: StackTarget, r: DeploymentRun): Promise<void> {
   if (kind === "json") {
-    printJson({ type: "result", outcome: "succeeded", deploymentId: r.record.id, project: t.project, env: t.env, urls: r.urls, changes: r.record.changes, warnings: r.warnings });
+    printJson({ type: "result", outcome: "succeeded", deploymentId: r.record.id, project: t.project, env: t.env, urls: r.urls, changes: r.record.changes, warnings: r.warnings, certificates: r.certificates });
     return;
   }
   for (const w of r.warnings) process.stdout.write(`⚠ ${w}\n`);
+  for (const c of r.certificates.filter((x) => !x.ok)) process.stdout.write(`⚠ ${c.host}: no certificate yet: ${c.error}\n  hint: ${c.hint}\n`);
   process.stdout.write(`Deployment complete (${r.record.id})\n`);
   for (const [service, url] of Object.entries(r.urls)) process.stdout.write(`${service}: ${url}\n`);
   const link = await studioLink(t.project, t.env);

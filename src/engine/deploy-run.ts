@@ -1,12 +1,14 @@
 import { ExitCode, VisibleError } from "../errors.js";
 import { imageRepository } from "../plan/naming.js";
 import { inSyncWithDocker } from "../provider/drift.js";
-import { liveStates, pruneImages, removeOrphans } from "../runtime/docker.js";
+import { edgeLogSince, liveStates, pruneImages, removeOrphans } from "../runtime/docker.js";
 import { type KubeTarget, kubeFailedMigrationLog, kubeLiveStates } from "../runtime/kubernetes.js";
+import { type CertificateState, ensureCertificates } from "./certificates.js";
 import type { Credentials } from "./credentials.js";
 import { type DeployOptions, type DeployResult, deploy } from "./deploy.js";
 import { type DeploymentRecord, imagesToKeep, listRecords } from "./history.js";
 import { kubeTargetOf } from "./stack-ops.js";
+import { keptEdgeSettings } from "./stack-settings.js";
 
 /**
  * A deployment (or a rollback) with what the engine needs from the runtime around it: the
@@ -22,6 +24,8 @@ export type RunDeploymentOptions = Omit<DeployOptions, "removeOrphans" | "inSync
 export interface DeploymentRun extends DeployResult {
   /** Migrations that failed with `on_failure: continue`: the services rolled out anyway. */
   readonly warnings: string[];
+  /** Each public host's certificate, made sure of before the URLs are given out. */
+  readonly certificates: CertificateState[];
 }
 
 /** A failed or stopped deployment, said with where each service is now. */
@@ -47,7 +51,31 @@ export async function runDeployment(o: RunDeploymentOptions): Promise<Deployment
   }
   // The last deployments' images stay for rollbacks (history.ts says which); a failed prune costs only disk.
   await pruneImages(imageRepository(o.project, ""), imagesToKeep(o.project)).catch(() => []);
-  return { ...result, warnings: migrationWarnings(result.record) };
+  const certificates = await certificatesOf(result.urls, o);
+  return { ...result, warnings: migrationWarnings(result.record), certificates };
+}
+
+/**
+ * The public hosts' certificates, obtained through the edge on this machine before the URLs are
+ * printed. An engine elsewhere (DOCKER_HOST tcp:// or ssh://) has its edge there: its hosts get
+ * their certificates on their first visit.
+ */
+async function certificatesOf(urls: Readonly<Record<string, string>>, o: RunDeploymentOptions): Promise<CertificateState[]> {
+  if (/^(tcp|ssh):/.test(process.env.DOCKER_HOST ?? "")) return [];
+  const publicMode = Boolean(o.publicEdge !== undefined ? o.publicEdge : keptEdgeSettings(o.project, o.env).publicEdge);
+  const since = Math.floor(Date.now() / 1000) - 600;
+  const byPort = new Map<number, string[]>();
+  for (const u of Object.values(urls)) {
+    const url = new URL(u);
+    const port = url.port ? Number(url.port) : 443;
+    byPort.set(port, [...(byPort.get(port) ?? []), url.hostname]);
+  }
+  const states = await Promise.all(
+    [...byPort].map(([port, hosts]) =>
+      ensureCertificates(hosts, { port, public: publicMode, timeoutMs: publicMode ? 120_000 : 15_000, edgeLog: () => edgeLogSince(since) }),
+    ),
+  );
+  return states.flat();
 }
 
 function migrationWarnings(record: DeploymentRecord): string[] {

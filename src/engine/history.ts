@@ -71,7 +71,8 @@ export function listRecords(project: string, env: string): DeploymentRecord[] {
 }
 
 export function applyProgress(r: DeploymentRecord, e: ProgressEvent): void {
-  const s = (r.services[e.service] ??= { phase: e.phase, phases: [] });
+  r.services[e.service] ??= { phase: e.phase, phases: [] };
+  const s = r.services[e.service]!;
   s.phase = e.phase;
   s.phases.push({ phase: e.phase, at: new Date(e.at).toISOString() });
 }

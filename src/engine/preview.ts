@@ -43,7 +43,8 @@ export function summarizePreview(events: readonly EngineEvent[]): Record<string,
     const service = name.slice(0, name.length - step.suffix.length);
     // A replacement shows as create-replacement, replace and delete-replaced: keep "replace".
     const op = m.op === "create-replacement" || m.op === "delete-replaced" ? "replace" : m.op;
-    const current = (out[service] ??= {})[step.key];
+    out[service] ??= {};
+    const current = out[service]![step.key];
     if (current?.op === "replace") continue;
     // The platform's provider reports what forces a replacement (keys), not a detailed diff.
     out[service]![step.key] = { op, diffs: [...(m.diffs?.length ? m.diffs : (m.keys ?? []))] };

@@ -1,4 +1,5 @@
-import { docker, execInContainer } from "../docker-client.js";
+import { demuxLogs, docker, execInContainer } from "../docker-client.js";
+import { edgeContainer } from "../plan/constants.js";
 
 export { docker };
 import { ExitCode, VisibleError } from "../errors.js";
@@ -134,4 +135,10 @@ export async function missingImages(tags: readonly string[]): Promise<string[]> 
     try { await docker().getImage(tag).inspect(); } catch { missing.push(tag); }
   }
   return missing;
+}
+
+/** The shared edge's log lines since a time (Unix seconds): why a host has no certificate. */
+export async function edgeLogSince(since: number): Promise<string> {
+  const buf = (await docker().getContainer(edgeContainer()).logs({ stdout: true, stderr: true, since })) as unknown as Buffer;
+  return demuxLogs(buf);
 }

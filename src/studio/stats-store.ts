@@ -34,7 +34,10 @@ export class StatsStore {
       WHERE project = ? AND env = ? AND at >= ? AND at < ? GROUP BY service, at ORDER BY at`)
       .all(project, env, from, to) as { service: string; at: number; cpu: number; mem: number; mem_limit: number | null }[];
     const out: Record<string, Sample[]> = {};
-    for (const r of rows) (out[r.service] ??= []).push({ at: r.at, cpuPercent: r.cpu, memoryBytes: r.mem, memoryLimitBytes: r.mem_limit });
+    for (const r of rows) {
+      out[r.service] ??= [];
+      out[r.service]!.push({ at: r.at, cpuPercent: r.cpu, memoryBytes: r.mem, memoryLimitBytes: r.mem_limit });
+    }
     return out;
   }
 

@@ -22,7 +22,10 @@ export function bucketIndex(boundsMs: readonly number[], v: number): number {
 const boundsKeys = new WeakMap<readonly number[], string>();
 function keyOf(bounds: readonly number[]): string {
   let k = boundsKeys.get(bounds);
-  if (k === undefined) boundsKeys.set(bounds, (k = bounds.join(",")));
+  if (k === undefined) {
+    k = bounds.join(",");
+    boundsKeys.set(bounds, k);
+  }
   return k;
 }
 

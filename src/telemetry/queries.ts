@@ -41,7 +41,10 @@ export function routeStats(store: TelemetryStore, q: RouteStatsQuery): RouteStat
   for (const r of stmt.iterate(...params) as Iterable<Record<string, bigint | number | string | null>>) {
     const boundsText = r.bounds as string;
     let boundsMs = boundsCache.get(boundsText);
-    if (!boundsMs) boundsCache.set(boundsText, (boundsMs = JSON.parse(boundsText) as number[]));
+    if (!boundsMs) {
+      boundsMs = JSON.parse(boundsText) as number[];
+      boundsCache.set(boundsText, boundsMs);
+    }
     rows.push({
       source: r.source as "metrics" | "spans",
       metric: r.metric as string,

@@ -1,6 +1,7 @@
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TelemetryStore } from "./store.js";
+import type { IngestResult } from "./types.js";
 import { type Encoding, OtlpRequestError, type Signal, decodeRequest, decompress, encodeError, encodeResponse, encodingOf } from "./decode.js";
 
 /** OTLP/HTTP's registered port. */
@@ -83,7 +84,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: Required<
     // Logs are accepted so that an SDK configured for all signals does not retry forever, and dropped.
     if (signal === "logs") return send(res, 200, encoding, encodeResponse("logs", encoding, 0));
     const request = decodeRequest(signal, encoding, body);
-    let result;
+    let result: IngestResult;
     try {
       result = signal === "traces" ? opts.store.ingestTraces(request) : opts.store.ingestMetrics(request);
     } catch (e) {

@@ -106,7 +106,10 @@ export class StoreWriter {
     const old = this.s.rollupGet!.get(r.project, r.env, r.timeNs, r.service, r.deployment, r.method, r.route, r.status) as
       | { id: number; count: number; sum_ms: number | null; min_ms: number | null; max_ms: number | null; counts: string }
       | undefined;
-    if (!old) return this.insertPoint(r);
+    if (!old) {
+      this.insertPoint(r);
+      return;
+    }
     const sum = addRollups(r, { ...r, count: old.count, sumMs: old.sum_ms, minMs: old.min_ms, maxMs: old.max_ms, counts: JSON.parse(old.counts) as number[] });
     this.s.rollupSet!.run(sum.count, sum.sumMs, sum.minMs, sum.maxMs, json(sum.counts), old.id);
   }

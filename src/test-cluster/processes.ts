@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
@@ -54,7 +54,7 @@ export function startComponent(l: ClusterLayout, spec: ComponentSpec): number {
     // containerd then made each container's root directory 0700, and images whose entrypoint drops
     // to another user (postgres) failed with "libc.so.6: Permission denied". Daemons get 022.
     const previous = process.umask(0o022);
-    let child;
+    let child: ChildProcess;
     try {
       child = spawn(spec.command, spec.args, {
         detached: true,

@@ -146,7 +146,7 @@ function updateWithFile(h: Hash, file: string): void {
   const fd = openSync(file, "r");
   try {
     const buf = Buffer.allocUnsafe(1 << 20);
-    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0;) h.update(buf.subarray(0, n));
+    for (let n = readSync(fd, buf, 0, buf.length, null); n > 0; n = readSync(fd, buf, 0, buf.length, null)) h.update(buf.subarray(0, n));
   } finally {
     closeSync(fd);
   }

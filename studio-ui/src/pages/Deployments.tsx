@@ -13,7 +13,10 @@ function PhaseBar({ phases }: { phases: PhaseTiming[] }) {
   const total = phases.reduce((s, p) => s + (p.ms ?? 0), 0) || 1;
   return (
     <div className="phases" title={phases.map((p) => `${p.phase} ${fmtMs(p.ms)}`).join(" → ")}>
-      {phases.map((p) => <span key={`${p.at} ${p.phase}`} style={{ width: `${((p.ms ?? 0) / total) * 100}%`, background: PHASE_COLOR[p.phase] ?? "#64748b" }} />)}
+      {phases.map((p, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a service's phases are append-only (in the order they happened), and neither name nor time is unique
+        <span key={i} style={{ width: `${((p.ms ?? 0) / total) * 100}%`, background: PHASE_COLOR[p.phase] ?? "#64748b" }} />
+      ))}
     </div>
   );
 }

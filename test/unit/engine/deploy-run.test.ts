@@ -24,6 +24,9 @@ vi.mock("../../../src/engine/history.js", () => ({
   listRecords: () => [{ services: fake.phases }],
 }));
 vi.mock("../../../src/engine/stack-ops.js", () => ({ kubeTargetOf: async () => fake.kube }));
+const ensureCertificates = vi.fn(async (hosts: readonly string[]) => hosts.map((host) => ({ host, ok: true })));
+vi.mock("../../../src/engine/certificates.js", () => ({ ensureCertificates }));
+vi.mock("../../../src/engine/stack-settings.js", () => ({ keptEdgeSettings: () => ({}) }));
 vi.mock("../../../src/provider/drift.js", () => ({ inSyncWithDocker: async () => true }));
 vi.mock("../../../src/runtime/docker.js", () => ({ liveStates: async () => fake.live, pruneImages, removeOrphans }));
 vi.mock("../../../src/runtime/kubernetes.js", () => ({
@@ -55,6 +58,9 @@ describe("runDeployment", () => {
     fake.deploy.mockResolvedValue({ record, urls: { web: "https://web" } });
     const r = await runDeployment(options);
     expect(r.urls).toEqual({ web: "https://web" });
+    // Each public host's certificate is made sure of, through the edge's port, before the URLs are given out.
+    expect(ensureCertificates).toHaveBeenCalledWith(["web"], expect.objectContaining({ port: 443, public: false }));
+    expect(r.certificates).toEqual([{ host: "web", ok: true }]);
     expect(r.warnings).toEqual(["api: migration failed (exit 3); rolled out anyway (on_failure: continue); output in /l/api.log"]);
     const given = fake.deploy.mock.calls[0]![0];
     expect(given).not.toHaveProperty("services");

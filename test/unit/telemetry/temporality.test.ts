@@ -54,8 +54,7 @@ describe("cumulative and delta temporality", () => {
   });
 
   it("a difference keeps the sum difference and drops min and max (they describe the whole period)", () => {
-    let state: SeriesState | undefined;
-    state = toDelta(state, point({ timeNs: 2000n, counts: [1, 0, 0], sumMs: 5 })).state;
+    const state = toDelta(undefined, point({ timeNs: 2000n, counts: [1, 0, 0], sumMs: 5 })).state;
     expect(toDelta(state, point({ timeNs: 3000n, counts: [1, 1, 0], sumMs: 55 })).row).toMatchObject({ count: 1, sumMs: 50, minMs: null, maxMs: null });
   });
 

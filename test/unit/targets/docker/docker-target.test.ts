@@ -7,7 +7,7 @@ import { reveal } from "../../../../src/provider/wire.js";
 import { fullstackPlan } from "../../../fixtures/plans.js";
 
 /** Component test with Pulumi mocks: which resources a plan becomes, with which inputs. */
-interface Recorded { type: string; name: string; inputs: Record<string, any> }
+interface Recorded { type: string; name: string; inputs: Record<string, unknown> }
 const recorded: Recorded[] = [];
 
 pulumi.runtime.setMocks({
@@ -65,7 +65,7 @@ describe("docker target (mocked engine)", () => {
 
   it("labels public containers with their host label; words avoid hosts in use but draw anew only for a new stack", () => {
     expect(byName("api").inputs.labels).toMatchObject({ "platform.public-host": "fullstack-api-brave-otter", "platform.service": "api" });
-    expect(byName("database").inputs.labels["platform.public-host"]).toBeUndefined();
+    expect((byName("database").inputs.labels as Record<string, string>)["platform.public-host"]).toBeUndefined();
     expect(byName("url-words").inputs).toEqual({ seedName: "fullstack-preview", hostPrefixes: ["fullstack-api", "fullstack-web"] });
   });
 

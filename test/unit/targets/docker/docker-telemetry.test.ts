@@ -7,7 +7,7 @@ import { reveal } from "../../../../src/provider/wire.js";
 import { fullstackPlan } from "../../../fixtures/plans.js";
 
 /** The docker target with the telemetry receiver (Pulumi mocks): the attachment, the endpoint, the deployment id. */
-interface Recorded { type: string; name: string; inputs: Record<string, any>; dependencies: string[] }
+interface Recorded { type: string; name: string; inputs: Record<string, unknown>; dependencies: string[] }
 const recorded: Recorded[] = [];
 
 pulumi.runtime.setMocks({
