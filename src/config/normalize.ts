@@ -30,6 +30,7 @@ function toServiceConfig(name: string, svc: ParsedService, locator: Locator): Se
     name,
     type: svc.type,
     public: svc.public,
+    domains: [...svc.domains],
     env: toEnv(name, svc.env, locator),
     depends_on: [...new Set(svc.depends_on)],
     resources: toResources(svc),

@@ -140,6 +140,9 @@ const typeRules = [
   },
 ];
 
+/** A DNS name of at least two labels, lowercase (as DNS compares names), no trailing dot. */
+export const DOMAIN_PATTERN = "^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$";
+
 export const serviceSchema = z
   .strictObject({
     type: z
@@ -152,6 +155,11 @@ export const serviceSchema = z
       .boolean()
       .default(false)
       .describe("true gives the service a public HTTPS URL, https://<project>-<service>-<word>-<word>.<apps domain>. Never allowed on postgres: a database is not put on the public edge. Default false."),
+    domains: z
+      .array(z.string())
+      .default([])
+      .describe("Custom domains a public service answers on besides its platform URL, e.g. [shop.example.com, www.shop.example.com]. Each gets its own certificate; point its DNS (an A or CNAME record) at the server. The first one is the service's ${<service>.external_url}. Only on public services; a domain belongs to one service of one stack. Default [].")
+      .meta({ items: { pattern: DOMAIN_PATTERN, maxLength: 253 }, examples: [["shop.example.com", "www.shop.example.com"]] }),
     env: env,
     depends_on: z
       .array(z.string())

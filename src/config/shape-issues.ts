@@ -25,7 +25,7 @@ export function toPattern(path: readonly PathSeg[]): string {
 /** Fields allowed at each level, for did-you-mean on unknown fields. */
 const FIELDS: Record<string, string[]> = {
   "": ["version", "name", "description", "services"],
-  "services.*": ["type", "source", "build", "start", "public", "env", "depends_on", "resources", "lifecycle", "health"],
+  "services.*": ["type", "source", "build", "start", "public", "domains", "env", "depends_on", "resources", "lifecycle", "health"],
   "services.*.build": ["source", "dockerfile"],
   "services.*.resources": ["preset", "storage", "retention"],
   "services.*.lifecycle": ["migrate"],
@@ -130,6 +130,7 @@ function reportWrongType(path: PathSeg[], expected: string, input: unknown, sink
   else if (pattern === "services.*") hint = `a service is a map of fields, e.g.\n  ${String(path[1])}:\n    type: ${typeof input === "string" ? input : "fastapi"}`;
   else if (pattern.endsWith(".public") && typeof input === "string") hint = `write public: ${/^(true|yes|on|1)$/i.test(input) ? "true" : "false"} (no quotes)`;
   else if (pattern.endsWith(".depends_on") && typeof input === "string") hint = `write depends_on: [${input}]`;
+  else if (pattern.endsWith(".domains") && typeof input === "string") hint = `write domains: [${input}]`;
   else if (pattern.endsWith(".command") && typeof input === "string") hint = `write command: [${input.trim().split(/\s+/).join(", ")}]`;
   else if (pattern.endsWith(".env") && Array.isArray(input)) hint = "env is a map of NAME: value lines, not a list of NAME=value";
   else if (pattern.endsWith(".source") || pattern.endsWith(".dockerfile")) hint = "write a path, e.g. ./api";

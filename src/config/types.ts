@@ -52,6 +52,8 @@ export interface ServiceConfig {
   name: string;
   type: ServiceType;
   public: boolean;
+  /** Custom domains of a public service (besides its platform URL), as written. */
+  domains: string[];
   /** Values are templates: parse them with parseTemplate. */
   env: Record<string, string>;
   depends_on: string[];

@@ -2,6 +2,7 @@ import { isRecord, toConfigView } from "./model.js";
 import { nodeConfigFs } from "./node-fs.js";
 import { toConfig } from "./normalize.js";
 import { parseYamlText } from "./parse-yaml.js";
+import { validateDomains } from "./rules-domains.js";
 import { validateNames } from "./rules-names.js";
 import { validatePaths } from "./rules-paths.js";
 import { collectReferences, validateReferences } from "./rules-references.js";
@@ -41,6 +42,7 @@ export function validateConfig(text: string, opts: ValidateOptions): ValidationR
   validateNames(view, sink);
   validateServiceKinds(view, sink);
   validateEnvNames(view, sink);
+  validateDomains(view, sink);
   const found = collectReferences(view);
   validateReferences(view, found, sink, opts.secrets);
   validateGraph(view, found, sink);
