@@ -80,3 +80,26 @@ export function expectDiagnostic(r: ValidationResult, expected: string, hint?: s
   }
   return found!;
 }
+
+/** A valid, warning-free file that invalid-rules.test.ts edits in one place per case. */
+export const BASE = y`
+  version: "1.0"
+  name: shop
+  services:
+    database:
+      type: postgres
+    api:
+      type: fastapi
+      source: ./api
+      public: true
+      env:
+        DATABASE_URL: \${database.url}
+      depends_on: [database]
+    web:
+      type: nextjs
+      source: ./web
+      public: true
+      env:
+        API_URL: \${api.url}
+      depends_on: [api]
+`;

@@ -46,5 +46,3 @@ describe("invalid platform.yml: paths", () => {
     expect(check(withBuild("      source: worker\n")).errors).toEqual([]);
   });
 });
-
-export const PATH_CASES = cases.length;

@@ -1,32 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { check, expectDiagnostic, y } from "./helpers.js";
+import { BASE, check, expectDiagnostic, y } from "./helpers.js";
 
 /**
  * Mistakes only the whole file shows: references, dependencies, names, env, what each type
  * allows, and paths. Each case edits a valid, warning-free file (BASE) in one place.
  */
-
-export const BASE = y`
-  version: "1.0"
-  name: shop
-  services:
-    database:
-      type: postgres
-    api:
-      type: fastapi
-      source: ./api
-      public: true
-      env:
-        DATABASE_URL: \${database.url}
-      depends_on: [database]
-    web:
-      type: nextjs
-      source: ./web
-      public: true
-      env:
-        API_URL: \${api.url}
-      depends_on: [api]
-`;
 
 /** BASE with `from` replaced by `to` (which must be there: a typo in a test must fail loudly). */
 function edit(from: string, to: string, text = BASE): string {
@@ -200,8 +178,6 @@ describe("invalid platform.yml: rules across the file", () => {
     expect(r.config?.services.web?.env.API_URL).toBe("${api.url} and $${not.a.reference");
   });
 });
-
-export const RULE_CASES = cases.length + warnings.length;
 
 describe("many problems", () => {
   const many = (n: number, body: (i: number) => string) => `version: "1.0"\nname: shop\nservices:\n${Array.from({ length: n }, (_, i) => body(i)).join("")}`;

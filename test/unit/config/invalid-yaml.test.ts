@@ -74,5 +74,3 @@ describe("invalid platform.yml: YAML and hostile input", () => {
     expect(r.errors.filter((d) => d.line === 5)).toHaveLength(1);
   });
 });
-
-export const YAML_CASES = cases.length;
