@@ -52,10 +52,11 @@ export async function runDeploySession(t: StackTarget, creds: Credentials, eo: E
   const note = (line: string) => (kind === "json" ? printJson({ type: "note", message: line }) : process.stdout.write(`note: ${line}\n`));
   preface.forEach(note);
   const services = Object.keys(t.config.services);
+  const domains = Object.values(t.config.services).flatMap((s) => (s.public ? (s.domains ?? []) : []));
   const view = createDeployView(kind, services);
   const stop = gracefulStop();
   try {
-    const r = await runDeployment({ ...eo, project: t.project, env: t.env, creds, services, signal: stop.signal, onNote: note, onProgress: (e) => view.progress(e) });
+    const r = await runDeployment({ ...eo, project: t.project, env: t.env, creds, services, domains, signal: stop.signal, onNote: note, onProgress: (e) => view.progress(e) });
     await view.close();
     await printSucceeded(kind, t, r);
   } catch (e) {

@@ -5,6 +5,7 @@ import { edgeLogSince, liveStates, pruneImages, removeOrphans } from "../runtime
 import { type KubeTarget, kubeFailedMigrationLog, kubeLiveStates } from "../runtime/kubernetes.js";
 import { type CertificateState, ensureCertificates } from "./certificates.js";
 import type { Credentials } from "./credentials.js";
+import { checkDns } from "./dns-check.js";
 import { type DeployOptions, type DeployResult, deploy } from "./deploy.js";
 import { type DeploymentRecord, imagesToKeep, listRecords } from "./history.js";
 import { kubeTargetOf } from "./stack-ops.js";
@@ -19,6 +20,8 @@ import { keptEdgeSettings } from "./stack-settings.js";
 export type RunDeploymentOptions = Omit<DeployOptions, "removeOrphans" | "inSync"> & {
   /** The services of platform.yml, in its order: the ones a failure reports on. */
   readonly services: readonly string[];
+  /** Custom domains of the stack's public services (each needs its certificate too). */
+  readonly domains?: readonly string[];
 };
 
 export interface DeploymentRun extends DeployResult {
@@ -42,7 +45,7 @@ export class DeploymentFailure extends VisibleError {
 }
 
 export async function runDeployment(o: RunDeploymentOptions): Promise<DeploymentRun> {
-  const { services, ...options } = o;
+  const { services, domains: _domains, ...options } = o;
   let result: DeployResult;
   try {
     result = await deploy({ ...options, removeOrphans: (known) => removeOrphans(o.project, o.env, known), inSync: inSyncWithDocker });
@@ -51,7 +54,7 @@ export async function runDeployment(o: RunDeploymentOptions): Promise<Deployment
   }
   // The last deployments' images stay for rollbacks (history.ts says which); a failed prune costs only disk.
   await pruneImages(imageRepository(o.project, ""), imagesToKeep(o.project)).catch(() => []);
-  const certificates = await certificatesOf(result.urls, o);
+  const certificates = await certificatesOf(result, o);
   return { ...result, warnings: migrationWarnings(result.record), certificates };
 }
 
@@ -60,22 +63,27 @@ export async function runDeployment(o: RunDeploymentOptions): Promise<Deployment
  * printed. An engine elsewhere (DOCKER_HOST tcp:// or ssh://) has its edge there: its hosts get
  * their certificates on their first visit.
  */
-async function certificatesOf(urls: Readonly<Record<string, string>>, o: RunDeploymentOptions): Promise<CertificateState[]> {
-  if (/^(tcp|ssh):/.test(process.env.DOCKER_HOST ?? "")) return [];
+async function certificatesOf(result: DeployResult, o: RunDeploymentOptions): Promise<CertificateState[]> {
+  const first = Object.values(result.urls)[0];
+  if (!first || /^(tcp|ssh):/.test(process.env.DOCKER_HOST ?? "")) return [];
+  // Every public URL goes through the one edge, on one port.
+  const port = Number(new URL(first).port || 443);
   const publicMode = Boolean(o.publicEdge !== undefined ? o.publicEdge : keptEdgeSettings(o.project, o.env).publicEdge);
   const since = Math.floor(Date.now() / 1000) - 600;
-  const byPort = new Map<number, string[]>();
-  for (const u of Object.values(urls)) {
-    const url = new URL(u);
-    const port = url.port ? Number(url.port) : 443;
-    byPort.set(port, [...(byPort.get(port) ?? []), url.hostname]);
-  }
-  const states = await Promise.all(
-    [...byPort].map(([port, hosts]) =>
-      ensureCertificates(hosts, { port, public: publicMode, timeoutMs: publicMode ? 120_000 : 15_000, edgeLog: () => edgeLogSince(since) }),
-    ),
-  );
-  return states.flat();
+  const hosts = [...new Set([...result.hosts, ...(o.domains ?? [])])];
+  if (!publicMode) return ensureCertificates(hosts, { port, public: false, timeoutMs: 15_000, edgeLog: () => edgeLogSince(since) });
+  // A CA validates a name by its DNS: a name that points elsewhere gets no certificate, so it is
+  // reported with the record to create instead of being waited for.
+  const dns = await checkDns(hosts);
+  const ready = dns.filter((d) => d.pointsHere).map((d) => d.host);
+  const elsewhere = dns.filter((d) => !d.pointsHere).map((d): CertificateState => ({
+    host: d.host,
+    ok: false,
+    error: `DNS: ${d.host} ${d.addresses.length ? `resolves to ${d.addresses.join(", ")}, not to this server` : `has ${d.error ?? "no address"}`}`,
+    hint: `create the record ${d.record} (or a CNAME to a name that points here), then run platform deploy again; the other hosts are served`,
+  }));
+  const issued = await ensureCertificates(ready, { port, public: true, timeoutMs: 120_000, edgeLog: () => edgeLogSince(since) });
+  return [...issued, ...elsewhere];
 }
 
 function migrationWarnings(record: DeploymentRecord): string[] {

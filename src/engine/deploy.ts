@@ -60,6 +60,8 @@ export interface DeployResult {
   readonly record: DeploymentRecord;
   /** Public URL per public service, in plan order. */
   readonly urls: Record<string, string>;
+  /** Every public host name the edge serves for the stack: the URLs', and the platform's own beside custom domains. */
+  readonly hosts: string[];
 }
 
 /**
@@ -95,6 +97,12 @@ export function publicUrls(outputs: Record<string, { value: unknown; secret: boo
     if (typeof v === "string") urls[s] = v;
   }
   return urls;
+}
+
+/** The public host names of a stack's outputs (`_external_url`, `_platform_url`). */
+export function publicHosts(outputs: Record<string, { value: unknown; secret: boolean }>): string[] {
+  const urls = Object.entries(outputs).filter(([k]) => k.endsWith("_external_url") || k.endsWith("_platform_url")).map(([, v]) => v.value);
+  return [...new Set(urls.filter((u): u is string => typeof u === "string").map((u) => new URL(u).hostname))];
 }
 
 function tailOf(file: string, bytes = 8000): string {
@@ -173,7 +181,7 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
     record.urls = publicUrls(res.outputs, o.order);
     record.changes = res.summary.resourceChanges as Record<string, number>;
     record.outcome = "succeeded";
-    return { record, urls: record.urls };
+    return { record, urls: record.urls, hosts: publicHosts(res.outputs) };
   } catch (e) {
     throw failure(record, e as Error, errors, engineLog, o.signal?.aborted === true);
   } finally {

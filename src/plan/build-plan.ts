@@ -81,6 +81,7 @@ function planService(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<st
     containerName: stackName(ctx.project, ctx.env, s.name),
     aliases: [s.name],
     hostPrefix: hostPrefix(ctx.project, s.name),
+    domains: s.public ? [...(s.domains ?? [])] : [],
     port: database ? POSTGRES_PORT : HTTP_PORT,
     build: buildSpec(s, ctx, sources),
     image: database ? ctx.images.postgres : undefined,

@@ -30,6 +30,16 @@ export function publicUrl(prefix: string, words: string, appsDomain: string, htt
   return `https://${publicHost(prefix, words, appsDomain)}${httpsPort === 443 ? "" : `:${httpsPort}`}`;
 }
 
+/** A custom domain's URL through the edge. */
+export function domainUrl(domain: string, httpsPort: number): string {
+  return `https://${domain}${httpsPort === 443 ? "" : `:${httpsPort}`}`;
+}
+
+/** The network alias the edge dials for a custom domain (provider/docker/edge-public-config.ts). */
+export function domainAlias(domain: string): string {
+  return `${domain}${EDGE_ALIAS_SUFFIX_TEXT}`;
+}
+
 /** The network alias the edge proxy dials for a public host label. */
 export function edgeAlias(prefix: string, words: string): string {
   return `${prefix}-${words}${EDGE_ALIAS_SUFFIX_TEXT}`;

@@ -71,6 +71,8 @@ export interface PlannedService {
   readonly aliases: readonly string[];
   /** First part of its public host name; the stack's two words follow. */
   readonly hostPrefix: string;
+  /** Custom domains of a public service; the first is its external URL. */
+  readonly domains: readonly string[];
   readonly port: number;
   readonly build?: BuildSpec;
   /** Prebuilt image (postgres). */

@@ -10,6 +10,9 @@ export type Labels = Readonly<Record<string, string>> | undefined;
  * every host in use on the engine is one `listContainers` away.
  */
 export const PUBLIC_HOST_LABEL = "platform.public-host";
+/** A public container claims each of its custom domains with one label: platform.domain.<domain>. */
+export const DOMAIN_LABEL_PREFIX = "platform.domain.";
+export const domainLabel = (domain: string): string => `${DOMAIN_LABEL_PREFIX}${domain}`;
 
 export const STACK_KEYS = ["platform.project", "platform.env"] as const;
 export const SERVICE_KEYS = ["platform.project", "platform.env", "platform.service"] as const;

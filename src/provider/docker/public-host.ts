@@ -1,6 +1,6 @@
 import { docker, unlessGone } from "../../docker-client.js";
 import { EDGE_ALIAS_SUFFIX_TEXT } from "../../plan/constants.js";
-import { describeOwner, type Labels, PUBLIC_HOST_LABEL, sameOwner, STACK_KEYS } from "./ownership.js";
+import { DOMAIN_LABEL_PREFIX, describeOwner, type Labels, PUBLIC_HOST_LABEL, sameOwner, STACK_KEYS } from "./ownership.js";
 
 /**
  * Host labels in use on this engine: the label of public containers, and the edge aliases of
@@ -27,6 +27,7 @@ export async function hostsInUse(): Promise<Set<string>> {
  * that a container of another stack carries (a public service added later to an old stack).
  */
 export async function refuseTakenHost(labels: Labels): Promise<void> {
+  await refuseTakenDomains(labels);
   const host = labels?.[PUBLIC_HOST_LABEL];
   if (!host) return;
   const holders = await docker().listContainers({ all: true, filters: { label: [`${PUBLIC_HOST_LABEL}=${host}`] } });
@@ -34,5 +35,22 @@ export async function refuseTakenHost(labels: Labels): Promise<void> {
   if (other) {
     throw new Error(`public host "${host}" is already used by container ${other.Names[0]?.replace(/^\//, "")} (${describeOwner(other.Labels, STACK_KEYS)}): `
       + "two applications would share one URL. Rename the service, or destroy this stack and deploy it again to draw new URL words.");
+  }
+}
+
+/**
+ * Two stacks never claim one custom domain: the second is refused with the first's name, before
+ * its container starts (the edge would otherwise send the domain's traffic to either).
+ */
+async function refuseTakenDomains(labels: Labels): Promise<void> {
+  const claimed = Object.keys(labels ?? {}).filter((k) => k.startsWith(DOMAIN_LABEL_PREFIX));
+  for (const label of claimed) {
+    const holders = await docker().listContainers({ all: true, filters: { label: [label] } });
+    const other = holders.find((c) => !sameOwner(c.Labels, labels, STACK_KEYS));
+    if (other) {
+      const domain = label.slice(DOMAIN_LABEL_PREFIX.length);
+      throw new Error(`domain "${domain}" is already claimed by ${describeOwner(other.Labels, STACK_KEYS)} (service ${other.Labels["platform.service"] ?? "?"}, container ${other.Names[0]?.replace(/^\//, "")}): `
+        + "one domain routes to one service. Remove it from that stack's platform.yml (and deploy it), or from this one.");
+    }
   }
 }

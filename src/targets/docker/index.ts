@@ -1,12 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
-import { edgeAlias } from "../../plan/naming.js";
 import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/otel-env.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { receiverContext, TELEMETRY_ENDPOINT } from "../../provider/docker/receiver-image.js";
 import { createImage, type ImageBuildOptions } from "../shared/build-image.js";
 import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";
-import { createPublicRoutes, publicHostLabels } from "../shared/public-routes.js";
+import { createPublicRoutes, edgeAliases, publicHostLabels } from "../shared/public-routes.js";
 import { resolveEnv, type ReferenceValues } from "../shared/references.js";
 import { Network } from "../shared/resources.js";
 import { buildServiceValues } from "../shared/service-values.js";
@@ -71,7 +70,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
       ? new Volume(`${s.name}-data`, { name: s.database.volumeName, retain: s.database.retain, labels: serviceLabels })
       : undefined;
     const dataPath = s.database?.dataPath;
-    const aliases = s.public && words ? words.words.apply((w) => [...s.aliases, edgeAlias(s.hostPrefix, w)]) : [...s.aliases];
+    const aliases = s.public && words ? edgeAliases(s, words.words).apply((a) => [...s.aliases, ...a]) : [...s.aliases];
     const containerLabels = s.public && words ? publicHostLabels(serviceLabels, s, words.words) : serviceLabels;
     const container = new Container(s.name, {
       name: s.containerName, image, env, ...(s.command ? { command: [...s.command] } : {}), networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),

@@ -1,10 +1,9 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { edgeAlias } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { type ImageBuildOptions, createImage } from "../shared/build-image.js";
 import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";
-import { createPublicRoutes, publicHostLabels } from "../shared/public-routes.js";
+import { createPublicRoutes, edgeAliases, publicHostLabels } from "../shared/public-routes.js";
 import { Network, type Words } from "../shared/resources.js";
 import { buildServiceValues } from "../shared/service-values.js";
 import { resolveEnv, type ReferenceValues } from "../shared/references.js";
@@ -36,7 +35,7 @@ function createForwarder(plan: Plan, s: PlannedService, words: Words, service: k
     image: plan.images.caddy,
     command: FORWARDER_COMMAND,
     env: service.spec.clusterIP.apply((ip) => ({ CADDYFILE: buildForwarderCaddyfile(ip, s.port) })),
-    networks: words.words.apply((w) => [{ name: plan.network, aliases: [edgeAlias(s.hostPrefix, w)] }]),
+    networks: edgeAliases(s, words.words).apply((aliases) => [{ name: plan.network, aliases }]),
     // A public container names its host label, so the URL words of other stacks avoid it.
     labels: publicHostLabels({ ...plan.labels, "platform.service": s.name, "platform.role": "edge-forwarder" }, s, words.words),
     cpus: 0.5, memoryBytes: 128 * 1024 ** 2, pidsLimit: 256,

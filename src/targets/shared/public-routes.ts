@@ -1,7 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import type { EdgeInputs } from "../../provider/docker/edge.js";
-import { PUBLIC_HOST_LABEL } from "../../provider/docker/ownership.js";
+import { domainLabel, PUBLIC_HOST_LABEL } from "../../provider/docker/ownership.js";
+import { domainAlias, edgeAlias } from "../../plan/naming.js";
 import { hostLabel } from "../../provider/random/words.js";
 import { EdgeAttachment, type Network, Words } from "./resources.js";
 
@@ -30,7 +31,16 @@ function publicInputs(plan: Plan): Partial<EdgeInputs> {
   return { mode: "public", httpPort: p.httpPort, acmeCa: p.acme.ca, acmeEmail: p.acme.email, ...(p.acme.caRoot ? { acmeCaRoot: p.acme.caRoot } : {}) };
 }
 
-/** A public container's labels name its host label, so hosts in use are one listContainers away (provider/docker/public-host.ts). */
+/**
+ * A public container's labels name its host label and its custom domains, so hosts and domains
+ * in use are one listContainers away (provider/docker/public-host.ts): two stacks never claim one.
+ */
 export function publicHostLabels(labels: Record<string, string>, s: PlannedService, words: pulumi.Output<string>): pulumi.Output<Record<string, string>> {
-  return words.apply((w): Record<string, string> => ({ ...labels, [PUBLIC_HOST_LABEL]: hostLabel(s.hostPrefix, w) }));
+  const domains = Object.fromEntries(s.domains.map((d) => [domainLabel(d), "claimed"]));
+  return words.apply((w): Record<string, string> => ({ ...labels, [PUBLIC_HOST_LABEL]: hostLabel(s.hostPrefix, w), ...domains }));
+}
+
+/** The aliases the edge dials for a public service: its host label's, and one per custom domain. */
+export function edgeAliases(s: PlannedService, words: pulumi.Output<string>): pulumi.Output<string[]> {
+  return words.apply((w) => [edgeAlias(s.hostPrefix, w), ...s.domains.map(domainAlias)]);
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { TemplatePart } from "../../config/index.js";
-import { publicUrl } from "../../plan/naming.js";
+import { domainUrl, publicUrl } from "../../plan/naming.js";
 import { TELEMETRY_REF } from "../../plan/otel-env.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 
@@ -53,6 +53,12 @@ export function referenceValues(s: PlannedService, plan: Plan, host: string, wor
   } else {
     values.url = `http://${host}:${s.port}`;
   }
-  if (s.public && words) values.external_url = words.apply((w) => publicUrl(s.hostPrefix, w, plan.appsDomain, plan.httpsPort));
+  if (s.public && words) {
+    const platformUrl = words.apply((w) => publicUrl(s.hostPrefix, w, plan.appsDomain, plan.httpsPort));
+    // A custom domain is the address people use: the first one is the service's external URL.
+    const first = s.domains[0];
+    values.external_url = first ? domainUrl(first, plan.httpsPort) : platformUrl;
+    if (first) values.platform_url = platformUrl;
+  }
   return values;
 }

@@ -17,7 +17,7 @@ function config(text: string) {
 describe("normalized config", () => {
   it("applies the defaults of an app service", () => {
     const c = config(HEAD + svc("api", API));
-    expect(c.services.api).toEqual({ name: "api", type: "fastapi", public: true, env: {}, depends_on: [], resources: { preset: "small", ...PRESETS.small }, source: "./api" });
+    expect(c.services.api).toEqual({ name: "api", type: "fastapi", public: true, domains: [], env: {}, depends_on: [], resources: { preset: "small", ...PRESETS.small }, source: "./api" });
     expect(c).not.toHaveProperty("description");
   });
 

@@ -55,7 +55,7 @@ describe("runDeployment", () => {
 
   it("hands deploy the Docker hooks, prunes what no rollback needs, and says which migrations failed", async () => {
     const record = { id: "dep_1", migrations: { api: { logFile: "/l/api.log", output: "", exitCode: 3, failed: true }, web: { logFile: "/l/web.log", output: "", exitCode: 0 } } };
-    fake.deploy.mockResolvedValue({ record, urls: { web: "https://web" } });
+    fake.deploy.mockResolvedValue({ record, urls: { web: "https://web" }, hosts: ["web"] });
     const r = await runDeployment(options);
     expect(r.urls).toEqual({ web: "https://web" });
     // Each public host's certificate is made sure of, through the edge's port, before the URLs are given out.
