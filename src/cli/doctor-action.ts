@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { docker } from "../docker-client.js";
 import { readCredentials } from "../engine/credentials.js";
+import { readEdgeRecord } from "../engine/edge-record.js";
+import { describeEdge, inspectEdge } from "../runtime/docker.js";
 import { ExitCode } from "../errors.js";
 import { baseImages } from "../home/images.js";
 import { platformHome } from "../home/layout.js";
@@ -62,6 +64,15 @@ async function checkDocker(): Promise<Check[]> {
   return checks;
 }
 
+/** The edge's mode: the one the engine runs, and the one chosen for it (they differ until the next deploy). */
+async function checkEdge(): Promise<Check> {
+  const chosen = readEdgeRecord();
+  const running = await inspectEdge().catch(() => undefined);
+  const choice = chosen ? `chosen: ${chosen.mode}${chosen.appsDomain ? ` (${chosen.appsDomain})` : ""}` : "chosen: local (the default)";
+  const detail = running ? `${describeEdge(running)}; ${choice}` : `not running yet (a deploy of a public service starts it); ${choice}`;
+  return { name: "HTTPS edge", ok: true, detail, fix: "choose with PLATFORM_EDGE=local|public on a deploy (README \"Deploying to a server on the internet\")" };
+}
+
 function checkState(): Check {
   const c = readCredentials();
   if (!c) return { name: "state backend", ok: false, detail: "not logged in", fix: "run platform login" };
@@ -72,7 +83,7 @@ function checkState(): Check {
 async function runChecks(): Promise<Check[]> {
   const major = Number(process.versions.node.split(".")[0]);
   const node: Check = { name: "Node.js", ok: major >= 22, detail: `v${process.versions.node} (${process.execPath})`, fix: SETUP };
-  return [node, ...(await checkPulumi()), ...(await checkDocker()), checkState()];
+  return [node, ...(await checkPulumi()), ...(await checkDocker()), await checkEdge(), checkState()];
 }
 
 /** `platform doctor`: what a deploy needs, each with how to fix it (exit 4 when something is missing). */

@@ -48,6 +48,12 @@ function issuerOf(c: PeerCertificate): string {
   return String(c.issuer?.O ?? c.issuer?.CN ?? "");
 }
 
+/** The certificate the edge serves for a host now, without waiting: what status shows. */
+export async function currentCertificate(port: number, host: string): Promise<{ issuer: string; expires: string } | undefined> {
+  const c = await servedCertificate(port, host);
+  return c ? { issuer: issuerOf(c), expires: new Date(c.valid_to).toISOString() } : undefined;
+}
+
 /** A certificate a visitor can use now: for this host, valid from a moment that has passed, and from the right CA. */
 function usable(c: PeerCertificate, host: string, publicMode: boolean, now: number): boolean {
   const names = (c.subjectaltname ?? "").split(/,\s*/).map((n) => n.replace(/^DNS:/, ""));

@@ -142,3 +142,43 @@ export async function edgeLogSince(since: number): Promise<string> {
   const buf = (await docker().getContainer(edgeContainer()).logs({ stdout: true, stderr: true, since })) as unknown as Buffer;
   return demuxLogs(buf);
 }
+
+/** The edge of this engine as it runs: its mode, where it listens, where its certificates come from. */
+export interface EdgeState {
+  readonly name: string;
+  readonly running: boolean;
+  readonly mode: "local" | "public";
+  readonly appsDomain?: string;
+  /** `127.0.0.1:443`, or `*:80` and `*:443`. */
+  readonly listens: string[];
+  readonly httpsPort?: number;
+  readonly acmeCa?: string;
+  readonly acmeEmail?: string;
+}
+
+/** The engine's edge, or undefined when none runs (no public service deployed yet). */
+export async function inspectEdge(): Promise<EdgeState | undefined> {
+  const info = await docker().getContainer(edgeContainer()).inspect().catch(() => undefined);
+  if (!info) return undefined;
+  const labels = info.Config.Labels ?? {};
+  const bindings = (info.HostConfig.PortBindings ?? {}) as Record<string, { HostIp?: string; HostPort: string }[] | null>;
+  const listens = Object.values(bindings).flatMap((b) => (b ?? []).map((x) => `${x.HostIp || "*"}:${x.HostPort}`));
+  const https = bindings["443/tcp"]?.[0]?.HostPort;
+  return {
+    name: edgeContainer(),
+    running: info.State.Running,
+    mode: labels["platform.edge-mode"] === "public" ? "public" : "local",
+    ...(labels["platform.edge-domain"] ? { appsDomain: labels["platform.edge-domain"] } : {}),
+    listens,
+    ...(https ? { httpsPort: Number(https) } : {}),
+    ...(labels["platform.edge-acme-ca"] ? { acmeCa: labels["platform.edge-acme-ca"] } : {}),
+    ...(labels["platform.edge-acme-email"] ? { acmeEmail: labels["platform.edge-acme-email"] } : {}),
+  };
+}
+
+/** One line about the edge, as status and doctor show it. */
+export function describeEdge(e: EdgeState): string {
+  const where = e.listens.join(", ");
+  const certs = e.mode === "public" ? `certificates from ${e.acmeCa} (account ${e.acmeEmail})` : "certificates from the platform's own CA";
+  return `${e.mode} (${e.appsDomain ?? "?"} on ${where}; ${certs})${e.running ? "" : "; not running"}`;
+}
