@@ -13,6 +13,7 @@ import { registerPlan } from "./plan.js";
 import { registerRollback } from "./rollback.js";
 import { registerSecrets } from "./secrets.js";
 import { registerStatus } from "./status.js";
+import { registerDomains } from "./domains.js";
 import { registerStudio } from "./studio.js";
 import { registerValidate } from "./validate.js";
 
@@ -36,6 +37,7 @@ export function buildProgram(version: string): Command {
   registerSecrets(program);
   registerLink(program);
   registerStatus(program);
+  registerDomains(program);
   registerLogs(program);
   registerDeployments(program);
   registerRollback(program);
