@@ -26,7 +26,9 @@ const CONCURRENCY = arg("concurrency", 8);
 const RATIO = arg("ratio", 1);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const API_DIR = join(ROOT, "examples", "catalog", "api");
-const { baseImages, buildCaFile, toolchain } = await import("../../dist/settings.js");
+const { baseImages } = await import("../../dist/home/images.js");
+const { buildCaFile } = await import("../../dist/home/keys.js");
+const { toolchain } = await import("../../dist/home/toolchain.js");
 // The BuildKit-capable client the set-up found (the one `platform deploy` uses).
 const DOCKER = process.env.PLATFORM_DOCKER_CLI || toolchain().dockerCli || "docker";
 const docker = (...args) => execFileSync(DOCKER, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
@@ -34,7 +36,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const { buildFastapiRecipe } = await import("../../dist/plan/recipes/index.js");
-const { buildTelemetryEnv } = await import("../../dist/plan/telemetry-env.js");
+const { buildTelemetryEnv } = await import("../../dist/plan/otel-env.js");
 const { ensureReceiverImage } = await import("../../dist/provider/docker/receiver.js");
 
 const id = `${process.env.BENCH_PREFIX ?? "bench"}-otel-${process.pid}`;

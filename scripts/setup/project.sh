@@ -38,7 +38,7 @@ setup_telemetry_image() {
   local out log=$PLATFORM_HOME/logs/telemetry-image.log
   out=$(cd "$REPO_ROOT" && PLATFORM_HOME="$PLATFORM_HOME" PLATFORM_DOCKER_CLI="$PLATFORM_DOCKER_CLI" "$NODE_BIN/node" --input-type=module -e '
     const { ensureReceiverImage } = await import("./dist/provider/docker/receiver.js");
-    const { baseImages } = await import("./dist/settings.js");
+    const { baseImages } = await import("./dist/home/images.js");
     const r = await ensureReceiverImage(baseImages().node);
     console.log(`${r.built ? "built" : "reused"} ${r.tag}`);' 2>"$log") \
     || fail "building the telemetry receiver image failed; see $log"
