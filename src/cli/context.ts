@@ -10,7 +10,7 @@ import { ExitCode, VisibleError } from "../errors.js";
 import { checkEnvName, checkProjectName } from "./flags.js";
 import type { StackOptions } from "./stack-options.js";
 
-export interface StackTarget {
+export interface StackContext {
   configFile: string;
   projectDir: string;
   project: string;
@@ -88,7 +88,7 @@ async function chooseProject(dir: string, config: Config, o: StackOptions, creat
   return name;
 }
 
-export async function resolveStackTarget(o: StackOptions, create = false): Promise<StackTarget> {
+export async function resolveStack(o: StackOptions, create = false): Promise<StackContext> {
   const { configFile, config } = await loadValidConfig(o.file);
   const projectDir = dirname(configFile);
   const env = checkEnvName(o.env ?? DEFAULT_ENV);

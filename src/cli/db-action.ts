@@ -3,7 +3,7 @@ import { ExitCode, VisibleError } from "../errors.js";
 import { listServiceContainers, requireEngine } from "../runtime/docker.js";
 import { postgresAccess } from "../runtime/inspect.js";
 import { openTunnel } from "../runtime/tunnel.js";
-import { resolveStackTarget } from "./context.js";
+import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import type { StackOptions } from "./stack-options.js";
 
@@ -17,7 +17,7 @@ const hasLocalPsql = () => spawnSync("psql", ["--version"], { stdio: "ignore" })
  * own psql runs in a container on the host network, through the same tunnel.
  */
 export async function runDbConnect(service: string, o: DbConnectOptions): Promise<void> {
-  const t = await resolveStackTarget(o);
+  const t = await resolveStack(o);
   const svc = t.config.services[service];
   if (!svc) throw new VisibleError(`no service "${service}" in ${t.configFile}; services: ${Object.keys(t.config.services).join(", ")}`, { exitCode: ExitCode.usage });
   if (svc.type !== "postgres") throw new VisibleError(`${service} is a ${svc.type} service: db connect needs a postgres service`, { exitCode: ExitCode.usage });

@@ -8,7 +8,7 @@ import { buildPlan } from "../plan/build-plan.js";
 import { scanSources } from "../plan/scan-source.js";
 import type { Plan } from "../plan/types.js";
 import { requireEngine } from "../runtime/docker.js";
-import { resolveStackTarget } from "./context.js";
+import { resolveStack } from "./context.js";
 import { runDeploySession } from "./deploy-session.js";
 import { deployTarget, refuseForeignNamespace } from "./kube-guard.js";
 import { runPlan } from "./plan-action.js";
@@ -50,7 +50,7 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   const edge = resolveEdgeSettings(edgeSettings(o, process.env), true);
   const creds = requireCredentials();
   await requireEngine();
-  const t = await resolveStackTarget(o, true);
+  const t = await resolveStack(o, true);
   refuseMissingSecrets(t.config, t.project, t.env);
   // Plan once here: a source layout no recipe can build stops us before the engine starts.
   const plan = buildPlan(t.config, stackPlanSettings(t, edge), await scanSources(t.config, t.projectDir));

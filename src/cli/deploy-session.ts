@@ -2,7 +2,7 @@ import type { Credentials } from "../engine/credentials.js";
 import type { DeployOptions } from "../engine/deploy.js";
 import { type DeploymentRun, DeploymentFailure, runDeployment } from "../engine/deploy-run.js";
 import { ExitCode } from "../errors.js";
-import type { StackTarget } from "./context.js";
+import type { StackContext } from "./context.js";
 import { createDeployView } from "./deploy-view.js";
 import { pickRenderer, printJson, type RendererKind } from "./render.js";
 import { studioLink } from "./studio-action.js";
@@ -29,7 +29,7 @@ function gracefulStop(): { signal: AbortSignal; dispose(): void } {
   return { signal: ac.signal, dispose: () => { process.off("SIGINT", onSignal); process.off("SIGTERM", onSignal); } };
 }
 
-async function printSucceeded(kind: RendererKind, t: StackTarget, r: DeploymentRun): Promise<void> {
+async function printSucceeded(kind: RendererKind, t: StackContext, r: DeploymentRun): Promise<void> {
   if (kind === "json") {
     printJson({ type: "result", outcome: "succeeded", deploymentId: r.record.id, project: t.project, env: t.env, urls: r.urls, changes: r.record.changes, warnings: r.warnings, certificates: r.certificates });
     return;
@@ -47,7 +47,7 @@ async function printSucceeded(kind: RendererKind, t: StackTarget, r: DeploymentR
  * The engine says where each service is when it fails; `--json` ends with a result object
  * either way, and the error goes on to the one top-level catch.
  */
-export async function runDeploySession(t: StackTarget, creds: Credentials, eo: EngineOptions, o: { json?: boolean }, preface: string[] = []): Promise<void> {
+export async function runDeploySession(t: StackContext, creds: Credentials, eo: EngineOptions, o: { json?: boolean }, preface: string[] = []): Promise<void> {
   const kind = pickRenderer(o, process.env, Boolean(process.stdout.isTTY));
   const note = (line: string) => (kind === "json" ? printJson({ type: "note", message: line }) : process.stdout.write(`note: ${line}\n`));
   preface.forEach(note);

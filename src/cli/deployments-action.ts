@@ -1,6 +1,6 @@
 import { canRollBackTo, type DeploymentRecord, listRecords } from "../engine/history.js";
 import { missingImages } from "../runtime/docker.js";
-import { resolveStackTarget } from "./context.js";
+import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 import type { StackOptions } from "./stack-options.js";
@@ -26,7 +26,7 @@ async function rollbackColumn(records: DeploymentRecord[]): Promise<Map<string, 
 
 /** `platform deployments`: the deployment history of an environment, newest first. */
 export async function runDeployments(o: StackOptions): Promise<void> {
-  const t = await resolveStackTarget(o);
+  const t = await resolveStack(o);
   const records = listRecords(t.project, t.env);
   const rollback = await rollbackColumn(records);
   if (o.json) { printJson(records.map((r) => ({ ...r, rollback: rollback.get(r.id) ?? "" }))); return; }

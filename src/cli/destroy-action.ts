@@ -1,12 +1,12 @@
 import { createInterface } from "node:readline/promises";
 import { requireCredentials } from "../engine/credentials.js";
-import { destroyStack, kubeTargetOf } from "../engine/stack-ops.js";
+import { destroyStack, kubeClusterOf } from "../engine/stack-ops.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { stackPrefix } from "../plan/naming.js";
 import { listStackVolumes, removeOrphans, removeStackVolumes, requireEngine } from "../runtime/docker.js";
 import { kubeDeleteData, kubeKeptData } from "../runtime/kubernetes.js";
 import { removeTunnelsInto } from "../runtime/tunnel.js";
-import { resolveStackTarget } from "./context.js";
+import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import type { StackOptions } from "./stack-options.js";
 
@@ -21,7 +21,7 @@ async function confirm(question: string): Promise<boolean> {
 
 /** `platform destroy`: removes the stack's services; databases with retention: permanent keep their data unless --delete-data. */
 export async function runDestroy(o: DestroyOptions): Promise<void> {
-  const t = await resolveStackTarget(o);
+  const t = await resolveStack(o);
   const creds = requireCredentials();
   await requireEngine();
   if (!o.yes) {
@@ -30,7 +30,7 @@ export async function runDestroy(o: DestroyOptions): Promise<void> {
     if (!(await confirm(`Remove ${what} of ${t.project} (${t.env})? (y/N) `))) throw new VisibleError("nothing was removed", { exitCode: ExitCode.failed });
   }
   // Where the stack runs, read before the destroy (its settings go with the stack).
-  const kube = await kubeTargetOf(t, creds);
+  const kube = await kubeClusterOf(t, creds);
   const deleted = await destroyStack(t.project, t.env, creds, {
     configFile: t.configFile,
     onNote: (line) => { if (!o.json) process.stdout.write(`note: ${line}\n`); },

@@ -1,7 +1,7 @@
 import { currentCertificate } from "../engine/certificates.js";
 import { checkDns } from "../engine/dns-check.js";
 import { inspectEdge } from "../runtime/docker.js";
-import { resolveStackTarget } from "./context.js";
+import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import type { StackOptions } from "./stack-options.js";
 import { formatTable } from "./table.js";
@@ -11,7 +11,7 @@ import { formatTable } from "./table.js";
  * its certificate as the edge serves it now. A domain that points elsewhere gets the record to create.
  */
 export async function runDomains(o: StackOptions): Promise<void> {
-  const t = await resolveStackTarget(o);
+  const t = await resolveStack(o);
   const owned = Object.values(t.config.services).flatMap((s) => s.domains.map((domain) => ({ service: s.name, domain })));
   if (owned.length === 0) {
     if (o.json) printJson({ project: t.project, env: t.env, domains: [] });

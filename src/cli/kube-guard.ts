@@ -5,7 +5,7 @@ import type { Plan } from "../plan/types.js";
 import { kubeNamespaceLabels } from "../runtime/kubernetes.js";
 import { namespaceName } from "../targets/kubernetes/names.js";
 import { kubernetesCluster } from "../test-cluster/kubeconfig.js";
-import type { StackTarget } from "./context.js";
+import type { StackContext } from "./context.js";
 
 /**
  * A stack's namespace is `<project>-<env>`, so two stacks can name the same one (project `a-b`
@@ -13,7 +13,7 @@ import type { StackTarget } from "./context.js";
  * destroy would then delete the other stack's objects with it: a namespace whose labels name
  * another stack, or no stack at all, is refused before anything is built.
  */
-export async function refuseForeignNamespace(t: StackTarget, where: { target: string; kubeconfig?: string }, plan: Plan): Promise<void> {
+export async function refuseForeignNamespace(t: StackContext, where: { target: string; kubeconfig?: string }, plan: Plan): Promise<void> {
   if (where.target !== "kubernetes") return;
   const kube = { project: t.project, env: t.env, kubeconfig: kubernetesCluster(where.kubeconfig).kubeconfig };
   const namespace = namespaceName(plan);
@@ -28,7 +28,7 @@ export async function refuseForeignNamespace(t: StackTarget, where: { target: st
 }
 
 /** Where this deploy goes: the flags, else the stack's settings (a later deploy keeps its target). */
-export async function deployTarget(t: StackTarget, creds: Credentials, flags: { target?: string; kubeconfig?: string }): Promise<{ target: string; kubeconfig?: string }> {
+export async function deployTarget(t: StackContext, creds: Credentials, flags: { target?: string; kubeconfig?: string }): Promise<{ target: string; kubeconfig?: string }> {
   const saved = await stackTarget(t.project, t.env, creds);
   return { target: flags.target ?? saved.target, kubeconfig: flags.kubeconfig ?? saved.kubeconfig };
 }

@@ -1,10 +1,10 @@
 import { demuxLogs } from "../docker-client.js";
 import { requireCredentials } from "../engine/credentials.js";
-import { kubeTargetOf } from "../engine/stack-ops.js";
+import { kubeClusterOf } from "../engine/stack-ops.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { docker, listServiceContainers, requireEngine } from "../runtime/docker.js";
 import { kubeLogs } from "../runtime/kubernetes.js";
-import { resolveStackTarget } from "./context.js";
+import { resolveStack } from "./context.js";
 import { parseSince } from "./flags.js";
 import type { StackOptions } from "./stack-options.js";
 
@@ -16,11 +16,11 @@ export interface LogsOptions extends StackOptions {
 
 /** `platform logs SERVICE`: from where the stack runs (kubectl logs on Kubernetes). */
 export async function runLogs(service: string, o: LogsOptions): Promise<void> {
-  const t = await resolveStackTarget(o);
+  const t = await resolveStack(o);
   if (!t.config.services[service]) {
     throw new VisibleError(`no service "${service}" in ${t.configFile}; services: ${Object.keys(t.config.services).join(", ")}`, { exitCode: ExitCode.usage });
   }
-  const kube = await kubeTargetOf(t, requireCredentials());
+  const kube = await kubeClusterOf(t, requireCredentials());
   if (kube) return kubeLogs(kube, service, o);
   await requireEngine();
   const c = (await listServiceContainers(t.project, t.env)).find((x) => x.service === service);

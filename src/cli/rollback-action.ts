@@ -2,7 +2,7 @@ import { requireCredentials } from "../engine/credentials.js";
 import { chooseRollback, listRecords } from "../engine/history.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { missingImages, requireEngine } from "../runtime/docker.js";
-import { resolveStackTarget } from "./context.js";
+import { resolveStack } from "./context.js";
 import { runDeploySession } from "./deploy-session.js";
 import type { StackOptions } from "./stack-options.js";
 
@@ -12,7 +12,7 @@ import type { StackOptions } from "./stack-options.js";
  * Database migrations are not reversed; it is recorded like any deployment.
  */
 export async function runRollback(id: string | undefined, o: StackOptions): Promise<void> {
-  const t = await resolveStackTarget(o);
+  const t = await resolveStack(o);
   const creds = requireCredentials();
   await requireEngine();
   const choice = chooseRollback(listRecords(t.project, t.env), id);

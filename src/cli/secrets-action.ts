@@ -5,7 +5,7 @@ import { requireCredentials } from "../engine/credentials.js";
 import { readSecretNames } from "../engine/secret-names.js";
 import { setSecret, unsetSecret } from "../engine/secrets.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { resolveStackTarget } from "./context.js";
+import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 import type { StackOptions } from "./stack-options.js";
@@ -48,7 +48,7 @@ async function readValue(name: string): Promise<string> {
 export async function runSet(name: string, o: StackOptions): Promise<void> {
   checkName(name);
   const creds = requireCredentials();
-  const t = await resolveStackTarget(o, true);
+  const t = await resolveStack(o, true);
   const value = await readValue(name);
   if (value === "") throw new VisibleError(`no value for ${name} (standard input was empty); nothing was changed`, { exitCode: ExitCode.usage, details: ["  hint: echo -n \"$VALUE\" | platform secrets set NAME, or run it in a terminal to be prompted; platform secrets unset NAME removes one"] });
   await setSecret(t.project, t.env, creds, name, value);
@@ -61,7 +61,7 @@ export async function runSet(name: string, o: StackOptions): Promise<void> {
 }
 
 export async function runList(o: StackOptions): Promise<void> {
-  const t = await resolveStackTarget(o);
+  const t = await resolveStack(o);
   const set = readSecretNames(t.project, t.env);
   const names = [...new Set([...set.keys(), ...referencedSecrets(t.config)])].sort();
   const rows = names.map((n) => ({ name: n, set: set.has(n), setAt: set.get(n) ?? null, usedBy: usersOf(t.config, n) }));
@@ -74,7 +74,7 @@ export async function runList(o: StackOptions): Promise<void> {
 export async function runUnset(name: string, o: StackOptions): Promise<void> {
   checkName(name);
   const creds = requireCredentials();
-  const t = await resolveStackTarget(o);
+  const t = await resolveStack(o);
   const removed = await unsetSecret(t.project, t.env, creds, name);
   const users = usersOf(t.config, name);
   if (o.json) { printJson({ project: t.project, env: t.env, name, removed, usedBy: users }); return; }

@@ -1,10 +1,10 @@
 import { requireCredentials } from "../engine/credentials.js";
 import { listRecords } from "../engine/history.js";
-import { kubeTargetOf, stackUrls } from "../engine/stack-ops.js";
+import { kubeClusterOf, stackUrls } from "../engine/stack-ops.js";
 import { currentCertificate } from "../engine/certificates.js";
 import { describeEdge, type EdgeState, inspectEdge, liveStates, listServiceContainers, requireEngine } from "../runtime/docker.js";
 import { kubeServices } from "../runtime/kubernetes.js";
-import { resolveStackTarget } from "./context.js";
+import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 import type { StackOptions } from "./stack-options.js";
@@ -34,9 +34,9 @@ async function dockerRuntime(project: string, env: string): Promise<Live> {
 
 /** `platform status`: what runs per service, its health, URL and image, and the last deployment. */
 export async function runStatus(o: StackOptions): Promise<void> {
-  const t = await resolveStackTarget(o);
+  const t = await resolveStack(o);
   const creds = requireCredentials();
-  const kube = await kubeTargetOf(t, creds);
+  const kube = await kubeClusterOf(t, creds);
   const [live, urls] = await Promise.all([kube ? kubeServices(kube) : dockerRuntime(t.project, t.env), stackUrls(t.project, t.env, creds, Object.keys(t.config.services))]);
   const last = listRecords(t.project, t.env)[0];
   const rows = Object.keys(t.config.services).map((name) => {

@@ -2,13 +2,13 @@ import { ExitCode, VisibleError } from "../errors.js";
 import { imageRepository } from "../plan/naming.js";
 import { inSyncWithDocker } from "../provider/drift.js";
 import { edgeLogSince, liveStates, pruneImages, removeOrphans } from "../runtime/docker.js";
-import { type KubeTarget, kubeFailedMigrationLog, kubeLiveStates } from "../runtime/kubernetes.js";
+import { type KubeCluster, kubeFailedMigrationLog, kubeLiveStates } from "../runtime/kubernetes.js";
 import { type CertificateState, ensureCertificates } from "./certificates.js";
 import type { Credentials } from "./credentials.js";
 import { checkDns } from "./dns-check.js";
 import { type DeployOptions, type DeployResult, deploy } from "./deploy.js";
 import { type DeploymentRecord, imagesToKeep, listRecords } from "./history.js";
-import { kubeTargetOf } from "./stack-ops.js";
+import { kubeClusterOf } from "./stack-ops.js";
 import { keptEdgeSettings } from "./stack-settings.js";
 
 /**
@@ -123,7 +123,7 @@ export interface ServicePlaces {
  * what runs now, read from where the stack runs (an unreadable target reads as nothing running).
  */
 export async function whereServicesAre(stack: { project: string; env: string }, creds: Credentials, services: readonly string[], phases: Record<string, { phase: string }>): Promise<ServicePlaces> {
-  const kube = await kubeTargetOf(stack, creds).catch(() => undefined);
+  const kube = await kubeClusterOf(stack, creds).catch(() => undefined);
   const live = await (kube ? kubeLiveStates(kube) : liveStates(stack.project, stack.env)).catch(() => new Map());
   // Docker's migration Job reports its output itself; a Kubernetes Job's is in its pod.
   const migrations = kube ? await migrationOutput(kube, Object.keys(phases).filter((n) => phases[n]?.phase === "failed")) : [];
@@ -137,7 +137,7 @@ export async function whereServicesAre(stack: { project: string; env: string }, 
   return { lines, down, migrations };
 }
 
-async function migrationOutput(kube: KubeTarget, failed: readonly string[]): Promise<string[]> {
+async function migrationOutput(kube: KubeCluster, failed: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const service of failed) {
     const log = await kubeFailedMigrationLog(kube, service).catch(() => "");

@@ -1,4 +1,4 @@
-import type { KubeTarget } from "../runtime/kubernetes.js";
+import type { KubeCluster } from "../runtime/kubernetes.js";
 import { kubernetesCluster } from "../test-cluster/kubeconfig.js";
 import type { Credentials } from "./credentials.js";
 import { publicUrls, writeStackConfig } from "./deploy.js";
@@ -32,7 +32,7 @@ export async function stackTarget(project: string, env: string, creds: Credentia
  * The Kubernetes cluster a stack runs on, from its settings, or undefined for the Docker
  * target: status, logs, destroy and a failed deploy read the truth from where the stack runs.
  */
-export async function kubeTargetOf(stack: { project: string; env: string }, creds: Credentials): Promise<KubeTarget | undefined> {
+export async function kubeClusterOf(stack: { project: string; env: string }, creds: Credentials): Promise<KubeCluster | undefined> {
   const s = await stackTarget(stack.project, stack.env, creds);
   if (s.target !== "kubernetes") return undefined;
   return { project: stack.project, env: stack.env, kubeconfig: kubernetesCluster(s.kubeconfig).kubeconfig };

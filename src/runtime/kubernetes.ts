@@ -10,7 +10,7 @@ import type { LiveState } from "./docker.js";
  * destroy keeps. Through kubectl (the test cluster's, else the one on PATH) and the stack's
  * kubeconfig. A stack's objects carry the labels platform.project and platform.env.
  */
-export interface KubeTarget {
+export interface KubeCluster {
   readonly project: string;
   readonly env: string;
   readonly kubeconfig: string;
@@ -21,11 +21,11 @@ function kubectlBinary(): string {
   return tc ? join(tc.binDir, "kubectl") : "kubectl";
 }
 
-function selector(t: KubeTarget): string {
+function selector(t: KubeCluster): string {
   return `platform.project=${t.project},platform.env=${t.env}`;
 }
 
-function kubectl(t: KubeTarget, args: string[], stdio: "pipe" | "inherit" = "pipe"): Promise<string> {
+function kubectl(t: KubeCluster, args: string[], stdio: "pipe" | "inherit" = "pipe"): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(kubectlBinary(), ["--kubeconfig", t.kubeconfig, ...args], { stdio: ["ignore", stdio, stdio] });
     let out = "";
@@ -44,13 +44,13 @@ interface Workload {
   status?: { readyReplicas?: number; replicas?: number; updatedReplicas?: number };
 }
 
-async function workloads(t: KubeTarget): Promise<Workload[]> {
+async function workloads(t: KubeCluster): Promise<Workload[]> {
   const out = await kubectl(t, ["get", "deployments,statefulsets", "--all-namespaces", "-l", selector(t), "-o", "json"]);
   return (JSON.parse(out) as { items: Workload[] }).items;
 }
 
 /** Per service: running when a pod is ready, with `ready n/m`; and the image it runs. */
-export async function kubeServices(t: KubeTarget): Promise<Map<string, LiveState & { image: string; kind: string }>> {
+export async function kubeServices(t: KubeCluster): Promise<Map<string, LiveState & { image: string; kind: string }>> {
   const states = new Map<string, LiveState & { image: string; kind: string }>();
   for (const w of await workloads(t)) {
     const service = w.metadata.labels?.["platform.service"] ?? w.metadata.name;
@@ -61,12 +61,12 @@ export async function kubeServices(t: KubeTarget): Promise<Map<string, LiveState
   return states;
 }
 
-export async function kubeLiveStates(t: KubeTarget): Promise<Map<string, LiveState>> {
+export async function kubeLiveStates(t: KubeCluster): Promise<Map<string, LiveState>> {
   return kubeServices(t);
 }
 
 /** `platform logs` on Kubernetes: the service's pod (kubectl logs picks one of a Deployment's). */
-export async function kubeLogs(t: KubeTarget, service: string, o: { follow?: boolean; since?: string; tail?: string }): Promise<void> {
+export async function kubeLogs(t: KubeCluster, service: string, o: { follow?: boolean; since?: string; tail?: string }): Promise<void> {
   const w = (await kubeServices(t)).get(service);
   if (!w) throw new VisibleError(`${service} is not deployed in ${t.project} (${t.env}): run platform deploy`, { exitCode: ExitCode.failed });
   const namespace = (await workloads(t)).find((x) => (x.metadata.labels?.["platform.service"] ?? x.metadata.name) === service) as Workload & { metadata: { namespace?: string } };
@@ -75,7 +75,7 @@ export async function kubeLogs(t: KubeTarget, service: string, o: { follow?: boo
 }
 
 /** The claims a destroy kept (retention: permanent), as namespace/name. */
-export async function kubeKeptData(t: KubeTarget): Promise<string[]> {
+export async function kubeKeptData(t: KubeCluster): Promise<string[]> {
   const out = await kubectl(t, ["get", "pvc", "--all-namespaces", "-l", selector(t), "-o", "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{\"\\n\"}{end}"]);
   return out.split("\n").filter(Boolean);
 }
@@ -84,7 +84,7 @@ export async function kubeKeptData(t: KubeTarget): Promise<string[]> {
  * `destroy --delete-data`: the kept namespace with its claims, the test cluster's volumes, and
  * their hostPath directories. Claims go before volumes, or the delete hangs.
  */
-export async function kubeDeleteData(t: KubeTarget): Promise<string[]> {
+export async function kubeDeleteData(t: KubeCluster): Promise<string[]> {
   const kept = await kubeKeptData(t);
   await kubectl(t, ["delete", "namespace", "-l", selector(t), "--ignore-not-found", "--wait=true"]);
   await kubectl(t, ["delete", "pv", "-l", selector(t), "--ignore-not-found", "--wait=true"]);
@@ -93,7 +93,7 @@ export async function kubeDeleteData(t: KubeTarget): Promise<string[]> {
 }
 
 /** The last lines of a service's newest failed migration pod: what a failed deploy shows. */
-export async function kubeFailedMigrationLog(t: KubeTarget, service: string, lines = 20): Promise<string> {
+export async function kubeFailedMigrationLog(t: KubeCluster, service: string, lines = 20): Promise<string> {
   const out = await kubectl(t, ["get", "pods", "--all-namespaces", "-l", `${selector(t)},platform.service=${service},platform.step=migrate`, "--field-selector", "status.phase=Failed",
     "--sort-by", ".metadata.creationTimestamp", "-o", "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{\"\\n\"}{end}"]);
   const newest = out.split("\n").filter(Boolean).pop();
@@ -103,7 +103,7 @@ export async function kubeFailedMigrationLog(t: KubeTarget, service: string, lin
 }
 
 /** A namespace's labels, or undefined when there is no such namespace. */
-export async function kubeNamespaceLabels(t: KubeTarget, name: string): Promise<Record<string, string> | undefined> {
+export async function kubeNamespaceLabels(t: KubeCluster, name: string): Promise<Record<string, string> | undefined> {
   const out = await kubectl(t, ["get", "namespace", name, "--ignore-not-found", "-o", "json"]);
   return out.trim() ? ((JSON.parse(out) as { metadata: { labels?: Record<string, string> } }).metadata.labels ?? {}) : undefined;
 }

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { DeployOptions } from "../../../src/engine/deploy.js";
-import type { KubeTarget } from "../../../src/runtime/kubernetes.js";
+import type { KubeCluster } from "../../../src/runtime/kubernetes.js";
 import { ExitCode, VisibleError } from "../../../src/errors.js";
 
 /**
@@ -11,7 +11,7 @@ type LiveMap = Map<string, { running: boolean; detail: string }>;
 const fake = {
   deploy: vi.fn<(o: DeployOptions) => Promise<unknown>>(),
   live: new Map() as LiveMap,
-  kube: undefined as KubeTarget | undefined,
+  kube: undefined as KubeCluster | undefined,
   phases: {} as Record<string, { phase: string }>,
   migrationLog: "",
 };
@@ -23,7 +23,7 @@ vi.mock("../../../src/engine/history.js", () => ({
   imagesToKeep: () => new Set(["platform/shop_api:keep"]),
   listRecords: () => [{ services: fake.phases }],
 }));
-vi.mock("../../../src/engine/stack-ops.js", () => ({ kubeTargetOf: async () => fake.kube }));
+vi.mock("../../../src/engine/stack-ops.js", () => ({ kubeClusterOf: async () => fake.kube }));
 const ensureCertificates = vi.fn(async (hosts: readonly string[]) => hosts.map((host) => ({ host, ok: true })));
 vi.mock("../../../src/engine/certificates.js", () => ({ ensureCertificates }));
 vi.mock("../../../src/engine/stack-settings.js", () => ({ keptEdgeSettings: () => ({}) }));
