@@ -64,10 +64,22 @@ export interface ServiceView {
   lastPhase: string | null;
 }
 
+/** The engine's HTTPS edge (runtime/docker.ts EdgeState, restated: that file imports Node). */
+export interface EdgeView {
+  mode: "local" | "public";
+  running: boolean;
+  appsDomain?: string;
+  /** `127.0.0.1:443`, or `*:80` and `*:443`. */
+  listens: string[];
+  acmeCa?: string;
+}
+
 export interface EnvironmentView {
   project: string;
   env: string;
   services: ServiceView[];
+  /** The edge public services go through; null when none runs yet. */
+  edge: EdgeView | null;
   /** Optional fields are absent from records that lack them (JSON drops undefined). */
   lastDeployment: { id: string; outcome: DeploymentOutcome; startedAt: string; finishedAt?: string; git?: GitInfo; by?: string } | null;
 }

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { type DeploymentRecord, listRecords } from "../engine/history.js";
 import { containerDetails } from "../runtime/inspect.js";
-import { listAllServiceContainers, listServiceContainers } from "../runtime/docker.js";
+import { inspectEdge, listAllServiceContainers, listServiceContainers } from "../runtime/docker.js";
 import { homePaths } from "../home/layout.js";
-import type { EnvState, EnvironmentView, ProjectState, ServiceView } from "./api-types.js";
+import type { EdgeView, EnvState, EnvironmentView, ProjectState, ServiceView } from "./api-types.js";
 
 /** Projects with a deployment history under the platform home, and their environments. */
 export function listProjects(): { name: string; envs: string[] }[] {
@@ -71,8 +71,12 @@ export async function environmentView(project: string, env: string): Promise<Env
       lastPhase,
     };
   }));
+  const e = await inspectEdge().catch(() => undefined);
+  const edge: EdgeView | null = e
+    ? { mode: e.mode, running: e.running, listens: e.listens, ...(e.appsDomain ? { appsDomain: e.appsDomain } : {}), ...(e.acmeCa ? { acmeCa: e.acmeCa } : {}) }
+    : null;
   return {
-    project, env, services,
+    project, env, services, edge,
     lastDeployment: last ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt, finishedAt: last.finishedAt, git: last.git, by: last.by } : null,
   };
 }

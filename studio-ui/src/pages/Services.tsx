@@ -22,6 +22,19 @@ export function ServicesPage({ project, env, go }: Scope) {
           </div>
         </Card>
       )}
+      {data.edge && (
+        <div style={{ marginTop: 16 }}>
+        <Card title="HTTPS edge" className="edge-card">
+          <div className="card-body row" data-edge-mode={data.edge.mode}>
+            <Badge kind={data.edge.mode === "public" ? "ok" : undefined}>{data.edge.mode}</Badge>
+            <span>{data.edge.appsDomain}</span>
+            <span className="muted">listens on {data.edge.listens.join(", ")}</span>
+            <span className="muted">{data.edge.mode === "public" ? `certificates from ${data.edge.acmeCa}` : "certificates from the platform's own CA"}</span>
+            {!data.edge.running && <Badge kind="warn">not running</Badge>}
+          </div>
+        </Card>
+        </div>
+      )}
       <div className="grid cols-3" style={{ marginTop: 16 }}>
         {data.services.map((s) => (
           <Card key={s.name} className="svc-card" title={<span className="row"><span className="dot" style={{ background: s.health === "healthy" ? "var(--ok)" : s.health === "not deployed" ? "var(--muted)" : "var(--err)" }} />{s.name} <Badge>{s.type}</Badge></span>} right={<StateBadge state={s.health} />}>
