@@ -99,7 +99,10 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain): Compone
     {
       name: "kube-proxy", command: binary(tc, "kube-proxy"),
       args: toFlags("--config", join(l.config, "kube-proxy.yaml")),
-      health: { kind: "http", url: `http://127.0.0.1:${PORTS.proxyHealthz}/livez` },
+      // /healthz, not /livez: /livez says the process runs, /healthz that it has written the
+      // Service rules (503 until its first sync, and while a change waits for one), so a test
+      // that reaches a Service right after `up` no longer races kube-proxy's first sync.
+      health: { kind: "http", url: `http://127.0.0.1:${PORTS.proxyHealthz}/healthz` },
     },
     {
       name: "registry", command: tc.registry,
