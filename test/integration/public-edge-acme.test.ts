@@ -14,6 +14,7 @@
 //                       is no AAAA. It is also the container's only resolver (`--dns`), so no
 //                       lookup leaves the sandbox.
 //     127.0.0.1:15000 Pebble's management API (its roots); 127.0.0.1:18055 challtestsrv's API
+//   (Pebble and challtestsrv are started by helpers/acme.ts, which the product test shares.)
 //
 // Findings (2026-11-26, Docker 20.10 with iptables, default bridge):
 // - Caddy -> Pebble: the container dials serverAddress:14000. The packet leaves by the
@@ -33,83 +34,18 @@
 //   1.4 s over 7 runs with retryAfter 1 s. With Pebble's example retryAfter (authz 3 s, order 5 s)
 //   it took 4.3 to 5.4 s, because Caddy's ACME client honours Retry-After. From container start
 //   to the first HTTPS 200: 1.2 to 3.0 s. The test prints both on every run.
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
-import { createServer } from "node:net";
-import { homedir, tmpdir } from "node:os";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createInternet, destroyInternet, type Internet, run, runInInternet } from "./helpers/internet.js";
+import { assertFree, docker, PEBBLE_PORTS, type Pebble, pebbleRecord, startPebble, waitFor } from "./helpers/acme.js";
+import { createInternet, destroyInternet, type Internet, runInInternet } from "./helpers/internet.js";
 
-const DOCKER = process.env.PLATFORM_DOCKER_CLI ?? (existsSync("/usr/bin/docker") ? "/usr/bin/docker" : "docker");
-const PLATFORM_HOME = process.env.PLATFORM_HOME ?? join(homedir(), ".platform");
 const IMAGE = "platform-local/caddy:2.11";
 const HOST = "app.apps.test";
-const PORTS = { http: 18080, https: 18443, acme: 14000, pebbleMgmt: 15000, challMgmt: 18055, dns: 53 };
+const PORTS = { http: 18080, https: 18443, acme: PEBBLE_PORTS.acme };
 const CONTAINER = `plt-test-acme-${process.pid}-${randomBytes(3).toString("hex")}`;
-
-/** Written by scripts/setup/pebble.sh. Fails loudly (never skips) when the set-up did not run. */
-function pebbleRecord(): { pebble: string; challtestsrv: string; minicaRoot: string; cert: string; key: string } {
-  const file = join(PLATFORM_HOME, "pebble.json");
-  if (!existsSync(file)) throw new Error(`no ${file}: run bash scripts/setup/pebble.sh first`);
-  return JSON.parse(readFileSync(file, "utf8"));
-}
-
-/** Says which address:port is taken, before a server fails with a less clear message. */
-function assertFree(host: string, port: number, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", (e) => reject(new Error(`${host}:${port} (${what}) is in use: ${e.message}`)));
-    s.listen(port, host, () => s.close(() => resolve()));
-  });
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `ok`, at most `attempts` times. */
-async function waitFor(what: string, attempts: number, intervalMs: number, ok: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await ok()) return;
-    await sleep(intervalMs);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-/** HTTPS GET to Pebble's management API on 127.0.0.1, trusting only Pebble's minica. */
-function pebbleMgmt(path: string, ca: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const opts = { host: "127.0.0.1", port: PORTS.pebbleMgmt, path, ca, servername: "localhost", timeout: 5000 };
-    const req = request(opts, (res) => {
-      let body = "";
-      res.on("data", (c) => {
-        body += c;
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", reject);
-    req.end();
-  });
-}
-
-/**
- * Starts a server on the host. setpriv's parent-death signal kills it if this test process dies
- * (a crash must not leave Pebble holding its ports). No proxy variables: Pebble's validation
- * must dial the sandbox itself. PEBBLE_VA_ALWAYS_VALID is removed: validation must happen.
- */
-function startServer(file: string, flags: Record<string, string>, env: Record<string, string>, log: string[]): ChildProcess {
-  const args = Object.entries(flags).flatMap(([k, v]) => [`-${k}`, v]);
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-  for (const k of Object.keys(childEnv)) if (/^(https?|all|no)_proxy$/i.test(k) || k === "PEBBLE_VA_ALWAYS_VALID") delete childEnv[k];
-  const [cmd, argv] = existsSync("/usr/bin/setpriv") ? ["/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", file, ...args]] : [file, args];
-  const child = spawn(cmd, argv as string[], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
-  for (const s of [child.stdout, child.stderr]) s?.on("data", (c) => log.push(String(c)));
-  return child;
-}
-
-const docker = (args: string[], timeoutMs?: number) => run(DOCKER, args, timeoutMs);
 
 /** The Caddyfile of the edge in public mode. */
 function caddyfile(): string {
@@ -145,9 +81,7 @@ describe("public edge: Caddy obtains a real ACME certificate from Pebble over a 
   let net: Internet;
   let dir: string;
   let containerStart = 0;
-  const procs: ChildProcess[] = [];
-  const pebbleLog: string[] = [];
-  const challLog: string[] = [];
+  let pebble: Pebble | undefined;
 
   /** curl from the client namespace; the name resolves to serverAddress (--resolve), as public DNS would. */
   const client = (scheme: "http" | "https", path: string, extra: string[] = [], trustPebble = true) => {
@@ -165,7 +99,7 @@ describe("public edge: Caddy obtains a real ACME certificate from Pebble over a 
   };
 
   beforeAll(async () => {
-    const pebble = pebbleRecord();
+    const rec = pebbleRecord();
     // Containers of crashed earlier runs (their pid is gone); stale namespaces go in createInternet.
     const old = await docker(["ps", "-a", "--filter", "name=^plt-test-acme-", "--format", "{{.Names}}"]);
     for (const name of old.stdout.split("\n").filter(Boolean)) {
@@ -176,47 +110,12 @@ describe("public edge: Caddy obtains a real ACME certificate from Pebble over a 
     dir = mkdtempSync(join(tmpdir(), "plt-acme-"));
     await assertFree("0.0.0.0", PORTS.http, "Caddy's published HTTP port");
     await assertFree("0.0.0.0", PORTS.https, "Caddy's published HTTPS port");
-    await assertFree("127.0.0.1", PORTS.pebbleMgmt, "Pebble's management API");
-    await assertFree("127.0.0.1", PORTS.challMgmt, "challtestsrv's management API");
-    await assertFree(net.serverAddress, PORTS.dns, "challtestsrv's DNS");
-
-    // DNS only: its HTTP-01, TLS-ALPN-01 and DoH test servers are off.
-    const dns = `${net.serverAddress}:${PORTS.dns}`;
-    const chall = { dnsserver: dns, management: `127.0.0.1:${PORTS.challMgmt}`, defaultIPv4: net.serverAddress, defaultIPv6: "" };
-    procs.push(startServer(pebble.challtestsrv, { ...chall, http01: "", https01: "", tlsalpn01: "", doh: "" }, {}, challLog));
-    // The directory on serverAddress, where the container can reach it; the management API on
-    // loopback only. httpPort/tlsPort are the host ports Docker publishes the container's 80/443 on.
-    const pebbleConfig = {
-      listenAddress: `${net.serverAddress}:${PORTS.acme}`,
-      managementListenAddress: `127.0.0.1:${PORTS.pebbleMgmt}`,
-      certificate: pebble.cert,
-      privateKey: pebble.key,
-      httpPort: PORTS.http,
-      tlsPort: PORTS.https,
-      ocspResponderURL: "",
-      externalAccountBindingRequired: false,
-      retryAfter: { authz: 1, order: 1 }, // Caddy honours Retry-After: 3 s / 5 s cost about 4 s per issuance
-      keyAlgorithm: "ecdsa",
-      profiles: { default: { description: "90 days, as Let's Encrypt", validityPeriod: 7776000 } },
-    };
-    writeFileSync(join(dir, "pebble-config.json"), JSON.stringify({ pebble: pebbleConfig }, null, 2));
-    // NOSLEEP: no random 0-15 s pause before validating. NONCEREJECT 0: no random badNonce
-    // retries, so the measured time is the protocol's and not Pebble's chaos testing.
-    const pebbleEnv = { PEBBLE_VA_NOSLEEP: "1", PEBBLE_WFE_NONCEREJECT: "0" };
-    procs.push(startServer(pebble.pebble, { config: join(dir, "pebble-config.json"), dnsserver: dns }, pebbleEnv, pebbleLog));
-
-    const minica = readFileSync(pebble.minicaRoot, "utf8");
-    const roots = () => pebbleMgmt("/roots/0", minica).catch(() => ({ status: 0, body: "" }));
-    await waitFor("Pebble's management API", 50, 200, async () => (await roots()).status === 200).catch((e) => {
-      throw new Error(`${e.message}\nPebble:\n${pebbleLog.join("")}\nchalltestsrv:\n${challLog.join("")}`);
-    });
+    // Pebble's bundled certificate (it names "pebble"): the container gets --add-host below.
+    // httpPort/tlsPort are the host ports Docker publishes the container's 80/443 on.
+    pebble = await startPebble({ serverAddress: net.serverAddress, httpPort: PORTS.http, tlsPort: PORTS.https, dir });
     // Pebble makes a new root at every start: the client trusts this one, and only this one.
-    writeFileSync(join(dir, "pebble-root.pem"), (await roots()).body);
-    const added = await fetch(`http://127.0.0.1:${PORTS.challMgmt}/add-a`, {
-      method: "POST",
-      body: JSON.stringify({ host: HOST, addresses: [net.serverAddress] }),
-    });
-    expect(added.status).toBe(200);
+    writeFileSync(join(dir, "pebble-root.pem"), pebble.root);
+    await pebble.addA(HOST, [net.serverAddress]);
 
     writeFileSync(join(dir, "Caddyfile"), caddyfile());
     containerStart = Date.now();
@@ -226,7 +125,7 @@ describe("public edge: Caddy obtains a real ACME certificate from Pebble over a 
       "-p", `0.0.0.0:${PORTS.http}:80`, "-p", `0.0.0.0:${PORTS.https}:443`,
       "--add-host", `pebble:${net.serverAddress}`, "--dns", net.serverAddress,
       "-v", `${join(dir, "Caddyfile")}:/etc/caddy/Caddyfile:ro`,
-      "-v", `${pebble.minicaRoot}:/etc/caddy/pebble.minica.pem:ro`,
+      "-v", `${rec.minicaRoot}:/etc/caddy/pebble.minica.pem:ro`,
       IMAGE,
     ]);
     if (started.code !== 0) throw new Error(`docker run ${IMAGE} failed (npm run setup builds the image): ${started.stderr}`);
@@ -234,7 +133,7 @@ describe("public edge: Caddy obtains a real ACME certificate from Pebble over a 
 
   afterAll(async () => {
     await docker(["rm", "-f", "-v", CONTAINER]);
-    for (const p of procs) p.kill("SIGTERM");
+    pebble?.stop();
     if (net) await destroyInternet(net);
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -250,7 +149,7 @@ describe("public edge: Caddy obtains a real ACME certificate from Pebble over a 
       return r.code === 0 && r.stdout === "hello";
     }).catch(async (e) => {
       const caddy = (await docker(["logs", CONTAINER])).stderr;
-      throw new Error(`${e.message}; last curl: ${last}\nCaddy:\n${caddy}\nPebble:\n${pebbleLog.join("")}`);
+      throw new Error(`${e.message}; last curl: ${last}\nCaddy:\n${caddy}\nPebble:\n${pebble?.log()}`);
     });
     const firstOk = Date.now() - containerStart;
 
@@ -269,7 +168,7 @@ describe("public edge: Caddy obtains a real ACME certificate from Pebble over a 
     expect(challenge?.challenge, "Caddy served no HTTP-01 key authorization").toBe("http-01");
     expect(logs.some((l) => l.challenge === "tls-alpn-01")).toBe(false);
     // Pebble really validated: its VA fetched the token from our name and port, then set the authz valid.
-    const pebbleOut = pebbleLog.join("");
+    const pebbleOut = pebble?.log() ?? "";
     expect(pebbleOut).toContain(`Attempting to validate w/ HTTP: http://${HOST}:${PORTS.http}/.well-known/acme-challenge/`);
     expect(pebbleOut).toMatch(/set VALID by completed challenge/);
   }, 120_000);
