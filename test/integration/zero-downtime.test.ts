@@ -6,15 +6,18 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
-import { quantile, startLoad } from "./helpers/load.js";
+import { describeLoad, quantile, startLoad } from "./helpers/load.js";
 
 /**
- * Issue 17: zero failed requests under load across redeploys of every kind. 8 clients (half on
- * a fresh TLS connection per request, half on pooled keep-alive ones) send GETs of the web page
- * and of the API's health route and POSTs of events through the HTTPS edge, while 20 redeploys
- * run: code and env changes, no change, a failing migration, a version that crashes on start,
- * web-only changes. Not one answer may be non-2xx and not one connection may fail, and every
- * POST answered 201 must be exactly one row (a retried POST must not be stored twice).
+ * Issue 17: zero failed requests under load across redeploys of every kind. Clients of both
+ * protocols browsers speak send GETs of the web page and of the API's health route and POSTs of
+ * events through the HTTPS edge: 8 over HTTP/1.1 (half on a fresh TLS connection per request,
+ * half on pooled keep-alive ones) and 2 over HTTP/2 (like browser tabs: one session per origin,
+ * 4 streams in flight at once on them), while 20 redeploys run: code and env changes, no
+ * change, a failing migration, a version that crashes on start, web-only changes. Not one
+ * answer may be non-2xx, not one connection or stream may fail (an HTTP/2 stream reset in a web
+ * container swap is curl's "HTTP/2 stream 1 was not closed cleanly"), and every POST answered
+ * 201 must be exactly one row (a retried POST must not be stored twice).
  *
  * The test runs its own edge (PLATFORM_EDGE_NAME, a free port): the engine's shared edge is
  * left alone, so other projects' deploys neither disturb this test nor are disturbed by it.
@@ -121,11 +124,11 @@ describe("zero failed requests under load across 20 redeploys", () => {
     expect(ca).toContain("BEGIN CERTIFICATE");
   }, 900_000);
 
-  it("8 clients see no failure while 20 redeploys of every kind run", async () => {
+  it("HTTP/1.1 and HTTP/2 clients see no failure while 20 redeploys of every kind run", async () => {
     const before = await eventCount();
     let posted = 0;
     const load = startLoad({
-      clients: 8, ca, maxRequests: 200_000,
+      clients: 8, h2: { clients: 2, streams: 4 }, ca, maxRequests: 200_000, maxMs: 1_700_000,
       mix: [
         { name: "GET web /", url: `${urls.web}/` },
         { name: "GET api /health", url: `${urls.api}/health` },
@@ -140,27 +143,38 @@ describe("zero failed requests under load across 20 redeploys", () => {
       outcomes.push(`${kind}: exit ${r.code} in ${r.seconds.toFixed(1)}s`);
       console.log(`redeploy ${i + 1}/${REDEPLOYS.length} ${outcomes.at(-1)}; ${load.sent()} requests so far`);
       if (r.code !== want) {
-        await load.stop();
+        console.log(describeLoad(await load.stop()).join("\n"));
         throw new Error(`redeploy ${i + 1} (${kind}) exited ${r.code}, expected ${want}\n${r.stdout}\n${r.stderr}`);
       }
     }
     // Quiet again: "at rest" is both quiet phases, before (right after the first deploy) and after.
     load.setPhase("rest");
     await new Promise((r) => setTimeout(r, 15_000));
-    const { sent, failures, okCounts, latencies } = await load.stop();
+    const result = await load.stop();
+    const { sent, failures, latencies, byProtocol } = result;
     expect(sent, "the request bound was reached before the last redeploy: raise maxRequests").toBeLessThan(200_000);
+    expect(result.stoppedBy, "the load stopped at one of its bounds before the test stopped it").toBe("stop");
     const rest = latencies.get("rest") ?? [];
     const during = latencies.get("redeploys") ?? [];
     console.log([
-      `zero-downtime: ${sent} requests, ${failures.length} failed; ok by kind: ${JSON.stringify(Object.fromEntries(okCounts))}`,
+      `zero-downtime: ${sent} requests, ${failures.length} failed`,
       `  at rest:          ${rest.length} requests, p50 ${ms(quantile(rest, 0.5))}, p99 ${ms(quantile(rest, 0.99))}`,
       `  during redeploys: ${during.length} requests, p50 ${ms(quantile(during, 0.5))}, p99 ${ms(quantile(during, 0.99))}`,
+      ...describeLoad(result),
       ...outcomes.map((o) => `  ${o}`),
     ].join("\n"));
     expect(failures.slice(0, 20)).toEqual([]);
+    expect({ "http/1.1": byProtocol["http/1.1"].failures.length, h2: byProtocol.h2.failures.length }).toEqual({ "http/1.1": 0, h2: 0 });
     expect(during.length).toBeGreaterThan(1000);
+    // Both protocols were really exercised, across the redeploys too, and HTTP/2 multiplexed
+    // (every h2 answer came on a session that negotiated "h2": h2.ts fails the others).
+    for (const p of ["http/1.1", "h2"] as const) {
+      expect(byProtocol[p].sent / sent, `${p}'s share of the requests`).toBeGreaterThanOrEqual(0.2);
+      expect(byProtocol[p].latencies.get("redeploys")?.length ?? 0, `${p} requests during the redeploys`).toBeGreaterThan(500);
+    }
+    expect(result.h2.maxStreams, "the most HTTP/2 streams in flight at once on one session").toBeGreaterThan(1);
     // Every POST answered 201 is one row, no more: a POST that was retried was stored once.
-    expect(await eventCount()).toBe(before + (okCounts.get("POST api /api/events") ?? 0));
+    expect(await eventCount()).toBe(before + (result.okCounts.get("POST api /api/events") ?? 0));
   }, 1_800_000);
 
   it("Next.js finishes a request in flight when its container is stopped (SIGTERM)", async () => {

@@ -1,64 +1,157 @@
 import { Agent } from "node:https";
 import { httpsRequest } from "./cli.js";
+import { H2ConnectError, type H2Log, H2Tab, h2Request, newH2Log } from "./h2.js";
 
 /**
- * A bounded load generator for the zero-downtime test: `clients` loops, each sending one
- * request at a time from a fixed mix, half of them on a fresh TLS connection per request and
- * half on one pooled keep-alive connection. Every answer that is not 2xx and every error
- * (reset, timeout, refused, and each CERT_NOT_YET_VALID that httpsRequest retried) is kept
- * with what it was, and every latency is recorded with the phase it was sent in, so that the
- * test can compare a quiet phase with the redeploys.
+ * A bounded load generator for the zero-downtime test, speaking both protocols browsers use:
+ * - HTTP/1.1 (node:https): `clients` loops, each sending one request at a time from a fixed
+ *   mix, half of them on a fresh TLS connection per request and half on one pooled keep-alive
+ *   connection;
+ * - HTTP/2 (node:http2, see h2.ts): `h2.clients` clients like browser tabs, each with one
+ *   session per origin on which `h2.streams` loops keep that many streams in flight at once.
+ * Every answer that is not 2xx and every error (reset, RST_STREAM, GOAWAY, session error,
+ * timeout, refused, each CERT_NOT_YET_VALID that httpsRequest retried, each connection that
+ * could not be made for a stream) is kept with what it was, and every latency is recorded with
+ * the protocol and the phase it was sent in, so that the test can compare a quiet phase with the
+ * redeploys. Both protocols share one budget: `maxRequests` requests, `maxMs` of time.
  */
 export interface LoadRequest { name: string; url: string; method?: string; body?: () => unknown }
 
-export interface LoadFailure { request: string; pooled: boolean; phase: string; what: string }
+export type Protocol = "http/1.1" | "h2";
+export const PROTOCOLS: Protocol[] = ["http/1.1", "h2"];
 
-export interface LoadOptions { clients: number; mix: LoadRequest[]; ca: string; maxRequests: number; timeoutMs?: number }
+export interface LoadFailure { protocol: Protocol; client: string; request: string; phase: string; what: string }
+
+export interface LoadOptions {
+  /** HTTP/1.1 clients: even ones open a TLS connection per request, odd ones keep one. */
+  clients: number;
+  /** HTTP/2 clients (one session per origin each) and the streams each keeps in flight. */
+  h2?: { clients: number; streams: number };
+  mix: LoadRequest[];
+  ca: string;
+  maxRequests: number;
+  /** The load stops by itself after this long, if it was not stopped before. */
+  maxMs?: number;
+  timeoutMs?: number;
+}
+
+export interface ProtocolStats { sent: number; failures: LoadFailure[]; okCounts: Map<string, number>; latencies: Map<string, number[]> }
+
+export interface LoadResult {
+  /** All protocols together. */
+  sent: number;
+  failures: LoadFailure[];
+  okCounts: Map<string, number>;
+  latencies: Map<string, number[]>;
+  byProtocol: Record<Protocol, ProtocolStats>;
+  h2: H2Log;
+  options: LoadOptions;
+  /** "stop" unless the load reached one of its bounds before it was stopped. */
+  stoppedBy: "stop" | "maxRequests" | "maxMs";
+}
+
+const newStats = (): ProtocolStats => ({ sent: 0, failures: [], okCounts: new Map(), latencies: new Map() });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function startLoad(o: LoadOptions) {
   let phase = "rest";
   let running = true;
   let sent = 0;
-  const latencies = new Map<string, number[]>();
-  const okCounts = new Map<string, number>();
-  const failures: LoadFailure[] = [];
+  const deadline = performance.now() + (o.maxMs ?? Number.POSITIVE_INFINITY);
+  const timeoutMs = o.timeoutMs ?? 15_000;
+  const stats: Record<Protocol, ProtocolStats> = { "http/1.1": newStats(), h2: newStats() };
   const agents: Agent[] = [];
+  const h2Log = newH2Log();
+  const tabs: H2Tab[] = [];
+  const more = () => running && sent < o.maxRequests && performance.now() < deadline;
 
-  async function client(i: number): Promise<void> {
+  /** Counts one request sent: call it before sending it. */
+  const count = (p: Protocol) => { sent++; stats[p].sent++; };
+  const fail = (f: LoadFailure) => { stats[f.protocol].failures.push(f); };
+  /** What became of a request: an answer (2xx or it failed) or an error. */
+  function outcome(p: Protocol, client: string, r: LoadRequest, at: string, t0: number, res: { status: number; body: string } | { error: string }) {
+    const s = stats[p];
+    if ("error" in res) fail({ protocol: p, client, request: r.name, phase: at, what: res.error });
+    else if (res.status < 200 || res.status > 299) fail({ protocol: p, client, request: r.name, phase: at, what: `HTTP ${res.status} ${res.body.slice(0, 120)}` });
+    else s.okCounts.set(r.name, (s.okCounts.get(r.name) ?? 0) + 1);
+    const list = s.latencies.get(at) ?? [];
+    list.push(performance.now() - t0);
+    s.latencies.set(at, list);
+  }
+
+  async function http1Client(i: number): Promise<void> {
     const pooled = i % 2 === 1;
+    const client = `http/1.1 #${i} ${pooled ? "pooled" : "fresh TLS"}`;
     const agent = pooled ? new Agent({ keepAlive: true, maxSockets: 1 }) : new Agent({ keepAlive: false });
     agents.push(agent);
-    for (let n = i; running && sent < o.maxRequests; n++) {
+    for (let n = i; more(); n++) {
       const r = o.mix[n % o.mix.length] as LoadRequest;
       const at = phase;
-      sent++;
+      count("http/1.1");
       const t0 = performance.now();
       // A CERT_NOT_YET_VALID that httpsRequest retried is a failed request (a browser shows an
       // error page), and the retry one more request sent.
-      const onRetry = (what: string) => { sent++; failures.push({ request: r.name, pooled, phase: at, what }); };
+      const onRetry = (what: string) => { count("http/1.1"); fail({ protocol: "http/1.1", client, request: r.name, phase: at, what }); };
       try {
-        const res = await httpsRequest(r.url, o.ca, { method: r.method, body: r.body?.(), agent, timeoutMs: o.timeoutMs ?? 15_000, onRetry });
-        if (res.status < 200 || res.status > 299) failures.push({ request: r.name, pooled, phase: at, what: `HTTP ${res.status} ${res.body.slice(0, 120)}` });
-        else okCounts.set(r.name, (okCounts.get(r.name) ?? 0) + 1);
+        const res = await httpsRequest(r.url, o.ca, { method: r.method, body: r.body?.(), agent, timeoutMs, onRetry });
+        outcome("http/1.1", client, r, at, t0, res);
       } catch (e) {
-        failures.push({ request: r.name, pooled, phase: at, what: (e as Error).message });
+        outcome("http/1.1", client, r, at, t0, { error: (e as Error).message });
       }
-      const list = latencies.get(at) ?? [];
-      list.push(performance.now() - t0);
-      latencies.set(at, list);
     }
   }
 
-  const done = Promise.all(Array.from({ length: o.clients }, (_, i) => client(i)));
+  async function h2Stream(tab: H2Tab, t: number, s: number): Promise<void> {
+    const client = `h2 #${t} stream loop ${s}`;
+    for (let n = s; more(); n++) {
+      const r = o.mix[n % o.mix.length] as LoadRequest;
+      const at = phase;
+      count("h2");
+      const t0 = performance.now();
+      try {
+        outcome("h2", client, r, at, t0, await h2Request(tab, r.url, { method: r.method, body: r.body?.(), timeoutMs }));
+      } catch (e) {
+        const what = (e as Error).message;
+        outcome("h2", client, r, at, t0, { error: what });
+        // A connection that could not be made (CERT_NOT_YET_VALID included: unlike httpsRequest,
+        // nothing is retried, the request failed) is tried again after a second, as httpsRequest
+        // waits between its attempts, so that an edge that refuses does not burn the budget.
+        if (e instanceof H2ConnectError) {
+          if (what.includes("CERT_NOT_YET_VALID")) console.warn(`${r.method ?? "GET"} ${r.url} over h2: ${what}`);
+          await sleep(1000);
+        }
+      }
+    }
+  }
+
+  const loops: Promise<void>[] = Array.from({ length: o.clients }, (_, i) => http1Client(i));
+  for (let t = 0; t < (o.h2?.clients ?? 0); t++) {
+    const tab = new H2Tab(o.ca, timeoutMs, h2Log);
+    tabs.push(tab);
+    for (let s = 0; s < (o.h2?.streams ?? 0); s++) loops.push(h2Stream(tab, t, s));
+  }
+  // Connections are closed as soon as the loops end, stopped or at a bound: nothing outlives the load.
+  const done = Promise.all(loops).then(async () => {
+    const stoppedBy = running ? (sent >= o.maxRequests ? "maxRequests" : "maxMs") : "stop";
+    for (const a of agents) a.destroy();
+    await Promise.all(tabs.map((t) => t.close()));
+    return stoppedBy;
+  });
   return {
     /** Latencies from now on are counted under this phase. */
     setPhase: (p: string) => { phase = p; },
     sent: () => sent,
-    stop: async () => {
+    stop: async (): Promise<LoadResult> => {
       running = false;
-      await done;
-      for (const a of agents) a.destroy();
-      return { sent, failures, okCounts, latencies };
+      const stoppedBy = await done;
+      const okCounts = new Map<string, number>();
+      const latencies = new Map<string, number[]>();
+      for (const p of PROTOCOLS) {
+        for (const [k, v] of stats[p].okCounts) okCounts.set(k, (okCounts.get(k) ?? 0) + v);
+        for (const [k, v] of stats[p].latencies) latencies.set(k, [...(latencies.get(k) ?? []), ...v]);
+      }
+      const failures = PROTOCOLS.flatMap((p) => stats[p].failures);
+      return { sent, failures, okCounts, latencies, byProtocol: stats, h2: h2Log, options: o, stoppedBy };
     },
   };
 }
@@ -68,4 +161,36 @@ export function quantile(values: number[], q: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
+}
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+const latencyLine = (label: string, values: number[]) =>
+  `${label}: ${values.length} requests, p50 ${ms(quantile(values, 0.5))}, p99 ${ms(quantile(values, 0.99))}`;
+
+/** What a load did, per protocol and phase, with its failures grouped by reason: lines for the test's output. */
+export function describeLoad(r: LoadResult): string[] {
+  const lines = [`load: ${r.sent} requests (bounds: ${r.options.maxRequests} requests, ${r.options.maxMs ?? "no"} ms; stopped by ${r.stoppedBy}), ${r.failures.length} failed`];
+  for (const p of PROTOCOLS) {
+    const s = r.byProtocol[p];
+    const h1 = r.options.clients;
+    const who = p === "h2"
+      ? `${r.options.h2?.clients ?? 0} clients x ${r.options.h2?.streams ?? 0} streams, ${r.h2.opened} sessions opened (ALPN h2), up to ${r.h2.maxStreams} streams at once on one session`
+      : `${h1} clients: ${Math.ceil(h1 / 2)} with a TLS connection per request, ${Math.floor(h1 / 2)} on a kept connection`;
+    lines.push(`  ${p}: ${s.sent} sent (${((100 * s.sent) / Math.max(1, r.sent)).toFixed(1)}%), ${s.failures.length} failed; ${who}`);
+    lines.push(`    ok by kind: ${JSON.stringify(Object.fromEntries(s.okCounts))}`);
+    lines.push(`    ${latencyLine("all", [...s.latencies.values()].flat())}`);
+    for (const [phase, values] of s.latencies) lines.push(`    ${latencyLine(phase, values)}`);
+  }
+  if (r.h2.events.length > 0) {
+    lines.push(`  h2 session events (${r.h2.events.length}):`, ...r.h2.events.slice(0, 20).map((e) => `    ${e}`));
+  }
+  const reasons = new Map<string, number>();
+  for (const f of r.failures) {
+    const key = `${f.protocol} ${f.request} (${f.phase}): ${f.what.slice(0, 240)}`;
+    reasons.set(key, (reasons.get(key) ?? 0) + 1);
+  }
+  if (reasons.size > 0) {
+    lines.push("  failures by reason:", ...[...reasons].sort((a, b) => b[1] - a[1]).slice(0, 30).map(([k, n]) => `    ${n} x ${k}`));
+  }
+  return lines;
 }
