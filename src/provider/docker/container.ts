@@ -4,6 +4,8 @@ import { docker, isNotFound, unlessGone } from "../../docker-client.js";
 import type { ResourceHandler } from "../handler.js";
 import { limits } from "./hardening.js";
 import { execIn, type HealthCheck, waitHealthy } from "./health.js";
+import { syncEdgeAllowList } from "./edge-allow.js";
+import { DOMAIN_LABEL_PREFIX, PUBLIC_HOST_LABEL } from "./ownership.js";
 import { refuseTakenHost } from "./public-host.js";
 import { restartPrevious, stopPrevious } from "./stop-first.js";
 
@@ -111,6 +113,11 @@ async function startContainer(c: ContainerInputs): Promise<{ id: string; contain
   return { id: container.id, containerName };
 }
 
+/** A container the edge routes public traffic to (its host label, or a custom domain). */
+function isPublic(labels: ContainerInputs["labels"]): boolean {
+  return Object.keys(labels ?? {}).some((k) => k === PUBLIC_HOST_LABEL || k.startsWith(DOMAIN_LABEL_PREFIX));
+}
+
 export const containerHandler: ResourceHandler = {
   inputKeys: INPUT_KEYS,
   forceReplace: (olds) => (olds.running === false ? ["running"] : []),
@@ -121,6 +128,7 @@ export const containerHandler: ResourceHandler = {
     const stopped = c.stopFirst ? await stopPrevious((c.volumes ?? []).map((v) => v.name), c.labels, c.stopGraceSeconds ?? 20) : [];
     try {
       const { id, containerName } = await startContainer(c);
+      if (isPublic(c.labels)) await syncEdgeAllowList();
       // The same shape as read: a refresh right after a deploy changes nothing.
       return { id, outs: { containerName, running: true, exitCode: 0, oomKilled: false } };
     } catch (e) {
@@ -140,5 +148,6 @@ export const containerHandler: ResourceHandler = {
 
   async delete(id, props) {
     await stopAndRemove(id, Number(props.stopGraceSeconds ?? 20));
+    if (isPublic(props.labels as ContainerInputs["labels"])) await syncEdgeAllowList();
   },
 };

@@ -1,4 +1,4 @@
-import { EDGE_ALIAS_SUFFIX_TEXT as EDGE_ALIAS_SUFFIX, HTTP_PORT as SERVICE_PORT } from "../../plan/constants.js";
+import { ALLOWED_DIR } from "./edge-allow.js";
 import { hostLabelPlaceholder, proxyTo } from "./edge-config.js";
 
 /** Where the public edge gets its certificates: an ACME directory (Let's Encrypt by default). */
@@ -31,9 +31,11 @@ function escapeDomain(domain: string): string {
  *
  * - Certificates are obtained on demand, per host, on the first TLS handshake for it: the deploy
  *   makes that handshake itself before it prints a URL (engine/certificates.ts), so no visitor
- *   waits for issuance. On-demand issuance is guarded (`ask`): the edge asks itself whether a
- *   running public service answers for the host, by dialling the network alias that the host
- *   routes to. A stranger's SNI names no alias, the dial fails, and no certificate is requested.
+ *   waits for issuance. On-demand issuance is guarded (`ask`): the edge asks itself whether the
+ *   host is one of the public services' hosts on this engine, from an allow-list of files the
+ *   provider keeps in the edge's volume (edge-allow.ts). A stranger's SNI is not in it: no
+ *   certificate is requested, and no name is looked up (dialling the host's alias instead made
+ *   Docker's DNS forward a stranger's name to the machine's resolver).
  * - Hosts under the apps domain route by their first label to "<label>.edge" (as in local mode);
  *   any other host is a custom domain, routed to the alias "<host>.edge" that only the service
  *   that claims that domain carries. So new routes and domains never change this configuration.
@@ -41,8 +43,10 @@ function escapeDomain(domain: string): string {
  * - HSTS is on. Slow clients cannot hold connections forever: headers must arrive within 10 s,
  *   a body may take 60 s, an idle kept connection is closed after 2 min.
  */
-export function buildPublicEdgeCaddyfile(appsDomain: string, acme: AcmeSettings): string {
+export function buildPublicEdgeCaddyfile(appsDomain: string, acme: AcmeSettings, httpsPort = 443): string {
   const root = acme.caRoot ? `\n\tacme_ca_root ${ACME_ROOT_PATH}` : "";
+  // Caddy's {host} has no port: a redirect to another HTTPS port than 443 names it.
+  const port = httpsPort === 443 ? "" : `:${httpsPort}`;
   return `{
 \tadmin unix//run/caddy-admin.sock
 \tauto_https disable_redirects
@@ -60,27 +64,27 @@ export function buildPublicEdgeCaddyfile(appsDomain: string, acme: AcmeSettings)
 \t}
 }
 
-# The on-demand guard: 200 when a running public service answers for {query.domain}, else 502.
+# The on-demand guard: 200 when {query.domain} is a host of a public service on this engine (a
+# file in the allow-list the provider keeps, edge-allow.ts), else 403. It looks up no name.
 http://${ASK_ADDRESS} {
-\tbind 127.0.0.1
-\tmap {query.domain} {platform_route} {
-\t\t~^([a-z0-9-]+)\\.${escapeDomain(appsDomain)}$ "\${1}"
-\t\tdefault {query.domain}
-\t}
-\treverse_proxy {platform_route}${EDGE_ALIAS_SUFFIX}:${SERVICE_PORT} {
-\t\tmethod HEAD
-\t\ttransport http {
-\t\t\tdial_timeout 2s
-\t\t}
-\t\t@answered status 1xx 2xx 3xx 4xx 5xx
-\t\thandle_response @answered {
-\t\t\trespond 200
-\t\t}
-\t}
+	bind 127.0.0.1
+	map {query.domain} {platform_host} {
+		~^([a-z0-9-]+)\\.${escapeDomain(appsDomain)}$ "\${1}"
+		default {query.domain}
+	}
+	@allowed {
+		expression {query.domain}.matches('^[a-z0-9-]+[.][a-z0-9.-]+$')
+		file {
+			root ${ALLOWED_DIR}
+			try_files {platform_host}
+		}
+	}
+	respond @allowed 200
+	respond 403
 }
 
 http:// {
-\tredir https://{host}{uri} 308
+	redir https://{host}${port}{uri} 308
 }
 
 *.${appsDomain} {

@@ -6,6 +6,7 @@ import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "../handler.js";
 import { waitHealthy } from "./health.js";
 import { buildEdgeCaddyfile, edgeContainer, edgeDataVolume } from "./edge-config.js";
+import { syncEdgeAllowList } from "./edge-allow.js";
 import { ACME_ROOT_PATH, buildPublicEdgeCaddyfile } from "./edge-public-config.js";
 
 /**
@@ -34,7 +35,7 @@ const PUBLIC_KEYS = ["mode", "httpPort", "acmeCa", "acmeEmail", "acmeCaRoot"] as
 /** The edge's Caddyfile for its mode. */
 function edgeCaddyfile(e: EdgeInputs): string {
   if (e.mode !== "public") return buildEdgeCaddyfile(e.appsDomain);
-  return buildPublicEdgeCaddyfile(e.appsDomain, { ca: String(e.acmeCa), email: String(e.acmeEmail), ...(e.acmeCaRoot ? { caRoot: e.acmeCaRoot } : {}) });
+  return buildPublicEdgeCaddyfile(e.appsDomain, { ca: String(e.acmeCa), email: String(e.acmeEmail), ...(e.acmeCaRoot ? { caRoot: e.acmeCaRoot } : {}) }, e.httpsPort);
 }
 
 /** The host ports the edge publishes: 443 on 127.0.0.1 (local), or 80 and 443 on every interface (public). */
@@ -156,8 +157,10 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
       if (!info.State.Running) await existing.start();
       return info.Id;
     }
-    if (!info) return (await startEdge(edgeContainer(), e, hash, caddyfile, [])).id;
-    return replaceEdge(existing, info, e, hash, caddyfile);
+    const id = info ? await replaceEdge(existing, info, e, hash, caddyfile) : (await startEdge(edgeContainer(), e, hash, caddyfile, [])).id;
+    // A new public edge (or one that was local) learns the hosts of the services already running.
+    await syncEdgeAllowList();
+    return id;
   });
 }
 
