@@ -306,20 +306,15 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     expect(follow.stdout, follow.stderr).toBe(`200 ${urls.web}/`);
   });
 
-  // The strangers' names start with a hyphen. The guard's ask resolves <label>.edge (or
-  // <custom name>.edge) through Docker's embedded DNS, which forwards a name it does not know to
-  // the machine's resolver: for `evil.apps.test` that is a lookup leaving the sandbox (seen: 4
-  // UDP flows from the edge to the machine's resolver for evil.apps.test and not-ours.example;
-  // a product bug, reported). Go's resolver refuses a leading-hyphen name without sending
-  // anything, so the ask fails as it does for evil.apps.test (its dial finds no such host: 502,
-  // no certificate) and nothing leaves the machine; the conntrack check below proves that.
-  // curl sends such a name as SNI, and certmagic (v0.25.6) runs the ask for it: its only check
-  // before the ask, SubjectQualifiesForCert, accepts a leading hyphen. Caddy logs a refused ask
-  // at debug level only, so the proof is what did not happen: no order, no "obtaining".
-  // Once the guard no longer resolves strangers' names, use evil.apps.test and not-ours.example.
+  // The guard answers from the allow-list of hosts the provider keeps in the edge's volume
+  // (src/provider/docker/edge-allow.ts) and looks up no name: an earlier guard dialled the name's
+  // alias, and Docker's embedded DNS forwarded strangers' names to the machine's resolver (seen
+  // here as UDP flows from the edge for evil.apps.test). The conntrack check below keeps it so.
+  // Caddy logs a refused ask at debug level only, so the proof is what did not happen: no order,
+  // no "obtaining certificate", no DNS flow.
   it("a stranger's name gets no certificate, and Pebble sees no order for it (the on-demand guard)", async () => {
     needDeploy();
-    const names = [`-evil.${DOMAIN}`, "-not-ours.example"];
+    const names = [`evil.${DOMAIN}`, "not-ours.example"];
     const sources = await edgeAddresses();
     expect(sources.length).toBeGreaterThan(0);
     const flowsBefore = new Set(await dnsFlowsFrom(sources));
