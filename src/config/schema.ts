@@ -127,7 +127,6 @@ const typeRules = [
   {
     if: { properties: { type: { const: "postgres" } }, required: ["type"] },
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
     then: { properties: { source: false, build: false, health: false, start: false, public: { const: false }, lifecycle: { properties: { migrate: false } } } },
   },
   {

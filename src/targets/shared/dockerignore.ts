@@ -75,7 +75,11 @@ export function findGlobSyntaxError(pattern: string): string | undefined {
       if (chars[i] === "^") i++;
       for (let ranges = 0; ; ranges++) {
         if (chars[i] === "]" && ranges > 0) { i++; break; }
-        const err = classChar() ?? (chars[i] === "-" ? (i++, classChar()) : undefined);
+        let err = classChar();
+        if (err === undefined && chars[i] === "-") {
+          i++;
+          err = classChar();
+        }
         if (err) return err;
       }
     } else {
