@@ -2,62 +2,13 @@ import type { core } from "zod";
 import { didYouMeanSuffix } from "./did-you-mean.js";
 import { getIn, type PathSeg } from "./locate.js";
 import type { DiagnosticSink } from "./sink.js";
+import { EXPECTED, emptyHint, FIELDS, FOREIGN_FIELDS, MISSING_HINTS, nullHint, toPattern } from "./shape-hints.js";
 import { PRESETS, suggestDuration, suggestStorage } from "./units.js";
 
 /**
  * Turns zod issues into diagnostics people can act on: zod knows the shape, this file knows
  * what a user probably meant at each place in platform.yml.
  */
-
-/** `services.api.env.X` -> `services.*.env.*`, `command[2]` -> `command[]`: keys for the tables below. */
-export function toPattern(path: readonly PathSeg[]): string {
-  let out = "";
-  path.forEach((seg, i) => {
-    const prev = path[i - 1];
-    if (typeof seg === "number") out += "[]";
-    else if (prev === "services" && i === 1) out += ".*";
-    else if (prev === "env" && i === 3) out += ".*";
-    else out += out === "" ? seg : `.${seg}`;
-  });
-  return out;
-}
-
-/** Fields allowed at each level, for did-you-mean on unknown fields. */
-const FIELDS: Record<string, string[]> = {
-  "": ["version", "name", "description", "services"],
-  "services.*": ["type", "source", "build", "start", "public", "domains", "env", "depends_on", "resources", "lifecycle", "health"],
-  "services.*.build": ["source", "dockerfile"],
-  "services.*.resources": ["preset", "storage", "retention"],
-  "services.*.lifecycle": ["migrate"],
-  "services.*.lifecycle.migrate": ["command", "on_failure", "timeout"],
-  "services.*.health": ["http"],
-};
-
-/** Fields people bring from other tools, and what to write here instead. */
-const FOREIGN_FIELDS: Record<string, string> = {
-  environment: 'use env: (a map of NAME: value)',
-  ports: "remove it: every service listens on $PORT, which the platform assigns",
-  port: "remove it: every service listens on $PORT, which the platform assigns",
-  image: "use source: ./dir, or build: {source: ./dir, dockerfile: Dockerfile}",
-  dockerfile: "put it under build: {source: ./dir, dockerfile: Dockerfile}",
-  healthcheck: "use health: {http: /health}",
-  command: "the start command comes from source or your Dockerfile; for migrations use lifecycle.migrate.command",
-  volumes: "use resources: {storage: 10Gi} on a postgres service",
-  replicas: "not supported in version 1.0",
-  depends: "use depends_on: [service, ...]",
-};
-
-const MISSING_HINTS: Record<string, string> = {
-  version: 'add version: "1.0" at the top of the file',
-  name: "add name: my-app at the top of the file (lowercase letters, digits and '-')",
-  services: "add services: with at least one service, e.g.\n  services:\n    api:\n      type: fastapi\n      source: ./api",
-  "services.*.type": "add type: fastapi, nextjs or postgres",
-  "services.*.build.source": "add source: ./dir, the directory to build",
-  "services.*.lifecycle.migrate.command": "add command: [program, arg, ...], e.g. command: [alembic, upgrade, head]",
-  "services.*.health.http": "add http: /health (the path of a health endpoint)",
-};
-
-const EXPECTED: Record<string, string> = { string: "text", boolean: "true or false", array: "a list", object: "a map", record: "a map", number: "a number" };
 
 export function describeValue(v: unknown): string {
   if (v === null) return "empty";
@@ -205,21 +156,4 @@ function reportFormat(path: PathSeg[], input: unknown, sink: DiagnosticSink): vo
   } else {
     sink.error({ path, code: "invalid-value", message: `invalid value ${describeValue(input)}` });
   }
-}
-
-function emptyHint(pattern: string): string | undefined {
-  if (pattern.endsWith(".command")) return "list the program and its arguments, e.g. command: [alembic, upgrade, head]";
-  if (pattern.endsWith(".command[]")) return "remove the empty item, or quote the argument you meant";
-  if (pattern.endsWith(".source")) return "write the directory, e.g. ./api";
-  if (pattern.endsWith(".dockerfile")) return 'write the file name, or remove the line for the default "Dockerfile"';
-  return undefined;
-}
-
-function nullHint(pattern: string): string | undefined {
-  if (pattern === "services") return MISSING_HINTS.services;
-  if (pattern === "services.*") return "a service needs at least a type, e.g. type: fastapi";
-  if (pattern.endsWith(".env") || pattern.endsWith(".depends_on") || pattern.endsWith(".lifecycle") || pattern.endsWith(".health")) {
-    return "fill it in or remove the line";
-  }
-  return "fill in a value or remove the line";
 }
