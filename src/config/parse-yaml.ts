@@ -1,8 +1,8 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node, type YAMLError } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from "yaml";
 import { keyText, Locator, positionInText, type PathSeg } from "./locate.js";
-import { MAX_DEPTH, prescanText } from "./prescan.js";
+import { prescanText } from "./prescan.js";
 import type { Report } from "./sink.js";
-import { fromYamlError, lowerFirst } from "./yaml-errors.js";
+import { fromYamlError } from "./yaml-errors.js";
 
 /** Aliases are fine for sharing a few values; thousands of expansions are an alias bomb. */
 export const MAX_ALIAS_COUNT = 100;
