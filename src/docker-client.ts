@@ -59,7 +59,12 @@ export async function logTail(id: string, lines = 30): Promise<string> {
 }
 
 /** Runs a command inside a container: its exit code and combined output. `env` adds to the container's. */
-export async function execInContainer(client: Docker, id: string, command: string[], env?: string[]): Promise<{ exitCode: number; output: string }> {
+export async function execInContainer(
+  client: Docker,
+  id: string,
+  command: string[],
+  env?: string[],
+): Promise<{ exitCode: number; output: string }> {
   const exec = await client.getContainer(id).exec({ Cmd: command, AttachStdout: true, AttachStderr: true, ...(env ? { Env: env } : {}) });
   const stream = await exec.start({ hijack: true, stdin: false });
   const chunks: Buffer[] = [];

@@ -16,7 +16,9 @@ function keepPrivate(): void {
   try {
     const home = platformHome();
     if ((statSync(home).mode & 0o077) !== 0) chmodSync(home, 0o700);
-  } catch { /* no home yet: it is made 0700 */ }
+  } catch {
+    /* no home yet: it is made 0700 */
+  }
 }
 
 // The one top-level catch: people get clean messages, bugs say they are bugs.
@@ -44,4 +46,3 @@ export async function main(argv: string[]): Promise<number> {
     return ExitCode.bug;
   }
 }
-

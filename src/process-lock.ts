@@ -34,7 +34,11 @@ export function isAlive(pid: number, pidStart?: string): boolean {
 }
 
 export function readHolder<T extends Holder>(file: string): T | undefined {
-  try { return JSON.parse(readFileSync(file, "utf8")) as T; } catch { return undefined; }
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as T;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

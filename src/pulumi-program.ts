@@ -66,14 +66,17 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
   const secretConfig = new pulumi.Config(SECRETS_REF);
   const missing = plan.secrets.filter((n) => secretConfig.getSecret(n) === undefined);
   if (missing.length) {
-    throw new pulumi.RunError(`secret${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not set in ${env}: ${missing.map((n) => `platform secrets set ${n}${env === "preview" ? "" : ` --env ${env}`}`).join("; ")}`);
+    throw new pulumi.RunError(
+      `secret${missing.length > 1 ? "s" : ""} ${missing.join(", ")} not set in ${env}: ${missing.map((n) => `platform secrets set ${n}${env === "preview" ? "" : ` --env ${env}`}`).join("; ")}`,
+    );
   }
   const secrets = Object.fromEntries(plan.secrets.map((n) => [n, secretConfig.requireSecret(n)]));
   const pinnedImages = cfg.get("images") ? (JSON.parse(cfg.require("images")) as Record<string, { tag: string; hash: string }>) : undefined;
   const deploymentId = cfg.get("deploymentId") || undefined;
   const common = { buildEnvKey: buildEnvKey(), caFile: buildCaFile(), logDir: homePaths.logDir(project, env), pinnedImages, secrets };
-  const outputs = target === "kubernetes"
-    ? createKubernetesTarget(plan, { ...common, ...kubernetesCluster(cfg.get("kubeconfig")), registry: cfg.get("registry") || undefined })
-    : createDockerTarget(plan, { ...common, deploymentId, telemetryDir: homePaths.telemetryDir() });
+  const outputs =
+    target === "kubernetes"
+      ? createKubernetesTarget(plan, { ...common, ...kubernetesCluster(cfg.get("kubeconfig")), registry: cfg.get("registry") || undefined })
+      : createDockerTarget(plan, { ...common, deploymentId, telemetryDir: homePaths.telemetryDir() });
   return { ...outputs, deployment_id: deploymentId ?? "" };
 }

@@ -16,7 +16,13 @@ export async function composeBinary(root) {
     throw new Error(`bench/compare/go/compose/go.mod does not pin compose ${COMPOSE_VERSION}: update it with go mod tidy`);
   }
   process.stderr.write(`building docker compose ${COMPOSE_VERSION} from Go modules (about 5 minutes on 2 cores) ...\n`);
-  await runOk("bash", [join(root, "scripts", "setup", "build-go-tool.sh"), moddir, bin,
-    "github.com/docker/compose/v2/cmd", "", `-s -w -X github.com/docker/compose/v2/internal.Version=${COMPOSE_VERSION}`]);
+  await runOk("bash", [
+    join(root, "scripts", "setup", "build-go-tool.sh"),
+    moddir,
+    bin,
+    "github.com/docker/compose/v2/cmd",
+    "",
+    `-s -w -X github.com/docker/compose/v2/internal.Version=${COMPOSE_VERSION}`,
+  ]);
   return bin;
 }

@@ -40,8 +40,15 @@ export async function removeImages(...references) {
   for (const reference of references) {
     const images = await docker.listImages({ filters: JSON.stringify({ reference: [reference] }) });
     for (const img of images) {
-      for (const tag of img.RepoTags ?? []) await docker.getImage(tag).remove({ noprune: false }).catch(() => undefined);
-      await docker.getImage(img.Id).remove({ force: true }).catch(() => undefined);
+      for (const tag of img.RepoTags ?? [])
+        await docker
+          .getImage(tag)
+          .remove({ noprune: false })
+          .catch(() => undefined);
+      await docker
+        .getImage(img.Id)
+        .remove({ force: true })
+        .catch(() => undefined);
     }
   }
 }
@@ -71,7 +78,10 @@ export async function startUntilHealthy({ image, name, env = [], probe, timeoutM
       await exec.start({ Detach: true });
       for (let i = 0; i < 100; i++) {
         const info = await exec.inspect();
-        if (!info.Running) { if (info.ExitCode === 0) return Date.now() - t0; break; }
+        if (!info.Running) {
+          if (info.ExitCode === 0) return Date.now() - t0;
+          break;
+        }
         await sleep(20);
       }
       await sleep(delay);

@@ -21,7 +21,11 @@ function answersHttp(type, port) {
   const url = `http://127.0.0.1:${port}/`;
   return type === "nextjs"
     ? ["node", "-e", `fetch(${JSON.stringify(url)}).then(() => process.exit(0), () => process.exit(1))`]
-    : ["python3", "-c", `import urllib.request as u, urllib.error as e\ntry: u.urlopen(${JSON.stringify(url)}, timeout=2)\nexcept e.HTTPError: pass`];
+    : [
+        "python3",
+        "-c",
+        `import urllib.request as u, urllib.error as e\ntry: u.urlopen(${JSON.stringify(url)}, timeout=2)\nexcept e.HTTPError: pass`,
+      ];
 }
 
 /** Builds every image of the app alone, one after the other; the slowest plus its start. */
@@ -41,6 +45,17 @@ export async function measureLimit({ root, dir, work, images, caFile, tagPrefix 
   }
   const slowest = builds.reduce((a, b) => (b.ms > a.ms ? b : a));
   const port = slowest.service.port;
-  const startMs = await startUntilHealthy({ image: slowest.tag, name: `${tagPrefix}-limit-${slowest.service.name}`, env: [`PORT=${port}`], probe: answersHttp(slowest.service.type, port) });
-  return { builds: Object.fromEntries(builds.map((b) => [b.service.name, b.ms])), slowest: slowest.service.name, startMs, ms: slowest.ms + startMs, tags: builds.map((b) => b.tag) };
+  const startMs = await startUntilHealthy({
+    image: slowest.tag,
+    name: `${tagPrefix}-limit-${slowest.service.name}`,
+    env: [`PORT=${port}`],
+    probe: answersHttp(slowest.service.type, port),
+  });
+  return {
+    builds: Object.fromEntries(builds.map((b) => [b.service.name, b.ms])),
+    slowest: slowest.service.name,
+    startMs,
+    ms: slowest.ms + startMs,
+    tags: builds.map((b) => b.tag),
+  };
 }

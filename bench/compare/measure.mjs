@@ -17,11 +17,17 @@ function statusKb(pid, field) {
 function childrenOf(pid) {
   const out = [];
   let tasks = [];
-  try { tasks = readdirSync(`/proc/${pid}/task`); } catch { return out; }
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
   for (const t of tasks) {
     try {
       out.push(...readFileSync(`/proc/${pid}/task/${t}/children`, "utf8").split(" ").filter(Boolean).map(Number));
-    } catch { /* the task ended */ }
+    } catch {
+      /* the task ended */
+    }
   }
   return out;
 }
@@ -29,7 +35,7 @@ function childrenOf(pid) {
 /** The process and all its descendants. */
 export function processTree(root) {
   const seen = [];
-  for (const queue = [root]; queue.length;) {
+  for (const queue = [root]; queue.length; ) {
     const pid = queue.pop();
     seen.push(pid);
     queue.push(...childrenOf(pid));
@@ -59,7 +65,9 @@ export function run(cmd, args, { cwd, env, watch } = {}) {
     const chunks = [];
     child.stdout.on("data", (b) => chunks.push(b));
     child.stderr.on("data", (b) => chunks.push(b));
-    let self = 0, tree = 0, watched = 0;
+    let self = 0,
+      tree = 0,
+      watched = 0;
     const sample = () => {
       self = Math.max(self, statusKb(child.pid, "VmHWM"));
       tree = Math.max(tree, sumRssKb(processTree(child.pid)));
@@ -67,13 +75,21 @@ export function run(cmd, args, { cwd, env, watch } = {}) {
     };
     const timer = setInterval(sample, 50);
     sample();
-    child.on("error", (e) => { clearInterval(timer); reject(e); });
+    child.on("error", (e) => {
+      clearInterval(timer);
+      reject(e);
+    });
     child.on("close", (code) => {
       running.delete(child);
       clearInterval(timer);
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       const mb = (kb) => Math.round(kb / 1024);
-      resolve({ ms, code, out: Buffer.concat(chunks).toString("utf8"), mem: { selfMb: mb(self), treeMb: mb(tree), watchedMb: mb(watched) } });
+      resolve({
+        ms,
+        code,
+        out: Buffer.concat(chunks).toString("utf8"),
+        mem: { selfMb: mb(self), treeMb: mb(tree), watchedMb: mb(watched) },
+      });
     });
   });
 }

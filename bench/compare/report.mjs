@@ -33,7 +33,8 @@ export function printTables(results, cases) {
     "|---|---|---|---|---|",
   ];
   for (const c of cases) {
-    const p = m("platform", c), d = m("compose", c);
+    const p = m("platform", c),
+      d = m("compose", c);
     if (p === undefined || d === undefined) continue;
     lines.push(`| ${LABEL[c]} | ${s(p)} | ${s(d)} | ${(p / d).toFixed(2)} | ${goalText(c, p / d, p)} |`);
   }
@@ -41,21 +42,33 @@ export function printTables(results, cases) {
     const l = median(results.limit.map((x) => x.ms));
     const p = m("platform", "cold");
     const parts = results.limit.map((x) => `${x.slowest} ${s(x.builds[x.slowest])} + start ${s(x.startMs)}`).join("; ");
-    lines.push(`| physical limit: slowest build alone + its start | ${s(l)} | | platform ${(p / l).toFixed(2)}× the limit | ≤ 1.15×: ${p / l <= 1.15 ? "met" : "missed"} |`);
+    lines.push(
+      `| physical limit: slowest build alone + its start | ${s(l)} | | platform ${(p / l).toFixed(2)}× the limit | ≤ 1.15×: ${p / l <= 1.15 ? "met" : "missed"} |`,
+    );
     lines.push("", `limit runs: ${parts}`);
   }
   if (cases.includes("both") && cases.includes("api") && cases.includes("web")) {
     lines.push("", "| two builds at once (api + web changed) | wall | sum of each alone | ratio |", "|---|---|---|---|");
     for (const t of ["platform", "compose"]) {
-      const both = m(t, "both"), sum = m(t, "api") + m(t, "web");
+      const both = m(t, "both"),
+        sum = m(t, "api") + m(t, "web");
       lines.push(`| ${t} | ${s(both)} | ${s(sum)} | ${(both / sum).toFixed(2)} |`);
     }
   }
-  lines.push("", "Peak memory (median of the runs' peaks, MiB):", "", "| case | platform CLI process | platform CLI + engine + plugins | edge (Caddy) | compose process |", "|---|---|---|---|---|");
+  lines.push(
+    "",
+    "Peak memory (median of the runs' peaks, MiB):",
+    "",
+    "| case | platform CLI process | platform CLI + engine + plugins | edge (Caddy) | compose process |",
+    "|---|---|---|---|---|",
+  );
   for (const c of cases) {
-    const p = results.samples[`platform/${c}`], d = results.samples[`compose/${c}`];
+    const p = results.samples[`platform/${c}`],
+      d = results.samples[`compose/${c}`];
     if (!p || !d) continue;
-    lines.push(`| ${LABEL[c]} | ${med(p, (x) => x.mem.selfMb)} | ${med(p, (x) => x.mem.treeMb)} | ${med(p, (x) => x.mem.watchedMb)} | ${med(d, (x) => x.mem.treeMb)} |`);
+    lines.push(
+      `| ${LABEL[c]} | ${med(p, (x) => x.mem.selfMb)} | ${med(p, (x) => x.mem.treeMb)} | ${med(p, (x) => x.mem.watchedMb)} | ${med(d, (x) => x.mem.treeMb)} |`,
+    );
   }
   process.stdout.write(`${lines.join("\n")}\n`);
 }

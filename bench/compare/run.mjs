@@ -16,18 +16,37 @@ import { composeTool, edgeWatcher, edits, platformTool } from "./tools.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 function commitOf(root) {
-  try { return execFileSync("git", ["-C", root, "rev-parse", "--short", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(); } catch { /* a copy of the tree */ }
-  try { return readFileSync(join(root, "COMMIT"), "utf8").trim(); } catch { return "unknown"; }
+  try {
+    return execFileSync("git", ["-C", root, "rev-parse", "--short", "HEAD"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    /* a copy of the tree */
+  }
+  try {
+    return readFileSync(join(root, "COMMIT"), "utf8").trim();
+  } catch {
+    return "unknown";
+  }
 }
 const ALL = ["cold", "nochange", "api", "env", "web", "both"];
-const { values: opt } = parseArgs({ options: { runs: { type: "string", default: "5" }, cases: { type: "string", default: ALL.join(",") }, json: { type: "string" } } });
+const { values: opt } = parseArgs({
+  options: { runs: { type: "string", default: "5" }, cases: { type: "string", default: ALL.join(",") }, json: { type: "string" } },
+});
 const RUNS = Number(opt.runs);
 const CASES = opt.cases.split(",");
 for (const c of CASES) if (!ALL.includes(c)) throw new Error(`unknown case ${c} (known: ${ALL.join(", ")})`);
 
 const PLATFORM_HOME = process.env.PLATFORM_HOME || join(process.env.HOME, ".platform");
 const images = JSON.parse(readFileSync(join(PLATFORM_HOME, "images.json"), "utf8"));
-const caFile = ["/etc/ssl/certs/ca-certificates.crt"].find((f) => { try { return readFileSync(f).length > 0; } catch { return false; } });
+const caFile = ["/etc/ssl/certs/ca-certificates.crt"].find((f) => {
+  try {
+    return readFileSync(f).length > 0;
+  } catch {
+    return false;
+  }
+});
 const id = Date.now().toString(36).slice(-5);
 const work = mkdtempSync(join(tmpdir(), "bench-compare-"));
 const composeBin = await composeBinary(ROOT);
@@ -49,7 +68,10 @@ const record = (tool, c, r) => {
 const { buildOtelLayers } = await import(join(ROOT, "dist", "provider", "docker", "otel-layers.js"));
 const saltedLayers = new Set();
 async function bases(salt) {
-  const b = { python: await saltedBase(images.python, `bench-compare-${id}/python`, salt), node: await saltedBase(images.node, `bench-compare-${id}/node`, salt) };
+  const b = {
+    python: await saltedBase(images.python, `bench-compare-${id}/python`, salt),
+    node: await saltedBase(images.node, `bench-compare-${id}/node`, salt),
+  };
   const { tags } = await buildOtelLayers(b);
   for (const t of tags) saltedLayers.add(t);
   return { ...b, otelLayers: tags };
@@ -57,7 +79,9 @@ async function bases(salt) {
 const order = (i) => (i % 2 ? [...tools].reverse() : tools);
 // The other tool's app stays deployed between its runs; what it does meanwhile (compose's
 // health checks) must not load the machine while this one is measured (tools.mjs).
-const quiesceOthers = async (t, b) => { for (const other of tools) if (other !== t) await other.quiesce?.(b); };
+const quiesceOthers = async (t, b) => {
+  for (const other of tools) if (other !== t) await other.quiesce?.(b);
+};
 const log = (s) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${s}\n`);
 
 async function coldRuns() {
@@ -73,11 +97,20 @@ async function coldRuns() {
     }
     await quiesceOthers(undefined, prev);
     const lb = await bases(`l${i}`);
-    const l = await measureLimit({ root: ROOT, dir: tools[0].dir, work, images: { ...images, ...lb }, caFile, tagPrefix: `bench-compare-${id}` });
+    const l = await measureLimit({
+      root: ROOT,
+      dir: tools[0].dir,
+      work,
+      images: { ...images, ...lb },
+      caFile,
+      tagPrefix: `bench-compare-${id}`,
+    });
     results.limit.push(l);
     save();
     await removeImages(`bench-compare-${id}-*`);
-    log(`limit ${i + 1}/${RUNS}: ${(l.ms / 1000).toFixed(1)} s (${l.slowest} build ${(l.builds[l.slowest] / 1000).toFixed(1)} s + start ${(l.startMs / 1000).toFixed(1)} s)`);
+    log(
+      `limit ${i + 1}/${RUNS}: ${(l.ms / 1000).toFixed(1)} s (${l.slowest} build ${(l.builds[l.slowest] / 1000).toFixed(1)} s + start ${(l.startMs / 1000).toFixed(1)} s)`,
+    );
   }
   for (const t of tools) await t.reset(prev);
   await removeImages(`bench-compare-${id}/*`, ...saltedLayers);
@@ -88,14 +121,20 @@ const CHANGES = {
   api: (t, n) => edits.api(t.dir, n),
   env: (t, n) => t.setEnv(n),
   web: (t, n) => edits.web(t.dir, n),
-  both: (t, n) => { edits.api(t.dir, n); edits.web(t.dir, n); },
+  both: (t, n) => {
+    edits.api(t.dir, n);
+    edits.web(t.dir, n);
+  },
 };
 
 async function warmRuns() {
   // The set-up's own bases: what is measured is the change, and a deploy whose layers anyone
   // already built starts the runs sooner (a cold first deploy takes minutes on a busy machine).
   const warm = { python: images.python, node: images.node };
-  for (const t of tools) { await t.reset(warm); await t.deploy(warm); }
+  for (const t of tools) {
+    await t.reset(warm);
+    await t.deploy(warm);
+  }
   for (let i = 0; i < RUNS; i++) {
     for (const c of CASES.filter((x) => x !== "cold")) {
       for (const t of order(i)) {
@@ -124,7 +163,9 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
   process.once(sig, () => {
     log(`${sig}: the tables so far, then cleaning up`);
     printTables(results, CASES);
-    stopRunning().then(cleanUp).finally(() => process.exit(130));
+    stopRunning()
+      .then(cleanUp)
+      .finally(() => process.exit(130));
   });
 }
 

@@ -11,17 +11,30 @@ const ROOT = resolve(import.meta.dirname, "..", "..");
 const RUNS = Number(process.argv[2] ?? 7);
 const work = mkdtempSync(join(tmpdir(), "platform-bench-deploy-"));
 const env = { ...process.env, CI: "true", PLATFORM_BACKEND_URL: `file://${work}/state`, PLATFORM_PASSPHRASE: "bench" };
-const pulumiEnv = { ...env, PULUMI_BACKEND_URL: env.PLATFORM_BACKEND_URL, PULUMI_CONFIG_PASSPHRASE: "bench", PULUMI_SKIP_UPDATE_CHECK: "true", PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true" };
+const pulumiEnv = {
+  ...env,
+  PULUMI_BACKEND_URL: env.PLATFORM_BACKEND_URL,
+  PULUMI_CONFIG_PASSPHRASE: "bench",
+  PULUMI_SKIP_UPDATE_CHECK: "true",
+  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+};
 execFileSync("mkdir", ["-p", `${work}/state`]);
 
 const app = join(work, "fullstack");
 cpSync(join(ROOT, "examples", "fullstack"), app, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
-const platform = (...args) => spawnSync(process.execPath, [join(ROOT, "dist", "bin.js"), ...args, "--project", "benchfs"], { cwd: app, env, encoding: "utf8" });
+const platform = (...args) =>
+  spawnSync(process.execPath, [join(ROOT, "dist", "bin.js"), ...args, "--project", "benchfs"], { cwd: app, env, encoding: "utf8" });
 
 const floor = join(work, "floor");
 execFileSync("mkdir", ["-p", floor]);
-writeFileSync(join(floor, "Pulumi.yaml"), `name: benchfloor\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.mjs\nplugins:\n  providers:\n    - name: platform\n      path: ${join(ROOT, "bin")}\n`);
-writeFileSync(join(floor, "index.mjs"), 'import * as pulumi from "@pulumi/pulumi";\nnew pulumi.CustomResource("platform:random:Words", "w", { seedName: "x", words: undefined });\n');
+writeFileSync(
+  join(floor, "Pulumi.yaml"),
+  `name: benchfloor\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.mjs\nplugins:\n  providers:\n    - name: platform\n      path: ${join(ROOT, "bin")}\n`,
+);
+writeFileSync(
+  join(floor, "index.mjs"),
+  'import * as pulumi from "@pulumi/pulumi";\nnew pulumi.CustomResource("platform:random:Words", "w", { seedName: "x", words: undefined });\n',
+);
 symlinkSync(join(ROOT, "node_modules"), join(floor, "node_modules"));
 const pulumi = (...args) => spawnSync("pulumi", [...args, "--non-interactive", "--cwd", floor], { env: pulumiEnv, encoding: "utf8" });
 
@@ -46,8 +59,12 @@ try {
   const f = median(floorMs);
   const d = median(deployMs);
   console.log(`\n| command | median | min | max |\n|---|---|---|---|`);
-  console.log(`| pulumi up, 1 resource, no change (floor) | ${(f / 1000).toFixed(2)} s | ${(Math.min(...floorMs) / 1000).toFixed(2)} s | ${(Math.max(...floorMs) / 1000).toFixed(2)} s |`);
-  console.log(`| platform deploy, fullstack (12 resources, refresh), no change | ${(d / 1000).toFixed(2)} s | ${(Math.min(...deployMs) / 1000).toFixed(2)} s | ${(Math.max(...deployMs) / 1000).toFixed(2)} s |`);
+  console.log(
+    `| pulumi up, 1 resource, no change (floor) | ${(f / 1000).toFixed(2)} s | ${(Math.min(...floorMs) / 1000).toFixed(2)} s | ${(Math.max(...floorMs) / 1000).toFixed(2)} s |`,
+  );
+  console.log(
+    `| platform deploy, fullstack (12 resources, refresh), no change | ${(d / 1000).toFixed(2)} s | ${(Math.min(...deployMs) / 1000).toFixed(2)} s | ${(Math.max(...deployMs) / 1000).toFixed(2)} s |`,
+  );
   console.log(`\nratio ${(d / f).toFixed(2)}x the floor (${RUNS} runs each, interleaved)`);
 } finally {
   platform("destroy", "--yes", "--delete-data");

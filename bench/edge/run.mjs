@@ -27,7 +27,12 @@ const sh = (cmd, args, input) => execFileSync(cmd, args, { input, encoding: "utf
 
 function freePort() {
   return new Promise((ok, fail) => {
-    const s = createServer().listen(0, "127.0.0.1", () => { const { port } = s.address(); s.close(() => ok(port)); }).on("error", fail);
+    const s = createServer()
+      .listen(0, "127.0.0.1", () => {
+        const { port } = s.address();
+        s.close(() => ok(port));
+      })
+      .on("error", fail);
   });
 }
 
@@ -41,13 +46,32 @@ http.createServer(h).on("connection", () => dials++).listen(8080);
 https.createServer({ key: process.env.TLS_KEY, cert: process.env.TLS_CERT }, h).listen(8443);`;
 
 async function startUpstream() {
-  sh("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=direct.localhost",
-    "-addext", "subjectAltName=DNS:direct.localhost", "-keyout", `/tmp/${tag}.key`, "-out", `/tmp/${tag}.crt`]);
+  sh("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=direct.localhost",
+    "-addext",
+    "subjectAltName=DNS:direct.localhost",
+    "-keyout",
+    `/tmp/${tag}.key`,
+    "-out",
+    `/tmp/${tag}.crt`,
+  ]);
   const cert = readFileSync(`/tmp/${tag}.crt`, "utf8");
   await docker().createNetwork({ Name: tag, Labels: { "platform.managed": "true" } });
   const port = await freePort();
   const c = await docker().createContainer({
-    name: `${tag}-app`, Image: images.node, Entrypoint: ["node", "-e", SERVER],
+    name: `${tag}-app`,
+    Image: images.node,
+    Entrypoint: ["node", "-e", SERVER],
     Env: [`TLS_KEY=${readFileSync(`/tmp/${tag}.key`, "utf8")}`, `TLS_CERT=${cert}`],
     ExposedPorts: { "8443/tcp": {} },
     HostConfig: { NetworkMode: tag, PortBindings: { "8443/tcp": [{ HostIp: "127.0.0.1", HostPort: String(port) }] } },
@@ -70,7 +94,11 @@ async function startBenchEdge(name, caddyfile) {
 
 async function edgeCa(name) {
   for (let i = 0; i < 50; i++) {
-    try { return sh("docker", ["exec", name, "cat", "/data/caddy/pki/authorities/local/root.crt"]); } catch { await new Promise((r) => setTimeout(r, 200)); }
+    try {
+      return sh("docker", ["exec", name, "cat", "/data/caddy/pki/authorities/local/root.crt"]);
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
   throw new Error(`no local CA in ${name}`);
 }
@@ -81,15 +109,31 @@ function cpuSeconds(pid) {
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 const containerPid = (name) => sh("docker", ["inspect", "-f", "{{.State.Pid}}", name]).trim();
-const proxyPid = (port) => sh("pgrep", ["-f", `docker-proxy .*-host-port ${port} `]).trim().split("\n")[0];
+const proxyPid = (port) =>
+  sh("pgrep", ["-f", `docker-proxy .*-host-port ${port} `])
+    .trim()
+    .split("\n")[0];
 
 function get(agent, target, path = "/") {
   return new Promise((ok, fail) => {
-    const req = request({ host: "127.0.0.1", port: target.port, path, servername: target.host, ca: target.ca, agent, headers: { host: `${target.host}:${target.port}` } }, (res) => {
-      let body = "";
-      res.on("data", (d) => { body += d; });
-      res.on("end", () => (res.statusCode === 200 ? ok(body) : fail(new Error(`HTTP ${res.statusCode}`))));
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: target.port,
+        path,
+        servername: target.host,
+        ca: target.ca,
+        agent,
+        headers: { host: `${target.host}:${target.port}` },
+      },
+      (res) => {
+        let body = "";
+        res.on("data", (d) => {
+          body += d;
+        });
+        res.on("end", () => (res.statusCode === 200 ? ok(body) : fail(new Error(`HTTP ${res.statusCode}`))));
+      },
+    );
     req.on("error", fail);
     req.end();
   });
@@ -139,7 +183,14 @@ async function main() {
   const upstream = await startUpstream();
   const appPid = containerPid(`${tag}-app`);
   direct = { port: upstream.port, host: "direct.localhost", ca: upstream.ca };
-  const targets = { direct: { port: upstream.port, host: "direct.localhost", ca: upstream.ca, pids: { "docker-proxy": proxyPid(upstream.port), app: appPid } } };
+  const targets = {
+    direct: {
+      port: upstream.port,
+      host: "direct.localhost",
+      ca: upstream.ca,
+      pids: { "docker-proxy": proxyPid(upstream.port), app: appPid },
+    },
+  };
   // the product's Caddyfile (upstream connections kept open), the one before (a dial per request:
   // what the drain of Node images made unnecessary, see edge-config.ts)
   // and the product's without what makes POSTs survive a swap (retries on any method, buffered bodies)
@@ -150,7 +201,12 @@ async function main() {
   };
   for (const [label, caddyfile] of Object.entries(variants)) {
     const e = await startBenchEdge(`${tag}-${Object.keys(targets).length}`, caddyfile);
-    targets[label] = { port: e.port, host: "bench.localhost", ca: await edgeCa(e.name), pids: { "docker-proxy": proxyPid(e.port), caddy: containerPid(e.name), app: appPid } };
+    targets[label] = {
+      port: e.port,
+      host: "bench.localhost",
+      ca: await edgeCa(e.name),
+      pids: { "docker-proxy": proxyPid(e.port), caddy: containerPid(e.name), app: appPid },
+    };
   }
   const results = {};
   for (let round = 0; round < ROUNDS; round++) {
@@ -159,7 +215,9 @@ async function main() {
         const r = await measure(target, c, SECONDS);
         results[`${label}|${c}`] ??= [];
         results[`${label}|${c}`].push(r);
-        console.error(`round ${round + 1} c=${c} ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`);
+        console.error(
+          `round ${round + 1} c=${c} ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`,
+        );
       }
     }
   }
@@ -170,7 +228,9 @@ async function main() {
     for (const label of Object.keys(targets)) {
       const added = label === "direct" ? "" : `${(med(label, c, "p50") - med("direct", c, "p50")).toFixed(2)} ms`;
       const ratio = label === "direct" ? "" : `${((100 * med(label, c, "rps")) / med("direct", c, "rps")).toFixed(0)} %`;
-      console.log(`| ${label} | ${c} | ${med(label, c, "rps").toFixed(0)} | ${med(label, c, "p50").toFixed(2)} ms | ${med(label, c, "p99").toFixed(2)} ms | ${added} | ${ratio} |`);
+      console.log(
+        `| ${label} | ${c} | ${med(label, c, "rps").toFixed(0)} | ${med(label, c, "p50").toFixed(2)} ms | ${med(label, c, "p99").toFixed(2)} ms | ${added} | ${ratio} |`,
+      );
     }
   }
   console.log("\nCPU per request (µs, medians), by process on the path, at 8 connections\n");
@@ -178,7 +238,10 @@ async function main() {
   console.log("(and upstream dials per request: a dial is a DNS lookup in dockerd's embedded DNS plus a TCP connect)\n");
   console.log(`| path | ${procs.join(" | ")} | upstream dials per request |\n|---|${procs.map(() => "---").join("|")}|---|`);
   for (const label of Object.keys(targets)) {
-    const cell = (p) => { const xs = results[`${label}|8`].map((r) => r.perRequest[p]).filter((x) => x !== undefined); return xs.length ? median(xs).toFixed(0) : "–"; };
+    const cell = (p) => {
+      const xs = results[`${label}|8`].map((r) => r.perRequest[p]).filter((x) => x !== undefined);
+      return xs.length ? median(xs).toFixed(0) : "–";
+    };
     const dials = label === "direct" ? "–" : median(results[`${label}|8`].map((r) => r.perRequest.dials)).toFixed(3);
     console.log(`| ${label} | ${procs.map(cell).join(" | ")} | ${dials} |`);
   }
@@ -187,8 +250,19 @@ async function main() {
 try {
   await main();
 } finally {
-  for (const id of created.containers) await docker().getContainer(id).remove({ force: true, v: true }).catch(() => undefined);
-  for (const v of created.volumes) await docker().getVolume(v).remove().catch(() => undefined);
-  await docker().getNetwork(created.network).remove().catch(() => undefined);
+  for (const id of created.containers)
+    await docker()
+      .getContainer(id)
+      .remove({ force: true, v: true })
+      .catch(() => undefined);
+  for (const v of created.volumes)
+    await docker()
+      .getVolume(v)
+      .remove()
+      .catch(() => undefined);
+  await docker()
+    .getNetwork(created.network)
+    .remove()
+    .catch(() => undefined);
   sh("rm", ["-f", `/tmp/${tag}.key`, `/tmp/${tag}.crt`]);
 }

@@ -30,7 +30,9 @@ const { otlp } = await import("../../dist/telemetry/otlp-schema.js");
 const { normalizeSpans } = await import("../../dist/telemetry/normalize-spans.js");
 
 async function startChild(mode, dir) {
-  const child = spawn(process.execPath, [join(here, "receiver-child.mjs"), mode, ...(dir ? [dir] : [])], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [join(here, "receiver-child.mjs"), mode, ...(dir ? [dir] : [])], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const [line] = await once(createInterface({ input: child.stdout }), "line");
   return { child, url: `http://127.0.0.1:${JSON.parse(line).port}/v1/traces` };
 }
@@ -39,14 +41,16 @@ async function startChild(mode, dir) {
 async function send(url, batches, spansPerBatch) {
   let next = 0;
   const t0 = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < batches.length) {
-      const body = batches[next++];
-      const res = await fetch(url, { method: "POST", body, headers: { "content-type": "application/x-protobuf" } });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`receiver answered ${res.status}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < batches.length) {
+        const body = batches[next++];
+        const res = await fetch(url, { method: "POST", body, headers: { "content-type": "application/x-protobuf" } });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`receiver answered ${res.status}`);
+      }
+    }),
+  );
   return (batches.length * spansPerBatch) / (ms(t0) / 1000);
 }
 
@@ -91,7 +95,12 @@ async function benchIngest() {
   s.close();
   rmSync(dir, { recursive: true, force: true });
   const per = (x) => (x / N_BATCHES).toFixed(2);
-  return { real: median(real), base: median(base), bytes, perBatchMs: { decode: per(t.decode), jsonParse: per(t.json), normalize: per(t.normalize), ingestAll: per(t.write - 0) } };
+  return {
+    real: median(real),
+    base: median(base),
+    bytes,
+    perBatchMs: { decode: per(t.decode), jsonParse: per(t.json), normalize: per(t.normalize), ingestAll: per(t.write - 0) },
+  };
 }
 
 /** An OTLP JSON-shaped request of spans (cheaper to build than protobuf; the store reads both alike). */
@@ -112,19 +121,31 @@ function jsonBatch(rnd, first, count, t0Ns, stepNs) {
       ...(route ? [{ key: "http.route", value: { stringValue: route } }] : []),
     ];
     const span = {
-      traceId: traceNo.toString(16).padStart(32, "0"), spanId: (i + 1).toString(16).padStart(16, "0"),
+      traceId: traceNo.toString(16).padStart(32, "0"),
+      spanId: (i + 1).toString(16).padStart(16, "0"),
       parentSpanId: root ? "" : (traceNo * 4 + 1).toString(16).padStart(16, "0"),
-      name: root ? `GET ${route ?? ""}` : "SELECT items", kind: root ? 2 : 3,
-      startTimeUnixNano: String(start), endTimeUnixNano: String(start + dur), attributes: attrs, status: { code: status === 500 ? 2 : 0 },
+      name: root ? `GET ${route ?? ""}` : "SELECT items",
+      kind: root ? 2 : 3,
+      startTimeUnixNano: String(start),
+      endTimeUnixNano: String(start + dur),
+      attributes: attrs,
+      status: { code: status === 500 ? 2 : 0 },
     };
     if (!byService.has(service)) byService.set(service, []);
     byService.get(service).push(span);
   }
-  return { resourceSpans: [...byService].map(([service, spans]) => ({
-    resource: { attributes: [{ key: "service.name", value: { stringValue: service } }, { key: "platform.project", value: { stringValue: "shop" } },
-      { key: "platform.env", value: { stringValue: "preview" } }] },
-    scopeSpans: [{ spans }],
-  })) };
+  return {
+    resourceSpans: [...byService].map(([service, spans]) => ({
+      resource: {
+        attributes: [
+          { key: "service.name", value: { stringValue: service } },
+          { key: "platform.project", value: { stringValue: "shop" } },
+          { key: "platform.env", value: { stringValue: "preview" } },
+        ],
+      },
+      scopeSpans: [{ spans }],
+    })),
+  };
 }
 
 function benchQuery() {
@@ -150,9 +171,15 @@ function benchQuery() {
   };
   const scan = time(() => store.db.prepare("SELECT count(*) AS n FROM spans WHERE end_ns >= start_ns").get().n);
   const stats = time(() => routeStats(store, range));
-  const raw = time(() => store.db.prepare(`SELECT service, http_method, coalesce(http_route, '(unmatched)') AS route, count(*) AS n,
+  const raw = time(
+    () =>
+      store.db
+        .prepare(`SELECT service, http_method, coalesce(http_route, '(unmatched)') AS route, count(*) AS n,
       percentile(end_ns - start_ns, 50), percentile(end_ns - start_ns, 95), percentile(end_ns - start_ns, 99)
-      FROM spans WHERE kind = 2 AND project = ? AND env = ? GROUP BY 1, 2, 3`).all("shop", "preview"), 3);
+      FROM spans WHERE kind = 2 AND project = ? AND env = ? GROUP BY 1, 2, 3`)
+        .all("shop", "preview"),
+    3,
+  );
   const recent = time(() => routeTraces(store, { ...range, service: "api", route: "/items/{id}", limit: 20 }));
   const slowest = time(() => routeTraces(store, { ...range, service: "api", route: "/items/{id}", limit: 20, order: "slowest" }));
   const one = time(() => trace(store, recent.out[0].traceId));
@@ -163,20 +190,41 @@ function benchQuery() {
   return { fillS, scan, stats, raw, recent, slowest, one, served, groups: stats.out.routes.length, bytes };
 }
 
-const commit = (() => { try { return execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim(); } catch { return "?"; } })();
+const commit = (() => {
+  try {
+    return execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim();
+  } catch {
+    return "?";
+  }
+})();
 const machine = `${cpus().length} cores ${cpus()[0]?.model ?? ""}`.trim();
-const load = loadavg().map((x) => x.toFixed(1)).join(" ");
+const load = loadavg()
+  .map((x) => x.toFixed(1))
+  .join(" ");
 console.log(`telemetry benchmarks: node ${process.version}, ${machine}, load ${load}, commit ${commit}`);
 const a = await benchIngest();
 console.log(`(a) ingest, ${N_BATCHES} protobuf batches of 512 spans (${(a.bytes / 1024).toFixed(0)} KiB each), ${ROUNDS} rounds, medians:`);
-console.log(`    receiver + store ${Math.round(a.real)} spans/s | read-and-discard baseline ${Math.round(a.base)} spans/s | ratio ${(a.real / a.base).toFixed(2)}`);
-console.log(`    per batch in-process: protobuf decode ${a.perBatchMs.decode} ms, JSON.parse of the same batch as OTLP JSON ${a.perBatchMs.jsonParse} ms, normalize ${a.perBatchMs.normalize} ms, normalize+store ${a.perBatchMs.ingestAll} ms`);
+console.log(
+  `    receiver + store ${Math.round(a.real)} spans/s | read-and-discard baseline ${Math.round(a.base)} spans/s | ratio ${(a.real / a.base).toFixed(2)}`,
+);
+console.log(
+  `    per batch in-process: protobuf decode ${a.perBatchMs.decode} ms, JSON.parse of the same batch as OTLP JSON ${a.perBatchMs.jsonParse} ms, normalize ${a.perBatchMs.normalize} ms, normalize+store ${a.perBatchMs.ingestAll} ms`,
+);
 const b = benchQuery();
-console.log(`(b) ${N_SPANS} spans stored in ${b.fillS.toFixed(1)} s (${Math.round(N_SPANS / b.fillS)} spans/s in-process), ${(b.bytes / 1e6).toFixed(0)} MB`);
-console.log(`    routeStats (per-route, ${b.groups} rows, ${b.served} server spans) ${b.stats.ms.toFixed(1)} ms | baseline full-scan count(*) ${b.scan.ms.toFixed(1)} ms | ratio ${(b.stats.ms / b.scan.ms).toFixed(2)}`);
+console.log(
+  `(b) ${N_SPANS} spans stored in ${b.fillS.toFixed(1)} s (${Math.round(N_SPANS / b.fillS)} spans/s in-process), ${(b.bytes / 1e6).toFixed(0)} MB`,
+);
+console.log(
+  `    routeStats (per-route, ${b.groups} rows, ${b.served} server spans) ${b.stats.ms.toFixed(1)} ms | baseline full-scan count(*) ${b.scan.ms.toFixed(1)} ms | ratio ${(b.stats.ms / b.scan.ms).toFixed(2)}`,
+);
 console.log(`    for comparison, the same per-route aggregate computed from the span rows: ${b.raw.ms.toFixed(0)} ms`);
-console.log(`    routeTraces recent ${b.recent.ms.toFixed(1)} ms, slowest ${b.slowest.ms.toFixed(1)} ms; trace() ${b.one.ms.toFixed(2)} ms`);
+console.log(
+  `    routeTraces recent ${b.recent.ms.toFixed(1)} ms, slowest ${b.slowest.ms.toFixed(1)} ms; trace() ${b.one.ms.toFixed(2)} ms`,
+);
 if (process.argv.includes("--append")) {
   const date = new Date().toISOString().slice(0, 10);
-  appendFileSync(new URL("../README.md", import.meta.url), `| ${date} | ${machine}, load ${load} | ${commit} | ${Math.round(a.real)} | ${Math.round(a.base)} | ${(a.real / a.base).toFixed(2)} | ${N_SPANS} | ${b.stats.ms.toFixed(1)} ms | ${b.scan.ms.toFixed(1)} ms | ${(b.stats.ms / b.scan.ms).toFixed(2)} | ${b.raw.ms.toFixed(0)} ms |\n`);
+  appendFileSync(
+    new URL("../README.md", import.meta.url),
+    `| ${date} | ${machine}, load ${load} | ${commit} | ${Math.round(a.real)} | ${Math.round(a.base)} | ${(a.real / a.base).toFixed(2)} | ${N_SPANS} | ${b.stats.ms.toFixed(1)} ms | ${b.scan.ms.toFixed(1)} ms | ${(b.stats.ms / b.scan.ms).toFixed(2)} | ${b.raw.ms.toFixed(0)} ms |\n`,
+  );
 }

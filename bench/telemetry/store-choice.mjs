@@ -37,8 +37,25 @@ function sqlite(rollup = false) {
   for (let i = 0; i < rows.length; i += BATCH) {
     db.exec("BEGIN");
     for (const r of rows.slice(i, i + BATCH)) {
-      ins.run(r.traceId, r.spanId, r.parentSpanId, r.name, r.kind, r.service, r.project, r.env,
-        r.startNs, r.endNs, r.endNs - r.startNs, r.statusCode, r.route, r.method, r.status, r.attributes, r.resource);
+      ins.run(
+        r.traceId,
+        r.spanId,
+        r.parentSpanId,
+        r.name,
+        r.kind,
+        r.service,
+        r.project,
+        r.env,
+        r.startNs,
+        r.endNs,
+        r.endNs - r.startNs,
+        r.statusCode,
+        r.route,
+        r.method,
+        r.status,
+        r.attributes,
+        r.resource,
+      );
     }
     if (rollup) {
       // Pre-aggregate server spans per minute and log-scale duration bucket, as a receiver would.
@@ -58,9 +75,11 @@ function sqlite(rollup = false) {
     db.exec("COMMIT");
   }
   const ingestMs = ms(t0);
-  const q = rollup ? db.prepare(`SELECT service, method, route, bucket, sum(n) AS n FROM rollup
+  const q = rollup
+    ? db.prepare(`SELECT service, method, route, bucket, sum(n) AS n FROM rollup
     WHERE project = ? AND env = ? AND minute >= ? / 60000000000 AND minute < ? / 60000000000
-    GROUP BY service, method, route, bucket`) : db.prepare(`SELECT service, http_method, coalesce(http_route,'(unmatched)') AS route, count(*) AS n,
+    GROUP BY service, method, route, bucket`)
+    : db.prepare(`SELECT service, http_method, coalesce(http_route,'(unmatched)') AS route, count(*) AS n,
       percentile(duration_ns, 50) AS p50, percentile(duration_ns, 95) AS p95, percentile(duration_ns, 99) AS p99
     FROM spans WHERE project = ? AND env = ? AND kind = 2 AND start_ns >= ? AND start_ns < ?
     GROUP BY 1, 2, 3`);
@@ -72,7 +91,9 @@ function sqlite(rollup = false) {
     const res = q.all("shop", "preview", 0n, 1n << 62n);
     groups = rollup ? new Set(res.map((r) => `${r.service} ${r.method} ${r.route}`)).size : res.length;
     times.query.push(ms(t0));
-    t0 = process.hrtime.bigint(); scan.get(); times.scan.push(ms(t0));
+    t0 = process.hrtime.bigint();
+    scan.get();
+    times.scan.push(ms(t0));
   }
   db.close();
   return { ingestMs, query: median(times.query), scan: median(times.scan), groups, bytes: statSync(file).size };
@@ -93,13 +114,25 @@ async function duckdb() {
   for (let i = 0; i < rows.length; i += BATCH) {
     const a = await con.createAppender("spans");
     for (const r of rows.slice(i, i + BATCH)) {
-      a.appendBlob(r.traceId); a.appendBlob(r.spanId);
-      if (r.parentSpanId) a.appendBlob(r.parentSpanId); else a.appendNull();
-      a.appendVarchar(r.name); a.appendInteger(r.kind); a.appendVarchar(r.service); a.appendVarchar(r.project);
-      a.appendVarchar(r.env); a.appendBigInt(r.startNs); a.appendBigInt(r.endNs); a.appendBigInt(r.endNs - r.startNs);
+      a.appendBlob(r.traceId);
+      a.appendBlob(r.spanId);
+      if (r.parentSpanId) a.appendBlob(r.parentSpanId);
+      else a.appendNull();
+      a.appendVarchar(r.name);
+      a.appendInteger(r.kind);
+      a.appendVarchar(r.service);
+      a.appendVarchar(r.project);
+      a.appendVarchar(r.env);
+      a.appendBigInt(r.startNs);
+      a.appendBigInt(r.endNs);
+      a.appendBigInt(r.endNs - r.startNs);
       a.appendInteger(r.statusCode);
-      if (r.route) a.appendVarchar(r.route); else a.appendNull();
-      a.appendVarchar(r.method); a.appendInteger(r.status); a.appendVarchar(r.attributes); a.appendVarchar(r.resource);
+      if (r.route) a.appendVarchar(r.route);
+      else a.appendNull();
+      a.appendVarchar(r.method);
+      a.appendInteger(r.status);
+      a.appendVarchar(r.attributes);
+      a.appendVarchar(r.resource);
       a.endRow();
     }
     a.closeSync(); // one flush per batch, as a receiver would do per request
@@ -118,13 +151,18 @@ async function duckdb() {
     await con.runAndReadAll(`SELECT count(*) FROM spans WHERE attributes IS NOT NULL`);
     times.scan.push(ms(t0));
   }
-  con.closeSync(); inst.closeSync?.();
+  con.closeSync();
+  inst.closeSync?.();
   return { ingestMs, query: median(times.query), scan: median(times.scan), groups, bytes: statSync(file).size };
 }
 
-const report = (name, r) => r && console.log(`${name.padEnd(14)} ingest ${Math.round(N / (r.ingestMs / 1000))} spans/s` +
-  ` (${(r.ingestMs / 1000).toFixed(1)} s) | per-route query ${r.query.toFixed(0)} ms (${r.groups} groups)` +
-  ` | full-scan count(*) ${r.scan.toFixed(0)} ms | file ${(r.bytes / 1e6).toFixed(0)} MB`);
+const report = (name, r) =>
+  r &&
+  console.log(
+    `${name.padEnd(14)} ingest ${Math.round(N / (r.ingestMs / 1000))} spans/s` +
+      ` (${(r.ingestMs / 1000).toFixed(1)} s) | per-route query ${r.query.toFixed(0)} ms (${r.groups} groups)` +
+      ` | full-scan count(*) ${r.scan.toFixed(0)} ms | file ${(r.bytes / 1e6).toFixed(0)} MB`,
+  );
 console.log(`${N} spans, batches of ${BATCH}, node ${process.version}`);
 report("sqlite", sqlite());
 report("sqlite+rollup", sqlite(true));

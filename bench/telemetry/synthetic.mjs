@@ -34,11 +34,28 @@ export function makeSpanRows(n, seed = 42) {
     const durNs = BigInt(Math.floor(Math.exp(rnd() * 4 + 13)));
     const startNs = base + BigInt(Math.floor((i / n) * 3600e9));
     rows[i] = {
-      traceId, spanId, parentSpanId: isRoot ? null : rootId, name: isRoot ? `GET ${route ?? ""}` : "SELECT items",
-      kind: isRoot ? 2 : 3, service, project: "shop", env: "preview", startNs, endNs: startNs + durNs,
-      statusCode: status === 500 ? 2 : 0, route: isRoot ? route : null, method: "GET", status: isRoot ? status : 0,
-      attributes: JSON.stringify({ "http.route": route, "http.request.method": "GET", "url.path": `/items/${i % 997}`,
-        "http.response.status_code": status, "server.address": "localhost", "user_agent.original": "bench/1.0" }),
+      traceId,
+      spanId,
+      parentSpanId: isRoot ? null : rootId,
+      name: isRoot ? `GET ${route ?? ""}` : "SELECT items",
+      kind: isRoot ? 2 : 3,
+      service,
+      project: "shop",
+      env: "preview",
+      startNs,
+      endNs: startNs + durNs,
+      statusCode: status === 500 ? 2 : 0,
+      route: isRoot ? route : null,
+      method: "GET",
+      status: isRoot ? status : 0,
+      attributes: JSON.stringify({
+        "http.route": route,
+        "http.request.method": "GET",
+        "url.path": `/items/${i % 997}`,
+        "http.response.status_code": status,
+        "server.address": "localhost",
+        "user_agent.original": "bench/1.0",
+      }),
       resource: JSON.stringify({ "service.name": service, "platform.project": "shop", "platform.env": "preview" }),
     };
     if (isRoot) rootId = spanId;

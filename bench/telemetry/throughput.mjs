@@ -55,7 +55,8 @@ function buildImage(instrument) {
   const tag = `${id}-api:${instrument ? "otel" : "plain"}`;
   const ca = buildCaFile();
   execFileSync(DOCKER, ["build", "-q", "-t", tag, "-f", dockerfile, ...(ca ? ["--secret", `id=ca,src=${ca}`] : []), API_DIR], {
-    env: { ...process.env, DOCKER_BUILDKIT: "1" }, stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, DOCKER_BUILDKIT: "1" },
+    stdio: ["ignore", "ignore", "inherit"],
   });
   return tag;
 }
@@ -71,25 +72,54 @@ function otelEnv() {
 }
 
 function startApi(name, tag, env) {
-  docker("run", "-d", "--name", name, "--network", network, "--cpus", "1", "--memory", "512m", "-p", "127.0.0.1::8080",
-    ...env.flatMap((e) => ["-e", e]), tag);
+  docker(
+    "run",
+    "-d",
+    "--name",
+    name,
+    "--network",
+    network,
+    "--cpus",
+    "1",
+    "--memory",
+    "512m",
+    "-p",
+    "127.0.0.1::8080",
+    ...env.flatMap((e) => ["-e", e]),
+    tag,
+  );
   return Number(docker("port", name, "8080/tcp").split("\n")[0].split(":").pop());
 }
 
 const PATHS = (i) => {
   if (i % 5 === 4) return ["GET", `/products/${9000 + i}`];
   const id = 1 + (i % 10);
-  return [["GET", "/products"], ["GET", `/products/${id}`], ["GET", "/categories/coffee/products"], ["POST", "/orders"]][i % 4];
+  return [
+    ["GET", "/products"],
+    ["GET", `/products/${id}`],
+    ["GET", "/categories/coffee/products"],
+    ["POST", "/orders"],
+  ][i % 4];
 };
 
 function once(agent, port, i) {
   const [method, path] = PATHS(i);
   const body = method === "POST" ? JSON.stringify({ items: [{ product_id: 1 + (i % 10), quantity: 1 }] }) : undefined;
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, method, agent, headers: body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {} }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode));
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        method,
+        agent,
+        headers: body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {},
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -113,12 +143,14 @@ async function load(port) {
   let bad = 0;
   const end = Date.now() + SECONDS * 1000;
   const t0 = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (Date.now() < end) {
-      const status = await once(agent, port, n++).catch(() => 0);
-      if (status === 0 || status >= 500) bad++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < end) {
+        const status = await once(agent, port, n++).catch(() => 0);
+        if (status === 0 || status >= 500) bad++;
+      }
+    }),
+  );
   agent.destroy();
   if (bad) throw new Error(`${bad} failed requests on port ${port}`);
   return { rate: n / (Number(process.hrtime.bigint() - t0) / 1e9), n };
@@ -126,7 +158,13 @@ async function load(port) {
 
 /** CPU seconds the container has used (its cgroup: v1 cpuacct, or v2 cpu.stat). */
 function cpuSeconds(name) {
-  const out = docker("exec", name, "sh", "-c", "cat /sys/fs/cgroup/cpuacct/cpuacct.usage 2>/dev/null || grep usage_usec /sys/fs/cgroup/cpu.stat");
+  const out = docker(
+    "exec",
+    name,
+    "sh",
+    "-c",
+    "cat /sys/fs/cgroup/cpuacct/cpuacct.usage 2>/dev/null || grep usage_usec /sys/fs/cgroup/cpu.stat",
+  );
   return out.startsWith("usage_usec") ? Number(out.split(" ")[1]) / 1e6 : Number(out) / 1e9;
 }
 
@@ -141,11 +179,17 @@ async function round(ports) {
 
 const cleanUp = () => {
   for (const c of [`${id}-plain`, `${id}-otel`, receiver]) {
-    try { docker("rm", "-f", c); } catch {}
+    try {
+      docker("rm", "-f", c);
+    } catch {}
   }
-  try { docker("network", "rm", network); } catch {}
+  try {
+    docker("network", "rm", network);
+  } catch {}
   for (const t of ["plain", "otel"]) {
-    try { docker("rmi", `${id}-api:${t}`); } catch {}
+    try {
+      docker("rmi", `${id}-api:${t}`);
+    } catch {}
   }
   rmSync(buildDir, { recursive: true, force: true });
   rmSync(storeDir, { recursive: true, force: true });
@@ -169,10 +213,17 @@ try {
   for (let r = 0; r < ROUNDS; r++) {
     const res = await round(ports);
     for (const k of Object.keys(results)) results[k].push(res[k]);
-    process.stderr.write(`round ${r + 1}: plain ${res.plain.toFixed(0)} req/s ${res.plainPerCpu.toFixed(0)} req/CPU-s, instrumented ${res.otel.toFixed(0)} req/s ${res.otelPerCpu.toFixed(0)} req/CPU-s\n`);
+    process.stderr.write(
+      `round ${r + 1}: plain ${res.plain.toFixed(0)} req/s ${res.plainPerCpu.toFixed(0)} req/CPU-s, instrumented ${res.otel.toFixed(0)} req/s ${res.otelPerCpu.toFixed(0)} req/CPU-s\n`,
+    );
   }
-  const spans = docker("exec", receiver, "node", "-e",
-    "const {DatabaseSync}=require('node:sqlite');const d=new DatabaseSync('/data/telemetry.sqlite',{readOnly:true});console.log(d.prepare('select count(*) n from spans').get().n)");
+  const spans = docker(
+    "exec",
+    receiver,
+    "node",
+    "-e",
+    "const {DatabaseSync}=require('node:sqlite');const d=new DatabaseSync('/data/telemetry.sqlite',{readOnly:true});console.log(d.prepare('select count(*) n from spans').get().n)",
+  );
   const p = median(results.plain);
   const o = median(results.otel);
   // Each round's two runs saw the same machine: the median of the per-round ratios.
@@ -180,8 +231,25 @@ try {
   // Requests per CPU second: what each request costs, whatever share of the machine each container got.
   const cpuRatio = median(results.otelPerCpu.map((x, i) => x / results.plainPerCpu[i]));
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-  console.log(JSON.stringify({ seconds: SECONDS, rounds: ROUNDS, concurrency: CONCURRENCY, sampleRatio: RATIO, plainReqPerSec: Math.round(p), instrumentedReqPerSec: Math.round(o), ratio: Number(ratio.toFixed(3)), roundRatios: results.otel.map((x, i) => Number((x / results.plain[i]).toFixed(2))), cpuRatio: Number(cpuRatio.toFixed(3)), roundCpuRatios: results.otelPerCpu.map((x, i) => Number((x / results.plainPerCpu[i]).toFixed(2))), extraEnv: EXTRA_ENV, spansStored: Number(spans.split("\n").pop()) }));
-  console.log(`| ${new Date().toISOString().slice(0, 10)} | ${cpus().length} cores, load ${loadavg()[0].toFixed(1)} | ${commit} | ${RATIO} | ${Math.round(p)} | ${Math.round(o)} | ${ratio.toFixed(2)} | ${cpuRatio.toFixed(2)} |${EXTRA_ENV.length ? ` ${EXTRA_ENV.join(" ")}` : ""}`);
+  console.log(
+    JSON.stringify({
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      concurrency: CONCURRENCY,
+      sampleRatio: RATIO,
+      plainReqPerSec: Math.round(p),
+      instrumentedReqPerSec: Math.round(o),
+      ratio: Number(ratio.toFixed(3)),
+      roundRatios: results.otel.map((x, i) => Number((x / results.plain[i]).toFixed(2))),
+      cpuRatio: Number(cpuRatio.toFixed(3)),
+      roundCpuRatios: results.otelPerCpu.map((x, i) => Number((x / results.plainPerCpu[i]).toFixed(2))),
+      extraEnv: EXTRA_ENV,
+      spansStored: Number(spans.split("\n").pop()),
+    }),
+  );
+  console.log(
+    `| ${new Date().toISOString().slice(0, 10)} | ${cpus().length} cores, load ${loadavg()[0].toFixed(1)} | ${commit} | ${RATIO} | ${Math.round(p)} | ${Math.round(o)} | ${ratio.toFixed(2)} | ${cpuRatio.toFixed(2)} |${EXTRA_ENV.length ? ` ${EXTRA_ENV.join(" ")}` : ""}`,
+  );
 } finally {
   cleanUp();
 }

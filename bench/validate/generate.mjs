@@ -8,7 +8,14 @@ export function generateProject(dir, count = 50) {
   const dbs = Math.max(1, Math.round(count / 10));
   const lines = ['version: "1.0"', "name: bench", "description: 50 services with references, for the validate benchmark", "services:"];
   for (let i = 1; i <= dbs; i++) {
-    lines.push(`  db${i}:`, "    type: postgres", "    resources:", "      preset: medium", `      storage: ${i * 10}Gi`, "      retention: permanent");
+    lines.push(
+      `  db${i}:`,
+      "    type: postgres",
+      "    resources:",
+      "      preset: medium",
+      `      storage: ${i * 10}Gi`,
+      "      retention: permanent",
+    );
   }
   const apps = count - dbs;
   for (let i = 1; i <= apps; i++) {
@@ -23,7 +30,13 @@ export function generateProject(dir, count = 50) {
       lines.push("    build:", `      source: ./${name}`, "      dockerfile: Dockerfile");
     } else lines.push(`    source: ./${name}`);
     if (isPublic) lines.push("    public: true");
-    lines.push("    env:", `      DATABASE_URL: \${${db}.url}`, `      DB_HOST: \${${db}.host}`, "      LOG_LEVEL: info", "      WORKERS: 4");
+    lines.push(
+      "    env:",
+      `      DATABASE_URL: \${${db}.url}`,
+      `      DB_HOST: \${${db}.host}`,
+      "      LOG_LEVEL: info",
+      "      WORKERS: 4",
+    );
     const deps = [db];
     if (i > 1) {
       lines.push(`      UPSTREAM_URL: \${svc${i - 1}.url}`);
@@ -31,7 +44,15 @@ export function generateProject(dir, count = 50) {
     }
     if (isPublic) lines.push(`      NEXT_PUBLIC_SELF: \${${name}.external_url}`);
     lines.push(`    depends_on: [${deps.join(", ")}]`);
-    if (fastapi) lines.push("    lifecycle:", "      migrate:", "        command: [alembic, upgrade, head]", "        timeout: 5m", "    health:", "      http: /health");
+    if (fastapi)
+      lines.push(
+        "    lifecycle:",
+        "      migrate:",
+        "        command: [alembic, upgrade, head]",
+        "        timeout: 5m",
+        "    health:",
+        "      http: /health",
+      );
     lines.push("    resources: small");
   }
   const file = join(dir, "platform.yml");

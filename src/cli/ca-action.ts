@@ -9,7 +9,9 @@ async function readEdgeCa(): Promise<string> {
   try {
     const r = await execOutput(edgeContainer(), ["cat", EDGE_CA_PATH]);
     if (r.exitCode === 0 && r.output.includes("BEGIN CERTIFICATE")) return r.output;
-  } catch { /* no edge container: below */ }
+  } catch {
+    /* no edge container: below */
+  }
   throw new VisibleError("no edge CA yet: deploy a project with a public service first (platform deploy)", { exitCode: ExitCode.failed });
 }
 

@@ -5,18 +5,22 @@ const work = () => import("./cluster-action.js");
 
 /** `platform cluster up|down|status`: a single-node Kubernetes test cluster on this machine (README "Kubernetes"). */
 export function registerCluster(program: Command): void {
-  const cluster = program.command("cluster")
+  const cluster = program
+    .command("cluster")
     .description("a single-node Kubernetes test cluster on this machine (needs root; builds its toolchain the first time)");
-  cluster.command("up")
+  cluster
+    .command("up")
     .description("start the test cluster (or what is missing of it) and print its kubeconfig path")
     .option("--json", "machine-readable output")
     .action(async (o) => (await work()).runUp(o));
-  cluster.command("down")
+  cluster
+    .command("down")
     .description("stop every component and pod; the cluster's state stays for the next up")
     .option("--purge", "also remove its state, certificates and images")
     .option("--json", "machine-readable output")
     .action(async (o) => (await work()).runDown(o));
-  cluster.command("status")
+  cluster
+    .command("status")
     .description("each component, the node and DNS (exit 1 when not ready)")
     .option("--json", "machine-readable output")
     .action(async (o) => (await work()).runStatus(o));

@@ -24,7 +24,10 @@ export const DEFAULT_ENV = "preview";
 export async function loadValidConfig(file: string | undefined): Promise<{ configFile: string; config: Config }> {
   const configFile = resolve(file ?? "platform.yml");
   if (!existsSync(configFile)) {
-    throw new VisibleError(`no platform.yml in ${dirname(configFile)}: create one (see README "platform.yml reference") or pass --file PATH`, { exitCode: ExitCode.usage });
+    throw new VisibleError(
+      `no platform.yml in ${dirname(configFile)}: create one (see README "platform.yml reference") or pass --file PATH`,
+      { exitCode: ExitCode.usage },
+    );
   }
   // Positions are shown relative to where the user is, as they typed it: platform.yml:14:7.
   const r = await loadConfig(relative(process.cwd(), configFile) || configFile);
@@ -39,7 +42,11 @@ export async function loadValidConfig(file: string | undefined): Promise<{ confi
 
 async function ask(question: string): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try { return (await rl.question(question)).trim(); } finally { rl.close(); }
+  try {
+    return (await rl.question(question)).trim();
+  } finally {
+    rl.close();
+  }
 }
 
 /** A new project never takes a name somebody uses: it says who, and offers a free one. */
@@ -50,7 +57,9 @@ async function refuseUsedName(name: string, dir: string): Promise<void> {
   const free = await freeProjectName(name, creds, MAX_PROJECT_NAME);
   throw new VisibleError(`project "${name}" already exists (${users.join("; ")}); nothing was deployed`, {
     exitCode: ExitCode.failed,
-    details: [`  hint: deploy this directory as a new project with --project ${free}, or join "${name}" deliberately with: platform link ${name}`],
+    details: [
+      `  hint: deploy this directory as a new project with --project ${free}, or join "${name}" deliberately with: platform link ${name}`,
+    ],
   });
 }
 
@@ -69,7 +78,10 @@ async function chooseProject(dir: string, config: Config, o: StackOptions, creat
   }
   if (linked) return linked;
   if (!create) {
-    throw new VisibleError(`no project is linked to ${dir}: \`platform deploy\` creates one, \`platform link PROJECT\` joins one, or pass --project NAME`, { exitCode: ExitCode.usage });
+    throw new VisibleError(
+      `no project is linked to ${dir}: \`platform deploy\` creates one, \`platform link PROJECT\` joins one, or pass --project NAME`,
+      { exitCode: ExitCode.usage },
+    );
   }
   if (o.yes) {
     await refuseUsedName(config.name, dir);
@@ -77,7 +89,10 @@ async function chooseProject(dir: string, config: Config, o: StackOptions, creat
     return config.name;
   }
   if (!process.stdin.isTTY) {
-    throw new VisibleError(`No project found for this directory, and there is no terminal to ask: run again with --yes (creates project "${config.name}") or --project NAME`, { exitCode: ExitCode.usage });
+    throw new VisibleError(
+      `No project found for this directory, and there is no terminal to ask: run again with --yes (creates project "${config.name}") or --project NAME`,
+      { exitCode: ExitCode.usage },
+    );
   }
   const yes = await ask("No project found. Create one? (Y/n) ");
   if (/^n/i.test(yes)) throw new VisibleError("no project created; nothing was deployed", { exitCode: ExitCode.failed });

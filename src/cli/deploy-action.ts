@@ -23,7 +23,9 @@ export interface DeployOptions extends StackOptions, TargetFlags {
 function targetNotes(config: Config, plan: Plan): string[] {
   const sized = plan.services.filter((s) => s.database?.storage && config.services[s.name]?.resources.storageWritten);
   return sized.length
-    ? [`storage sizes (${sized.map((s) => `${s.name}: ${s.database?.storage}`).join(", ")}) are not enforced by Docker's local volumes; a Kubernetes volume enforces them`]
+    ? [
+        `storage sizes (${sized.map((s) => `${s.name}: ${s.database?.storage}`).join(", ")}) are not enforced by Docker's local volumes; a Kubernetes volume enforces them`,
+      ]
     : [];
 }
 
@@ -37,10 +39,13 @@ function refuseMissingSecrets(config: Config, project: string, env: string): voi
   const missing = missingSecrets(project, env, referencedSecrets(config));
   if (missing.length === 0) return;
   const flag = env === "preview" ? "" : ` --env ${env}`;
-  throw new VisibleError(`secret${missing.length > 1 ? "s" : ""} ${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} not set in ${project} (${env}); nothing was deployed`, {
-    exitCode: ExitCode.failed,
-    details: missing.map((n) => `  hint: platform secrets set ${n}${flag}   (reads the value from standard input or a hidden prompt)`),
-  });
+  throw new VisibleError(
+    `secret${missing.length > 1 ? "s" : ""} ${missing.join(", ")} ${missing.length > 1 ? "are" : "is"} not set in ${project} (${env}); nothing was deployed`,
+    {
+      exitCode: ExitCode.failed,
+      details: missing.map((n) => `  hint: platform secrets set ${n}${flag}   (reads the value from standard input or a hidden prompt)`),
+    },
+  );
 }
 
 /** `platform deploy`: checks what would stop it before the engine starts, then runs it in this terminal. */

@@ -7,7 +7,10 @@ import { createDeployView } from "./deploy-view.js";
 import { pickRenderer, printJson, type RendererKind } from "./render.js";
 import { studioLink } from "./studio-action.js";
 
-type EngineOptions = Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "order" | "rollback" | "target" | "kubeconfig" | "registry">;
+type EngineOptions = Pick<
+  DeployOptions,
+  "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "order" | "rollback" | "target" | "kubeconfig" | "registry"
+>;
 
 /**
  * Ctrl-C (or SIGTERM) once: the engine finishes the steps in flight and starts nothing new.
@@ -26,16 +29,33 @@ function gracefulStop(): { signal: AbortSignal; dispose(): void } {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  return { signal: ac.signal, dispose: () => { process.off("SIGINT", onSignal); process.off("SIGTERM", onSignal); } };
+  return {
+    signal: ac.signal,
+    dispose: () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
 }
 
 async function printSucceeded(kind: RendererKind, t: StackContext, r: DeploymentRun): Promise<void> {
   if (kind === "json") {
-    printJson({ type: "result", outcome: "succeeded", deploymentId: r.record.id, project: t.project, env: t.env, urls: r.urls, changes: r.record.changes, warnings: r.warnings, certificates: r.certificates });
+    printJson({
+      type: "result",
+      outcome: "succeeded",
+      deploymentId: r.record.id,
+      project: t.project,
+      env: t.env,
+      urls: r.urls,
+      changes: r.record.changes,
+      warnings: r.warnings,
+      certificates: r.certificates,
+    });
     return;
   }
   for (const w of r.warnings) process.stdout.write(`⚠ ${w}\n`);
-  for (const c of r.certificates.filter((x) => !x.ok)) process.stdout.write(`⚠ ${c.host}: no certificate yet: ${c.error}\n  hint: ${c.hint}\n`);
+  for (const c of r.certificates.filter((x) => !x.ok))
+    process.stdout.write(`⚠ ${c.host}: no certificate yet: ${c.error}\n  hint: ${c.hint}\n`);
   process.stdout.write(`Deployment complete (${r.record.id})\n`);
   for (const [service, url] of Object.entries(r.urls)) process.stdout.write(`${service}: ${url}\n`);
   const link = await studioLink(t.project, t.env);
@@ -47,7 +67,13 @@ async function printSucceeded(kind: RendererKind, t: StackContext, r: Deployment
  * The engine says where each service is when it fails; `--json` ends with a result object
  * either way, and the error goes on to the one top-level catch.
  */
-export async function runDeploySession(t: StackContext, creds: Credentials, eo: EngineOptions, o: { json?: boolean }, preface: string[] = []): Promise<void> {
+export async function runDeploySession(
+  t: StackContext,
+  creds: Credentials,
+  eo: EngineOptions,
+  o: { json?: boolean },
+  preface: string[] = [],
+): Promise<void> {
   const kind = pickRenderer(o, process.env, Boolean(process.stdout.isTTY));
   const note = (line: string) => (kind === "json" ? printJson({ type: "note", message: line }) : process.stdout.write(`note: ${line}\n`));
   preface.forEach(note);
@@ -56,15 +82,27 @@ export async function runDeploySession(t: StackContext, creds: Credentials, eo: 
   const view = createDeployView(kind, services);
   const stop = gracefulStop();
   try {
-    const r = await runDeployment({ ...eo, project: t.project, env: t.env, creds, services, domains, signal: stop.signal, onNote: note, onProgress: (e) => view.progress(e) });
+    const r = await runDeployment({
+      ...eo,
+      project: t.project,
+      env: t.env,
+      creds,
+      services,
+      domains,
+      signal: stop.signal,
+      onNote: note,
+      onProgress: (e) => view.progress(e),
+    });
     await view.close();
     await printSucceeded(kind, t, r);
   } catch (e) {
     await view.close();
     if (kind === "json") {
-      printJson(e instanceof DeploymentFailure
-        ? { type: "result", outcome: e.outcome, message: e.message, services: e.services }
-        : { type: "result", outcome: "failed", message: (e as Error).message });
+      printJson(
+        e instanceof DeploymentFailure
+          ? { type: "result", outcome: e.outcome, message: e.message, services: e.services }
+          : { type: "result", outcome: "failed", message: (e as Error).message },
+      );
     }
     throw e;
   } finally {

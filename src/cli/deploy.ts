@@ -8,9 +8,18 @@ export function registerDeploy(program: Command): void {
     .option("--dry-run", "say what a deploy would do and change nothing (same as platform plan)")
     .option("--apps-domain <domain>", "base domain of public URLs (env PLATFORM_APPS_DOMAIN)", undefined)
     .option("--https-port <port>", "port of the HTTPS edge (env PLATFORM_HTTPS_PORT; default 443)")
-    .option("--edge <mode>", "local (127.0.0.1, the platform's own CA) or public (every interface, ACME certificates; PLATFORM_ACME_EMAIL, PLATFORM_ACME_CA, PLATFORM_ACME_CA_ROOT, PLATFORM_HTTP_PORT); remembered per engine (env PLATFORM_EDGE)")
+    .option(
+      "--edge <mode>",
+      "local (127.0.0.1, the platform's own CA) or public (every interface, ACME certificates; PLATFORM_ACME_EMAIL, PLATFORM_ACME_CA, PLATFORM_ACME_CA_ROOT, PLATFORM_HTTP_PORT); remembered per engine (env PLATFORM_EDGE)",
+    )
     .option("--target <name>", "where the stack runs: docker or kubernetes (env PLATFORM_TARGET; kept per environment; default docker)")
-    .option("--kubeconfig <path>", "the Kubernetes target's cluster (env PLATFORM_KUBECONFIG; kept per environment; default KUBECONFIG, the test cluster, ~/.kube/config)")
-    .option("--registry <host[:port][/path]>", "where the Kubernetes target pushes images for the cluster to pull (env PLATFORM_REGISTRY; kept per environment; default: imported into the test cluster)")
+    .option(
+      "--kubeconfig <path>",
+      "the Kubernetes target's cluster (env PLATFORM_KUBECONFIG; kept per environment; default KUBECONFIG, the test cluster, ~/.kube/config)",
+    )
+    .option(
+      "--registry <host[:port][/path]>",
+      "where the Kubernetes target pushes images for the cluster to pull (env PLATFORM_REGISTRY; kept per environment; default: imported into the test cluster)",
+    )
     .action(async (o) => (await import("./deploy-action.js")).runDeploy(o));
 }

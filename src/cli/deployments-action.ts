@@ -29,12 +29,28 @@ export async function runDeployments(o: StackOptions): Promise<void> {
   const t = await resolveStack(o);
   const records = listRecords(t.project, t.env);
   const rollback = await rollbackColumn(records);
-  if (o.json) { printJson(records.map((r) => ({ ...r, rollback: rollback.get(r.id) ?? "" }))); return; }
-  if (records.length === 0) { process.stdout.write(`no deployments of ${t.project} (${t.env}) yet\n`); return; }
-  process.stdout.write(formatTable(["ID", "STARTED", "OUTCOME", "DURATION", "COMMIT", "ROLLBACK", "SERVICES"], records.map((r) => [
-    r.id, r.startedAt, r.kind === "rollback" ? `${r.outcome} (rollback to ${r.rollbackOf})` : r.outcome, seconds(r.startedAt, r.finishedAt),
-    r.git ? `${r.git.commit.slice(0, 8)}${r.git.dirty ? "+dirty" : ""}` : "",
-    rollback.get(r.id) ?? "",
-    Object.entries(r.services).map(([n, s]) => `${n}:${s.phase}`).join(" "),
-  ])));
+  if (o.json) {
+    printJson(records.map((r) => ({ ...r, rollback: rollback.get(r.id) ?? "" })));
+    return;
+  }
+  if (records.length === 0) {
+    process.stdout.write(`no deployments of ${t.project} (${t.env}) yet\n`);
+    return;
+  }
+  process.stdout.write(
+    formatTable(
+      ["ID", "STARTED", "OUTCOME", "DURATION", "COMMIT", "ROLLBACK", "SERVICES"],
+      records.map((r) => [
+        r.id,
+        r.startedAt,
+        r.kind === "rollback" ? `${r.outcome} (rollback to ${r.rollbackOf})` : r.outcome,
+        seconds(r.startedAt, r.finishedAt),
+        r.git ? `${r.git.commit.slice(0, 8)}${r.git.dirty ? "+dirty" : ""}` : "",
+        rollback.get(r.id) ?? "",
+        Object.entries(r.services)
+          .map(([n, s]) => `${n}:${s.phase}`)
+          .join(" "),
+      ]),
+    ),
+  );
 }

@@ -16,7 +16,11 @@ export interface DestroyOptions extends StackOptions {
 
 async function confirm(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try { return /^y/i.test((await rl.question(question)).trim()); } finally { rl.close(); }
+  try {
+    return /^y/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
 }
 
 /** `platform destroy`: removes the stack's services; databases with retention: permanent keep their data unless --delete-data. */
@@ -25,15 +29,21 @@ export async function runDestroy(o: DestroyOptions): Promise<void> {
   const creds = requireCredentials();
   await requireEngine();
   if (!o.yes) {
-    if (!process.stdin.isTTY) throw new VisibleError(`destroy needs confirmation: run again with --yes to remove ${t.project} (${t.env})`, { exitCode: ExitCode.usage });
+    if (!process.stdin.isTTY)
+      throw new VisibleError(`destroy needs confirmation: run again with --yes to remove ${t.project} (${t.env})`, {
+        exitCode: ExitCode.usage,
+      });
     const what = o.deleteData ? "every service AND the database data" : "every service (database data is kept)";
-    if (!(await confirm(`Remove ${what} of ${t.project} (${t.env})? (y/N) `))) throw new VisibleError("nothing was removed", { exitCode: ExitCode.failed });
+    if (!(await confirm(`Remove ${what} of ${t.project} (${t.env})? (y/N) `)))
+      throw new VisibleError("nothing was removed", { exitCode: ExitCode.failed });
   }
   // Where the stack runs, read before the destroy (its settings go with the stack).
   const kube = await kubeClusterOf(t, creds);
   const deleted = await destroyStack(t.project, t.env, creds, {
     configFile: t.configFile,
-    onNote: (line) => { if (!o.json) process.stdout.write(`note: ${line}\n`); },
+    onNote: (line) => {
+      if (!o.json) process.stdout.write(`note: ${line}\n`);
+    },
     removeOrphans: async (known) => {
       // Database tunnels (Studio's, platform db connect's) hold the network: they go first.
       const tunnels = await removeTunnelsInto(stackPrefix(t.project, t.env));
@@ -42,8 +52,12 @@ export async function runDestroy(o: DestroyOptions): Promise<void> {
   });
   const volumes = o.deleteData ? await (kube ? kubeDeleteData(kube) : removeStackVolumes(t.project, t.env)) : [];
   const kept = o.deleteData ? [] : await (kube ? kubeKeptData(kube) : listStackVolumes(t.project, t.env));
-  if (o.json) { printJson({ project: t.project, env: t.env, deletedResources: deleted, deletedVolumes: volumes, keptVolumes: kept }); return; }
+  if (o.json) {
+    printJson({ project: t.project, env: t.env, deletedResources: deleted, deletedVolumes: volumes, keptVolumes: kept });
+    return;
+  }
   process.stdout.write(`✓ Destroyed ${t.project} (${t.env}): ${deleted} resources removed\n`);
   if (volumes.length) process.stdout.write(`  data removed: ${volumes.join(", ")}\n`);
-  if (kept.length) process.stdout.write(`  data kept (retention: permanent): ${kept.join(", ")}; platform destroy --delete-data removes it\n`);
+  if (kept.length)
+    process.stdout.write(`  data kept (retention: permanent): ${kept.join(", ")}; platform destroy --delete-data removes it\n`);
 }

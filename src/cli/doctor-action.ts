@@ -15,14 +15,23 @@ import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 
 /** One line of `platform doctor`: what, whether it is there, its version or detail, how to fix it. */
-export interface Check { name: string; ok: boolean; detail: string; fix?: string }
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+}
 
 const run = promisify(execFile);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SETUP = "run npm run setup";
 
 async function version(cmd: string, args: string[]): Promise<string | undefined> {
-  try { return (await run(cmd, args, { timeout: 15_000 })).stdout.trim().split("\n")[0]; } catch { return undefined; }
+  try {
+    return (await run(cmd, args, { timeout: 15_000 })).stdout.trim().split("\n")[0];
+  } catch {
+    return undefined;
+  }
 }
 
 async function checkPulumi(): Promise<Check[]> {
@@ -32,33 +41,75 @@ async function checkPulumi(): Promise<Check[]> {
   return [
     { name: "Pulumi CLI", ok: !!v, detail: v ? `${v} (${bin})` : "not found", fix: SETUP },
     { name: "Node.js language host", ok: !!langhost && existsSync(langhost), detail: langhost ?? "not found", fix: SETUP },
-    { name: "platform provider plugin", ok: existsSync(join(ROOT, "dist", "provider", "main.js")), detail: join(ROOT, "bin", "pulumi-resource-platform"), fix: "run npm run build" },
+    {
+      name: "platform provider plugin",
+      ok: existsSync(join(ROOT, "dist", "provider", "main.js")),
+      detail: join(ROOT, "bin", "pulumi-resource-platform"),
+      fix: "run npm run build",
+    },
   ];
 }
 
 async function checkDocker(): Promise<Check[]> {
   let engine: string | undefined;
-  try { engine = (await docker().version()).Version; } catch { /* below */ }
-  const engineCheck: Check = { name: "Docker engine", ok: !!engine, detail: engine ? `Engine ${engine}` : `no engine answers on ${process.env.DOCKER_HOST ?? "/var/run/docker.sock"}`, fix: "start it: npm run setup (starts dockerd), or dockerd &, or set DOCKER_HOST" };
+  try {
+    engine = (await docker().version()).Version;
+  } catch {
+    /* below */
+  }
+  const engineCheck: Check = {
+    name: "Docker engine",
+    ok: !!engine,
+    detail: engine ? `Engine ${engine}` : `no engine answers on ${process.env.DOCKER_HOST ?? "/var/run/docker.sock"}`,
+    fix: "start it: npm run setup (starts dockerd), or dockerd &, or set DOCKER_HOST",
+  };
   const cli = toolchain().dockerCli ?? "docker";
   let buildkit = false;
-  try { buildkit = (await run(cli, ["build", "--help"], { env: { ...process.env, DOCKER_BUILDKIT: "1" } })).stdout.includes("--secret"); } catch { /* no */ }
-  const checks = [engineCheck, { name: "BuildKit client", ok: buildkit, detail: buildkit ? cli : `${cli} cannot run BuildKit builds with secrets`, fix: "apt-get install docker.io (Debian's client runs BuildKit), or install docker-buildx" }];
+  try {
+    buildkit = (await run(cli, ["build", "--help"], { env: { ...process.env, DOCKER_BUILDKIT: "1" } })).stdout.includes("--secret");
+  } catch {
+    /* no */
+  }
+  const checks = [
+    engineCheck,
+    {
+      name: "BuildKit client",
+      ok: buildkit,
+      detail: buildkit ? cli : `${cli} cannot run BuildKit builds with secrets`,
+      fix: "apt-get install docker.io (Debian's client runs BuildKit), or install docker-buildx",
+    },
+  ];
   const present = async (image: string) => {
     if (!engine) return false;
-    try { await docker().getImage(image).inspect(); return true; } catch { return false; }
+    try {
+      await docker().getImage(image).inspect();
+      return true;
+    } catch {
+      return false;
+    }
   };
   const { otelLayers, ...roles } = baseImages();
   for (const [role, image] of Object.entries(roles)) {
-    checks.push({ name: `base image (${role})`, ok: await present(image), detail: image, fix: engine ? SETUP : "start the Docker engine first" });
+    checks.push({
+      name: `base image (${role})`,
+      ok: await present(image),
+      detail: image,
+      fix: engine ? SETUP : "start the Docker engine first",
+    });
   }
   // Not required: without its layer, a first build installs the OpenTelemetry SDK itself (slower).
   const layers = otelLayers ?? [];
   const missing: string[] = [];
   for (const layer of layers) if (!(await present(layer))) missing.push(layer);
   checks.push({
-    name: "OpenTelemetry layers", ok: true,
-    detail: layers.length === 0 ? "none built: first builds install the SDK themselves (npm run setup builds them)" : missing.length ? `${layers.length - missing.length} of ${layers.length} present (missing: ${missing.join(", ")}; npm run setup rebuilds them)` : layers.join(", "),
+    name: "OpenTelemetry layers",
+    ok: true,
+    detail:
+      layers.length === 0
+        ? "none built: first builds install the SDK themselves (npm run setup builds them)"
+        : missing.length
+          ? `${layers.length - missing.length} of ${layers.length} present (missing: ${missing.join(", ")}; npm run setup rebuilds them)`
+          : layers.join(", "),
     fix: SETUP,
   });
   return checks;
@@ -70,7 +121,12 @@ async function checkEdge(): Promise<Check> {
   const running = await inspectEdge().catch(() => undefined);
   const choice = chosen ? `chosen: ${chosen.mode}${chosen.appsDomain ? ` (${chosen.appsDomain})` : ""}` : "chosen: local (the default)";
   const detail = running ? `${describeEdge(running)}; ${choice}` : `not running yet (a deploy of a public service starts it); ${choice}`;
-  return { name: "HTTPS edge", ok: true, detail, fix: "choose with PLATFORM_EDGE=local|public on a deploy (README \"Deploying to a server on the internet\")" };
+  return {
+    name: "HTTPS edge",
+    ok: true,
+    detail,
+    fix: 'choose with PLATFORM_EDGE=local|public on a deploy (README "Deploying to a server on the internet")',
+  };
 }
 
 function checkState(): Check {
@@ -92,7 +148,12 @@ export async function runDoctor(o: { json?: boolean }): Promise<void> {
   const ok = checks.every((c) => c.ok);
   if (o.json) printJson({ ok, platformHome: platformHome(), checks });
   else {
-    process.stdout.write(formatTable(["CHECK", "", "DETAIL"], checks.map((c) => [c.name, c.ok ? "✓" : "✖", c.detail])));
+    process.stdout.write(
+      formatTable(
+        ["CHECK", "", "DETAIL"],
+        checks.map((c) => [c.name, c.ok ? "✓" : "✖", c.detail]),
+      ),
+    );
     for (const c of checks.filter((x) => !x.ok)) process.stdout.write(`✖ ${c.name}: ${c.fix}\n`);
     process.stdout.write(ok ? "✓ ready to deploy\n" : "✖ not ready to deploy\n");
   }

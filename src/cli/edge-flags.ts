@@ -26,9 +26,13 @@ function readCaRoot(path: string): string {
   try {
     pem = readFileSync(resolve(path), "utf8");
   } catch (e) {
-    throw usage(`PLATFORM_ACME_CA_ROOT: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "give the path of a PEM file with the CA certificate that signs the ACME directory's HTTPS");
+    throw usage(
+      `PLATFORM_ACME_CA_ROOT: cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      "give the path of a PEM file with the CA certificate that signs the ACME directory's HTTPS",
+    );
   }
-  if (!pem.includes("-----BEGIN CERTIFICATE-----")) throw usage(`PLATFORM_ACME_CA_ROOT: ${path} holds no PEM certificate`, "give a file that starts with -----BEGIN CERTIFICATE-----");
+  if (!pem.includes("-----BEGIN CERTIFICATE-----"))
+    throw usage(`PLATFORM_ACME_CA_ROOT: ${path} holds no PEM certificate`, "give a file that starts with -----BEGIN CERTIFICATE-----");
   return pem;
 }
 
@@ -38,14 +42,24 @@ function readCaRoot(path: string): string {
  */
 function publicEdgeSettings(appsDomain: string | undefined, env: NodeJS.ProcessEnv): PublicEdge {
   if (!appsDomain || appsDomain === "localhost" || appsDomain.endsWith(".localhost")) {
-    throw usage("public edge: an apps domain that is a real DNS name is needed", "set PLATFORM_APPS_DOMAIN (or --apps-domain) to a domain whose wildcard record points at this server, e.g. apps.example.com (README \"Deploying to a server on the internet\")");
+    throw usage(
+      "public edge: an apps domain that is a real DNS name is needed",
+      'set PLATFORM_APPS_DOMAIN (or --apps-domain) to a domain whose wildcard record points at this server, e.g. apps.example.com (README "Deploying to a server on the internet")',
+    );
   }
   const email = env.PLATFORM_ACME_EMAIL;
   if (!email || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
-    throw usage(`public edge: PLATFORM_ACME_EMAIL ${email ? `"${email}" is not an e-mail address` : "is not set"}`, "set PLATFORM_ACME_EMAIL to the address the certificate authority writes to about your certificates");
+    throw usage(
+      `public edge: PLATFORM_ACME_EMAIL ${email ? `"${email}" is not an e-mail address` : "is not set"}`,
+      "set PLATFORM_ACME_EMAIL to the address the certificate authority writes to about your certificates",
+    );
   }
   const ca = env.PLATFORM_ACME_CA || LETS_ENCRYPT_DIRECTORY;
-  if (!/^https:\/\/[^\s]+$/.test(ca)) throw usage(`PLATFORM_ACME_CA: "${ca}" is not an https:// URL`, "give the ACME directory URL, e.g. https://acme-staging-v02.api.letsencrypt.org/directory");
+  if (!/^https:\/\/[^\s]+$/.test(ca))
+    throw usage(
+      `PLATFORM_ACME_CA: "${ca}" is not an https:// URL`,
+      "give the ACME directory URL, e.g. https://acme-staging-v02.api.letsencrypt.org/directory",
+    );
   const httpPort = env.PLATFORM_HTTP_PORT ? checkHttpsPort(env.PLATFORM_HTTP_PORT, "PLATFORM_HTTP_PORT") : 80;
   const caRoot = env.PLATFORM_ACME_CA_ROOT ? readCaRoot(env.PLATFORM_ACME_CA_ROOT) : undefined;
   return { httpPort, acme: { ca, email, ...(caRoot ? { caRoot } : {}) } };
@@ -61,7 +75,10 @@ export function edgeSettings(o: EdgeFlags, env: NodeJS.ProcessEnv): EdgeSettings
   const port = pick(o.httpsPort, "--https-port", env, "PLATFORM_HTTPS_PORT");
   const mode = pick(o.edge, "--edge", env, "PLATFORM_EDGE");
   if (mode.value !== undefined && mode.value !== "local" && mode.value !== "public") {
-    throw usage(`${mode.source}: "${mode.value}" is not an edge mode`, "use local (127.0.0.1 with the platform's own CA, the default) or public (every interface, certificates from ACME)");
+    throw usage(
+      `${mode.source}: "${mode.value}" is not an edge mode`,
+      "use local (127.0.0.1 with the platform's own CA, the default) or public (every interface, certificates from ACME)",
+    );
   }
   const checked = domain.value === undefined ? undefined : checkAppsDomain(domain.value, domain.source);
   // A mode chosen now is the whole edge: what it does not say is the default, not what a stack kept.

@@ -12,8 +12,13 @@ function usage(message: string, hint: string): VisibleError {
 
 function checkLabel(what: string, value: string, max: number): string {
   const problem = labelProblem(value);
-  if (problem) throw usage(`${what} "${value}" ${problem}`, `use ${NAME_RULE}, e.g. "${suggestName(value).slice(0, max).replace(/-+$/, "")}"`);
-  if (value.length > max) throw usage(`${what} is ${value.length} characters; at most ${max}`, `public host names are <project>-<service>-<word>-<word> and must fit in 63 characters; shorten it, e.g. "${value.slice(0, max).replace(/-+$/, "")}"`);
+  if (problem)
+    throw usage(`${what} "${value}" ${problem}`, `use ${NAME_RULE}, e.g. "${suggestName(value).slice(0, max).replace(/-+$/, "")}"`);
+  if (value.length > max)
+    throw usage(
+      `${what} is ${value.length} characters; at most ${max}`,
+      `public host names are <project>-<service>-<word>-<word> and must fit in 63 characters; shorten it, e.g. "${value.slice(0, max).replace(/-+$/, "")}"`,
+    );
   return value;
 }
 
@@ -34,7 +39,10 @@ export function checkAppsDomain(value: string, source = "--apps-domain"): string
   const bad = labels.find((l) => labelProblem(l) !== undefined && !/^[0-9a-z]+$/.test(l));
   if (value.length > 200 || labels.length === 0 || bad !== undefined) {
     const what = bad === undefined ? `is ${value.length} characters; at most 200` : `has a part "${bad}" that ${labelProblem(bad)}`;
-    throw usage(`${source}: apps domain "${value}" ${what}`, `use a DNS name of ${NAME_RULE} parts separated by dots, e.g. "localhost" or "apps.example.test"`);
+    throw usage(
+      `${source}: apps domain "${value}" ${what}`,
+      `use a DNS name of ${NAME_RULE} parts separated by dots, e.g. "localhost" or "apps.example.test"`,
+    );
   }
   return value;
 }
@@ -50,6 +58,7 @@ export function parseSince(since: string, now = Date.now()): number {
   const m = /^(\d+)(s|m|h|d)$/.exec(since);
   if (m) return Math.floor((now - Number(m[1]) * { s: 1e3, m: 6e4, h: 36e5, d: 864e5 }[m[2] as "s"]) / 1000);
   const t = Date.parse(since);
-  if (Number.isNaN(t)) throw new VisibleError(`--since "${since}": use a duration like 10m, 2h, 30s, or an ISO time`, { exitCode: ExitCode.usage });
+  if (Number.isNaN(t))
+    throw new VisibleError(`--since "${since}": use a duration like 10m, 2h, 30s, or an ISO time`, { exitCode: ExitCode.usage });
   return Math.floor(t / 1000);
 }

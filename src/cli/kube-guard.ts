@@ -20,15 +20,26 @@ export async function refuseForeignNamespace(t: StackContext, where: { target: s
   // An unreachable cluster is the deploy's to report, with the provider's own words.
   const labels = await kubeNamespaceLabels(kube, namespace).catch(() => undefined);
   if (!labels || (labels["platform.project"] === t.project && labels["platform.env"] === t.env)) return;
-  const owner = labels["platform.project"] ? `project ${labels["platform.project"]} (${labels["platform.env"]})` : "something other than platform";
-  throw new VisibleError(`the Kubernetes namespace ${namespace} of ${t.project} (${t.env}) already exists and belongs to ${owner}; nothing was deployed`, {
-    exitCode: ExitCode.failed,
-    details: ["  hint: deploy under another project name (--project NAME) or environment (--env NAME), or point --kubeconfig at another cluster"],
-  });
+  const owner = labels["platform.project"]
+    ? `project ${labels["platform.project"]} (${labels["platform.env"]})`
+    : "something other than platform";
+  throw new VisibleError(
+    `the Kubernetes namespace ${namespace} of ${t.project} (${t.env}) already exists and belongs to ${owner}; nothing was deployed`,
+    {
+      exitCode: ExitCode.failed,
+      details: [
+        "  hint: deploy under another project name (--project NAME) or environment (--env NAME), or point --kubeconfig at another cluster",
+      ],
+    },
+  );
 }
 
 /** Where this deploy goes: the flags, else the stack's settings (a later deploy keeps its target). */
-export async function deployTarget(t: StackContext, creds: Credentials, flags: { target?: string; kubeconfig?: string }): Promise<{ target: string; kubeconfig?: string }> {
+export async function deployTarget(
+  t: StackContext,
+  creds: Credentials,
+  flags: { target?: string; kubeconfig?: string },
+): Promise<{ target: string; kubeconfig?: string }> {
   const saved = await stackTarget(t.project, t.env, creds);
   return { target: flags.target ?? saved.target, kubeconfig: flags.kubeconfig ?? saved.kubeconfig };
 }

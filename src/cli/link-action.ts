@@ -21,7 +21,10 @@ export async function runLink(name: string, o: { file: string; json?: boolean })
   const others = linkedDirs(project).filter((d) => d !== dir);
   const exists = others.length > 0 || (await projectUsers(project, requireCredentials())).length > 0;
   linkProject(dir, project);
-  if (o.json) { printJson({ dir, project, previous: previous ?? null, exists, alsoLinked: others }); return; }
+  if (o.json) {
+    printJson({ dir, project, previous: previous ?? null, exists, alsoLinked: others });
+    return;
+  }
   process.stdout.write(`✓ Linked ${dir} to project ${project}${previous && previous !== project ? ` (was ${previous})` : ""}\n`);
   if (!exists) process.stdout.write(`  ${project} has no stacks yet: the next platform deploy creates it\n`);
   if (others.length) process.stdout.write(`  also deploying to ${project}: ${others.join(", ")}\n`);
@@ -31,7 +34,9 @@ export function runUnlink(o: { file: string }): void {
   const dir = projectDirOf(o.file);
   const previous = linkedProject(dir);
   unlinkDir(dir);
-  process.stdout.write(previous
-    ? `✓ Unlinked ${dir} from project ${previous}; its services keep running. The next platform deploy here asks for a project again\n`
-    : `${dir} was not linked to a project\n`);
+  process.stdout.write(
+    previous
+      ? `✓ Unlinked ${dir} from project ${previous}; its services keep running. The next platform deploy here asks for a project again\n`
+      : `${dir} was not linked to a project\n`,
+  );
 }

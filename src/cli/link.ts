@@ -8,14 +8,16 @@ const work = () => import("./link-action.js");
  * (like `railway link`); a first deploy never joins one by accident.
  */
 export function registerLink(program: Command): void {
-  program.command("link")
+  program
+    .command("link")
     .argument("<project>", "the project this directory deploys to from now on")
     .description("deploy this directory to an existing (or new) project from now on")
     .option("-f, --file <path>", "the config file (its directory is linked)", "platform.yml")
     .option("--json", "machine-readable output")
     .action(async (name, o) => (await work()).runLink(name, o));
 
-  program.command("unlink")
+  program
+    .command("unlink")
     .description("forget which project this directory deploys to (its services keep running)")
     .option("-f, --file <path>", "the config file (its directory is unlinked)", "platform.yml")
     .action(async (o) => (await work()).runUnlink(o));

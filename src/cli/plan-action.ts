@@ -23,7 +23,11 @@ export interface PlanOptions extends StackOptions {
 }
 
 function readText(path: string): string | undefined {
-  try { return readFileSync(path, "utf8"); } catch { return undefined; }
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 /**

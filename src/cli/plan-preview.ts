@@ -17,6 +17,14 @@ export async function previewPlan(project: string, env: string, o: { configFile:
     return summary ? { kind: "done", summary } : { kind: "not-deployed", reason: `${project} (${env}) has no stack yet` };
   } catch (e) {
     if (e instanceof VisibleError) throw e;
-    return { kind: "failed", message: (e as Error).message.split("\n").filter((l) => /error/i.test(l)).slice(-3).join("; ") || "see the engine's output" };
+    return {
+      kind: "failed",
+      message:
+        (e as Error).message
+          .split("\n")
+          .filter((l) => /error/i.test(l))
+          .slice(-3)
+          .join("; ") || "see the engine's output",
+    };
   }
 }

@@ -37,7 +37,9 @@ const strip = (text: string, prefix: string) => (text.startsWith(prefix) ? text.
 function serviceLines(s: ServiceReport, preview: PreviewState): string[] {
   const head = [s.type, ...(s.public ? ["public"] : []), s.build].join(", ");
   const lines = [`${s.name}  ${head}`];
-  const field = (label: string, text: string | undefined) => { if (text) lines.push(`  ${`${label}:`.padEnd(12)}${text}`); };
+  const field = (label: string, text: string | undefined) => {
+    if (text) lines.push(`  ${`${label}:`.padEnd(12)}${text}`);
+  };
   field("install", s.install);
   field("runtime", s.runtime);
   field("app", s.app && strip(s.app, "app: "));
@@ -59,7 +61,10 @@ function serviceLines(s: ServiceReport, preview: PreviewState): string[] {
 function footer(preview: PreviewState): string {
   switch (preview.kind) {
     case "done": {
-      const counts = Object.entries(preview.summary.counts).filter(([, n]) => n > 0).map(([op, n]) => `${n} ${op}`).join(", ");
+      const counts = Object.entries(preview.summary.counts)
+        .filter(([, n]) => n > 0)
+        .map(([op, n]) => `${n} ${op}`)
+        .join(", ");
       return `Pulumi preview: ${counts || "no resources"}`;
     }
     case "skipped":
@@ -77,12 +82,16 @@ function secretLines(report: PlanReport): string[] {
   if (report.secrets.length === 0) return [];
   const flag = report.env === "preview" ? "" : ` --env ${report.env}`;
   const lines = [`secrets: ${report.secrets.map((s) => `${s.name} (${s.set ? "set" : "NOT SET"})`).join(", ")}`];
-  for (const s of report.secrets.filter((x) => !x.set)) lines.push(`  a deploy stops before building until it is set: platform secrets set ${s.name}${flag}`);
+  for (const s of report.secrets.filter((x) => !x.set))
+    lines.push(`  a deploy stops before building until it is set: platform secrets set ${s.name}${flag}`);
   return [...lines, ""];
 }
 
 export function renderPlanText(report: PlanReport, preview: PreviewState): string {
-  const out = [`Plan for ${report.project} (${report.env}): ${report.services.length} service${report.services.length === 1 ? "" : "s"}, in deploy order`, ""];
+  const out = [
+    `Plan for ${report.project} (${report.env}): ${report.services.length} service${report.services.length === 1 ? "" : "s"}, in deploy order`,
+    "",
+  ];
   for (const s of report.services) out.push(...serviceLines(s, preview), "");
   out.push(...secretLines(report), footer(preview));
   return `${out.join("\n")}\n`;
@@ -90,8 +99,20 @@ export function renderPlanText(report: PlanReport, preview: PreviewState): strin
 
 /** `--json`: the report as is, each service with its preview, and the preview's state. */
 export function renderPlanJson(report: PlanReport, preview: PreviewState): string {
-  const services = report.services.map((s) => ({ ...s, ...(preview.kind === "done" ? { deploy: preview.summary.services[s.name] ?? null } : {}) }));
-  const state = preview.kind === "done" ? { preview: "done", counts: preview.summary.counts }
-    : { preview: preview.kind, ...(preview.kind === "not-deployed" || preview.kind === "blocked" ? { reason: preview.reason } : preview.kind === "failed" ? { message: preview.message } : {}) };
+  const services = report.services.map((s) => ({
+    ...s,
+    ...(preview.kind === "done" ? { deploy: preview.summary.services[s.name] ?? null } : {}),
+  }));
+  const state =
+    preview.kind === "done"
+      ? { preview: "done", counts: preview.summary.counts }
+      : {
+          preview: preview.kind,
+          ...(preview.kind === "not-deployed" || preview.kind === "blocked"
+            ? { reason: preview.reason }
+            : preview.kind === "failed"
+              ? { message: preview.message }
+              : {}),
+        };
   return `${JSON.stringify({ project: report.project, env: report.env, services, secrets: report.secrets, ...state }, null, 2)}\n`;
 }

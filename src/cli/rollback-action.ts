@@ -16,14 +16,28 @@ export async function runRollback(id: string | undefined, o: StackOptions): Prom
   const creds = requireCredentials();
   await requireEngine();
   const choice = chooseRollback(listRecords(t.project, t.env), id);
-  if (typeof choice === "string") throw new VisibleError(`cannot roll back ${t.project} (${t.env}): ${choice}`, { exitCode: ExitCode.failed, details: ["  hint: platform deployments lists the deployments that can be rolled back to"] });
+  if (typeof choice === "string")
+    throw new VisibleError(`cannot roll back ${t.project} (${t.env}): ${choice}`, {
+      exitCode: ExitCode.failed,
+      details: ["  hint: platform deployments lists the deployments that can be rolled back to"],
+    });
   const { target } = choice;
   const images = target.images ?? {};
   const gone = await missingImages(Object.values(images).map((i) => i.tag));
-  if (gone.length) throw new VisibleError(`cannot roll back to ${target.id}: its images are gone (${gone.join(", ")}); nothing was changed`, { exitCode: ExitCode.failed, details: ["  hint: the images of the last 5 successful deployments are kept; platform deployments shows which ones"] });
+  if (gone.length)
+    throw new VisibleError(`cannot roll back to ${target.id}: its images are gone (${gone.join(", ")}); nothing was changed`, {
+      exitCode: ExitCode.failed,
+      details: ["  hint: the images of the last 5 successful deployments are kept; platform deployments shows which ones"],
+    });
   const when = `${target.startedAt}${target.git ? `, commit ${target.git.commit.slice(0, 8)}${target.git.dirty ? "+dirty" : ""}` : ""}`;
-  await runDeploySession(t, creds, { configFile: target.configCopy as string, projectDir: t.projectDir, rollback: { of: target.id, images } }, o, [
-    `rolling back to ${target.id} (${when}): its images and platform.yml, without building`,
-    "database migrations are neither reversed nor run again: the schema stays as the newest migration left it",
-  ]);
+  await runDeploySession(
+    t,
+    creds,
+    { configFile: target.configCopy as string, projectDir: t.projectDir, rollback: { of: target.id, images } },
+    o,
+    [
+      `rolling back to ${target.id} (${when}): its images and platform.yml, without building`,
+      "database migrations are neither reversed nor run again: the schema stays as the newest migration left it",
+    ],
+  );
 }

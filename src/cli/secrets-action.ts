@@ -12,14 +12,19 @@ import type { StackOptions } from "./stack-options.js";
 
 function checkName(name: string): string {
   if (!SECRET_NAME_RE.test(name)) {
-    throw new VisibleError(`secret name "${name}" is not valid`, { exitCode: ExitCode.usage, details: ["  hint: letters, digits and _, not starting with a digit, e.g. API_TOKEN"] });
+    throw new VisibleError(`secret name "${name}" is not valid`, {
+      exitCode: ExitCode.usage,
+      details: ["  hint: letters, digits and _, not starting with a digit, e.g. API_TOKEN"],
+    });
   }
   return name;
 }
 
 /** The services whose env uses the secret: the ones the next deploy rebuilds and replaces. */
 function usersOf(config: Config, name: string): string[] {
-  return Object.values(config.services).filter((s) => referencedSecrets({ ...config, services: { [s.name]: s } }).includes(name)).map((s) => s.name);
+  return Object.values(config.services)
+    .filter((s) => referencedSecrets({ ...config, services: { [s.name]: s } }).includes(name))
+    .map((s) => s.name);
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -50,14 +55,25 @@ export async function runSet(name: string, o: StackOptions): Promise<void> {
   const creds = requireCredentials();
   const t = await resolveStack(o, true);
   const value = await readValue(name);
-  if (value === "") throw new VisibleError(`no value for ${name} (standard input was empty); nothing was changed`, { exitCode: ExitCode.usage, details: ["  hint: echo -n \"$VALUE\" | platform secrets set NAME, or run it in a terminal to be prompted; platform secrets unset NAME removes one"] });
+  if (value === "")
+    throw new VisibleError(`no value for ${name} (standard input was empty); nothing was changed`, {
+      exitCode: ExitCode.usage,
+      details: [
+        '  hint: echo -n "$VALUE" | platform secrets set NAME, or run it in a terminal to be prompted; platform secrets unset NAME removes one',
+      ],
+    });
   await setSecret(t.project, t.env, creds, name, value);
   const users = usersOf(t.config, name);
-  if (o.json) { printJson({ project: t.project, env: t.env, name, set: true, usedBy: users }); return; }
+  if (o.json) {
+    printJson({ project: t.project, env: t.env, name, set: true, usedBy: users });
+    return;
+  }
   process.stdout.write(`✓ Secret ${name} set for ${t.project} (${t.env})\n`);
-  process.stdout.write(users.length
-    ? `  used by ${users.join(", ")}: the next platform deploy rebuilds and replaces ${users.length === 1 ? "it" : "them"}, and nothing else\n`
-    : `  no service uses it yet: add \${secrets.${name}} to a service's env in platform.yml\n`);
+  process.stdout.write(
+    users.length
+      ? `  used by ${users.join(", ")}: the next platform deploy rebuilds and replaces ${users.length === 1 ? "it" : "them"}, and nothing else\n`
+      : `  no service uses it yet: add \${secrets.${name}} to a service's env in platform.yml\n`,
+  );
 }
 
 export async function runList(o: StackOptions): Promise<void> {
@@ -65,9 +81,20 @@ export async function runList(o: StackOptions): Promise<void> {
   const set = readSecretNames(t.project, t.env);
   const names = [...new Set([...set.keys(), ...referencedSecrets(t.config)])].sort();
   const rows = names.map((n) => ({ name: n, set: set.has(n), setAt: set.get(n) ?? null, usedBy: usersOf(t.config, n) }));
-  if (o.json) { printJson({ project: t.project, env: t.env, secrets: rows }); return; }
-  if (rows.length === 0) { process.stdout.write(`${t.project} (${t.env}) has no secrets\n`); return; }
-  process.stdout.write(formatTable(["NAME", "SET", "USED BY"], rows.map((r) => [r.name, r.set ? (r.setAt ?? "yes") : "not set", r.usedBy.join(", ") || "-"])));
+  if (o.json) {
+    printJson({ project: t.project, env: t.env, secrets: rows });
+    return;
+  }
+  if (rows.length === 0) {
+    process.stdout.write(`${t.project} (${t.env}) has no secrets\n`);
+    return;
+  }
+  process.stdout.write(
+    formatTable(
+      ["NAME", "SET", "USED BY"],
+      rows.map((r) => [r.name, r.set ? (r.setAt ?? "yes") : "not set", r.usedBy.join(", ") || "-"]),
+    ),
+  );
   if (rows.some((r) => !r.set)) process.exitCode = ExitCode.failed;
 }
 
@@ -77,7 +104,13 @@ export async function runUnset(name: string, o: StackOptions): Promise<void> {
   const t = await resolveStack(o);
   const removed = await unsetSecret(t.project, t.env, creds, name);
   const users = usersOf(t.config, name);
-  if (o.json) { printJson({ project: t.project, env: t.env, name, removed, usedBy: users }); return; }
-  process.stdout.write(removed ? `✓ Secret ${name} removed from ${t.project} (${t.env})\n` : `${t.project} (${t.env}) has no secret ${name}\n`);
-  if (users.length) process.stdout.write(`  still used by ${users.join(", ")}: platform deploy stops before building until it is set again\n`);
+  if (o.json) {
+    printJson({ project: t.project, env: t.env, name, removed, usedBy: users });
+    return;
+  }
+  process.stdout.write(
+    removed ? `✓ Secret ${name} removed from ${t.project} (${t.env})\n` : `${t.project} (${t.env}) has no secret ${name}\n`,
+  );
+  if (users.length)
+    process.stdout.write(`  still used by ${users.join(", ")}: platform deploy stops before building until it is set again\n`);
 }

@@ -10,7 +10,8 @@ const work = () => import("./secrets-action.js");
  * process can read), and are never printed.
  */
 export function registerSecrets(program: Command): void {
-  const secrets = program.command("secrets")
+  const secrets = program
+    .command("secrets")
     .description("an environment's secrets for ${secrets.NAME} in env: set, list, unset (values are never shown)");
   stackOptions(secrets.command("set").argument("<name>", "secret name, e.g. API_TOKEN"))
     .description("set a secret from standard input, or a hidden prompt in a terminal")

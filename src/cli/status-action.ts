@@ -10,13 +10,18 @@ import { formatTable } from "./table.js";
 import type { StackOptions } from "./stack-options.js";
 
 /** Each public URL's certificate as the edge serves it now (its expiry: renewal is automatic). */
-async function certificatesOf(edge: EdgeState | undefined, urls: readonly string[]): Promise<{ host: string; cert?: { issuer: string; expires: string } }[]> {
+async function certificatesOf(
+  edge: EdgeState | undefined,
+  urls: readonly string[],
+): Promise<{ host: string; cert?: { issuer: string; expires: string } }[]> {
   if (!edge?.running || /^(tcp|ssh):/.test(process.env.DOCKER_HOST ?? "")) return [];
-  return Promise.all(urls.map(async (u) => {
-    const { hostname, port } = new URL(u);
-    const cert = await currentCertificate(Number(port || 443), hostname);
-    return { host: hostname, ...(cert ? { cert } : {}) };
-  }));
+  return Promise.all(
+    urls.map(async (u) => {
+      const { hostname, port } = new URL(u);
+      const cert = await currentCertificate(Number(port || 443), hostname);
+      return { host: hostname, ...(cert ? { cert } : {}) };
+    }),
+  );
 }
 
 type Live = Map<string, { running: boolean; detail: string; image: string }>;
@@ -37,24 +42,55 @@ export async function runStatus(o: StackOptions): Promise<void> {
   const t = await resolveStack(o);
   const creds = requireCredentials();
   const kube = await kubeClusterOf(t, creds);
-  const [live, urls] = await Promise.all([kube ? kubeServices(kube) : dockerRuntime(t.project, t.env), stackUrls(t.project, t.env, creds, Object.keys(t.config.services))]);
+  const [live, urls] = await Promise.all([
+    kube ? kubeServices(kube) : dockerRuntime(t.project, t.env),
+    stackUrls(t.project, t.env, creds, Object.keys(t.config.services)),
+  ]);
   const last = listRecords(t.project, t.env)[0];
   const rows = Object.keys(t.config.services).map((name) => {
     const state = live.get(name);
-    return { service: name, state: state ? (state.running ? "running" : "down") : "not deployed", status: state?.detail ?? "", url: urls[name] ?? "", image: state?.image ?? "" };
+    return {
+      service: name,
+      state: state ? (state.running ? "running" : "down") : "not deployed",
+      status: state?.detail ?? "",
+      url: urls[name] ?? "",
+      image: state?.image ?? "",
+    };
   });
   const edge = await inspectEdge().catch(() => undefined);
   const certificates = await certificatesOf(edge, Object.values(urls));
-  const notes = kube ? [] : Object.entries(t.config.services).filter(([, s]) => s.resources.storageWritten).map(([n, s]) => `${n}: storage ${s.resources.storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`);
+  const notes = kube
+    ? []
+    : Object.entries(t.config.services)
+        .filter(([, s]) => s.resources.storageWritten)
+        .map(
+          ([n, s]) => `${n}: storage ${s.resources.storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`,
+        );
   if (o.json) {
-    printJson({ project: t.project, env: t.env, services: rows, notes, edge: edge ?? null, certificates, lastDeployment: last ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt } : null });
+    printJson({
+      project: t.project,
+      env: t.env,
+      services: rows,
+      notes,
+      edge: edge ?? null,
+      certificates,
+      lastDeployment: last ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt } : null,
+    });
     return;
   }
   process.stdout.write(`${t.project} (${t.env})\n`);
-  process.stdout.write(formatTable(["SERVICE", "STATE", "STATUS", "URL", "IMAGE"], rows.map((r) => [r.service, r.state, r.status, r.url, r.image])));
+  process.stdout.write(
+    formatTable(
+      ["SERVICE", "STATE", "STATUS", "URL", "IMAGE"],
+      rows.map((r) => [r.service, r.state, r.status, r.url, r.image]),
+    ),
+  );
   for (const n of notes) process.stdout.write(`note: ${n}\n`);
   process.stdout.write(last ? `last deployment: ${last.id} ${last.outcome} at ${last.startedAt}\n` : "no deployment yet\n");
   if (edge) process.stdout.write(`edge: ${describeEdge(edge)}\n`);
-  for (const c of certificates) process.stdout.write(`certificate: ${c.host} ${c.cert ? `from ${c.cert.issuer}, expires ${c.cert.expires.slice(0, 16).replace("T", " ")} UTC` : "none served"}\n`);
+  for (const c of certificates)
+    process.stdout.write(
+      `certificate: ${c.host} ${c.cert ? `from ${c.cert.issuer}, expires ${c.cert.expires.slice(0, 16).replace("T", " ")} UTC` : "none served"}\n`,
+    );
   if (rows.some((r) => r.state !== "running")) process.exitCode = 1;
 }

@@ -1,7 +1,8 @@
 import { type Command, Option } from "commander";
 
 export function registerStudio(program: Command): void {
-  program.command("studio")
+  program
+    .command("studio")
     .description("start Studio, the web console, on 127.0.0.1 and print a one-time sign-in link (it keeps running in the background)")
     .option("--port <port>", "port on 127.0.0.1 (default 4680, else a free one)")
     .option("--stop", "stop the running Studio")

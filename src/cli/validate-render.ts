@@ -32,14 +32,21 @@ export function renderValidateResult(result: LoadResult, file: string, mode: Ren
   const exitCode = toExitCode(result);
   const services = result.config ? Object.keys(result.config.services) : [];
   if (mode === "json") {
-    const body = { valid: result.ok, file, services, errors: result.errors.map(toJsonDiagnostic), warnings: result.warnings.map(toJsonDiagnostic) };
+    const body = {
+      valid: result.ok,
+      file,
+      services,
+      errors: result.errors.map(toJsonDiagnostic),
+      warnings: result.warnings.map(toJsonDiagnostic),
+    };
     return { stdout: `${JSON.stringify(body, null, 2)}\n`, stderr: "", exitCode };
   }
   const paint = (c: Color, text: string) => (color ? `${ANSI[c]}${text}${ANSI.reset}` : text);
   const framePaint: Paint = (style, text) => paint(style === "caret" ? "red" : "dim", text);
   const show = (d: Diagnostic): string => {
     const lines = [formatDiagnostic(d)];
-    if (color) lines[0] = d.severity === "warning" ? lines[0]!.replace(" warning:", ` ${paint("yellow", "warning:")}`) : paint("bold", lines[0]!);
+    if (color)
+      lines[0] = d.severity === "warning" ? lines[0]!.replace(" warning:", ` ${paint("yellow", "warning:")}`) : paint("bold", lines[0]!);
     if (mode === "tty" && result.source !== undefined) {
       const frame = renderCodeFrame(result.source, d.line, d.col, framePaint);
       if (frame !== "") lines.push(frame.replace(/^/gm, "  "));

@@ -12,7 +12,15 @@ export function formatDiagnostic(d: Diagnostic): string {
 }
 
 /** The stable JSON form of a diagnostic (--json): fixed keys, hint null when there is none. */
-export function toJsonDiagnostic(d: Diagnostic): { file: string; line: number; col: number; path: string; code: string; message: string; hint: string | null } {
+export function toJsonDiagnostic(d: Diagnostic): {
+  file: string;
+  line: number;
+  col: number;
+  path: string;
+  code: string;
+  message: string;
+  hint: string | null;
+} {
   return { file: d.file, line: d.line, col: d.col, path: d.path, code: d.code, message: d.message, hint: d.hint ?? null };
 }
 
@@ -33,7 +41,8 @@ export function renderCodeFrame(source: string, line: number, col: number, paint
   const target = lines[line - 1];
   if (target === undefined) return "";
   const width = String(line).length;
-  const gutter = (n: number | undefined, mark: boolean) => paint("gutter", `${mark ? ">" : " "} ${n === undefined ? " ".repeat(width) : String(n).padStart(width)} |`);
+  const gutter = (n: number | undefined, mark: boolean) =>
+    paint("gutter", `${mark ? ">" : " "} ${n === undefined ? " ".repeat(width) : String(n).padStart(width)} |`);
   const out: string[] = [];
   const prev = lines[line - 2];
   if (prev !== undefined && prev.trim() !== "") out.push(`${gutter(line - 1, false)} ${clip(prev.replace(/\r$/, ""), 0).text}`);

@@ -25,7 +25,9 @@ export async function loadConfig(path: string, projectDir = dirname(path), secre
     const st = await stat(path);
     if (st.isDirectory()) {
       const inside = join(path, "platform.yml");
-      const hint = existsSync(inside) ? `pass the file itself: --file ${inside}` : "pass the path of the platform.yml file, not its directory";
+      const hint = existsSync(inside)
+        ? `pass the file itself: --file ${inside}`
+        : "pass the path of the platform.yml file, not its directory";
       return fail(path, "unreadable", `${path} is a directory, not a file`, hint);
     }
     // A FIFO or device (e.g. /dev/zero) could block or never end: only regular files are read.
@@ -35,7 +37,12 @@ export async function loadConfig(path: string, projectDir = dirname(path), secre
     return fail(path, "unreadable", `cannot read ${path}: ${reason(err)}`, missingHint(err));
   }
   if (size > MAX_BYTES) {
-    return fail(path, "too-large", `file is ${formatSize(size)}; platform.yml may be at most ${MAX_SIZE_TEXT}`, "is this the right file? a platform.yml with 50 services is about 10 KiB");
+    return fail(
+      path,
+      "too-large",
+      `file is ${formatSize(size)}; platform.yml may be at most ${MAX_SIZE_TEXT}`,
+      "is this the right file? a platform.yml with 50 services is about 10 KiB",
+    );
   }
   let bytes: Buffer;
   try {
@@ -47,7 +54,13 @@ export async function loadConfig(path: string, projectDir = dirname(path), secre
   if (bad >= 0) {
     const prefix = bytes.subarray(0, bad).toString("utf8");
     const byte = bytes[bad]!.toString(16).padStart(2, "0");
-    return fail(path, "invalid-utf8", `not valid UTF-8 text (byte 0x${byte})`, "save the file as UTF-8; check that --file points at the right file", positionInText(prefix, prefix.length));
+    return fail(
+      path,
+      "invalid-utf8",
+      `not valid UTF-8 text (byte 0x${byte})`,
+      "save the file as UTF-8; check that --file points at the right file",
+      positionInText(prefix, prefix.length),
+    );
   }
   const source = bytes.toString("utf8");
   const result = validateConfig(source, { file: path, projectDir, ...(secrets ? { secrets } : {}) });

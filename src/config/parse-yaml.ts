@@ -15,7 +15,8 @@ export interface ParsedYaml {
   problems: Report[];
 }
 
-const MINIMAL = 'a minimal platform.yml:\n  version: "1.0"\n  name: my-app\n  services:\n    api:\n      type: fastapi\n      source: ./api\n      public: true';
+const MINIMAL =
+  'a minimal platform.yml:\n  version: "1.0"\n  name: my-app\n  services:\n    api:\n      type: fastapi\n      source: ./api\n      public: true';
 
 /**
  * Text -> one YAML mapping with positions, or problems saying why not. Never throws: hostile
@@ -72,7 +73,15 @@ export function parseYamlText(input: string): ParsedYaml {
     const kind = isSeq(first.contents) ? "a list" : "a single value";
     return {
       locator,
-      problems: [{ path: [], code: "not-a-map", message: `the file is ${kind}; it must be a map of fields (version, name, services)`, hint: MINIMAL, at: { offset: first.contents.range?.[0] ?? 0 } }],
+      problems: [
+        {
+          path: [],
+          code: "not-a-map",
+          message: `the file is ${kind}; it must be a map of fields (version, name, services)`,
+          hint: MINIMAL,
+          at: { offset: first.contents.range?.[0] ?? 0 },
+        },
+      ],
     };
   }
   problems.push(...findKeyProblems(first, text));
@@ -88,11 +97,29 @@ export function parseYamlText(input: string): ParsedYaml {
     if (unresolved) {
       const name = unresolved[1]!.trim();
       const at = { offset: firstAliasOffset(first, name) };
-      problem = { path: [], code: "unknown-alias", message: `unknown alias *${name}: no &${name} anchor before it`, hint: `define &${name} on a value above this line, or write the value out`, at };
+      problem = {
+        path: [],
+        code: "unknown-alias",
+        message: `unknown alias *${name}: no &${name} anchor before it`,
+        hint: `define &${name} on a value above this line, or write the value out`,
+        at,
+      };
     } else if (/excessive alias count/i.test(message)) {
-      problem = { path: [], code: "alias-limit", message: `aliases expand to too much data (limit ${MAX_ALIAS_COUNT} expansions); this looks like an alias bomb`, hint: "write the values out, or use far fewer * aliases", at: { offset: alias } };
+      problem = {
+        path: [],
+        code: "alias-limit",
+        message: `aliases expand to too much data (limit ${MAX_ALIAS_COUNT} expansions); this looks like an alias bomb`,
+        hint: "write the values out, or use far fewer * aliases",
+        at: { offset: alias },
+      };
     } else {
-      problem = { path: [], code: "yaml-syntax", message: `cannot read the YAML: ${message}`, hint: "check the YAML syntax around this line", at: { offset: alias } };
+      problem = {
+        path: [],
+        code: "yaml-syntax",
+        message: `cannot read the YAML: ${message}`,
+        hint: "check the YAML syntax around this line",
+        at: { offset: alias },
+      };
     }
     return { locator, problems: [problem] };
   }
@@ -123,7 +150,13 @@ function findKeyProblems(doc: Document.Parsed, text: string): Report[] {
         const key = pair.key as Node | null;
         const offset = key?.range?.[0] ?? node.range?.[0] ?? 0;
         if (key !== null && !isScalar(key)) {
-          out.push({ path, code: "complex-key", message: "a key must be a plain name, not a list or map", hint: "write `name: value`", at: { offset } });
+          out.push({
+            path,
+            code: "complex-key",
+            message: "a key must be a plain name, not a list or map",
+            hint: "write `name: value`",
+            at: { offset },
+          });
           continue;
         }
         const name = keyText(key);

@@ -123,7 +123,10 @@ function findTooDeep(text: string): PrescanProblem | undefined {
         valueStart = true;
         continue;
       }
-      if ((c === ":" || c === "-" || c === "?") && (text[i + 1] === " " || text[i + 1] === "\t" || i + 1 >= lineEnd || (flow > 0 && text[i + 1] === ","))) {
+      if (
+        (c === ":" || c === "-" || c === "?") &&
+        (text[i + 1] === " " || text[i + 1] === "\t" || i + 1 >= lineEnd || (flow > 0 && text[i + 1] === ","))
+      ) {
         valueStart = true;
         continue;
       }

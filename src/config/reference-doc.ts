@@ -18,7 +18,10 @@ function obj(v: unknown): Schema {
 /** Values as a user would write them in platform.yml: `[alembic, upgrade, head]`, `{preset: small}`. */
 export function toInlineYaml(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(toInlineYaml).join(", ")}]`;
-  if (v !== null && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${k}: ${toInlineYaml(x)}`).join(", ")}}`;
+  if (v !== null && typeof v === "object")
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}: ${toInlineYaml(x)}`)
+      .join(", ")}}`;
   if (typeof v === "string") return v === "" || /^[\d.]+$|^(true|false|null)$|[:#{}[\],]/.test(v) ? JSON.stringify(v) : v;
   return String(v);
 }
@@ -43,7 +46,10 @@ function allowed(s: Schema): string {
   if (typeof names.pattern === "string") return `names: \`${names.pattern}\``;
   if (s.type === "boolean") return "`true`, `false`";
   if (s.type === "number" && typeof s.minimum === "number" && typeof s.maximum === "number") return `${s.minimum} to ${s.maximum}`;
-  if (s.type === "object") return `fields: ${Object.keys(obj(s.properties)).map((k) => `\`${k}\``).join(", ")}`;
+  if (s.type === "object")
+    return `fields: ${Object.keys(obj(s.properties))
+      .map((k) => `\`${k}\``)
+      .join(", ")}`;
   if (s.type === "array") return allowed(obj(s.items)) || "text items";
   return "any text";
 }
@@ -69,7 +75,9 @@ function fieldTable(s: Schema, prefix = ""): string {
     const exText = `${name}: ${toInlineYaml(example(f))}`;
     return `| \`${prefix}${name}\` | ${describeType(f)} | ${status} | ${cell(allowed(f))} | \`${cell(exText)}\` | ${cell(String(f.description ?? ""))} |`;
   });
-  return ["| Field | Type | Required / default | Allowed values | Example | Description |", "|---|---|---|---|---|---|", ...rows].join("\n");
+  return ["| Field | Type | Required / default | Allowed values | Example | Description |", "|---|---|---|---|---|---|", ...rows].join(
+    "\n",
+  );
 }
 
 /** The markdown that goes between README's config-reference markers. */

@@ -46,7 +46,13 @@ export const REFERENCE_SECTIONS = {
     "```",
   ].join("\n"),
 
-  presets: ["Presets (a migration runs under its service's limits):", "", "| Preset | CPUs | Memory | Processes |", "|---|---|---|---|", ...presetRows].join("\n"),
+  presets: [
+    "Presets (a migration runs under its service's limits):",
+    "",
+    "| Preset | CPUs | Memory | Processes |",
+    "|---|---|---|---|",
+    ...presetRows,
+  ].join("\n"),
 
   references: [
     "### References in `env` values",
@@ -59,7 +65,10 @@ export const REFERENCE_SECTIONS = {
     "|---|---|---|",
     "| `${<service>.url}` | every service | Internal URL (`http://...`), for calls from server to server inside the platform. For a postgres service: its connection string `postgresql://user:password@host:port/database`. |",
     "| `${<service>.external_url}` | services with `public: true` | Public HTTPS URL, `https://<project>-<service>-<word>-<word>.<apps domain>`: for browsers and CORS settings. An error on a service that is not public; postgres never is. |",
-    ...pgParts.map((p) => `| \`\${<service>.${p}}\` | postgres services | The ${p === "database" ? "database name" : p} part of the connection string. An error on other types. |`),
+    ...pgParts.map(
+      (p) =>
+        `| \`\${<service>.${p}}\` | postgres services | The ${p === "database" ? "database name" : p} part of the connection string. An error on other types. |`,
+    ),
     "| `${secrets.<NAME>}` | every service | The environment's secret `NAME`, set with `platform secrets set NAME` (see [Secrets](#secrets)). Names are letters, digits and `_`. A secret the environment lacks is a warning in `validate` and stops `deploy` before any build. `secrets` is therefore not a service name. |",
     "| `$${...}` | anywhere | Escape: the literal text `${...}`. |",
     "",
@@ -79,9 +88,9 @@ export const REFERENCE_SECTIONS = {
     "- Names starting with `PLATFORM_` are errors: reserved for the platform.",
     "- `OTEL_*` names are a warning: they override the OpenTelemetry settings the platform injects.",
     "- Values are text. Numbers and booleans are accepted without a warning and kept exactly as",
-    "  written (`8000` gives `\"8000\"`, `1.10` gives `\"1.10\"`, not `1.1`; `true` gives `\"true\"`),",
+    '  written (`8000` gives `"8000"`, `1.10` gives `"1.10"`, not `1.1`; `true` gives `"true"`),',
     "  because that is what everyone who writes them means. `null` (`NAME:` with nothing after it),",
-    "  lists and maps are errors: write `\"\"` for an empty value.",
+    '  lists and maps are errors: write `""` for an empty value.',
   ].join("\n"),
 
   errors: [
@@ -93,7 +102,7 @@ export const REFERENCE_SECTIONS = {
     "```",
     'platform.yml:14:7 services.api.depends_on[0]: unknown service "dtabase" (did you mean "database"?)',
     "  hint: services in this file: database, api, web",
-    'platform.yml:9:5 warning: services.worker: worker is not public and no service depends on it or refers to it',
+    "platform.yml:9:5 warning: services.worker: worker is not public and no service depends on it or refers to it",
     "  hint: set public: true to give it a URL, or pass ${worker.url} to the service that calls it",
     "✖ Configuration is invalid: 1 error, 1 warning",
     "```",

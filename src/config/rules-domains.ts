@@ -17,7 +17,12 @@ function domainProblem(d: string): string | undefined {
 
 /** A name close to what was written: "HTTPS://Shop.Example.com/" -> "shop.example.com". */
 function suggestDomain(d: string): string {
-  return d.toLowerCase().replace(/^[a-z]+:\/\//, "").replace(/\/.*$/, "").replace(/\.$/, "").replace(/^\*\./, "");
+  return d
+    .toLowerCase()
+    .replace(/^[a-z]+:\/\//, "")
+    .replace(/\/.*$/, "")
+    .replace(/\.$/, "")
+    .replace(/^\*\./, "");
 }
 
 /**
@@ -43,7 +48,12 @@ export function validateDomains(view: ConfigView, sink: DiagnosticSink): void {
       if (typeof d !== "string") return;
       const problem = domainProblem(d);
       if (problem) {
-        sink.error({ path: [...base, i], code: "domain-name", message: `domain "${d}" ${problem}`, hint: `write it as ${suggestDomain(d) || "shop.example.com"}` });
+        sink.error({
+          path: [...base, i],
+          code: "domain-name",
+          message: `domain "${d}" ${problem}`,
+          hint: `write it as ${suggestDomain(d) || "shop.example.com"}`,
+        });
         return;
       }
       const first = owner.get(d);

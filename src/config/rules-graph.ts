@@ -18,7 +18,12 @@ export function validateGraph(view: ConfigView, found: FoundTemplates, sink: Dia
       if (dep.name === svc.name) {
         sink.error({ path, code: "self-dependency", message: `${svc.name} depends on itself`, hint: "remove it from depends_on" });
       } else if (!view.byName.has(dep.name)) {
-        sink.error({ path, code: "unknown-service", message: `unknown service "${dep.name}"${didYouMeanSuffix(dep.name, names)}`, hint: `services in this file: ${listNames(names)}` });
+        sink.error({
+          path,
+          code: "unknown-service",
+          message: `unknown service "${dep.name}"${didYouMeanSuffix(dep.name, names)}`,
+          hint: `services in this file: ${listNames(names)}`,
+        });
       } else if (seen.has(dep.name)) {
         sink.warn({ path, code: "duplicate-dependency", message: `"${dep.name}" is listed twice`, hint: "remove the second entry" });
       } else edges.get(svc.name)?.push(dep.name);
@@ -118,7 +123,13 @@ function warnUnused(view: ConfigView, found: FoundTemplates, sink: DiagnosticSin
   for (const svc of view.services) {
     const path = ["services", svc.name];
     if (svc.type === "postgres" && !referenced.has(svc.name)) {
-      sink.warn({ path, code: "unused-database", message: `no service refers to this database (\${${svc.name}.url})`, hint: `give its connection string to a service, e.g. DATABASE_URL: \${${svc.name}.url}`, at: "key" });
+      sink.warn({
+        path,
+        code: "unused-database",
+        message: `no service refers to this database (\${${svc.name}.url})`,
+        hint: `give its connection string to a service, e.g. DATABASE_URL: \${${svc.name}.url}`,
+        at: "key",
+      });
     } else if (svc.type && svc.type !== "postgres" && svc.isPublic === false && !referenced.has(svc.name) && !dependedOn.has(svc.name)) {
       sink.warn({
         path,

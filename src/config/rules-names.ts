@@ -47,7 +47,12 @@ export function validateNames(view: ConfigView, sink: DiagnosticSink): void {
   if (project !== undefined) {
     const problem = labelProblem(project);
     if (problem) {
-      sink.error({ path: ["name"], code: "invalid-name", message: `project name "${project}" ${problem}`, hint: `use ${NAME_RULE}, e.g. "${suggestName(project).slice(0, MAX_PROJECT_NAME).replace(/-+$/, "")}"` });
+      sink.error({
+        path: ["name"],
+        code: "invalid-name",
+        message: `project name "${project}" ${problem}`,
+        hint: `use ${NAME_RULE}, e.g. "${suggestName(project).slice(0, MAX_PROJECT_NAME).replace(/-+$/, "")}"`,
+      });
     } else if (project.length > MAX_PROJECT_NAME) {
       sink.error({
         path: ["name"],
@@ -61,11 +66,23 @@ export function validateNames(view: ConfigView, sink: DiagnosticSink): void {
     const path = ["services", svc.name];
     const problem = labelProblem(svc.name);
     if (problem) {
-      sink.error({ path, code: "invalid-name", message: `service name "${svc.name}" ${problem}`, hint: `use ${NAME_RULE}, e.g. "${suggestName(svc.name)}"`, at: "key" });
+      sink.error({
+        path,
+        code: "invalid-name",
+        message: `service name "${svc.name}" ${problem}`,
+        hint: `use ${NAME_RULE}, e.g. "${suggestName(svc.name)}"`,
+        at: "key",
+      });
       continue;
     }
     if (svc.name === SECRETS_REF) {
-      sink.error({ path, code: "reserved-name", message: `"${SECRETS_REF}" is reserved: \${${SECRETS_REF}.NAME} refers to the environment's secrets`, hint: "rename the service, e.g. secrets-api", at: "key" });
+      sink.error({
+        path,
+        code: "reserved-name",
+        message: `"${SECRETS_REF}" is reserved: \${${SECRETS_REF}.NAME} refers to the environment's secrets`,
+        hint: "rename the service, e.g. secrets-api",
+        at: "key",
+      });
       continue;
     }
     // postgres is never public, so only services that may get a public host are limited.

@@ -37,27 +37,52 @@ export function validatePaths(view: ConfigView, sink: DiagnosticSink, projectDir
   const realRoot = fs.realpath(root) ?? root;
   const checkDir = (path: PathSeg[], written: string): string | undefined => {
     if (isAbsolute(written)) {
-      sink.error({ path, code: "absolute-path", message: `"${written}" is an absolute path`, hint: `write it relative to the project directory, e.g. ./${written.split(/[\\/]/).filter(Boolean).pop() ?? "app"}` });
+      sink.error({
+        path,
+        code: "absolute-path",
+        message: `"${written}" is an absolute path`,
+        hint: `write it relative to the project directory, e.g. ./${written.split(/[\\/]/).filter(Boolean).pop() ?? "app"}`,
+      });
       return undefined;
     }
     const abs = resolve(root, written);
     if (!inside(root, abs)) {
-      sink.error({ path, code: "path-outside-project", message: `"${written}" is outside the project directory`, hint: "move the code into the directory that holds platform.yml; a deploy only sends that directory" });
+      sink.error({
+        path,
+        code: "path-outside-project",
+        message: `"${written}" is outside the project directory`,
+        hint: "move the code into the directory that holds platform.yml; a deploy only sends that directory",
+      });
       return undefined;
     }
     const st = fs.stat(abs);
     if (!st) {
       const guess = suggestSibling(fs, abs, written, "dir");
-      sink.error({ path, code: "path-not-found", message: `directory "${written}" does not exist${guess ? ` (did you mean "${guess}"?)` : ""}`, hint: RELATIVE_HINT });
+      sink.error({
+        path,
+        code: "path-not-found",
+        message: `directory "${written}" does not exist${guess ? ` (did you mean "${guess}"?)` : ""}`,
+        hint: RELATIVE_HINT,
+      });
       return undefined;
     }
     if (!st.isDirectory) {
-      sink.error({ path, code: "not-a-directory", message: `"${written}" is a file, not a directory`, hint: "give the application's directory, e.g. ./api" });
+      sink.error({
+        path,
+        code: "not-a-directory",
+        message: `"${written}" is a file, not a directory`,
+        hint: "give the application's directory, e.g. ./api",
+      });
       return undefined;
     }
     const real = fs.realpath(abs);
     if (real !== undefined && !inside(realRoot, real)) {
-      sink.error({ path, code: "path-outside-project", message: `"${written}" leads outside the project directory through a symbolic link`, hint: "move or copy the code into the project; a deploy only sends the project directory" });
+      sink.error({
+        path,
+        code: "path-outside-project",
+        message: `"${written}" leads outside the project directory through a symbolic link`,
+        hint: "move or copy the code into the project; a deploy only sends the project directory",
+      });
       return undefined;
     }
     return abs;
@@ -75,7 +100,12 @@ export function validatePaths(view: ConfigView, sink: DiagnosticSink, projectDir
     const path: PathSeg[] = ["services", svc.name, "build", written ? "dockerfile" : "source"];
     const abs = resolve(dir, dockerfile);
     if (isAbsolute(dockerfile) || !inside(dir, abs)) {
-      sink.error({ path, code: "dockerfile-outside", message: `dockerfile "${dockerfile}" is not inside ${buildSource}`, hint: "give the file name inside build.source, e.g. Dockerfile" });
+      sink.error({
+        path,
+        code: "dockerfile-outside",
+        message: `dockerfile "${dockerfile}" is not inside ${buildSource}`,
+        hint: "give the file name inside build.source, e.g. Dockerfile",
+      });
       continue;
     }
     const st = fs.stat(abs);
@@ -84,14 +114,23 @@ export function validatePaths(view: ConfigView, sink: DiagnosticSink, projectDir
       sink.error({
         path,
         code: "dockerfile-not-found",
-        message: st ? `"${dockerfile}" in ${buildSource} is not a file` : `no file "${dockerfile}" in ${buildSource}${guess ? ` (did you mean "${guess}"?)` : ""}`,
-        hint: written ? "create it, or set build.dockerfile to the file you use" : 'create a Dockerfile there, or set build.dockerfile to the file you use (the default is "Dockerfile")',
+        message: st
+          ? `"${dockerfile}" in ${buildSource} is not a file`
+          : `no file "${dockerfile}" in ${buildSource}${guess ? ` (did you mean "${guess}"?)` : ""}`,
+        hint: written
+          ? "create it, or set build.dockerfile to the file you use"
+          : 'create a Dockerfile there, or set build.dockerfile to the file you use (the default is "Dockerfile")',
       });
       continue;
     }
     const real = fs.realpath(abs);
     if (real !== undefined && !inside(realRoot, real)) {
-      sink.error({ path, code: "path-outside-project", message: `dockerfile "${dockerfile}" leads outside the project directory through a symbolic link`, hint: "put the file itself in the project" });
+      sink.error({
+        path,
+        code: "path-outside-project",
+        message: `dockerfile "${dockerfile}" leads outside the project directory through a symbolic link`,
+        hint: "put the file itself in the project",
+      });
     }
   }
 }

@@ -53,12 +53,26 @@ export interface KnownSecrets {
   readonly env: string;
 }
 
-function validateSecretRef(ref: FoundRef, path: string[], at: { offset: number }, secrets: KnownSecrets | undefined, sink: DiagnosticSink): void {
+function validateSecretRef(
+  ref: FoundRef,
+  path: string[],
+  at: { offset: number },
+  secrets: KnownSecrets | undefined,
+  sink: DiagnosticSink,
+): void {
   if (!SECRET_NAME_RE.test(ref.property)) {
-    sink.error({ path, code: "invalid-secret-name", message: `invalid secret name "${ref.property}" in ${ref.text}`, hint: "secret names are letters, digits and _, not starting with a digit, e.g. ${secrets.API_TOKEN}", at });
+    sink.error({
+      path,
+      code: "invalid-secret-name",
+      message: `invalid secret name "${ref.property}" in ${ref.text}`,
+      hint: "secret names are letters, digits and _, not starting with a digit, e.g. ${secrets.API_TOKEN}",
+      at,
+    });
   } else if (secrets && !secrets.names.has(ref.property)) {
     sink.warn({
-      path, code: "secret-not-set", at,
+      path,
+      code: "secret-not-set",
+      at,
       message: `secret ${ref.property} is not set in the ${secrets.env} environment: a deploy would stop before building`,
       hint: `platform secrets set ${ref.property}${secrets.env === "preview" ? "" : ` --env ${secrets.env}`} (reads the value from standard input or a hidden prompt)`,
     });
@@ -69,7 +83,13 @@ export function validateReferences(view: ConfigView, found: FoundTemplates, sink
   const names = view.services.map((s) => s.name);
   for (const p of found.problems) {
     const path = ["services", p.from.name, "env", p.key];
-    sink.error({ path, code: p.code, message: p.message, hint: p.hint, at: { offset: sink.locator.offsetInString(path, p.value, p.index) } });
+    sink.error({
+      path,
+      code: p.code,
+      message: p.message,
+      hint: p.hint,
+      at: { offset: sink.locator.offsetInString(path, p.value, p.index) },
+    });
   }
   for (const ref of found.refs) {
     if (sink.full) return;
@@ -81,20 +101,50 @@ export function validateReferences(view: ConfigView, found: FoundTemplates, sink
     }
     const target = view.byName.get(ref.service);
     if (!target) {
-      sink.error({ path, code: "unknown-service", message: `unknown service "${ref.service}" in ${ref.text}${didYouMeanSuffix(ref.service, names)}`, hint: `services in this file: ${listNames(names)}`, at });
+      sink.error({
+        path,
+        code: "unknown-service",
+        message: `unknown service "${ref.service}" in ${ref.text}${didYouMeanSuffix(ref.service, names)}`,
+        hint: `services in this file: ${listNames(names)}`,
+        at,
+      });
       continue;
     }
     const offered: readonly string[] = target.type === "postgres" ? POSTGRES_PROPERTIES : target.type ? SERVICE_PROPERTIES : ALL_PROPERTIES;
     const prop = ref.property;
     const s = ref.service;
     if (target.type && target.type !== "postgres" && (POSTGRES_PROPERTIES as readonly string[]).includes(prop) && prop !== "url") {
-      sink.error({ path, code: "not-postgres", message: `"${prop}" is only available on postgres services; ${s} is a ${target.type} service`, hint: `use \${${s}.url} for its internal URL`, at });
+      sink.error({
+        path,
+        code: "not-postgres",
+        message: `"${prop}" is only available on postgres services; ${s} is a ${target.type} service`,
+        hint: `use \${${s}.url} for its internal URL`,
+        at,
+      });
     } else if (prop === "external_url" && target.type === "postgres") {
-      sink.error({ path, code: "not-public", message: `${s} is a postgres service and never has a public URL`, hint: `use \${${s}.url}, its internal connection string`, at });
+      sink.error({
+        path,
+        code: "not-public",
+        message: `${s} is a postgres service and never has a public URL`,
+        hint: `use \${${s}.url}, its internal connection string`,
+        at,
+      });
     } else if (!ALL_PROPERTIES.includes(prop) || !offered.includes(prop)) {
-      sink.error({ path, code: "unknown-property", message: `unknown property "${prop}" in ${ref.text}${didYouMeanSuffix(prop, offered)}`, hint: `${s} offers: ${offered.map((p) => `\${${s}.${p}}`).join(", ")}`, at });
+      sink.error({
+        path,
+        code: "unknown-property",
+        message: `unknown property "${prop}" in ${ref.text}${didYouMeanSuffix(prop, offered)}`,
+        hint: `${s} offers: ${offered.map((p) => `\${${s}.${p}}`).join(", ")}`,
+        at,
+      });
     } else if (prop === "external_url" && target.isPublic === false) {
-      sink.error({ path, code: "not-public", message: `${ref.text} is the public URL of ${s}, which is not public`, hint: `set public: true on ${s}, or use \${${s}.url} for calls from server to server`, at });
+      sink.error({
+        path,
+        code: "not-public",
+        message: `${ref.text} is the public URL of ${s}, which is not public`,
+        hint: `set public: true on ${s}, or use \${${s}.url} for calls from server to server`,
+        at,
+      });
     } else if (prop === "external_url" && target !== ref.from && !BROWSER_FACING.test(ref.key)) {
       sink.warn({
         path,
@@ -112,7 +162,8 @@ export function referencedSecrets(config: Config): string[] {
   const names: string[] = [];
   for (const s of Object.values(config.services)) {
     for (const value of Object.values(s.env)) {
-      for (const p of parseTemplate(value)) if (p.kind === "ref" && p.service === SECRETS_REF && !names.includes(p.property)) names.push(p.property);
+      for (const p of parseTemplate(value))
+        if (p.kind === "ref" && p.service === SECRETS_REF && !names.includes(p.property)) names.push(p.property);
     }
   }
   return names;

@@ -12,16 +12,41 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
     const has = (k: string) => Object.hasOwn(svc.raw, k);
     if (svc.type === "postgres") {
       for (const k of ["source", "build"]) {
-        if (has(k)) sink.error({ path: [...base, k], code: "postgres-source", message: `a postgres service takes no ${k}: the platform runs PostgreSQL for you`, hint: `remove ${k}`, at: "key" });
+        if (has(k))
+          sink.error({
+            path: [...base, k],
+            code: "postgres-source",
+            message: `a postgres service takes no ${k}: the platform runs PostgreSQL for you`,
+            hint: `remove ${k}`,
+            at: "key",
+          });
       }
       if (svc.hasMigrate) {
-        sink.error({ path: [...base, "lifecycle", "migrate"], code: "postgres-migrate", message: "a postgres service has no migration step", hint: `put lifecycle.migrate on the service that owns the schema (the one that uses \${${svc.name}.url})`, at: "key" });
+        sink.error({
+          path: [...base, "lifecycle", "migrate"],
+          code: "postgres-migrate",
+          message: "a postgres service has no migration step",
+          hint: `put lifecycle.migrate on the service that owns the schema (the one that uses \${${svc.name}.url})`,
+          at: "key",
+        });
       }
       if (has("start")) {
-        sink.error({ path: [...base, "start"], code: "postgres-start", message: "a postgres service takes no start command: the platform runs PostgreSQL for you", hint: "remove start", at: "key" });
+        sink.error({
+          path: [...base, "start"],
+          code: "postgres-start",
+          message: "a postgres service takes no start command: the platform runs PostgreSQL for you",
+          hint: "remove start",
+          at: "key",
+        });
       }
       if (svc.hasHealth) {
-        sink.error({ path: [...base, "health"], code: "postgres-health", message: "a postgres service takes no health check: the platform checks the database itself", hint: "remove health", at: "key" });
+        sink.error({
+          path: [...base, "health"],
+          code: "postgres-health",
+          message: "a postgres service takes no health check: the platform checks the database itself",
+          hint: "remove health",
+          at: "key",
+        });
       }
       if (svc.raw.public === true) {
         sink.error({
@@ -33,7 +58,13 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
       }
     } else if (svc.type) {
       if (has("source") && has("build")) {
-        sink.error({ path: [...base, "build"], code: "source-and-build", message: "has both source and build; use one", hint: "source: the platform builds the app for you; build: you supply a Dockerfile", at: "key" });
+        sink.error({
+          path: [...base, "build"],
+          code: "source-and-build",
+          message: "has both source and build; use one",
+          hint: "source: the platform builds the app for you; build: you supply a Dockerfile",
+          at: "key",
+        });
       } else if (!has("source") && !has("build")) {
         sink.error({
           path: base,
@@ -47,7 +78,13 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
       if (isRecord(res)) {
         for (const k of ["storage", "retention"]) {
           if (Object.hasOwn(res, k)) {
-            sink.error({ path: [...base, "resources", k], code: "postgres-only", message: `${k} is only for postgres services`, hint: `remove it: ${svc.type} services keep no data on disk`, at: "key" });
+            sink.error({
+              path: [...base, "resources", k],
+              code: "postgres-only",
+              message: `${k} is only for postgres services`,
+              hint: `remove it: ${svc.type} services keep no data on disk`,
+              at: "key",
+            });
           }
         }
       }
@@ -61,7 +98,12 @@ function validateRanges(svc: ServiceView, sink: DiagnosticSink): void {
   if (isRecord(res) && typeof res.storage === "string") {
     const bytes = parseStorage(res.storage);
     if (bytes !== undefined && (bytes < STORAGE_MIN_BYTES || bytes > STORAGE_MAX_BYTES)) {
-      sink.error({ path: ["services", svc.name, "resources", "storage"], code: "storage-range", message: `storage ${res.storage} is ${bytes < STORAGE_MIN_BYTES ? "below 64Mi" : "above 16Ti"}`, hint: "use a size from 64Mi to 16Ti" });
+      sink.error({
+        path: ["services", svc.name, "resources", "storage"],
+        code: "storage-range",
+        message: `storage ${res.storage} is ${bytes < STORAGE_MIN_BYTES ? "below 64Mi" : "above 16Ti"}`,
+        hint: "use a size from 64Mi to 16Ti",
+      });
     }
   }
   const lifecycle = svc.raw.lifecycle;
@@ -69,8 +111,15 @@ function validateRanges(svc: ServiceView, sink: DiagnosticSink): void {
   if (isRecord(migrate) && typeof migrate.timeout === "string") {
     const secs = parseDuration(migrate.timeout);
     const path = ["services", svc.name, "lifecycle", "migrate", "timeout"];
-    if (secs === 0) sink.error({ path, code: "timeout-range", message: "timeout must be more than 0", hint: 'e.g. timeout: 5m (the default is "5m")' });
-    else if (secs !== undefined && secs > DURATION_MAX_SECONDS) sink.error({ path, code: "timeout-range", message: `timeout ${migrate.timeout} is more than 24h`, hint: "use at most 24h; a migration that needs longer should run outside deploys" });
+    if (secs === 0)
+      sink.error({ path, code: "timeout-range", message: "timeout must be more than 0", hint: 'e.g. timeout: 5m (the default is "5m")' });
+    else if (secs !== undefined && secs > DURATION_MAX_SECONDS)
+      sink.error({
+        path,
+        code: "timeout-range",
+        message: `timeout ${migrate.timeout} is more than 24h`,
+        hint: "use at most 24h; a migration that needs longer should run outside deploys",
+      });
   }
 }
 
@@ -86,13 +135,37 @@ export function validateEnvNames(view: ConfigView, sink: DiagnosticSink): void {
     for (const { key } of svc.env) {
       const path = ["services", svc.name, "env", key];
       if (!ENV_RE.test(key)) {
-        sink.error({ path, code: "invalid-env-name", message: `invalid variable name "${key}"`, hint: `use letters, digits and _, not starting with a digit, e.g. ${suggestEnvName(key)}`, at: "key" });
+        sink.error({
+          path,
+          code: "invalid-env-name",
+          message: `invalid variable name "${key}"`,
+          hint: `use letters, digits and _, not starting with a digit, e.g. ${suggestEnvName(key)}`,
+          at: "key",
+        });
       } else if (key === "PORT") {
-        sink.error({ path, code: "reserved-env", message: "PORT is set by the platform", hint: "remove it: every service listens on $PORT, which the platform assigns", at: "key" });
+        sink.error({
+          path,
+          code: "reserved-env",
+          message: "PORT is set by the platform",
+          hint: "remove it: every service listens on $PORT, which the platform assigns",
+          at: "key",
+        });
       } else if (key.startsWith("PLATFORM_")) {
-        sink.error({ path, code: "reserved-env", message: "names starting with PLATFORM_ are reserved for the platform", hint: `rename it, e.g. ${key.slice("PLATFORM_".length) || "APP_SETTING"}`, at: "key" });
+        sink.error({
+          path,
+          code: "reserved-env",
+          message: "names starting with PLATFORM_ are reserved for the platform",
+          hint: `rename it, e.g. ${key.slice("PLATFORM_".length) || "APP_SETTING"}`,
+          at: "key",
+        });
       } else if (key.startsWith("OTEL_")) {
-        sink.warn({ path, code: "otel-override", message: `${key} overrides the OpenTelemetry settings the platform injects`, hint: "remove it unless you mean to send telemetry somewhere else", at: "key" });
+        sink.warn({
+          path,
+          code: "otel-override",
+          message: `${key} overrides the OpenTelemetry settings the platform injects`,
+          hint: "remove it unless you mean to send telemetry somewhere else",
+          at: "key",
+        });
       }
     }
   }

@@ -17,12 +17,13 @@ export const NAME_PATTERN = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
 export const ENV_NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$";
 
 const presetList = Object.entries(PRESETS)
-  .map(([name, p]) => `${name} (${p.cpus} CPU, ${p.memoryBytes >= 1024 ** 3 ? `${p.memoryBytes / 1024 ** 3}Gi` : `${p.memoryBytes / 1024 ** 2}Mi`})`)
+  .map(
+    ([name, p]) =>
+      `${name} (${p.cpus} CPU, ${p.memoryBytes >= 1024 ** 3 ? `${p.memoryBytes / 1024 ** 3}Gi` : `${p.memoryBytes / 1024 ** 2}Mi`})`,
+  )
   .join(", ");
 
-const preset = z
-  .enum(["small", "medium", "large"])
-  .describe(`Resource preset: ${presetList}.`);
+const preset = z.enum(["small", "medium", "large"]).describe(`Resource preset: ${presetList}.`);
 
 const storage = z
   .string()
@@ -32,7 +33,9 @@ const storage = z
 
 const retention = z
   .enum(RETENTIONS)
-  .describe('What happens to the data volume when the service or project is removed: "permanent" keeps it, "delete" removes it with the service. postgres only. Default "permanent", so data is never lost by accident.');
+  .describe(
+    'What happens to the data volume when the service or project is removed: "permanent" keeps it, "delete" removes it with the service. postgres only. Default "permanent", so data is never lost by accident.',
+  );
 
 const resourcesObject = z
   .strictObject({
@@ -45,14 +48,18 @@ const resourcesObject = z
 const resources = z
   .union([preset, resourcesObject])
   .default("small")
-  .describe(`CPU and memory limits: a preset name (${presetList}), or an object {preset, storage, retention}. storage and retention are only allowed on postgres services, which default to storage "1Gi" and retention "permanent".`)
+  .describe(
+    `CPU and memory limits: a preset name (${presetList}), or an object {preset, storage, retention}. storage and retention are only allowed on postgres services, which default to storage "1Gi" and retention "permanent".`,
+  )
   .meta({ examples: ["small", { preset: "small", storage: "10Gi", retention: "permanent" }] });
 
 const path = (what: string) => z.string().min(1).describe(what);
 
 const build = z
   .strictObject({
-    source: path("Directory to build, relative to the project directory (where platform.yml is). Must exist and stay inside the project (no '..' or symlink escapes).").meta({ examples: ["./api"] }),
+    source: path(
+      "Directory to build, relative to the project directory (where platform.yml is). Must exist and stay inside the project (no '..' or symlink escapes).",
+    ).meta({ examples: ["./api"] }),
     dockerfile: z
       .string()
       .min(1)
@@ -60,7 +67,9 @@ const build = z
       .describe('File name of the container build file inside build.source. Must exist. Default "Dockerfile".')
       .meta({ examples: ["Dockerfile"] }),
   })
-  .describe("Build the service from your own Dockerfile. fastapi and nextjs services need exactly one of source or build; postgres takes neither.")
+  .describe(
+    "Build the service from your own Dockerfile. fastapi and nextjs services need exactly one of source or build; postgres takes neither.",
+  )
   .meta({ examples: [{ source: "./api", dockerfile: "Dockerfile" }] });
 
 const migrate = z
@@ -68,7 +77,9 @@ const migrate = z
     command: z
       .array(z.string().min(1))
       .min(1)
-      .describe("Program and arguments, as a list (no shell): run once per deploy after the service's dependencies are up and before it rolls out. Required.")
+      .describe(
+        "Program and arguments, as a list (no shell): run once per deploy after the service's dependencies are up and before it rolls out. Required.",
+      )
       .meta({ examples: [["alembic", "upgrade", "head"]] }),
     on_failure: z
       .enum(ON_FAILURE)
@@ -94,7 +105,9 @@ const health = z
     http: z
       .string()
       .regex(/^\//)
-      .describe('Path of an HTTP endpoint that answers 2xx when the service is ready, starting with "/". The service is only sent traffic once it does.')
+      .describe(
+        'Path of an HTTP endpoint that answers 2xx when the service is ready, starting with "/". The service is only sent traffic once it does.',
+      )
       .meta({ examples: ["/health"] }),
   })
   .describe("Health check. Not allowed on postgres services: the platform checks databases itself.")
@@ -105,18 +118,24 @@ const start = z
     z.string().min(1).describe("A command line, run by sh -c (so $PORT and && work)."),
     z.array(z.string().min(1)).min(1).describe("Program and arguments, run as they are (no shell)."),
   ])
-  .describe('The command that starts the service, instead of the one the platform finds (like render.yaml\'s startCommand): a string is run by sh -c (so $PORT expands), a list is run as it is. It must listen on $PORT. For a `source` service it replaces the discovered start (the FastAPI app, next start); for a `build` service, the Dockerfile\'s CMD. Not allowed on postgres services.')
+  .describe(
+    "The command that starts the service, instead of the one the platform finds (like render.yaml's startCommand): a string is run by sh -c (so $PORT expands), a list is run as it is. It must listen on $PORT. For a `source` service it replaces the discovered start (the FastAPI app, next start); for a `build` service, the Dockerfile's CMD. Not allowed on postgres services.",
+  )
   .meta({ examples: ['uvicorn service.app:create_app --factory --host 0.0.0.0 --port "$PORT"', ["node", "server.js"]] });
 
 const envValue = z
   .union([z.string(), z.number(), z.boolean()])
-  .describe("Text; may contain references such as ${api.url}. Numbers and booleans are accepted and kept exactly as written (8000 stays \"8000\", 1.10 stays \"1.10\", true stays \"true\"), because the environment is text anyway. null, lists and maps are errors.");
+  .describe(
+    'Text; may contain references such as ${api.url}. Numbers and booleans are accepted and kept exactly as written (8000 stays "8000", 1.10 stays "1.10", true stays "true"), because the environment is text anyway. null, lists and maps are errors.',
+  );
 
 const env = z
   .record(z.string(), envValue)
   .default({})
   .meta({ propertyNames: { pattern: ENV_NAME_PATTERN } })
-  .describe("Environment variables: NAME: value. Names match [A-Za-z_][A-Za-z0-9_]*. PORT is reserved (the platform assigns it and every service must listen on $PORT), names starting with PLATFORM_ are reserved, and OTEL_* names are allowed but warned about (they override the OpenTelemetry settings the platform injects). Default {}.")
+  .describe(
+    "Environment variables: NAME: value. Names match [A-Za-z_][A-Za-z0-9_]*. PORT is reserved (the platform assigns it and every service must listen on $PORT), names starting with PLATFORM_ are reserved, and OTEL_* names are allowed but warned about (they override the OpenTelemetry settings the platform injects). Default {}.",
+  )
   .meta({ examples: [{ API_URL: "${api.url}", LOG_LEVEL: "info" }] });
 
 /**
@@ -127,7 +146,16 @@ const typeRules = [
   {
     if: { properties: { type: { const: "postgres" } }, required: ["type"] },
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
-    then: { properties: { source: false, build: false, health: false, start: false, public: { const: false }, lifecycle: { properties: { migrate: false } } } },
+    then: {
+      properties: {
+        source: false,
+        build: false,
+        health: false,
+        start: false,
+        public: { const: false },
+        lifecycle: { properties: { migrate: false } },
+      },
+    },
   },
   {
     if: { properties: { type: { enum: ["fastapi", "nextjs"] } }, required: ["type"] },
@@ -146,24 +174,36 @@ export const serviceSchema = z
   .strictObject({
     type: z
       .enum(SERVICE_TYPES)
-      .describe("What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app) or postgres (a managed PostgreSQL database). Required."),
-    source: path("Directory of the application, relative to the project directory; the platform installs its dependencies and starts it. Must exist and stay inside the project. fastapi and nextjs services need exactly one of source or build; postgres takes neither.").meta({ examples: ["./api"] }).optional(),
+      .describe(
+        "What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app) or postgres (a managed PostgreSQL database). Required.",
+      ),
+    source: path(
+      "Directory of the application, relative to the project directory; the platform installs its dependencies and starts it. Must exist and stay inside the project. fastapi and nextjs services need exactly one of source or build; postgres takes neither.",
+    )
+      .meta({ examples: ["./api"] })
+      .optional(),
     build: build.optional(),
     start: start.optional(),
     public: z
       .boolean()
       .default(false)
-      .describe("true gives the service a public HTTPS URL, https://<project>-<service>-<word>-<word>.<apps domain>. Never allowed on postgres: a database is not put on the public edge. Default false."),
+      .describe(
+        "true gives the service a public HTTPS URL, https://<project>-<service>-<word>-<word>.<apps domain>. Never allowed on postgres: a database is not put on the public edge. Default false.",
+      ),
     domains: z
       .array(z.string())
       .default([])
-      .describe("Custom domains a public service answers on besides its platform URL, e.g. [shop.example.com, www.shop.example.com]. Each gets its own certificate; point its DNS (an A or CNAME record) at the server. The first one is the service's ${<service>.external_url}. Only on public services; a domain belongs to one service of one stack. Default [].")
+      .describe(
+        "Custom domains a public service answers on besides its platform URL, e.g. [shop.example.com, www.shop.example.com]. Each gets its own certificate; point its DNS (an A or CNAME record) at the server. The first one is the service's ${<service>.external_url}. Only on public services; a domain belongs to one service of one stack. Default [].",
+      )
       .meta({ items: { pattern: DOMAIN_PATTERN, maxLength: 253 }, examples: [["shop.example.com", "www.shop.example.com"]] }),
     env: env,
     depends_on: z
       .array(z.string())
       .default([])
-      .describe("Services started (and healthy) before this one. Only depends_on orders startup; a ${x.url} reference alone does not. Cycles are errors. Default [].")
+      .describe(
+        "Services started (and healthy) before this one. Only depends_on orders startup; a ${x.url} reference alone does not. Cycles are errors. Default [].",
+      )
       .meta({ examples: [["database"]] }),
     resources,
     lifecycle: lifecycle.optional(),
@@ -181,25 +221,37 @@ const telemetry = z
       .min(0)
       .max(1)
       .default(DEFAULT_SAMPLE_RATIO)
-      .describe("Share of new traces that are recorded, from 0 (none) to 1 (all): OTEL_TRACES_SAMPLER=parentbased_traceidratio with this ratio, so a trace is kept or dropped whole across services. Per-route request rates, latencies and status codes come from metrics, which are never sampled. Default 1.")
+      .describe(
+        "Share of new traces that are recorded, from 0 (none) to 1 (all): OTEL_TRACES_SAMPLER=parentbased_traceidratio with this ratio, so a trace is kept or dropped whole across services. Per-route request rates, latencies and status codes come from metrics, which are never sampled. Default 1.",
+      )
       .meta({ examples: [0.1] }),
   })
-  .describe("OpenTelemetry settings the platform injects into every fastapi and nextjs service (see README \"Telemetry\"). Optional.")
+  .describe('OpenTelemetry settings the platform injects into every fastapi and nextjs service (see README "Telemetry"). Optional.')
   .meta({ examples: [{ sample_ratio: 0.1 }] });
 
 export const configSchema = z
   .strictObject({
-    version: z.literal("1.0").describe('Version of the platform.yml language. Required; the only version is "1.0" (quoted: an unquoted 1.0 is a number).'),
+    version: z
+      .literal("1.0")
+      .describe('Version of the platform.yml language. Required; the only version is "1.0" (quoted: an unquoted 1.0 is a number).'),
     name: z
       .string()
       .meta({ pattern: NAME_PATTERN, maxLength: 43 })
-      .describe("Project name. Required. A DNS label: lowercase letters, digits and '-', starting with a letter, not ending with '-'. It is part of every public host name, <project>-<service>-<word>-<word>, which must fit in 63 characters (project + service length at most 44).")
+      .describe(
+        "Project name. Required. A DNS label: lowercase letters, digits and '-', starting with a letter, not ending with '-'. It is part of every public host name, <project>-<service>-<word>-<word>, which must fit in 63 characters (project + service length at most 44).",
+      )
       .meta({ examples: ["shop"] }),
-    description: z.string().optional().describe("Free text about the project. Optional.").meta({ examples: ["The shop's API and frontend"] }),
+    description: z
+      .string()
+      .optional()
+      .describe("Free text about the project. Optional.")
+      .meta({ examples: ["The shop's API and frontend"] }),
     services: z
       .record(z.string(), serviceSchema)
       .meta({ propertyNames: { pattern: NAME_PATTERN, maxLength: 43 }, minProperties: 1 })
-      .describe("The services, by name. At least one. Names follow the same DNS-label rule as the project name. Order is kept: it is the order shown by validate and deploy.")
+      .describe(
+        "The services, by name. At least one. Names follow the same DNS-label rule as the project name. Order is kept: it is the order shown by validate and deploy.",
+      )
       .meta({ examples: [{ api: { type: "fastapi", source: "./api", public: true } }] }),
     telemetry: telemetry.optional(),
   })

@@ -39,7 +39,7 @@ function fieldsOf(def: Def, pattern: string, out: Record<string, string[]>): Rec
   }
   if (def.type === "record") return fieldsOf(def.valueType!._zod.def, `${pattern}.*`, out);
   if (def.type !== "object" || !def.shape) return out;
-  const shape = typeof def.shape === "function" ? (def.shape as () => Def["shape"])() ?? {} : def.shape;
+  const shape = typeof def.shape === "function" ? ((def.shape as () => Def["shape"])() ?? {}) : def.shape;
   out[pattern] = Object.keys(shape);
   for (const [key, field] of Object.entries(shape)) fieldsOf(field._zod.def, pattern === "" ? key : `${pattern}.${key}`, out);
   return out;
@@ -49,7 +49,7 @@ export const FIELDS: Record<string, string[]> = fieldsOf((configSchema as unknow
 
 /** Fields people bring from other tools, and what to write here instead. */
 export const FOREIGN_FIELDS: Record<string, string> = {
-  environment: 'use env: (a map of NAME: value)',
+  environment: "use env: (a map of NAME: value)",
   ports: "remove it: every service listens on $PORT, which the platform assigns",
   port: "remove it: every service listens on $PORT, which the platform assigns",
   image: "use source: ./dir, or build: {source: ./dir, dockerfile: Dockerfile}",
@@ -71,7 +71,14 @@ export const MISSING_HINTS: Record<string, string> = {
   "services.*.health.http": "add http: /health (the path of a health endpoint)",
 };
 
-export const EXPECTED: Record<string, string> = { string: "text", boolean: "true or false", array: "a list", object: "a map", record: "a map", number: "a number" };
+export const EXPECTED: Record<string, string> = {
+  string: "text",
+  boolean: "true or false",
+  array: "a list",
+  object: "a map",
+  record: "a map",
+  number: "a number",
+};
 
 export function emptyHint(pattern: string): string | undefined {
   if (pattern.endsWith(".command")) return "list the program and its arguments, e.g. command: [alembic, upgrade, head]";

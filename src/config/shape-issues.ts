@@ -41,7 +41,12 @@ export function reportShapeIssues(issues: readonly core.$ZodIssue[], raw: unknow
         reportUnion(path, issue.errors, input, raw, sink);
         break;
       case "too_small":
-        sink.error({ path, code: "empty-value", message: Array.isArray(input) ? "the list is empty" : "must not be empty", hint: emptyHint(toPattern(path)) });
+        sink.error({
+          path,
+          code: "empty-value",
+          message: Array.isArray(input) ? "the list is empty" : "must not be empty",
+          hint: emptyHint(toPattern(path)),
+        });
         break;
       case "invalid_format":
         reportFormat(path, input, sink);
@@ -64,7 +69,13 @@ function reportUnknownField(path: PathSeg[], sink: DiagnosticSink): void {
 function reportMissing(path: PathSeg[], sink: DiagnosticSink): void {
   const field = String(path[path.length - 1]);
   const parent = path.slice(0, -1);
-  sink.error({ path, code: "missing-field", message: `missing required field "${field}"`, hint: MISSING_HINTS[toPattern(path)], at: { path: parent, prefer: "key" } });
+  sink.error({
+    path,
+    code: "missing-field",
+    message: `missing required field "${field}"`,
+    hint: MISSING_HINTS[toPattern(path)],
+    at: { path: parent, prefer: "key" },
+  });
 }
 
 function reportWrongType(path: PathSeg[], expected: string, input: unknown, sink: DiagnosticSink): void {
@@ -78,8 +89,10 @@ function reportWrongType(path: PathSeg[], expected: string, input: unknown, sink
   if (glued) hint = `put a space after the ':': ${glued[1]}: ${glued[2]}`;
   else if (pattern === "version") hint = 'quote it: version: "1.0"';
   else if (pattern === "services") hint = "services is a map keyed by service name:\n  services:\n    api:\n      type: fastapi";
-  else if (pattern === "services.*") hint = `a service is a map of fields, e.g.\n  ${String(path[1])}:\n    type: ${typeof input === "string" ? input : "fastapi"}`;
-  else if (pattern.endsWith(".public") && typeof input === "string") hint = `write public: ${/^(true|yes|on|1)$/i.test(input) ? "true" : "false"} (no quotes)`;
+  else if (pattern === "services.*")
+    hint = `a service is a map of fields, e.g.\n  ${String(path[1])}:\n    type: ${typeof input === "string" ? input : "fastapi"}`;
+  else if (pattern.endsWith(".public") && typeof input === "string")
+    hint = `write public: ${/^(true|yes|on|1)$/i.test(input) ? "true" : "false"} (no quotes)`;
   else if (pattern.endsWith(".depends_on") && typeof input === "string") hint = `write depends_on: [${input}]`;
   else if (pattern.endsWith(".domains") && typeof input === "string") hint = `write domains: [${input}]`;
   else if (pattern.endsWith(".command") && typeof input === "string") hint = `write command: [${input.trim().split(/\s+/).join(", ")}]`;
@@ -92,19 +105,40 @@ function reportWrongType(path: PathSeg[], expected: string, input: unknown, sink
 function reportBadValue(path: PathSeg[], values: string[], input: unknown, sink: DiagnosticSink): void {
   const pattern = toPattern(path);
   if (pattern === "version") {
-    if (typeof input === "string") sink.error({ path, code: "unsupported-version", message: `unsupported version "${input}"; the only version is "1.0"`, hint: 'write version: "1.0"' });
-    else sink.error({ path, code: "version-not-text", message: `must be the text "1.0", not ${describeWritten(path, input, sink)}`, hint: 'quote it: version: "1.0"' });
+    if (typeof input === "string")
+      sink.error({
+        path,
+        code: "unsupported-version",
+        message: `unsupported version "${input}"; the only version is "1.0"`,
+        hint: 'write version: "1.0"',
+      });
+    else
+      sink.error({
+        path,
+        code: "version-not-text",
+        message: `must be the text "1.0", not ${describeWritten(path, input, sink)}`,
+        hint: 'quote it: version: "1.0"',
+      });
     return;
   }
   if (typeof input !== "string") {
     sink.error({ path, code: "invalid-value", message: `must be one of ${values.join(", ")}, not ${describeWritten(path, input, sink)}` });
     return;
   }
-  const what = pattern.endsWith(".type") ? "service type" : pattern.endsWith("resources") || pattern.endsWith(".preset") ? "preset" : "value";
+  const what = pattern.endsWith(".type")
+    ? "service type"
+    : pattern.endsWith("resources") || pattern.endsWith(".preset")
+      ? "preset"
+      : "value";
   const shown = `"${input}"`;
   const suffix = didYouMeanSuffix(input, values);
   const hint = what === "preset" ? `presets: ${presetSummary()}` : `one of: ${values.join(", ")}`;
-  sink.error({ path, code: what === "service type" ? "unknown-type" : what === "preset" ? "unknown-preset" : "invalid-value", message: `unknown ${what} ${shown}${suffix}`, hint });
+  sink.error({
+    path,
+    code: what === "service type" ? "unknown-type" : what === "preset" ? "unknown-preset" : "invalid-value",
+    message: `unknown ${what} ${shown}${suffix}`,
+    hint,
+  });
 }
 
 /** How a non-text value was written: `1.0` parses to the number 1, but the user should see 1.0. */
@@ -115,7 +149,12 @@ function describeWritten(path: PathSeg[], input: unknown, sink: DiagnosticSink):
 }
 
 function presetSummary(): string {
-  return Object.entries(PRESETS).map(([n, p]) => `${n} (${p.cpus} CPU, ${p.memoryBytes / 1024 ** 2 >= 1024 ? `${p.memoryBytes / 1024 ** 3}Gi` : `${p.memoryBytes / 1024 ** 2}Mi`})`).join(", ");
+  return Object.entries(PRESETS)
+    .map(
+      ([n, p]) =>
+        `${n} (${p.cpus} CPU, ${p.memoryBytes / 1024 ** 2 >= 1024 ? `${p.memoryBytes / 1024 ** 3}Gi` : `${p.memoryBytes / 1024 ** 2}Mi`})`,
+    )
+    .join(", ");
 }
 
 function reportUnion(path: PathSeg[], branches: core.$ZodIssue[][], input: unknown, raw: unknown, sink: DiagnosticSink): void {
@@ -123,18 +162,37 @@ function reportUnion(path: PathSeg[], branches: core.$ZodIssue[][], input: unkno
   if (pattern.endsWith(".resources")) {
     if (typeof input === "string") reportShapeIssues(branches[0] ?? [], raw, sink, path);
     else if (input !== null && typeof input === "object" && !Array.isArray(input)) reportShapeIssues(branches[1] ?? [], raw, sink, path);
-    else sink.error({ path, code: "wrong-type", message: `must be a preset name or a map, not ${describeValue(input)}`, hint: `e.g. resources: small, or resources: {preset: small, storage: 10Gi} on postgres; presets: ${presetSummary()}` });
+    else
+      sink.error({
+        path,
+        code: "wrong-type",
+        message: `must be a preset name or a map, not ${describeValue(input)}`,
+        hint: `e.g. resources: small, or resources: {preset: small, storage: 10Gi} on postgres; presets: ${presetSummary()}`,
+      });
     return;
   }
   if (pattern.endsWith(".env.*")) {
-    if (input === null) sink.error({ path, code: "env-null", message: "has no value", hint: 'write "" for an empty value, or remove the line' });
-    else sink.error({ path, code: "env-not-text", message: `must be text, not ${describeValue(input)}`, hint: 'environment values are text: quote it, e.g. NAME: "[a, b]"' });
+    if (input === null)
+      sink.error({ path, code: "env-null", message: "has no value", hint: 'write "" for an empty value, or remove the line' });
+    else
+      sink.error({
+        path,
+        code: "env-not-text",
+        message: `must be text, not ${describeValue(input)}`,
+        hint: 'environment values are text: quote it, e.g. NAME: "[a, b]"',
+      });
     return;
   }
   if (pattern.endsWith(".start")) {
     // A list of text whose items are wrong is reported at the items; anything else here.
     if (Array.isArray(input) && input.length > 0) reportShapeIssues(branches[1] ?? [], raw, sink, path);
-    else sink.error({ path, code: "wrong-type", message: `must be text or a list of text, not ${describeValue(input)}`, hint: 'e.g. start: uvicorn app.main:app --host 0.0.0.0 --port "$PORT", or start: [node, server.js]' });
+    else
+      sink.error({
+        path,
+        code: "wrong-type",
+        message: `must be text or a list of text, not ${describeValue(input)}`,
+        hint: 'e.g. start: uvicorn app.main:app --host 0.0.0.0 --port "$PORT", or start: [node, server.js]',
+      });
     return;
   }
   sink.error({ path, code: "invalid-value", message: `unexpected ${describeValue(input)}` });
@@ -145,14 +203,29 @@ function reportFormat(path: PathSeg[], input: unknown, sink: DiagnosticSink): vo
   const text = String(input);
   if (pattern.endsWith(".storage")) {
     const guess = suggestStorage(text);
-    sink.error({ path, code: "invalid-storage", message: `invalid storage size "${text}"${guess ? ` (did you mean "${guess}"?)` : ""}`, hint: "write <n>Mi, <n>Gi or <n>Ti (binary units), from 64Mi to 16Ti, e.g. 10Gi" });
+    sink.error({
+      path,
+      code: "invalid-storage",
+      message: `invalid storage size "${text}"${guess ? ` (did you mean "${guess}"?)` : ""}`,
+      hint: "write <n>Mi, <n>Gi or <n>Ti (binary units), from 64Mi to 16Ti, e.g. 10Gi",
+    });
   } else if (pattern.endsWith(".timeout")) {
     const guess = suggestDuration(text);
-    sink.error({ path, code: "invalid-duration", message: `invalid duration "${text}"${guess ? ` (did you mean "${guess}"?)` : ""}`, hint: "write <n>s, <n>m or <n>h, e.g. 90s, 5m, 1h" });
+    sink.error({
+      path,
+      code: "invalid-duration",
+      message: `invalid duration "${text}"${guess ? ` (did you mean "${guess}"?)` : ""}`,
+      hint: "write <n>s, <n>m or <n>h, e.g. 90s, 5m, 1h",
+    });
   } else if (pattern.endsWith(".health.http")) {
     const m = /^[a-z]+:\/\/[^/]*(\/.*)?$/i.exec(text);
     const guess = m ? (m[1] ?? "/") : `/${text}`;
-    sink.error({ path, code: "invalid-health-path", message: `health path must start with "/" (did you mean "${guess}"?)`, hint: "give only the path of the endpoint on this service, e.g. /health" });
+    sink.error({
+      path,
+      code: "invalid-health-path",
+      message: `health path must start with "/" (did you mean "${guess}"?)`,
+      hint: "give only the path of the endpoint on this service, e.g. /health",
+    });
   } else {
     sink.error({ path, code: "invalid-value", message: `invalid value ${describeValue(input)}` });
   }

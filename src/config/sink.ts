@@ -54,7 +54,10 @@ export class DiagnosticSink {
       if (!first) continue;
       const list = severity === "error" ? this.errors : this.warnings;
       // Rules stop early once errors overflow, so only the warning count is exact.
-      const message = severity === "error" ? `more than ${MAX_DIAGNOSTICS} errors; the rest are not shown` : `${this.dropped.warning} more warnings not shown`;
+      const message =
+        severity === "error"
+          ? `more than ${MAX_DIAGNOSTICS} errors; the rest are not shown`
+          : `${this.dropped.warning} more warnings not shown`;
       list.push({ ...first, code: "too-many-problems", message, hint: "fix the problems above and run validate again" });
       this.firstDropped[severity] = undefined;
     }
@@ -87,5 +90,7 @@ export class DiagnosticSink {
 /** File order: by line, then column; errors before warnings at the same spot. */
 export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
   const last = (d: Diagnostic) => (d.code === "too-many-problems" ? 1 : 0);
-  return [...list].sort((a, b) => last(a) - last(b) || a.line - b.line || a.col - b.col || (a.severity === b.severity ? 0 : a.severity === "error" ? -1 : 1));
+  return [...list].sort(
+    (a, b) => last(a) - last(b) || a.line - b.line || a.col - b.col || (a.severity === b.severity ? 0 : a.severity === "error" ? -1 : 1),
+  );
 }

@@ -60,7 +60,12 @@ export function scanTemplate(value: string): ScannedTemplate {
     const close = value.indexOf("}", open + 2);
     const nextOpen = value.indexOf("${", open + 2);
     if (close < 0) {
-      problems.push({ index: open, code: "unclosed-reference", message: `unclosed reference "${clip(value.slice(open))}": missing "}"`, hint: FORM_HINT });
+      problems.push({
+        index: open,
+        code: "unclosed-reference",
+        message: `unclosed reference "${clip(value.slice(open))}": missing "}"`,
+        hint: FORM_HINT,
+      });
       pushText(parts, value.slice(open));
       break;
     }
@@ -68,7 +73,12 @@ export function scanTemplate(value: string): ScannedTemplate {
       // Find the brace that closes the outer one, so the whole nested piece is reported once.
       const end = value.indexOf("}", close + 1);
       const stop = end < 0 ? value.length : end + 1;
-      problems.push({ index: open, code: "nested-reference", message: `references cannot be nested: "${clip(value.slice(open, stop))}"`, hint: "use one reference per ${...}; put two references side by side if you need both values" });
+      problems.push({
+        index: open,
+        code: "nested-reference",
+        message: `references cannot be nested: "${clip(value.slice(open, stop))}"`,
+        hint: "use one reference per ${...}; put two references side by side if you need both values",
+      });
       pushText(parts, value.slice(open, stop));
       i = stop;
       continue;

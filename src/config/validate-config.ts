@@ -33,10 +33,22 @@ export function validateConfig(text: string, opts: ValidateOptions): ValidationR
   // Cross-field rules run even when the shape is wrong somewhere, so one run shows everything.
   const view = toConfigView(raw);
   if (isRecord(raw.services) && view.services.length === 0) {
-    sink.error({ path: ["services"], code: "no-services", message: "no services: declare at least one", hint: "e.g.\n  services:\n    api:\n      type: fastapi\n      source: ./api", at: "key" });
+    sink.error({
+      path: ["services"],
+      code: "no-services",
+      message: "no services: declare at least one",
+      hint: "e.g.\n  services:\n    api:\n      type: fastapi\n      source: ./api",
+      at: "key",
+    });
   }
   if (view.services.length > MAX_SERVICES) {
-    sink.error({ path: ["services"], code: "too-many-services", message: `${view.services.length} services; one platform.yml may declare at most ${MAX_SERVICES}`, hint: "split the application into several projects", at: "key" });
+    sink.error({
+      path: ["services"],
+      code: "too-many-services",
+      message: `${view.services.length} services; one platform.yml may declare at most ${MAX_SERVICES}`,
+      hint: "split the application into several projects",
+      at: "key",
+    });
     return toResult(sink);
   }
   validateNames(view, sink);

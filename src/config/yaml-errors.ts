@@ -15,29 +15,77 @@ export function fromYamlError(err: YAMLError, text: string): Report {
     const open = unclosedBracket(text, offset);
     if (open) {
       const close = open.char === "[" ? "]" : "}";
-      return { path: [], code: "yaml-unclosed-bracket", message: `"${open.char}" is not closed`, hint: `add the closing ${close} on the same line, e.g. depends_on: [api, web]`, at: { offset: open.offset } };
+      return {
+        path: [],
+        code: "yaml-unclosed-bracket",
+        message: `"${open.char}" is not closed`,
+        hint: `add the closing ${close} on the same line, e.g. depends_on: [api, web]`,
+        at: { offset: open.offset },
+      };
     }
-    return { path: [], code: "yaml-syntax", message: `YAML syntax error: ${lowerFirst(raw)}`, hint: "check the brackets: every [ needs a ] and every { a }", at };
+    return {
+      path: [],
+      code: "yaml-syntax",
+      message: `YAML syntax error: ${lowerFirst(raw)}`,
+      hint: "check the brackets: every [ needs a ] and every { a }",
+      at,
+    };
   }
   if (/nested mappings are not allowed in compact mappings/i.test(raw)) {
-    return { path: [], code: "yaml-indent", message: "wrong indentation: the next line is indented further than this field", hint: "fields of the same map must start in the same column; to nest fields, leave this field's value empty (`name:`) and indent below it", at };
+    return {
+      path: [],
+      code: "yaml-indent",
+      message: "wrong indentation: the next line is indented further than this field",
+      hint: "fields of the same map must start in the same column; to nest fields, leave this field's value empty (`name:`) and indent below it",
+      at,
+    };
   }
   switch (err.code) {
     case "TAB_AS_INDENT":
-      return { path: [], code: "yaml-tab", message: "a tab is used for indentation", hint: "YAML indents with spaces only: replace the tab with spaces (2 per level)", at };
+      return {
+        path: [],
+        code: "yaml-tab",
+        message: "a tab is used for indentation",
+        hint: "YAML indents with spaces only: replace the tab with spaces (2 per level)",
+        at,
+      };
     case "BAD_INDENT":
     case "MISSING_CHAR":
       if (/quote/i.test(raw)) {
-        return { path: [], code: "yaml-unclosed-quote", message: "a quoted string is not closed", hint: `add the closing quote; the string starts at ${openingQuote(text, offset)}`, at };
+        return {
+          path: [],
+          code: "yaml-unclosed-quote",
+          message: "a quoted string is not closed",
+          hint: `add the closing quote; the string starts at ${openingQuote(text, offset)}`,
+          at,
+        };
       }
-      return { path: [], code: "yaml-indent", message: `wrong indentation: ${lowerFirst(raw)}`, hint: "fields of the same map must start in the same column; indent nested fields with spaces, 2 per level", at };
+      return {
+        path: [],
+        code: "yaml-indent",
+        message: `wrong indentation: ${lowerFirst(raw)}`,
+        hint: "fields of the same map must start in the same column; indent nested fields with spaces, 2 per level",
+        at,
+      };
     case "RESOURCE_EXHAUSTION":
       return { path: [], code: "too-deep", message: `nesting is deeper than ${MAX_DEPTH} levels`, hint: "check this part of the file", at };
     case "DUPLICATE_KEY":
-      return { path: [], code: "duplicate-key", message: lowerFirst(raw), hint: "each field may appear once in a map: remove or rename one", at };
+      return {
+        path: [],
+        code: "duplicate-key",
+        message: lowerFirst(raw),
+        hint: "each field may appear once in a map: remove or rename one",
+        at,
+      };
     case "TAG_RESOLVE_FAILED":
     case "BAD_DIRECTIVE":
-      return { path: [], code: "yaml-tag", message: lowerFirst(raw), hint: "platform.yml uses plain YAML: remove the ! tag or % directive", at };
+      return {
+        path: [],
+        code: "yaml-tag",
+        message: lowerFirst(raw),
+        hint: "platform.yml uses plain YAML: remove the ! tag or % directive",
+        at,
+      };
     default:
       return { path: [], code: "yaml-syntax", message: `YAML syntax error: ${lowerFirst(raw)}`, hint: syntaxHint(raw), at };
   }

@@ -97,9 +97,12 @@ async function ensureOne(host: string, o: CertificateCheck): Promise<Certificate
   const deadline = Date.now() + o.timeoutMs;
   for (;;) {
     const c = await servedCertificate(o.port, host);
-    if (c && usable(c, host, o.public, Date.now())) return { host, ok: true, issuer: issuerOf(c), expires: new Date(c.valid_to).toISOString() };
+    if (c && usable(c, host, o.public, Date.now()))
+      return { host, ok: true, issuer: issuerOf(c), expires: new Date(c.valid_to).toISOString() };
     if (Date.now() > deadline) {
-      const error = edgeError(await o.edgeLog().catch(() => ""), host) ?? (c ? `the edge serves a certificate of ${issuerOf(c)}, not one for ${host} from the ACME CA` : "no certificate was served");
+      const error =
+        edgeError(await o.edgeLog().catch(() => ""), host) ??
+        (c ? `the edge serves a certificate of ${issuerOf(c)}, not one for ${host} from the ACME CA` : "no certificate was served");
       return { host, ok: false, error, hint: issuanceHint(error, host) };
     }
     await sleep(c ? 200 : 1000);

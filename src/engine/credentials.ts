@@ -37,7 +37,9 @@ export function readCredentials(): Credentials | undefined {
 export function requireCredentials(): Credentials {
   const c = readCredentials();
   if (!c) {
-    throw new VisibleError("not logged in: run `platform login` first (in CI, set PLATFORM_BACKEND_URL and PLATFORM_PASSPHRASE)", { exitCode: ExitCode.notLoggedIn });
+    throw new VisibleError("not logged in: run `platform login` first (in CI, set PLATFORM_BACKEND_URL and PLATFORM_PASSPHRASE)", {
+      exitCode: ExitCode.notLoggedIn,
+    });
   }
   return c;
 }

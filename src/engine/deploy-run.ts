@@ -76,18 +76,24 @@ async function certificatesOf(result: DeployResult, o: RunDeploymentOptions): Pr
   // reported with the record to create instead of being waited for.
   const dns = await checkDns(hosts);
   const ready = dns.filter((d) => d.pointsHere).map((d) => d.host);
-  const elsewhere = dns.filter((d) => !d.pointsHere).map((d): CertificateState => ({
-    host: d.host,
-    ok: false,
-    error: `DNS: ${d.host} ${d.addresses.length ? `resolves to ${d.addresses.join(", ")}, not to this server` : `has ${d.error ?? "no address"}`}`,
-    hint: `create the record ${d.record} (or a CNAME to a name that points here), then run platform deploy again; the other hosts are served`,
-  }));
+  const elsewhere = dns
+    .filter((d) => !d.pointsHere)
+    .map(
+      (d): CertificateState => ({
+        host: d.host,
+        ok: false,
+        error: `DNS: ${d.host} ${d.addresses.length ? `resolves to ${d.addresses.join(", ")}, not to this server` : `has ${d.error ?? "no address"}`}`,
+        hint: `create the record ${d.record} (or a CNAME to a name that points here), then run platform deploy again; the other hosts are served`,
+      }),
+    );
   const issued = await ensureCertificates(ready, { port, public: true, timeoutMs: 120_000, edgeLog: () => edgeLogSince(since) });
   return [...issued, ...elsewhere];
 }
 
 function migrationWarnings(record: DeploymentRecord): string[] {
-  return Object.entries(record.migrations).filter(([, m]) => m.failed).map(([s, m]) => `${s}: migration failed (exit ${m.exitCode}); rolled out anyway (on_failure: continue); output in ${m.logFile}`);
+  return Object.entries(record.migrations)
+    .filter(([, m]) => m.failed)
+    .map(([s, m]) => `${s}: migration failed (exit ${m.exitCode}); rolled out anyway (on_failure: continue); output in ${m.logFile}`);
 }
 
 /**
@@ -98,9 +104,10 @@ function migrationWarnings(record: DeploymentRecord): string[] {
 async function explainFailure(o: RunDeploymentOptions, e: unknown): Promise<unknown> {
   if (!(e instanceof VisibleError) || !(e.exitCode === ExitCode.interrupted || /^deployment dep_\S+ failed/.test(e.message))) return e;
   const where = await whereServicesAre(o, o.creds, o.services, listRecords(o.project, o.env)[0]?.services ?? {});
-  const verdict = where.down.length === 0
-    ? "what was running before keeps running"
-    : `not running now: ${where.down.join(", ")}; fix the cause and run platform deploy again (platform status shows why)`;
+  const verdict =
+    where.down.length === 0
+      ? "what was running before keeps running"
+      : `not running now: ${where.down.join(", ")}; fix the cause and run platform deploy again (platform status shows why)`;
   const stopped = e.exitCode === ExitCode.interrupted ? ["  the next platform deploy continues from here"] : [];
   return new DeploymentFailure(`${e.message}; ${verdict}`, {
     exitCode: e.exitCode,
@@ -122,11 +129,21 @@ export interface ServicePlaces {
  * Where each service is after a failed or stopped deployment: its phase in the deployment and
  * what runs now, read from where the stack runs (an unreadable target reads as nothing running).
  */
-export async function whereServicesAre(stack: { project: string; env: string }, creds: Credentials, services: readonly string[], phases: Record<string, { phase: string }>): Promise<ServicePlaces> {
+export async function whereServicesAre(
+  stack: { project: string; env: string },
+  creds: Credentials,
+  services: readonly string[],
+  phases: Record<string, { phase: string }>,
+): Promise<ServicePlaces> {
   const kube = await kubeClusterOf(stack, creds).catch(() => undefined);
   const live = await (kube ? kubeLiveStates(kube) : liveStates(stack.project, stack.env)).catch(() => new Map());
   // Docker's migration Job reports its output itself; a Kubernetes Job's is in its pod.
-  const migrations = kube ? await migrationOutput(kube, Object.keys(phases).filter((n) => phases[n]?.phase === "failed")) : [];
+  const migrations = kube
+    ? await migrationOutput(
+        kube,
+        Object.keys(phases).filter((n) => phases[n]?.phase === "failed"),
+      )
+    : [];
   const lines: string[] = [];
   const down: string[] = [];
   for (const name of services) {

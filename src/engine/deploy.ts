@@ -70,7 +70,24 @@ export interface DeployResult {
  * pins the images to redeploy. Written straight into the stack's settings file
  * (stack-settings.ts); through the CLI only when that file cannot be used.
  */
-export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "project" | "env" | "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "rollback" | "target" | "kubeconfig" | "registry">, deploymentId: string): Promise<void> {
+export async function writeStackConfig(
+  stack: Stack,
+  o: Pick<
+    DeployOptions,
+    | "project"
+    | "env"
+    | "configFile"
+    | "projectDir"
+    | "appsDomain"
+    | "httpsPort"
+    | "publicEdge"
+    | "rollback"
+    | "target"
+    | "kubeconfig"
+    | "registry"
+  >,
+  deploymentId: string,
+): Promise<void> {
   const current = await currentStackSettings(stack, o.project, o.env);
   const values: Record<string, string> = {
     "platform:configFile": o.configFile,
@@ -84,14 +101,20 @@ export async function writeStackConfig(stack: Stack, o: Pick<DeployOptions, "pro
     "platform:kubeconfig": o.kubeconfig ?? current["platform:kubeconfig"] ?? "",
     "platform:registry": o.registry ?? current["platform:registry"] ?? "",
   };
-  if (!writeStackSettings(stackSettingsFile(o.project, o.env), values)) await stack.setAllConfig(Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value }])));
+  if (!writeStackSettings(stackSettingsFile(o.project, o.env), values))
+    await stack.setAllConfig(Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value }])));
 }
 
 /** Public URLs from stack outputs (`<service>_external_url`), in the given service order. */
-export function publicUrls(outputs: Record<string, { value: unknown; secret: boolean }>, order: readonly string[] = []): Record<string, string> {
+export function publicUrls(
+  outputs: Record<string, { value: unknown; secret: boolean }>,
+  order: readonly string[] = [],
+): Record<string, string> {
   const urls: Record<string, string> = {};
   const rank = (s: string) => (order.includes(s) ? order.indexOf(s) : order.length);
-  const names = Object.keys(outputs).filter((k) => k.endsWith("_external_url")).map((k) => k.slice(0, -"_external_url".length));
+  const names = Object.keys(outputs)
+    .filter((k) => k.endsWith("_external_url"))
+    .map((k) => k.slice(0, -"_external_url".length));
   for (const s of names.sort((a, b) => rank(a) - rank(b))) {
     const v = outputs[`${s}_external_url`]?.value;
     if (typeof v === "string") urls[s] = v;
@@ -101,23 +124,39 @@ export function publicUrls(outputs: Record<string, { value: unknown; secret: boo
 
 /** The public host names of a stack's outputs (`_external_url`, `_platform_url`). */
 export function publicHosts(outputs: Record<string, { value: unknown; secret: boolean }>): string[] {
-  const urls = Object.entries(outputs).filter(([k]) => k.endsWith("_external_url") || k.endsWith("_platform_url")).map(([, v]) => v.value);
+  const urls = Object.entries(outputs)
+    .filter(([k]) => k.endsWith("_external_url") || k.endsWith("_platform_url"))
+    .map(([, v]) => v.value);
   return [...new Set(urls.filter((u): u is string => typeof u === "string").map((u) => new URL(u).hostname))];
 }
 
 function tailOf(file: string, bytes = 8000): string {
-  try { return readFileSync(file, "utf8").slice(-bytes); } catch { return ""; }
+  try {
+    return readFileSync(file, "utf8").slice(-bytes);
+  } catch {
+    return "";
+  }
 }
 
 async function newRecord(o: DeployOptions, id: string): Promise<DeploymentRecord> {
   const text = readFileSync(o.configFile, "utf8");
   const record: DeploymentRecord = {
-    id, project: o.project, env: o.env, startedAt: new Date().toISOString(), outcome: "running",
-    kind: o.rollback ? "rollback" : "deploy", ...(o.rollback ? { rollbackOf: o.rollback.of } : {}),
+    id,
+    project: o.project,
+    env: o.env,
+    startedAt: new Date().toISOString(),
+    outcome: "running",
+    kind: o.rollback ? "rollback" : "deploy",
+    ...(o.rollback ? { rollbackOf: o.rollback.of } : {}),
     git: await gitInfo(o.projectDir ?? dirname(o.configFile)),
     by: `${userInfo().username}@${hostname()}`,
     configHash: createHash("sha256").update(text).digest("hex").slice(0, 16),
-    cliVersion: PLATFORM_VERSION, services: {}, migrations: {}, urls: {}, images: {}, notes: [],
+    cliVersion: PLATFORM_VERSION,
+    services: {},
+    migrations: {},
+    urls: {},
+    images: {},
+    notes: [],
   };
   record.configCopy = saveConfigCopy(record, text);
   return record;
@@ -136,13 +175,19 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     const repaired = repairFileBackend(o.creds, o.project, o.env);
     const stack = await openStack(o.project, o.env, o.creds);
     const record = await newRecord(o, id);
-    const note = (line: string) => { record.notes!.push(line); o.onNote?.(line); };
+    const note = (line: string) => {
+      record.notes!.push(line);
+      o.onNote?.(line);
+    };
     repaired.forEach(note);
     const recovery = await recoverStack(stack, o.creds, o.project, o.env, lock.recoveredFrom);
     if (recovery) {
       recovery.notes.forEach(note);
       const removed = (await o.removeOrphans?.(knownContainers(recovery.stateIds))) ?? [];
-      if (removed.length) note(`removed ${removed.length} container${removed.length === 1 ? "" : "s"} the state did not know (left by the interrupted run): ${removed.join(", ")}`);
+      if (removed.length)
+        note(
+          `removed ${removed.length} container${removed.length === 1 ? "" : "s"} the state did not know (left by the interrupted run): ${removed.join(", ")}`,
+        );
     }
     saveRecord(record);
     await writeStackConfig(stack, o, id);
@@ -166,11 +211,15 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
   const errors: { service?: string; message: string }[] = [];
   const onEvent = (e: EngineEvent) => {
     const p = toProgress(e);
-    if (p) { applyProgress(record, p); o.onProgress?.(p); }
+    if (p) {
+      applyProgress(record, p);
+      o.onProgress?.(p);
+    }
     const err = toError(e);
     if (err) errors.push(err);
     const lf = toLogFile(e);
-    if (lf) record.migrations[lf.service] = { logFile: lf.logFile, output: tailOf(lf.logFile), exitCode: lf.exitCode, failed: lf.exitCode !== 0 };
+    if (lf)
+      record.migrations[lf.service] = { logFile: lf.logFile, output: tailOf(lf.logFile), exitCode: lf.exitCode, failed: lf.exitCode !== 0 };
     const img = toImage(e);
     if (img) record.images![img.service] = { tag: img.tag, hash: img.hash };
   };
@@ -192,7 +241,13 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
 }
 
 /** What went wrong, in the provider's own words, with the log to read; the record says the same. */
-function failure(record: DeploymentRecord, e: Error, errors: { service?: string; message: string }[], engineLog: string, canceled: boolean): VisibleError {
+function failure(
+  record: DeploymentRecord,
+  e: Error,
+  errors: { service?: string; message: string }[],
+  engineLog: string,
+  canceled: boolean,
+): VisibleError {
   record.outcome = canceled ? "canceled" : "failed";
   record.error = errors.map((x) => x.message).join("\n") || e.message;
   // A failed migration's output belongs in the record (its log file is <service>-migrate-<time>.log).
@@ -201,13 +256,21 @@ function failure(record: DeploymentRecord, e: Error, errors: { service?: string;
     if (svc) record.migrations[svc] = { logFile: m[1] as string, output: tailOf(m[1] as string), failed: true };
   }
   if (canceled) {
-    return new VisibleError(`deployment ${record.id} was stopped (Ctrl-C): the steps in flight finished, nothing new started`, { exitCode: ExitCode.interrupted, details: [`engine log: ${engineLog}`] });
+    return new VisibleError(`deployment ${record.id} was stopped (Ctrl-C): the steps in flight finished, nothing new started`, {
+      exitCode: ExitCode.interrupted,
+      details: [`engine log: ${engineLog}`],
+    });
   }
   if (isPassphraseError(record.error)) return wrongPassphrase(`${record.project} (${record.env})`);
   if (/currently locked/i.test(record.error)) {
-    return new VisibleError(`${record.project} (${record.env}) is locked by another Pulumi operation (someone may be running pulumi up on it); nothing was changed`, { exitCode: ExitCode.failed, details: [`engine log: ${engineLog}`] });
+    return new VisibleError(
+      `${record.project} (${record.env}) is locked by another Pulumi operation (someone may be running pulumi up on it); nothing was changed`,
+      { exitCode: ExitCode.failed, details: [`engine log: ${engineLog}`] },
+    );
   }
-  const failed = Object.entries(record.services).filter(([, s]) => s.phase === "failed").map(([n]) => n);
+  const failed = Object.entries(record.services)
+    .filter(([, s]) => s.phase === "failed")
+    .map(([n]) => n);
   return new VisibleError(`deployment ${record.id} failed${failed.length ? ` (${failed.join(", ")})` : ""}`, {
     exitCode: ExitCode.failed,
     details: [...cleanErrors(errors.length ? errors.map((x) => x.message) : [e.message]), `engine log: ${engineLog}`],
@@ -219,5 +282,10 @@ function cleanErrors(messages: string[]): string[] {
   return messages
     .map((m) => m.replace(/^error: /, "").trim())
     .filter((m) => m && !/^update failed$/i.test(m))
-    .map((m) => m.split("\n").map((l) => `  ${l}`).join("\n"));
+    .map((m) =>
+      m
+        .split("\n")
+        .map((l) => `  ${l}`)
+        .join("\n"),
+    );
 }

@@ -17,7 +17,9 @@ export interface DnsCheck {
  * load balancer's), else every non-loopback address of its interfaces.
  */
 export function serverAddresses(env: NodeJS.ProcessEnv = process.env): string[] {
-  const given = env.PLATFORM_PUBLIC_ADDRESS?.split(",").map((a) => a.trim()).filter(Boolean);
+  const given = env.PLATFORM_PUBLIC_ADDRESS?.split(",")
+    .map((a) => a.trim())
+    .filter(Boolean);
   if (given?.length) return given;
   return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).filter((i) => !i.internal).map((i) => i.address));
 }
@@ -25,7 +27,9 @@ export function serverAddresses(env: NodeJS.ProcessEnv = process.env): string[] 
 /** A resolver of the system's servers, or of PLATFORM_DNS_SERVERS (comma-separated `ip[:port]`) to ask a particular one. */
 function resolver(env: NodeJS.ProcessEnv): Resolver {
   const r = new Resolver({ timeout: 3000, tries: 2 });
-  const servers = env.PLATFORM_DNS_SERVERS?.split(",").map((s) => s.trim()).filter(Boolean);
+  const servers = env.PLATFORM_DNS_SERVERS?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (servers?.length) r.setServers(servers);
   return r;
 }
@@ -35,7 +39,10 @@ async function lookup(r: Resolver, host: string): Promise<{ addresses: string[];
   const addresses = [...(v4.status === "fulfilled" ? v4.value : []), ...(v6.status === "fulfilled" ? v6.value : [])];
   if (addresses.length) return { addresses };
   const reason = v4.status === "rejected" ? (v4.reason as NodeJS.ErrnoException).code : undefined;
-  return { addresses, error: reason === "ENOTFOUND" || reason === "ENODATA" ? "no A or AAAA record" : `the lookup failed (${reason ?? "no answer"})` };
+  return {
+    addresses,
+    error: reason === "ENOTFOUND" || reason === "ENODATA" ? "no A or AAAA record" : `the lookup failed (${reason ?? "no answer"})`,
+  };
 }
 
 /** Whether each host resolves to this server; the record to create for one that does not. */

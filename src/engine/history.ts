@@ -64,7 +64,11 @@ export function findRecord(project: string, env: string, id: string): Deployment
 
 export function listRecords(project: string, env: string): DeploymentRecord[] {
   let files: string[] = [];
-  try { files = readdirSync(historyDir(project, env)).filter((f) => f.endsWith(".json")); } catch { return []; }
+  try {
+    files = readdirSync(historyDir(project, env)).filter((f) => f.endsWith(".json"));
+  } catch {
+    return [];
+  }
   return files
     .map((f) => JSON.parse(readFileSync(join(historyDir(project, env), f), "utf8")) as DeploymentRecord)
     .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
@@ -94,14 +98,20 @@ export const ROLLBACK_DEPTH = 5;
 
 /** Every environment of a project that has a history. */
 function historyEnvs(project: string): string[] {
-  try { return readdirSync(join(homePaths.workspaceDir(project), "deployments")); } catch { return []; }
+  try {
+    return readdirSync(join(homePaths.workspaceDir(project), "deployments"));
+  } catch {
+    return [];
+  }
 }
 
 /** The image tags of each environment's last successful deployments: what pruning keeps. */
 export function imagesToKeep(project: string, depth = ROLLBACK_DEPTH): Set<string> {
   const keep = new Set<string>();
   for (const env of historyEnvs(project)) {
-    for (const r of listRecords(project, env).filter((x) => x.outcome === "succeeded").slice(0, depth)) {
+    for (const r of listRecords(project, env)
+      .filter((x) => x.outcome === "succeeded")
+      .slice(0, depth)) {
       for (const i of Object.values(r.images ?? {})) keep.add(i.tag);
     }
   }
@@ -117,14 +127,19 @@ export function canRollBackTo(r: DeploymentRecord): boolean {
  * The deployment `platform rollback [id]` goes back to: the one named, else the last
  * successful one before the current (the newest successful) deployment. A string says why not.
  */
-export function chooseRollback(records: readonly DeploymentRecord[], id?: string): { target: DeploymentRecord; current?: DeploymentRecord } | string {
+export function chooseRollback(
+  records: readonly DeploymentRecord[],
+  id?: string,
+): { target: DeploymentRecord; current?: DeploymentRecord } | string {
   const succeeded = records.filter((r) => r.outcome === "succeeded");
   const current = succeeded[0];
   // Redeploys of the same version are not a version to go back to.
-  const differs = (r: DeploymentRecord) => r.configHash !== current?.configHash || JSON.stringify(r.images) !== JSON.stringify(current?.images);
+  const differs = (r: DeploymentRecord) =>
+    r.configHash !== current?.configHash || JSON.stringify(r.images) !== JSON.stringify(current?.images);
   const target = id ? records.find((r) => r.id === id) : succeeded.slice(1).find(differs);
   if (!target) return id ? `no deployment ${id} in this environment` : "there is no earlier successful deployment to roll back to";
-  if (target.outcome !== "succeeded") return `${target.id} did not succeed (${target.outcome}): only successful deployments can be rolled back to`;
+  if (target.outcome !== "succeeded")
+    return `${target.id} did not succeed (${target.outcome}): only successful deployments can be rolled back to`;
   if (!canRollBackTo(target)) return `${target.id} was made by an older platform that did not keep its images and platform.yml`;
   if (target.id === current?.id) return `${target.id} is the current deployment already`;
   return { target, current };

@@ -10,7 +10,11 @@ import { homePaths } from "../home/layout.js";
  * written atomically: two first deploys in two directories never lose each other's link,
  * and a crash mid-write leaves the old file or the new one, never half of one.
  */
-export interface Link { dir: string; project: string; linkedAt: string }
+export interface Link {
+  dir: string;
+  project: string;
+  linkedAt: string;
+}
 
 function linksDir(): string {
   return homePaths.linksDir();
@@ -21,7 +25,11 @@ function linkFile(dir: string): string {
 }
 
 function readJson<T>(file: string): T | undefined {
-  try { return JSON.parse(readFileSync(file, "utf8")) as T; } catch { return undefined; }
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as T;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Links written by platform 0.1 (one links.json for every directory), read until rewritten. */
@@ -57,8 +65,15 @@ export function unlinkDir(dir: string): boolean {
 /** Every directory linked to a project. */
 export function linkedDirs(project: string): string[] {
   let files: string[] = [];
-  try { files = readdirSync(linksDir()).filter((f) => f.endsWith(".json")); } catch { /* no links yet */ }
-  const dirs = files.map((f) => readJson<Link>(join(linksDir(), f))).filter((l): l is Link => l?.project === project).map((l) => l.dir);
+  try {
+    files = readdirSync(linksDir()).filter((f) => f.endsWith(".json"));
+  } catch {
+    /* no links yet */
+  }
+  const dirs = files
+    .map((f) => readJson<Link>(join(linksDir(), f)))
+    .filter((l): l is Link => l?.project === project)
+    .map((l) => l.dir);
   for (const [dir, p] of Object.entries(legacyLinks())) if (p === project && !dirs.includes(dir)) dirs.push(dir);
   return dirs;
 }

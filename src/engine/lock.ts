@@ -33,15 +33,27 @@ export function acquireStackLock(project: string, env: string, operation: string
   const dir = join(homePaths.workspaceDir(project), "locks");
   const file = join(dir, `${env}.json`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const me: LockHolder = { pid: process.pid, pidStart: processStart(process.pid), host: hostname(), user: userInfo().username, operation, deploymentId, startedAt: new Date().toISOString() };
+  const me: LockHolder = {
+    pid: process.pid,
+    pidStart: processStart(process.pid),
+    host: hostname(),
+    user: userInfo().username,
+    operation,
+    deploymentId,
+    startedAt: new Date().toISOString(),
+  };
   let recoveredFrom: LockHolder | undefined;
-  const holder = tryLock(file, me, (dead) => { recoveredFrom = dead ?? recoveredFrom; });
+  const holder = tryLock(file, me, (dead) => {
+    recoveredFrom = dead ?? recoveredFrom;
+  });
   if (holder) {
     throw new VisibleError(`${project} (${env}) is busy: ${describeHolder(holder)}; nothing was changed`, {
       exitCode: ExitCode.failed,
-      details: [holder.host === me.host
-        ? "  hint: wait for it to finish, then run this again"
-        : `  hint: it runs on another machine; if that process is gone, remove ${file}`],
+      details: [
+        holder.host === me.host
+          ? "  hint: wait for it to finish, then run this again"
+          : `  hint: it runs on another machine; if that process is gone, remove ${file}`,
+      ],
     });
   }
   return { recoveredFrom, release: () => unlock(file) };

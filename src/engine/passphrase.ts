@@ -10,14 +10,18 @@ export function isPassphraseError(err: unknown): boolean {
   return /incorrect passphrase/i.test(String((err as Error)?.message ?? err));
 }
 
-const HOW = "  the passphrase comes from `platform login` (kept in ~/.platform/credentials.json), or from PLATFORM_PASSPHRASE with PLATFORM_BACKEND_URL in CI";
+const HOW =
+  "  the passphrase comes from `platform login` (kept in ~/.platform/credentials.json), or from PLATFORM_PASSPHRASE with PLATFORM_BACKEND_URL in CI";
 
 /** An existing stack whose secrets this login's passphrase does not decrypt. */
 export function wrongPassphrase(where: string): VisibleError {
-  return new VisibleError(`${where}: this login's passphrase does not decrypt its secrets (the stack was made with another one); nothing was changed`, {
-    exitCode: ExitCode.environment,
-    details: [HOW, "  fix: use the passphrase the stack was made with"],
-  });
+  return new VisibleError(
+    `${where}: this login's passphrase does not decrypt its secrets (the stack was made with another one); nothing was changed`,
+    {
+      exitCode: ExitCode.environment,
+      details: [HOW, "  fix: use the passphrase the stack was made with"],
+    },
+  );
 }
 
 /**

@@ -52,7 +52,10 @@ export function summarizePreview(events: readonly EngineEvent[]): Record<string,
   return out;
 }
 
-export type PreviewOptions = Pick<DeployOptions, "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "target" | "kubeconfig" | "registry">;
+export type PreviewOptions = Pick<
+  DeployOptions,
+  "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "target" | "kubeconfig" | "registry"
+>;
 
 /**
  * A Pulumi preview of the next deploy, read from the engine's truth (refresh first): which
@@ -60,7 +63,12 @@ export type PreviewOptions = Pick<DeployOptions, "configFile" | "projectDir" | "
  * environment was never deployed (everything would be created). It holds the stack's lock, so
  * it never runs beside a deploy, and keeps the last deployment id, so it changes no output.
  */
-export async function previewStack(project: string, env: string, creds: Credentials, o: PreviewOptions): Promise<PreviewSummary | undefined> {
+export async function previewStack(
+  project: string,
+  env: string,
+  creds: Credentials,
+  o: PreviewOptions,
+): Promise<PreviewSummary | undefined> {
   const lock = acquireStackLock(project, env, "plan");
   try {
     const stack = await selectExistingStack(project, env, creds);

@@ -5,7 +5,16 @@ import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
  * phases it went through. Engine events name resources; the resource naming of the targets
  * (`<svc>-image`, `<svc>-migrate`, `<svc>`) says which service and which step they are.
  */
-export type Phase = "Installing" | "built" | "migrating" | "migrated" | "migration failed" | "starting" | "healthy" | "unchanged" | "failed";
+export type Phase =
+  | "Installing"
+  | "built"
+  | "migrating"
+  | "migrated"
+  | "migration failed"
+  | "starting"
+  | "healthy"
+  | "unchanged"
+  | "failed";
 
 export interface ProgressEvent {
   readonly service: string;
@@ -106,5 +115,7 @@ export function toImage(e: EngineEvent): { service: string; tag: string; hash: s
   if (!out || !(WORK_OPS.has(out.op) || out.op === "same") || parseUrn(out.urn).type !== "platform:docker:Image") return undefined;
   const outputs = out.new?.outputs as Record<string, unknown> | undefined;
   const s = serviceStep(out.urn);
-  return s && typeof outputs?.tag === "string" && typeof outputs?.hash === "string" ? { service: s.service, tag: outputs.tag, hash: outputs.hash } : undefined;
+  return s && typeof outputs?.tag === "string" && typeof outputs?.hash === "string"
+    ? { service: s.service, tag: outputs.tag, hash: outputs.hash }
+    : undefined;
 }

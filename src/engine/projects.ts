@@ -13,7 +13,9 @@ import { homePaths } from "../home/layout.js";
  * database); joining one is deliberate (`platform link`).
  */
 export async function projectUsers(project: string, creds: Credentials, exceptDir?: string): Promise<string[]> {
-  const users = linkedDirs(project).filter((d) => d !== exceptDir).map((d) => `directory ${d}`);
+  const users = linkedDirs(project)
+    .filter((d) => d !== exceptDir)
+    .map((d) => `directory ${d}`);
   if (users.length) return users;
   if (existsSync(join(homePaths.workspaceDir(project), "deployments"))) return [`deployment history in ${homePaths.workspaceDir(project)}`];
   return (await backendStacks(project, creds)).map((s) => `stack ${project}/${s} in ${creds.backendUrl}`);
@@ -23,13 +25,24 @@ export async function projectUsers(project: string, creds: Credentials, exceptDi
 export async function backendStacks(project: string, creds: Credentials): Promise<string[]> {
   if (creds.backendUrl.startsWith("file://")) {
     const dir = join(fileURLToPath(creds.backendUrl.replace(/\/*$/, "")), ".pulumi", "stacks", project);
-    try { return readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5)); } catch { return []; }
+    try {
+      return readdirSync(dir)
+        .filter((f) => f.endsWith(".json"))
+        .map((f) => f.slice(0, -5));
+    } catch {
+      return [];
+    }
   }
   const { LocalWorkspace } = await import("@pulumi/pulumi/automation/index.js");
   const { engineEnv, pulumiCommand } = await import("./workspace.js");
   const workDir = mkdtempSync(join(tmpdir(), "platform-ls-"));
   try {
-    const ws = await LocalWorkspace.create({ workDir, projectSettings: { name: project, runtime: "nodejs" }, pulumiCommand: await pulumiCommand(), envVars: engineEnv(creds) });
+    const ws = await LocalWorkspace.create({
+      workDir,
+      projectSettings: { name: project, runtime: "nodejs" },
+      pulumiCommand: await pulumiCommand(),
+      envVars: engineEnv(creds),
+    });
     return (await ws.listStacks()).map((s) => s.name.split("/").pop() as string);
   } finally {
     rmSync(workDir, { recursive: true, force: true });

@@ -20,7 +20,14 @@ export interface Recovery {
   stateIds: Map<string, Set<string>>;
 }
 
-interface PulumiLock { pid: number; username: string; hostname: string; timestamp: string; file: string; unreadable?: boolean }
+interface PulumiLock {
+  pid: number;
+  username: string;
+  hostname: string;
+  timestamp: string;
+  file: string;
+  unreadable?: boolean;
+}
 
 /** The .pulumi directory of a file backend (file://...), else undefined. */
 export function fileBackendDir(creds: Credentials): string | undefined {
@@ -28,7 +35,12 @@ export function fileBackendDir(creds: Credentials): string | undefined {
 }
 
 function isJson(file: string): boolean {
-  try { JSON.parse(readFileSync(file, "utf8")); return true; } catch { return false; }
+  try {
+    JSON.parse(readFileSync(file, "utf8"));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -44,10 +56,17 @@ export function repairFileBackend(creds: Credentials, project: string, env: stri
   const dir = join(root, "stacks", project);
   const notes: string[] = [];
   let names: string[] = [];
-  try { names = readdirSync(dir).filter((n) => n.startsWith(`${env}.json`)); } catch { return []; }
+  try {
+    names = readdirSync(dir).filter((n) => n.startsWith(`${env}.json`));
+  } catch {
+    return [];
+  }
   for (const name of names) {
     const file = join(dir, name);
-    if (name.endsWith(".tmp")) { rmSync(file, { force: true }); continue; }
+    if (name.endsWith(".tmp")) {
+      rmSync(file, { force: true });
+      continue;
+    }
     if (name.endsWith(".attrs") && !isJson(file)) {
       rmSync(file, { force: true });
       notes.push(`repaired the state of ${project}/${env}: ${name} was left half-written by the interrupted engine`);
@@ -70,7 +89,11 @@ function pulumiLocks(creds: Credentials, project: string, env: string): PulumiLo
   const locks: PulumiLock[] = [];
   const visit = (dir: string, depth: number) => {
     let entries: import("node:fs").Dirent[] = [];
-    try { entries = readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
     for (const e of entries) {
       const full = join(dir, e.name);
       if (e.isDirectory() && depth < 4) visit(full, depth + 1);
@@ -98,8 +121,15 @@ async function releaseEngineLocks(creds: Credentials, project: string, env: stri
   for (const lock of pulumiLocks(creds, project, env)) {
     if (lock.unreadable) {
       // Half-written by an engine that was killed while taking it; nobody can hold it.
-      if (cliDied) { rmSync(lock.file, { force: true }); notes.push("removed an engine lock file left half-written"); continue; }
-      throw new VisibleError(`${project} (${env}) has an unreadable engine lock (${lock.file}); nothing was changed`, { exitCode: ExitCode.failed, details: ["  hint: if no deploy or pulumi command is running on this stack, remove that file"] });
+      if (cliDied) {
+        rmSync(lock.file, { force: true });
+        notes.push("removed an engine lock file left half-written");
+        continue;
+      }
+      throw new VisibleError(`${project} (${env}) has an unreadable engine lock (${lock.file}); nothing was changed`, {
+        exitCode: ExitCode.failed,
+        details: ["  hint: if no deploy or pulumi command is running on this stack, remove that file"],
+      });
     }
     const local = lock.hostname === hostname();
     for (let waited = 0; local && cliDied && isAlive(lock.pid) && waited < 30_000; waited += 250) await sleep(250);
@@ -108,10 +138,13 @@ async function releaseEngineLocks(creds: Credentials, project: string, env: stri
       notes.push(`released the engine lock left by pid ${lock.pid}, which is gone`);
       continue;
     }
-    throw new VisibleError(`${project} (${env}) is locked by a Pulumi operation of ${lock.username}@${lock.hostname} (pid ${lock.pid}, since ${lock.timestamp}); nothing was changed`, {
-      exitCode: ExitCode.failed,
-      details: ["  hint: wait for it to finish (someone may be running pulumi up on this stack), then run this again"],
-    });
+    throw new VisibleError(
+      `${project} (${env}) is locked by a Pulumi operation of ${lock.username}@${lock.hostname} (pid ${lock.pid}, since ${lock.timestamp}); nothing was changed`,
+      {
+        exitCode: ExitCode.failed,
+        details: ["  hint: wait for it to finish (someone may be running pulumi up on this stack), then run this again"],
+      },
+    );
   }
 }
 
@@ -130,7 +163,9 @@ async function clearPendingOperations(stack: Stack, notes: string[]): Promise<Ma
   const state = await stack.exportStack();
   const pending = (state.deployment?.pending_operations ?? []) as { type: string; resource: { urn: string } }[];
   if (pending.length) {
-    notes.push(`cleared ${pending.length} operation${pending.length === 1 ? "" : "s"} left half-done: ${pending.map((p) => `${p.type} of ${p.resource.urn.split("::").pop()}`).join(", ")}`);
+    notes.push(
+      `cleared ${pending.length} operation${pending.length === 1 ? "" : "s"} left half-done: ${pending.map((p) => `${p.type} of ${p.resource.urn.split("::").pop()}`).join(", ")}`,
+    );
     state.deployment.pending_operations = [];
     await stack.importStack(state);
   }
@@ -139,7 +174,12 @@ async function clearPendingOperations(stack: Stack, notes: string[]): Promise<Ma
 
 function markInterrupted(project: string, env: string, notes: string[]): void {
   for (const r of listRecords(project, env).filter((x) => x.outcome === "running")) {
-    saveRecord({ ...r, outcome: "interrupted", finishedAt: r.finishedAt ?? new Date().toISOString(), error: r.error ?? "the CLI stopped before the deployment finished (killed, or the machine restarted)" });
+    saveRecord({
+      ...r,
+      outcome: "interrupted",
+      finishedAt: r.finishedAt ?? new Date().toISOString(),
+      error: r.error ?? "the CLI stopped before the deployment finished (killed, or the machine restarted)",
+    });
     notes.push(`${r.id} was interrupted; recorded as such`);
   }
 }
@@ -148,7 +188,14 @@ function markInterrupted(project: string, env: string, notes: string[]): void {
  * Runs before every deploy, destroy and rollback. Cheap when nothing was interrupted (a
  * directory read); after an interruption it reads the state once.
  */
-export async function recoverStack(stack: Stack, creds: Credentials, project: string, env: string, died?: LockHolder, always = false): Promise<Recovery | undefined> {
+export async function recoverStack(
+  stack: Stack,
+  creds: Credentials,
+  project: string,
+  env: string,
+  died?: LockHolder,
+  always = false,
+): Promise<Recovery | undefined> {
   const notes: string[] = died ? [`the previous ${describeHolder(died)} was interrupted: recovering`] : [];
   const interrupted = died !== undefined || listRecords(project, env).some((r) => r.outcome === "running");
   await releaseEngineLocks(creds, project, env, died !== undefined, notes);

@@ -36,10 +36,13 @@ export function readSecretNames(project: string, env: string): Map<string, strin
   try {
     const raw = config[SECRETS_SET_AT_KEY];
     setAt = typeof raw === "string" ? (JSON.parse(raw) as Record<string, string>) : {};
-  } catch { /* a hand-edited value: times unknown */ }
+  } catch {
+    /* a hand-edited value: times unknown */
+  }
   const out = new Map<string, string | undefined>();
   for (const key of Object.keys(config).sort()) {
-    if (key.startsWith(`${SECRET_NAMESPACE}:`)) out.set(key.slice(SECRET_NAMESPACE.length + 1), setAt[key.slice(SECRET_NAMESPACE.length + 1)]);
+    if (key.startsWith(`${SECRET_NAMESPACE}:`))
+      out.set(key.slice(SECRET_NAMESPACE.length + 1), setAt[key.slice(SECRET_NAMESPACE.length + 1)]);
   }
   return out;
 }

@@ -20,17 +20,30 @@ async function setSecretValue(project: string, env: string, creds: Credentials, 
   const cmd = await pulumiCommand();
   const args = ["config", "set", "--secret", secretKey(name), "--stack", env, "--non-interactive"];
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(cmd.command, args, { cwd: writeWorkspace(project), env: { ...process.env, ...engineEnv(creds) }, stdio: ["pipe", "ignore", "pipe"] });
+    const child = spawn(cmd.command, args, {
+      cwd: writeWorkspace(project),
+      env: { ...process.env, ...engineEnv(creds) },
+      stdio: ["pipe", "ignore", "pipe"],
+    });
     let stderr = "";
-    child.stderr.on("data", (d) => { stderr += d; });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new VisibleError(`could not store secret ${name}: ${stderr.trim() || `pulumi exited ${code}`}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new VisibleError(`could not store secret ${name}: ${stderr.trim() || `pulumi exited ${code}`}`)),
+    );
     // Pulumi drops one trailing newline of what it reads: keep the value's own last newline.
     child.stdin.end(value.endsWith("\n") ? `${value}\n` : value);
   });
 }
 
-async function writeSetAt(project: string, env: string, creds: Credentials, change: (times: Record<string, string>) => void): Promise<void> {
+async function writeSetAt(
+  project: string,
+  env: string,
+  creds: Credentials,
+  change: (times: Record<string, string>) => void,
+): Promise<void> {
   const stack = await openStack(project, env, creds);
   const times: Record<string, string> = {};
   for (const [n, at] of readSecretNames(project, env)) if (at) times[n] = at;
@@ -44,7 +57,9 @@ export async function setSecret(project: string, env: string, creds: Credentials
   try {
     await openStack(project, env, creds);
     await setSecretValue(project, env, creds, name, value);
-    await writeSetAt(project, env, creds, (t) => { t[name] = new Date().toISOString(); });
+    await writeSetAt(project, env, creds, (t) => {
+      t[name] = new Date().toISOString();
+    });
   } finally {
     lock.release();
   }
@@ -58,7 +73,9 @@ export async function unsetSecret(project: string, env: string, creds: Credentia
     const stack = await selectExistingStack(project, env, creds);
     if (!stack) return false;
     await stack.removeConfig(secretKey(name));
-    await writeSetAt(project, env, creds, (t) => { delete t[name]; });
+    await writeSetAt(project, env, creds, (t) => {
+      delete t[name];
+    });
     return true;
   } finally {
     lock.release();

@@ -9,7 +9,11 @@ import { knownContainers, recoverStack, repairFileBackend } from "./recover.js";
 import { selectExistingStack } from "./workspace.js";
 
 /** Outputs of a stack, secrets left masked unless asked for. */
-export async function stackOutputs(project: string, env: string, creds: Credentials): Promise<Record<string, { value: unknown; secret: boolean }>> {
+export async function stackOutputs(
+  project: string,
+  env: string,
+  creds: Credentials,
+): Promise<Record<string, { value: unknown; secret: boolean }>> {
   const stack = await selectExistingStack(project, env, creds);
   return stack ? stack.outputs() : {};
 }
@@ -38,7 +42,12 @@ export async function kubeClusterOf(stack: { project: string; env: string }, cre
   return { project: stack.project, env: stack.env, kubeconfig: kubernetesCluster(s.kubeconfig).kubeconfig };
 }
 
-export async function stackUrls(project: string, env: string, creds: Credentials, order?: readonly string[]): Promise<Record<string, string>> {
+export async function stackUrls(
+  project: string,
+  env: string,
+  creds: Credentials,
+  order?: readonly string[],
+): Promise<Record<string, string>> {
   return publicUrls(await stackOutputs(project, env, creds), order);
 }
 

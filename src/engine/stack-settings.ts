@@ -20,7 +20,11 @@ export function stackSettingsFile(project: string, env: string): string {
 
 function load(file: string) {
   let text: string;
-  try { text = readFileSync(file, "utf8"); } catch { return undefined; }
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
   const doc = parseDocument(text);
   // Only a file the engine made (it holds the passphrase's salt) is edited; else the CLI does it.
   if (doc.errors.length || !isMap(doc.contents) || typeof doc.get("encryptionsalt") !== "string") return undefined;
@@ -55,7 +59,10 @@ export function writeStackSettings(file: string, values: Record<string, string>)
 
 /** The stack's plain settings: from its settings file, else through the CLI. */
 export async function currentStackSettings(stack: Stack, project: string, env: string): Promise<Record<string, string>> {
-  return readStackSettings(stackSettingsFile(project, env)) ?? Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([k, v]) => [k, v.value]));
+  return (
+    readStackSettings(stackSettingsFile(project, env)) ??
+    Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([k, v]) => [k, v.value]))
+  );
 }
 
 /** The edge settings a stack keeps (what its last deploy was given), for plans made outside the program. */

@@ -24,7 +24,8 @@ export async function upWithoutFollowUps(stack: Stack, opts: UpOptions): Promise
   const own = stack as unknown as FollowUps;
   const api = { outputs: own.outputs, info: own.info };
   own.outputs = async () => outputs ?? api.outputs.call(stack);
-  own.info = async (showSecrets?: boolean) => (changes ? ({ resourceChanges: changes } as UpdateSummary) : api.info.call(stack, showSecrets));
+  own.info = async (showSecrets?: boolean) =>
+    changes ? ({ resourceChanges: changes } as UpdateSummary) : api.info.call(stack, showSecrets);
   try {
     return await stack.up({ ...opts, onEvent });
   } finally {

@@ -17,6 +17,9 @@ export function baseImages(): BaseImageSet {
   }
   // PLATFORM_OTEL_LAYERS (comma-separated tags) stands in for the file, as the roles' variables do.
   // The layers are the OpenTelemetry layer images the set-up built (see recipes/opentelemetry.ts).
-  const layers = process.env.PLATFORM_OTEL_LAYERS !== undefined ? process.env.PLATFORM_OTEL_LAYERS.split(",").filter(Boolean) : readRecord<{ tags: string[] }>(homePaths.otelLayersFile()).tags;
+  const layers =
+    process.env.PLATFORM_OTEL_LAYERS !== undefined
+      ? process.env.PLATFORM_OTEL_LAYERS.split(",").filter(Boolean)
+      : readRecord<{ tags: string[] }>(homePaths.otelLayersFile()).tags;
   return Array.isArray(layers) ? { ...images, otelLayers: layers } : images;
 }

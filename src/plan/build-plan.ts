@@ -16,7 +16,11 @@ const PGDATA = "/var/lib/postgresql/data";
  * Over the local socket (trusted), with the password from the container's own environment:
  * psql reads it with \getenv, so it is never in a process's argument list (visible in ps).
  */
-export const SYNC_PASSWORD = ["sh", "-c", `printf '%s\\n' '\\getenv pw POSTGRES_PASSWORD' "ALTER ROLE CURRENT_USER PASSWORD :'pw';" | psql -v ON_ERROR_STOP=1 -q --no-psqlrc -U "$POSTGRES_USER" -d "$POSTGRES_DB"`];
+export const SYNC_PASSWORD = [
+  "sh",
+  "-c",
+  `printf '%s\\n' '\\getenv pw POSTGRES_PASSWORD' "ALTER ROLE CURRENT_USER PASSWORD :'pw';" | psql -v ON_ERROR_STOP=1 -q --no-psqlrc -U "$POSTGRES_USER" -d "$POSTGRES_DB"`,
+];
 
 /** `path.resolve` only joins strings: the plan stays pure. */
 function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<string, SourceSnapshot>): BuildSpec | undefined {
@@ -61,18 +65,31 @@ function envTemplates(s: ServiceConfig, ctx: PlanContext, sampleRatio: number, d
     };
   }
   // The service's own OTEL_* names win (validate warns about them).
-  const env: Record<string, TemplatePart[]> = { PORT: literal(String(HTTP_PORT)), ...buildTelemetryEnv(ctx.project, ctx.env, s.name, sampleRatio) };
+  const env: Record<string, TemplatePart[]> = {
+    PORT: literal(String(HTTP_PORT)),
+    ...buildTelemetryEnv(ctx.project, ctx.env, s.name, sampleRatio),
+  };
   for (const [k, v] of Object.entries(s.env)) env[k] = parseTemplate(v);
   return env;
 }
 
-function planService(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<string, SourceSnapshot>, sampleRatio: number): PlannedService {
-  const database: DatabaseSpec | undefined = s.type === "postgres"
-    ? {
-        user: DB_USER, database: DB_NAME, volumeName: stackName(ctx.project, ctx.env, s.name, "data"),
-        retain: s.resources.retention !== "delete", dataPath: PGDATA, ...(s.resources.storage ? { storage: s.resources.storage } : {}),
-      }
-    : undefined;
+function planService(
+  s: ServiceConfig,
+  ctx: PlanContext,
+  sources: ReadonlyMap<string, SourceSnapshot>,
+  sampleRatio: number,
+): PlannedService {
+  const database: DatabaseSpec | undefined =
+    s.type === "postgres"
+      ? {
+          user: DB_USER,
+          database: DB_NAME,
+          volumeName: stackName(ctx.project, ctx.env, s.name, "data"),
+          retain: s.resources.retention !== "delete",
+          dataPath: PGDATA,
+          ...(s.resources.storage ? { storage: s.resources.storage } : {}),
+        }
+      : undefined;
   return {
     name: s.name,
     type: s.type,
@@ -124,4 +141,3 @@ export function buildPlan(config: Config, ctx: PlanContext, sources: ReadonlyMap
     secrets: referencedSecrets(config),
   };
 }
-

@@ -46,32 +46,54 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
   const base = { name: s.name, type: s.type, public: s.public, buildEnv: s.buildEnv, dependsOn: s.dependsOn };
   const details: string[] = [];
   if (s.database) {
-    details.push(`data: volume ${s.database.volumeName} (retention ${s.database.retain ? "permanent" : "delete"}${s.database.storage ? `, storage ${s.database.storage}` : ""})`);
+    details.push(
+      `data: volume ${s.database.volumeName} (retention ${s.database.retain ? "permanent" : "delete"}${s.database.storage ? `, storage ${s.database.storage}` : ""})`,
+    );
   }
-  if (s.migrate) details.push(`migrate: ${s.migrate.command.join(" ")} (timeout ${s.migrate.timeoutSeconds}s, on_failure ${s.migrate.continueOnFailure ? "continue" : "abort"})`);
+  if (s.migrate)
+    details.push(
+      `migrate: ${s.migrate.command.join(" ")} (timeout ${s.migrate.timeoutSeconds}s, on_failure ${s.migrate.continueOnFailure ? "continue" : "abort"})`,
+    );
   const b = s.build;
   if (!b) return { ...base, build: `image ${s.image}`, buildArgs: [], fallbacks: [], details };
   if (b.kind === "dockerfile") {
     const declared = parseDockerfileArgs(readDockerfile(b.dockerfilePath) ?? "");
     return {
-      ...base, build: `Dockerfile ${fromProject(projectDir, b.dockerfilePath)}`,
+      ...base,
+      build: `Dockerfile ${fromProject(projectDir, b.dockerfilePath)}`,
       ...(s.command ? { start: `${describeStartCommand(s.command)} (platform.yml start)` } : { start: "the Dockerfile's CMD" }),
-      buildArgs: s.buildEnv.filter((n) => declared.includes(n)), fallbacks: [], details,
+      buildArgs: s.buildEnv.filter((n) => declared.includes(n)),
+      fallbacks: [],
+      details,
     };
   }
   const r = b.recipe.summary;
   const member = b.recipe.context?.member;
-  const where = member ? `${fromProject(projectDir, join(b.context, member))} (built from the workspace root ${fromProject(projectDir, b.context)})` : fromProject(projectDir, b.context);
+  const where = member
+    ? `${fromProject(projectDir, join(b.context, member))} (built from the workspace root ${fromProject(projectDir, b.context)})`
+    : fromProject(projectDir, b.context);
   return {
-    ...base, build: `generated Dockerfile for ${where}`,
-    install: r.install, runtime: r.runtime, ...(r.app ? { app: r.app } : {}), start: r.start,
-    buildArgs: [], fallbacks: r.fallbacks, details,
+    ...base,
+    build: `generated Dockerfile for ${where}`,
+    install: r.install,
+    runtime: r.runtime,
+    ...(r.app ? { app: r.app } : {}),
+    start: r.start,
+    buildArgs: [],
+    fallbacks: r.fallbacks,
+    details,
   };
 }
 
-export function buildPlanReport(plan: Plan, projectDir: string, readDockerfile: (path: string) => string | undefined, setSecrets: ReadonlySet<string>): PlanReport {
+export function buildPlanReport(
+  plan: Plan,
+  projectDir: string,
+  readDockerfile: (path: string) => string | undefined,
+  setSecrets: ReadonlySet<string>,
+): PlanReport {
   return {
-    project: plan.project, env: plan.env,
+    project: plan.project,
+    env: plan.env,
     services: plan.services.map((s) => reportService(s, projectDir, readDockerfile)),
     secrets: plan.secrets.map((name) => ({ name, set: setSecrets.has(name) })),
   };

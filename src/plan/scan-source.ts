@@ -13,8 +13,21 @@ import { RecipeError, type SourceSnapshot, type WorkspaceSnapshot } from "./reci
 
 /** Directories that are local state, never source: not listed, not read. */
 const SKIP_DIRS = new Set([
-  "node_modules", ".git", ".venv", "venv", "__pycache__", ".next", ".pytest_cache", ".mypy_cache",
-  ".ruff_cache", ".tox", ".nox", ".turbo", ".platform", ".idea", ".vscode",
+  "node_modules",
+  ".git",
+  ".venv",
+  "venv",
+  "__pycache__",
+  ".next",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".ruff_cache",
+  ".tox",
+  ".nox",
+  ".turbo",
+  ".platform",
+  ".idea",
+  ".vscode",
 ]);
 const MAX_DEPTH = 3;
 /** A bound on huge trees: enough for any service directory a recipe needs to understand. */
@@ -26,8 +39,19 @@ const MAX_MODULES = 400;
 
 /** Top-level files whose whole text recipes use. */
 const ROOT_MANIFESTS = new Set([
-  "pyproject.toml", ".python-version", "package.json", ".nvmrc", ".node-version", ".dockerignore", ".yarnrc.yml", "pnpm-workspace.yaml",
-  "next.config.js", "next.config.mjs", "next.config.cjs", "next.config.ts", "next.config.mts",
+  "pyproject.toml",
+  ".python-version",
+  "package.json",
+  ".nvmrc",
+  ".node-version",
+  ".dockerignore",
+  ".yarnrc.yml",
+  "pnpm-workspace.yaml",
+  "next.config.js",
+  "next.config.mjs",
+  "next.config.cjs",
+  "next.config.ts",
+  "next.config.mts",
 ]);
 
 /** How much of a file to keep: the whole (up to the limit), its head, or nothing. */
@@ -67,7 +91,17 @@ async function isDirectory(path: string): Promise<boolean> {
 }
 
 /** Lockfiles that make a directory its own project (no workspace lookup above it). */
-const OWN_LOCKFILES = ["uv.lock", "poetry.lock", "requirements.txt", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bun.lockb"];
+const OWN_LOCKFILES = [
+  "uv.lock",
+  "poetry.lock",
+  "requirements.txt",
+  "package-lock.json",
+  "npm-shrinkwrap.json",
+  "yarn.lock",
+  "pnpm-lock.yaml",
+  "bun.lock",
+  "bun.lockb",
+];
 
 function toPosix(path: string): string {
   return path.split(sep).join("/");
@@ -80,7 +114,10 @@ const WORKSPACE_MARKERS: ReadonlyArray<[WorkspaceSnapshot["kind"], string, reado
 ];
 
 async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The workspace kind a directory roots for this service, if any; a uv root must declare [tool.uv.workspace]. */
@@ -112,7 +149,10 @@ async function findWorkspace(dir: string, projectDir: string, own: SourceSnapsho
 
 export async function scanSource(dir: string, projectDir?: string): Promise<SourceSnapshot> {
   if (!(await isDirectory(dir))) {
-    throw new RecipeError(`source directory ${dir} does not exist or is not a directory`, "`source` is a directory relative to platform.yml");
+    throw new RecipeError(
+      `source directory ${dir} does not exist or is not a directory`,
+      "`source` is a directory relative to platform.yml",
+    );
   }
   const files: string[] = [];
   const texts = new Map<string, string>();

@@ -31,12 +31,15 @@ function standIn(real: () => Record<PropertyKey, unknown>): object {
     const m = real();
     return k === "default" && !("default" in m) ? m : m[k];
   };
-  return new Proxy({}, {
-    get: (_, k) => value(k),
-    has: (_, k) => k === "__esModule" || k in real(),
-    ownKeys: () => Reflect.ownKeys(real()),
-    getOwnPropertyDescriptor: (_, k) => ({ configurable: true, enumerable: true, value: value(k) }),
-  });
+  return new Proxy(
+    {},
+    {
+      get: (_, k) => value(k),
+      has: (_, k) => k === "__esModule" || k in real(),
+      ownKeys: () => Reflect.ownKeys(real()),
+      getOwnPropertyDescriptor: (_, k) => ({ configurable: true, enumerable: true, value: value(k) }),
+    },
+  );
 }
 
 loader._load = function (request, parent, isMain) {

@@ -20,13 +20,15 @@ const ENGINE_TYPES = /^pulumi:(pulumi:Stack|providers:)/;
  * (secrets stay encrypted): the reads that look at their props read plain ones.
  */
 export async function inSyncWithDocker(resources: readonly StateResource[]): Promise<boolean> {
-  const checks = resources.filter((r) => !ENGINE_TYPES.test(r.type)).map(async (r) => {
-    const h = handlerOfType(r.type);
-    if (!h || !r.id) return false;
-    const outputs = r.outputs ?? {};
-    const truth = await h.read(r.id, outputs);
-    return truth !== undefined && Object.entries(truth).every(([k, v]) => isDeepStrictEqual(v, outputs[k]));
-  });
+  const checks = resources
+    .filter((r) => !ENGINE_TYPES.test(r.type))
+    .map(async (r) => {
+      const h = handlerOfType(r.type);
+      if (!h || !r.id) return false;
+      const outputs = r.outputs ?? {};
+      const truth = await h.read(r.id, outputs);
+      return truth !== undefined && Object.entries(truth).every(([k, v]) => isDeepStrictEqual(v, outputs[k]));
+    });
   try {
     return (await Promise.all(checks)).every(Boolean);
   } catch {

@@ -8,7 +8,9 @@ import { platformProvider } from "./provider.js";
 // Its engine gone (killed with its CLI), the plugin stops at once: half-made objects are found
 // by their labels on the next deploy, while a plugin left running could go on making them.
 const engine = process.ppid;
-setInterval(() => { if (process.ppid !== engine) process.exit(2); }, 200).unref();
+setInterval(() => {
+  if (process.ppid !== engine) process.exit(2);
+}, 200).unref();
 // No SIGINT handler: the engine stops its plugins with SIGINT when it closes (ignoring it made
 // every deploy wait for the engine's kill timeout), and Ctrl-C in a terminal never reaches us:
 // the engine runs in a session of its own (engine/workspace.ts).

@@ -12,7 +12,10 @@ export async function requireEngine(): Promise<void> {
   try {
     await docker().ping();
   } catch (e) {
-    throw new VisibleError(`no Docker engine answers (${(e as Error).message}): start it (npm run setup starts dockerd) or set DOCKER_HOST`, { exitCode: ExitCode.environment });
+    throw new VisibleError(
+      `no Docker engine answers (${(e as Error).message}): start it (npm run setup starts dockerd) or set DOCKER_HOST`,
+      { exitCode: ExitCode.environment },
+    );
   }
 }
 
@@ -41,18 +44,21 @@ async function serviceContainers(label: string[]): Promise<(RunningService & { p
   const list = await docker().listContainers({ all: true, filters: { label } });
   return list
     .filter((c) => c.Labels["platform.job"] !== "true" && c.Labels["platform.service"])
-    .map((c) => ({
-      project: c.Labels["platform.project"] as string,
-      env: c.Labels["platform.env"] as string,
-      service: c.Labels["platform.service"] as string,
-      containerId: c.Id,
-      containerName: (c.Names[0] ?? "").replace(/^\//, ""),
-      image: c.Image,
-      state: c.State,
-      status: c.Status,
-      health: c.State === "running" ? "running" : "exited",
-      createdAt: new Date(c.Created * 1000).toISOString(),
-    }) satisfies RunningService & { project: string; env: string })
+    .map(
+      (c) =>
+        ({
+          project: c.Labels["platform.project"] as string,
+          env: c.Labels["platform.env"] as string,
+          service: c.Labels["platform.service"] as string,
+          containerId: c.Id,
+          containerName: (c.Names[0] ?? "").replace(/^\//, ""),
+          image: c.Image,
+          state: c.State,
+          status: c.Status,
+          health: c.State === "running" ? "running" : "exited",
+          createdAt: new Date(c.Created * 1000).toISOString(),
+        }) satisfies RunningService & { project: string; env: string },
+    )
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 }
 
@@ -88,10 +94,16 @@ export async function removeOrphans(project: string, env: string, known: Readonl
     if (c.State === "running") await container.stop({ t: c.Labels["platform.job"] === "true" ? 0 : 10 }).catch(() => undefined);
     await container.remove({ force: true, v: true }).catch(() => undefined);
   }
-  return orphans.map((c) => `${c.Labels["platform.service"] ?? "?"}${c.Labels["platform.job"] === "true" ? " (migration)" : ""}: ${(c.Names[0] ?? c.Id).replace(/^\//, "")}`);
+  return orphans.map(
+    (c) =>
+      `${c.Labels["platform.service"] ?? "?"}${c.Labels["platform.job"] === "true" ? " (migration)" : ""}: ${(c.Names[0] ?? c.Id).replace(/^\//, "")}`,
+  );
 }
 
-export interface LiveState { running: boolean; detail: string }
+export interface LiveState {
+  running: boolean;
+  detail: string;
+}
 
 /**
  * Per service, whether it runs now and, when not, why: its exit code, an out-of-memory kill,
@@ -102,10 +114,20 @@ export async function liveStates(project: string, env: string): Promise<Map<stri
   for (const c of await listServiceContainers(project, env)) {
     const known = states.get(c.service);
     if (known?.running) continue;
-    if (c.state === "running") { states.set(c.service, { running: true, detail: c.status }); continue; }
+    if (c.state === "running") {
+      states.set(c.service, { running: true, detail: c.status });
+      continue;
+    }
     if (known) continue;
-    const s = (await docker().getContainer(c.containerId).inspect().catch(() => undefined))?.State;
-    const why = s?.OOMKilled ? "killed: out of memory (raise its resources preset)" : `exit code ${s?.ExitCode ?? "?"}${s?.Error ? `: ${s.Error}` : ""}`;
+    const s = (
+      await docker()
+        .getContainer(c.containerId)
+        .inspect()
+        .catch(() => undefined)
+    )?.State;
+    const why = s?.OOMKilled
+      ? "killed: out of memory (raise its resources preset)"
+      : `exit code ${s?.ExitCode ?? "?"}${s?.Error ? `: ${s.Error}` : ""}`;
     states.set(c.service, { running: false, detail: `${c.state} (${why})` });
   }
   return states;
@@ -123,7 +145,9 @@ export async function pruneImages(repositoryPrefix: string, keep: ReadonlySet<st
     try {
       await docker().getImage(tag).remove({ noprune: false });
       removed.push(tag);
-    } catch { /* in use by a container, or gone: leave it */ }
+    } catch {
+      /* in use by a container, or gone: leave it */
+    }
   }
   return removed;
 }
@@ -132,7 +156,11 @@ export async function pruneImages(repositoryPrefix: string, keep: ReadonlySet<st
 export async function missingImages(tags: readonly string[]): Promise<string[]> {
   const missing: string[] = [];
   for (const tag of tags) {
-    try { await docker().getImage(tag).inspect(); } catch { missing.push(tag); }
+    try {
+      await docker().getImage(tag).inspect();
+    } catch {
+      missing.push(tag);
+    }
   }
   return missing;
 }
@@ -158,7 +186,10 @@ export interface EdgeState {
 
 /** The engine's edge, or undefined when none runs (no public service deployed yet). */
 export async function inspectEdge(): Promise<EdgeState | undefined> {
-  const info = await docker().getContainer(edgeContainer()).inspect().catch(() => undefined);
+  const info = await docker()
+    .getContainer(edgeContainer())
+    .inspect()
+    .catch(() => undefined);
   if (!info) return undefined;
   const labels = info.Config.Labels ?? {};
   const bindings = (info.HostConfig.PortBindings ?? {}) as Record<string, { HostIp?: string; HostPort: string }[] | null>;

@@ -11,7 +11,10 @@ export interface ContainerDetails {
 }
 
 export async function containerDetails(containerId: string): Promise<ContainerDetails | undefined> {
-  const info = await docker().getContainer(containerId).inspect().catch(() => undefined);
+  const info = await docker()
+    .getContainer(containerId)
+    .inspect()
+    .catch(() => undefined);
   if (!info) return undefined;
   const h = info.HostConfig;
   return {
@@ -41,7 +44,10 @@ export interface PostgresAccess {
  * (the live truth, whatever the stack state says) and its name on the stack network.
  */
 export async function postgresAccess(containerId: string, service: string): Promise<PostgresAccess | undefined> {
-  const info = await docker().getContainer(containerId).inspect().catch(() => undefined);
+  const info = await docker()
+    .getContainer(containerId)
+    .inspect()
+    .catch(() => undefined);
   if (!info) return undefined;
   const env = new Map((info.Config.Env ?? []).map((e) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1)] as const));
   const network = Object.keys(info.NetworkSettings.Networks ?? {})[0];

@@ -30,10 +30,26 @@ function kubectl(t: KubeCluster, args: string[], stdio: "pipe" | "inherit" = "pi
     const child = spawn(kubectlBinary(), ["--kubeconfig", t.kubeconfig, ...args], { stdio: ["ignore", stdio, stdio] });
     let out = "";
     let err = "";
-    child.stdout?.on("data", (d) => { out += d; });
-    child.stderr?.on("data", (d) => { err += d; });
+    child.stdout?.on("data", (d) => {
+      out += d;
+    });
+    child.stderr?.on("data", (d) => {
+      err += d;
+    });
     child.on("error", (e) => reject(new VisibleError(`kubectl: ${e.message}`, { exitCode: ExitCode.environment })));
-    child.on("close", (code) => (code === 0 ? resolve(out) : reject(new VisibleError(`kubectl ${args[0]} failed (exit ${code})`, { exitCode: ExitCode.environment, details: err.trimEnd().split("\n").map((l) => `  ${l}`) }))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(out)
+        : reject(
+            new VisibleError(`kubectl ${args[0]} failed (exit ${code})`, {
+              exitCode: ExitCode.environment,
+              details: err
+                .trimEnd()
+                .split("\n")
+                .map((l) => `  ${l}`),
+            }),
+          ),
+    );
   });
 }
 
@@ -56,7 +72,12 @@ export async function kubeServices(t: KubeCluster): Promise<Map<string, LiveStat
     const service = w.metadata.labels?.["platform.service"] ?? w.metadata.name;
     const ready = w.status?.readyReplicas ?? 0;
     const wanted = w.spec.replicas ?? 1;
-    states.set(service, { running: ready > 0, detail: `${w.kind} ready ${ready}/${wanted}`, image: w.spec.template.spec.containers[0]?.image ?? "", kind: w.kind });
+    states.set(service, {
+      running: ready > 0,
+      detail: `${w.kind} ready ${ready}/${wanted}`,
+      image: w.spec.template.spec.containers[0]?.image ?? "",
+      kind: w.kind,
+    });
   }
   return states;
 }
@@ -68,15 +89,37 @@ export async function kubeLiveStates(t: KubeCluster): Promise<Map<string, LiveSt
 /** `platform logs` on Kubernetes: the service's pod (kubectl logs picks one of a Deployment's). */
 export async function kubeLogs(t: KubeCluster, service: string, o: { follow?: boolean; since?: string; tail?: string }): Promise<void> {
   const w = (await kubeServices(t)).get(service);
-  if (!w) throw new VisibleError(`${service} is not deployed in ${t.project} (${t.env}): run platform deploy`, { exitCode: ExitCode.failed });
-  const namespace = (await workloads(t)).find((x) => (x.metadata.labels?.["platform.service"] ?? x.metadata.name) === service) as Workload & { metadata: { namespace?: string } };
-  await kubectl(t, ["logs", "-n", namespace.metadata.namespace ?? "default", `${w.kind.toLowerCase()}/${service}`,
-    ...(o.follow ? ["--follow"] : []), ...(o.since ? [`--since${/^\d/.test(o.since) && !o.since.includes("T") ? "" : "-time"}=${o.since}`] : []), ...(o.tail ? [`--tail=${o.tail}`] : [])], "inherit");
+  if (!w)
+    throw new VisibleError(`${service} is not deployed in ${t.project} (${t.env}): run platform deploy`, { exitCode: ExitCode.failed });
+  const namespace = (await workloads(t)).find(
+    (x) => (x.metadata.labels?.["platform.service"] ?? x.metadata.name) === service,
+  ) as Workload & { metadata: { namespace?: string } };
+  await kubectl(
+    t,
+    [
+      "logs",
+      "-n",
+      namespace.metadata.namespace ?? "default",
+      `${w.kind.toLowerCase()}/${service}`,
+      ...(o.follow ? ["--follow"] : []),
+      ...(o.since ? [`--since${/^\d/.test(o.since) && !o.since.includes("T") ? "" : "-time"}=${o.since}`] : []),
+      ...(o.tail ? [`--tail=${o.tail}`] : []),
+    ],
+    "inherit",
+  );
 }
 
 /** The claims a destroy kept (retention: permanent), as namespace/name. */
 export async function kubeKeptData(t: KubeCluster): Promise<string[]> {
-  const out = await kubectl(t, ["get", "pvc", "--all-namespaces", "-l", selector(t), "-o", "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{\"\\n\"}{end}"]);
+  const out = await kubectl(t, [
+    "get",
+    "pvc",
+    "--all-namespaces",
+    "-l",
+    selector(t),
+    "-o",
+    'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}',
+  ]);
   return out.split("\n").filter(Boolean);
 }
 
@@ -94,8 +137,19 @@ export async function kubeDeleteData(t: KubeCluster): Promise<string[]> {
 
 /** The last lines of a service's newest failed migration pod: what a failed deploy shows. */
 export async function kubeFailedMigrationLog(t: KubeCluster, service: string, lines = 20): Promise<string> {
-  const out = await kubectl(t, ["get", "pods", "--all-namespaces", "-l", `${selector(t)},platform.service=${service},platform.step=migrate`, "--field-selector", "status.phase=Failed",
-    "--sort-by", ".metadata.creationTimestamp", "-o", "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{\"\\n\"}{end}"]);
+  const out = await kubectl(t, [
+    "get",
+    "pods",
+    "--all-namespaces",
+    "-l",
+    `${selector(t)},platform.service=${service},platform.step=migrate`,
+    "--field-selector",
+    "status.phase=Failed",
+    "--sort-by",
+    ".metadata.creationTimestamp",
+    "-o",
+    'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}',
+  ]);
   const newest = out.split("\n").filter(Boolean).pop();
   if (!newest) return "";
   const [namespace, pod] = newest.split("/") as [string, string];

@@ -2,7 +2,12 @@ import type { Readable } from "node:stream";
 import { docker } from "../docker-client.js";
 import { listServiceContainers } from "./docker.js";
 
-export interface LogLine { service: string; stream: "stdout" | "stderr"; ts: string; line: string }
+export interface LogLine {
+  service: string;
+  stream: "stdout" | "stderr";
+  ts: string;
+  line: string;
+}
 
 /**
  * Splits Docker's multiplexed log frames (8-byte header: stream, 0, 0, 0, length) into
@@ -35,7 +40,14 @@ export function splitTimestamp(text: string): { ts: string; line: string } {
   return i > 0 && /^\d{4}-\d\d-\d\dT/.test(text) ? { ts: text.slice(0, i), line: text.slice(i + 1) } : { ts: "", line: text };
 }
 
-export interface LogRequest { project: string; env: string; services: string[]; sinceSeconds: number; tail: number; follow: boolean }
+export interface LogRequest {
+  project: string;
+  env: string;
+  services: string[];
+  sinceSeconds: number;
+  tail: number;
+  follow: boolean;
+}
 
 /**
  * Streams the logs of several services of one stack, each line with its service and time.
@@ -43,24 +55,39 @@ export interface LogRequest { project: string; env: string; services: string[]; 
  */
 export async function streamLogs(q: LogRequest, onLine: (l: LogLine) => void, onEnd: () => void): Promise<() => void> {
   const containers = await listServiceContainers(q.project, q.env);
-  const picked = q.services.map((s) => containers.find((c) => c.service === s && c.state === "running") ?? containers.find((c) => c.service === s))
+  const picked = q.services
+    .map((s) => containers.find((c) => c.service === s && c.state === "running") ?? containers.find((c) => c.service === s))
     .filter((c) => c !== undefined);
   const streams: Readable[] = [];
   let open = picked.length;
-  const ended = () => { if (--open === 0) onEnd(); };
+  const ended = () => {
+    if (--open === 0) onEnd();
+  };
   if (open === 0) onEnd();
   for (const c of picked) {
     const opts = { stdout: true, stderr: true, timestamps: true, since: q.sinceSeconds, tail: q.tail };
     const stream = (q.follow
-      ? await docker().getContainer(c.containerId).logs({ ...opts, follow: true })
-      : await docker().getContainer(c.containerId).logs({ ...opts, follow: false })) as unknown as Readable | Buffer;
+      ? await docker()
+          .getContainer(c.containerId)
+          .logs({ ...opts, follow: true })
+      : await docker()
+          .getContainer(c.containerId)
+          .logs({ ...opts, follow: false })) as unknown as Readable | Buffer;
     const splitter = new FrameSplitter();
-    const emit = (chunk: Buffer) => { for (const f of splitter.push(chunk)) onLine({ service: c.service, stream: f.stream, ...splitTimestamp(f.text) }); };
-    if (Buffer.isBuffer(stream)) { emit(stream); ended(); continue; }
+    const emit = (chunk: Buffer) => {
+      for (const f of splitter.push(chunk)) onLine({ service: c.service, stream: f.stream, ...splitTimestamp(f.text) });
+    };
+    if (Buffer.isBuffer(stream)) {
+      emit(stream);
+      ended();
+      continue;
+    }
     streams.push(stream);
     stream.on("data", emit);
     stream.on("end", ended);
     stream.on("error", ended);
   }
-  return () => { for (const s of streams) s.destroy(); };
+  return () => {
+    for (const s of streams) s.destroy();
+  };
 }

@@ -8,7 +8,11 @@ export interface Usage {
   memoryLimitBytes: number | null;
 }
 
-interface CpuStats { cpu_usage?: { total_usage?: number; percpu_usage?: number[] }; system_cpu_usage?: number; online_cpus?: number }
+interface CpuStats {
+  cpu_usage?: { total_usage?: number; percpu_usage?: number[] };
+  system_cpu_usage?: number;
+  online_cpus?: number;
+}
 export interface EngineStats {
   cpu_stats?: CpuStats;
   precpu_stats?: CpuStats;
@@ -41,7 +45,10 @@ export function toUsage(s: EngineStats, hostMemoryBytes?: number): Usage | undef
 
 /** One reading from the engine (about 1.4 s: it waits for a second CPU sample). */
 export async function readUsage(containerId: string): Promise<Usage | undefined> {
-  const s = await docker().getContainer(containerId).stats({ stream: false }).catch(() => undefined);
+  const s = await docker()
+    .getContainer(containerId)
+    .stats({ stream: false })
+    .catch(() => undefined);
   return s ? toUsage(s as unknown as EngineStats) : undefined;
 }
 
@@ -50,5 +57,10 @@ export async function runningServiceContainers(): Promise<{ id: string; project:
   const list = await docker().listContainers({ filters: { label: ["platform.service"], status: ["running"] } });
   return list
     .filter((c) => c.Labels["platform.job"] !== "true" && c.Labels["platform.project"] && c.Labels["platform.env"])
-    .map((c) => ({ id: c.Id, project: c.Labels["platform.project"] as string, env: c.Labels["platform.env"] as string, service: c.Labels["platform.service"] as string }));
+    .map((c) => ({
+      id: c.Id,
+      project: c.Labels["platform.project"] as string,
+      env: c.Labels["platform.env"] as string,
+      service: c.Labels["platform.service"] as string,
+    }));
 }

@@ -36,7 +36,10 @@ async function publishedPort(id: string): Promise<number | undefined> {
 async function untilListening(id: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const out = await docker().getContainer(id).logs({ stdout: true, stderr: true, follow: false }).catch(() => Buffer.alloc(0));
+    const out = await docker()
+      .getContainer(id)
+      .logs({ stdout: true, stderr: true, follow: false })
+      .catch(() => Buffer.alloc(0));
     if (out.toString("utf8").includes("listening")) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -54,7 +57,10 @@ export async function openTunnel(network: string, alias: string, port: number, o
   let id = existing?.Id;
   let hostPort = id ? await publishedPort(id).catch(() => undefined) : undefined;
   if (id && hostPort === undefined) {
-    await engine.getContainer(id).remove({ force: true }).catch(() => undefined);
+    await engine
+      .getContainer(id)
+      .remove({ force: true })
+      .catch(() => undefined);
     id = undefined;
   }
   if (!id) {
@@ -84,15 +90,29 @@ export async function openTunnel(network: string, alias: string, port: number, o
     host: "127.0.0.1",
     port: hostPort,
     containerId,
-    close: async () => { await engine.getContainer(containerId).remove({ force: true }).catch(() => undefined); },
+    close: async () => {
+      await engine
+        .getContainer(containerId)
+        .remove({ force: true })
+        .catch(() => undefined);
+    },
   };
 }
 
 /** Removes every tunnel into a network, whoever holds it: a stack's network cannot go while one is attached. */
 export async function removeTunnelsInto(network: string): Promise<string[]> {
   const engine = docker();
-  const list = (await engine.listContainers({ all: true, filters: { label: [TUNNEL_LABEL] } })).filter((c) => c.Labels[TUNNEL_LABEL]?.startsWith(`${network}/`));
-  await Promise.all(list.map((c) => engine.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  const list = (await engine.listContainers({ all: true, filters: { label: [TUNNEL_LABEL] } })).filter((c) =>
+    c.Labels[TUNNEL_LABEL]?.startsWith(`${network}/`),
+  );
+  await Promise.all(
+    list.map((c) =>
+      engine
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined),
+    ),
+  );
   return list.map((c) => (c.Names[0] ?? c.Id).replace(/^\//, ""));
 }
 
@@ -100,5 +120,12 @@ export async function removeTunnelsInto(network: string): Promise<string[]> {
 export async function closeTunnels(owner: string): Promise<void> {
   const engine = docker();
   const list = await engine.listContainers({ all: true, filters: { label: [`platform.tunnel.owner=${owner}`] } });
-  await Promise.all(list.map((c) => engine.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  await Promise.all(
+    list.map((c) =>
+      engine
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined),
+    ),
+  );
 }

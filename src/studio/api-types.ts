@@ -21,26 +21,50 @@
 import type { RouteStatsResult, TimeRange, Trace, TraceSummary } from "../telemetry/types.js";
 
 export type {
-  Percentiles, RouteStats, RouteStatsResult, SpanEvent, SpanKindName, SpanStatus, TimeRange, Trace, TraceSpan, TraceSummary,
+  Percentiles,
+  RouteStats,
+  RouteStatsResult,
+  SpanEvent,
+  SpanKindName,
+  SpanStatus,
+  TimeRange,
+  Trace,
+  TraceSpan,
+  TraceSummary,
 } from "../telemetry/types.js";
 
 /** Every error answer (4xx, 5xx). A failed SQL statement adds its SQLSTATE and position. */
-export interface ApiError { error: string; code?: string; position?: string | null }
+export interface ApiError {
+  error: string;
+  code?: string;
+  position?: string | null;
+}
 
-export interface SessionState { signedIn: boolean }
-export interface TokenResponse { token: string }
+export interface SessionState {
+  signedIn: boolean;
+}
+export interface TokenResponse {
+  token: string;
+}
 
 // ---- Projects and environments -------------------------------------------------------------
 
 /** The sidebar's dot for an environment (overview.ts: envState says which). */
 export type EnvState = "running" | "deploying" | "degraded" | "stopped";
 
-export interface ProjectState { name: string; envs: string[]; states: Record<string, EnvState> }
+export interface ProjectState {
+  name: string;
+  envs: string[];
+  states: Record<string, EnvState>;
+}
 
 /** engine/history.ts DeploymentRecord["outcome"]. */
 export type DeploymentOutcome = "running" | "succeeded" | "failed" | "canceled" | "interrupted";
 /** engine/history.ts DeploymentRecord["git"]. */
-export interface GitInfo { commit: string; dirty: boolean }
+export interface GitInfo {
+  commit: string;
+  dirty: boolean;
+}
 
 /** runtime/inspect.ts ContainerDetails: what the engine says of a running container. */
 export interface ServiceDetails {
@@ -86,7 +110,11 @@ export interface EnvironmentView {
 
 // ---- Deployments ---------------------------------------------------------------------------
 
-export interface PhaseTiming { phase: string; at: string; ms: number | null }
+export interface PhaseTiming {
+  phase: string;
+  at: string;
+  ms: number | null;
+}
 
 export interface DeploymentView {
   id: string;
@@ -117,10 +145,18 @@ export interface Comparison {
 // ---- Logs and CPU/memory -------------------------------------------------------------------
 
 /** runtime/log-stream.ts LogLine: the data of each `line` event of the logs stream. */
-export interface LogLine { service: string; stream: "stdout" | "stderr"; ts: string; line: string }
+export interface LogLine {
+  service: string;
+  stream: "stdout" | "stderr";
+  ts: string;
+  line: string;
+}
 
 /** The logs route is server-sent events, not JSON: one `line` per log line, `end` when no stream is left. */
-export interface LogEvents { line: LogLine; end: Record<string, never> }
+export interface LogEvents {
+  line: LogLine;
+  end: Record<string, never>;
+}
 
 export interface LogsQuery {
   /** Comma-separated service names. */
@@ -132,16 +168,35 @@ export interface LogsQuery {
 }
 
 /** One CPU/memory sample of a service (its containers summed). */
-export interface Sample { at: number; cpuPercent: number; memoryBytes: number; memoryLimitBytes: number | null }
+export interface Sample {
+  at: number;
+  cpuPercent: number;
+  memoryBytes: number;
+  memoryLimitBytes: number | null;
+}
 
-export interface StatsResult extends TimeRange { series: Record<string, Sample[]> }
+export interface StatsResult extends TimeRange {
+  series: Record<string, Sample[]>;
+}
 
 // ---- Database console ----------------------------------------------------------------------
 
 /** Connection details through Studio's tunnel; the password is masked in `url`. */
-export interface ConnectionInfo { host: string; port: number; user: string; database: string; url: string }
-export interface DbInfo extends ConnectionInfo { writes: boolean }
-export interface TableInfo { schema: string; name: string; rows: number }
+export interface ConnectionInfo {
+  host: string;
+  port: number;
+  user: string;
+  database: string;
+  url: string;
+}
+export interface DbInfo extends ConnectionInfo {
+  writes: boolean;
+}
+export interface TableInfo {
+  schema: string;
+  name: string;
+  rows: number;
+}
 
 /** A statement's result as kept for paging: cells are text (bytes as \x hex) or null. */
 export interface StoredResult {
@@ -154,8 +209,17 @@ export interface StoredResult {
   ms: number;
 }
 /** The first page of a result: `total` rows are kept, `rows` starts at `offset`. */
-export interface QueryResult extends StoredResult { total: number; offset: number; writes: boolean }
-export interface ResultPage { id: string; offset: number; rows: (string | null)[][]; total: number }
+export interface QueryResult extends StoredResult {
+  total: number;
+  offset: number;
+  writes: boolean;
+}
+export interface ResultPage {
+  id: string;
+  offset: number;
+  rows: (string | null)[][];
+  total: number;
+}
 
 // ---- Metrics -------------------------------------------------------------------------------
 
@@ -215,6 +279,8 @@ export type ApiBody<K extends ApiRoute> = StudioApi[K] extends { body: infer B }
 
 type ParamNames<P extends string> = P extends `${string}:${infer N}/${infer Rest}`
   ? N | ParamNames<`/${Rest}`>
-  : P extends `${string}:${infer N}` ? N : never;
+  : P extends `${string}:${infer N}`
+    ? N
+    : never;
 /** The path parameters of a route: "/api/traces/:id" -> { id: string }. */
 export type PathParams<P extends string> = { [N in ParamNames<P>]: string };

@@ -9,14 +9,19 @@ import type { UiFile } from "./static.js";
 import { fail, route } from "./typed-route.js";
 
 const SECURITY_HEADERS = {
-  "content-security-policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  "content-security-policy":
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
   // The sign-in URL carries a token: never pass it on.
   "referrer-policy": "no-referrer",
 };
 
-export interface AppOptions { port: () => number; adminKey: string; ui: Map<string, UiFile> }
+export interface AppOptions {
+  port: () => number;
+  adminKey: string;
+  ui: Map<string, UiFile>;
+}
 
 /**
  * The Studio HTTP app. Order matters: the Host/Origin check runs first (403), then the
@@ -26,7 +31,8 @@ export function buildApp(deps: StudioDeps, o: AppOptions): Hono<StudioEnv> {
   const app = new Hono<StudioEnv>();
 
   app.use("*", async (c, next) => {
-    if (!allowedHost(c.req.header("host"), c.req.header("origin"), o.port())) return c.text("Forbidden: Studio answers only on its own loopback address\n", 403);
+    if (!allowedHost(c.req.header("host"), c.req.header("origin"), o.port()))
+      return c.text("Forbidden: Studio answers only on its own loopback address\n", 403);
     await next();
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.header(k, v);
   });
@@ -39,7 +45,8 @@ export function buildApp(deps: StudioDeps, o: AppOptions): Hono<StudioEnv> {
 
   // Liveness for the CLI: a Studio answering with the same key is the one in the state file.
   route(app, "GET /internal/ping", (c) =>
-    (sameSecret(c.req.header("x-studio-key"), o.adminKey) ? c.body(null, 204) : fail(c, 403, "forbidden")));
+    sameSecret(c.req.header("x-studio-key"), o.adminKey) ? c.body(null, 204) : fail(c, 403, "forbidden"),
+  );
 
   app.get("/auth", (c) => {
     const session = deps.sessions.exchange(c.req.query("token") ?? "");
@@ -51,7 +58,8 @@ export function buildApp(deps: StudioDeps, o: AppOptions): Hono<StudioEnv> {
 
   app.use("/api/*", async (c, next) => {
     const session = getCookie(c, SESSION_COOKIE);
-    if (!session || !deps.sessions.isValid(session)) return fail(c, 401, "not signed in: run `platform studio` and open the link it prints");
+    if (!session || !deps.sessions.isValid(session))
+      return fail(c, 401, "not signed in: run `platform studio` and open the link it prints");
     c.set("session", session);
     c.header("cache-control", "no-store");
     // Cross-site form posts cannot send JSON without a preflight, which Studio never answers.

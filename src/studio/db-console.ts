@@ -16,9 +16,17 @@ const STATEMENT_TIMEOUT = "30s";
  */
 const ONE_STATEMENT = { queryMode: "extended" } as unknown as Record<string, never>;
 
-export interface DbTarget { project: string; env: string; service: string }
+export interface DbTarget {
+  project: string;
+  env: string;
+  service: string;
+}
 
-interface Pool { pool: pg.Pool; info: ConnectionInfo; password: string }
+interface Pool {
+  pool: pg.Pool;
+  info: ConnectionInfo;
+  password: string;
+}
 
 /**
  * The database console: one small pool per postgres service, through a tunnel container
@@ -36,9 +44,24 @@ export class DbConsole {
     const access = await postgresAccess(c.containerId, t.service);
     if (!access) throw new DbError(400, `${t.service} is not a postgres service`);
     const tunnel = await openTunnel(access.network, access.alias, 5432, "studio");
-    const pool = new pg.Pool({ host: tunnel.host, port: tunnel.port, user: access.user, password: access.password, database: access.database, max: 2, idleTimeoutMillis: 60_000, connectionTimeoutMillis: 10_000 });
+    const pool = new pg.Pool({
+      host: tunnel.host,
+      port: tunnel.port,
+      user: access.user,
+      password: access.password,
+      database: access.database,
+      max: 2,
+      idleTimeoutMillis: 60_000,
+      connectionTimeoutMillis: 10_000,
+    });
     pool.on("error", () => undefined);
-    const info = { host: tunnel.host, port: tunnel.port, user: access.user, database: access.database, url: `postgresql://${encodeURIComponent(access.user)}:********@${tunnel.host}:${tunnel.port}/${encodeURIComponent(access.database)}` };
+    const info = {
+      host: tunnel.host,
+      port: tunnel.port,
+      user: access.user,
+      database: access.database,
+      url: `postgresql://${encodeURIComponent(access.user)}:********@${tunnel.host}:${tunnel.port}/${encodeURIComponent(access.database)}`,
+    };
     return { pool, info, password: access.password };
   }
 
@@ -76,7 +99,9 @@ export class DbConsole {
       await client.query(writes ? "COMMIT" : "ROLLBACK");
       return out;
     } catch (e) {
-      await client.query("ROLLBACK").catch(() => { broken = true; });
+      await client.query("ROLLBACK").catch(() => {
+        broken = true;
+      });
       throw e;
     } finally {
       client.release(broken);
@@ -142,5 +167,10 @@ export class DbConsole {
 }
 
 export class DbError extends Error {
-  constructor(readonly status: 400 | 404, message: string) { super(message); }
+  constructor(
+    readonly status: 400 | 404,
+    message: string,
+  ) {
+    super(message);
+  }
 }

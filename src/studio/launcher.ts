@@ -11,11 +11,20 @@ import type { StudioState } from "./serve.js";
  * sign-in token each time.
  */
 export function readState(): StudioState | undefined {
-  try { return JSON.parse(readFileSync(stateFile(), "utf8")) as StudioState; } catch { return undefined; }
+  try {
+    return JSON.parse(readFileSync(stateFile(), "utf8")) as StudioState;
+  } catch {
+    return undefined;
+  }
 }
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The running Studio, when its process lives and it answers with its key. */
@@ -26,12 +35,18 @@ export async function runningStudio(): Promise<StudioState | undefined> {
 }
 
 async function answers(s: StudioState): Promise<boolean> {
-  const res = await fetch(`${s.url}/internal/ping`, { headers: { "x-studio-key": s.key }, signal: AbortSignal.timeout(3000) }).catch(() => undefined);
+  const res = await fetch(`${s.url}/internal/ping`, { headers: { "x-studio-key": s.key }, signal: AbortSignal.timeout(3000) }).catch(
+    () => undefined,
+  );
   return res?.status === 204;
 }
 
 export async function mintToken(s: StudioState): Promise<string> {
-  const res = await fetch(`${s.url}/internal/token`, { method: "POST", headers: { "x-studio-key": s.key }, signal: AbortSignal.timeout(3000) });
+  const res = await fetch(`${s.url}/internal/token`, {
+    method: "POST",
+    headers: { "x-studio-key": s.key },
+    signal: AbortSignal.timeout(3000),
+  });
   if (!res.ok) throw new Error(`Studio answered ${res.status}`);
   return ((await res.json()) as { token: string }).token;
 }

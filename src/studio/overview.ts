@@ -9,7 +9,13 @@ import type { EdgeView, EnvState, EnvironmentView, ProjectState, ServiceView } f
 
 /** Projects with a deployment history under the platform home, and their environments. */
 export function listProjects(): { name: string; envs: string[] }[] {
-  const ls = (dir: string) => { try { return readdirSync(dir).sort(); } catch { return []; } };
+  const ls = (dir: string) => {
+    try {
+      return readdirSync(dir).sort();
+    } catch {
+      return [];
+    }
+  };
   return ls(homePaths.projectsDir())
     .map((name) => ({ name, envs: ls(join(homePaths.projectsDir(), name, "deployments")) }))
     .filter((p) => p.envs.length > 0);
@@ -34,7 +40,10 @@ export async function projectStates(): Promise<ProjectState[]> {
   const containers = await listAllServiceContainers().catch(() => []);
   const runningIn = (project: string, env: string) =>
     new Set(containers.filter((c) => c.project === project && c.env === env && c.state === "running").map((c) => c.service));
-  return listProjects().map((p) => ({ ...p, states: Object.fromEntries(p.envs.map((e) => [e, envState(p.name, e, runningIn(p.name, e))])) }));
+  return listProjects().map((p) => ({
+    ...p,
+    states: Object.fromEntries(p.envs.map((e) => [e, envState(p.name, e, runningIn(p.name, e))])),
+  }));
 }
 
 /** Service names and types from a deployment's copy of platform.yml, in file order. */
@@ -43,7 +52,9 @@ export function serviceTypes(r: DeploymentRecord | undefined): Map<string, strin
   try {
     const doc = parse(readFileSync(r.configCopy, "utf8")) as { services?: Record<string, { type?: string }> };
     return new Map(Object.entries(doc.services ?? {}).map(([n, s]) => [n, s?.type ?? "unknown"]));
-  } catch { return new Map(); }
+  } catch {
+    return new Map();
+  }
 }
 
 /** What runs in one environment: each service's state, health, image, URL, limits. */
@@ -54,29 +65,42 @@ export async function environmentView(project: string, env: string): Promise<Env
   const types = serviceTypes(lastGood);
   const containers = await listServiceContainers(project, env);
   const names = [...new Set([...types.keys(), ...containers.map((c) => c.service)])];
-  const services = await Promise.all(names.map(async (name): Promise<ServiceView> => {
-    const c = containers.find((x) => x.service === name && x.state === "running") ?? containers.find((x) => x.service === name);
-    const lastPhase = last?.services[name]?.phase ?? null;
-    const running = c?.state === "running";
-    const failed = lastPhase === "failed" && last?.outcome !== "succeeded";
-    return {
-      name,
-      type: types.get(name) ?? "unknown",
-      state: c?.state ?? "not deployed",
-      status: c?.status ?? "",
-      health: !c ? "not deployed" : !running ? "stopped" : failed ? "unhealthy" : "healthy",
-      image: c?.image ?? lastGood?.images?.[name]?.tag ?? "",
-      url: lastGood?.urls[name] ?? null,
-      details: c ? (await containerDetails(c.containerId)) ?? null : null,
-      lastPhase,
-    };
-  }));
+  const services = await Promise.all(
+    names.map(async (name): Promise<ServiceView> => {
+      const c = containers.find((x) => x.service === name && x.state === "running") ?? containers.find((x) => x.service === name);
+      const lastPhase = last?.services[name]?.phase ?? null;
+      const running = c?.state === "running";
+      const failed = lastPhase === "failed" && last?.outcome !== "succeeded";
+      return {
+        name,
+        type: types.get(name) ?? "unknown",
+        state: c?.state ?? "not deployed",
+        status: c?.status ?? "",
+        health: !c ? "not deployed" : !running ? "stopped" : failed ? "unhealthy" : "healthy",
+        image: c?.image ?? lastGood?.images?.[name]?.tag ?? "",
+        url: lastGood?.urls[name] ?? null,
+        details: c ? ((await containerDetails(c.containerId)) ?? null) : null,
+        lastPhase,
+      };
+    }),
+  );
   const e = await inspectEdge().catch(() => undefined);
   const edge: EdgeView | null = e
-    ? { mode: e.mode, running: e.running, listens: e.listens, ...(e.appsDomain ? { appsDomain: e.appsDomain } : {}), ...(e.acmeCa ? { acmeCa: e.acmeCa } : {}) }
+    ? {
+        mode: e.mode,
+        running: e.running,
+        listens: e.listens,
+        ...(e.appsDomain ? { appsDomain: e.appsDomain } : {}),
+        ...(e.acmeCa ? { acmeCa: e.acmeCa } : {}),
+      }
     : null;
   return {
-    project, env, services, edge,
-    lastDeployment: last ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt, finishedAt: last.finishedAt, git: last.git, by: last.by } : null,
+    project,
+    env,
+    services,
+    edge,
+    lastDeployment: last
+      ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt, finishedAt: last.finishedAt, git: last.git, by: last.by }
+      : null,
   };
 }

@@ -26,19 +26,31 @@ export function databaseRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
   route(app, `GET ${BASE}`, async (c, ok) => {
     const t = target(c);
     if (!t) return fail(c, 404, NO_SCOPE);
-    try { return ok({ ...(await deps.db.info(t)), writes: deps.writes.get(key(c, t)) === true }); } catch (e) { return failure(c, e); }
+    try {
+      return ok({ ...(await deps.db.info(t)), writes: deps.writes.get(key(c, t)) === true });
+    } catch (e) {
+      return failure(c, e);
+    }
   });
 
   route(app, `GET ${BASE}/password`, async (c, ok) => {
     const t = target(c);
     if (!t) return fail(c, 404, NO_SCOPE);
-    try { return ok({ password: await deps.db.password(t) }); } catch (e) { return failure(c, e); }
+    try {
+      return ok({ password: await deps.db.password(t) });
+    } catch (e) {
+      return failure(c, e);
+    }
   });
 
   route(app, `GET ${BASE}/tables`, async (c, ok) => {
     const t = target(c);
     if (!t) return fail(c, 404, NO_SCOPE);
-    try { return ok(await deps.db.tables(t)); } catch (e) { return failure(c, e); }
+    try {
+      return ok(await deps.db.tables(t));
+    } catch (e) {
+      return failure(c, e);
+    }
   });
 
   // The body is the browser's word, not the contract's: checked before use.
@@ -46,7 +58,7 @@ export function databaseRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
     const t = target(c);
     if (!t) return fail(c, 404, NO_SCOPE);
     const body = await c.req.json<{ enabled?: unknown }>().catch(() => ({ enabled: undefined }));
-    if (typeof body.enabled !== "boolean") return fail(c, 400, "send {\"enabled\": true|false}");
+    if (typeof body.enabled !== "boolean") return fail(c, 400, 'send {"enabled": true|false}');
     deps.writes.set(key(c, t), body.enabled);
     return ok({ writes: body.enabled });
   });
@@ -55,13 +67,15 @@ export function databaseRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
     const t = target(c);
     if (!t) return fail(c, 404, NO_SCOPE);
     const body = await c.req.json<{ sql?: unknown }>().catch(() => ({ sql: undefined }));
-    if (typeof body.sql !== "string") return fail(c, 400, "send {\"sql\": \"...\"}");
+    if (typeof body.sql !== "string") return fail(c, 400, 'send {"sql": "..."}');
     const writes = deps.writes.get(key(c, t)) === true;
     try {
       const r = await deps.db.run(t, body.sql, writes);
       const limit = Math.floor(num(c, "limit", 100));
       return ok({ ...r, rows: r.rows.slice(0, limit), total: r.rows.length, offset: 0, writes });
-    } catch (e) { return failure(c, e); }
+    } catch (e) {
+      return failure(c, e);
+    }
   });
 
   route(app, "GET /api/db-results/:id", (c, ok) => {

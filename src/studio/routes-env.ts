@@ -49,12 +49,23 @@ export function environmentRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void 
     const follow = c.req.query("follow") === "1";
     return streamSSE(c, async (stream) => {
       let done!: () => void;
-      const finished = new Promise<void>((r) => { done = r; });
+      const finished = new Promise<void>((r) => {
+        done = r;
+      });
       const end: LogEvents["end"] = {};
-      const stop = await streamLogs({ ...s, services, sinceSeconds, tail, follow },
-        (l) => { void stream.writeSSE({ event: "line", data: JSON.stringify(l satisfies LogEvents["line"]) }); },
-        () => { void stream.writeSSE({ event: "end", data: JSON.stringify(end) }).then(done); });
-      stream.onAbort(() => { stop(); done(); });
+      const stop = await streamLogs(
+        { ...s, services, sinceSeconds, tail, follow },
+        (l) => {
+          void stream.writeSSE({ event: "line", data: JSON.stringify(l satisfies LogEvents["line"]) });
+        },
+        () => {
+          void stream.writeSSE({ event: "end", data: JSON.stringify(end) }).then(done);
+        },
+      );
+      stream.onAbort(() => {
+        stop();
+        done();
+      });
       await finished;
       stop();
     });

@@ -16,10 +16,12 @@ export function startSampler(store: StatsStore, everyMs = SAMPLE_EVERY_MS): { st
     // rollout) is one point, their sum.
     const at = Date.now();
     const containers = await runningServiceContainers().catch(() => []);
-    await Promise.all(containers.map(async (c) => {
-      const u = await readUsage(c.id);
-      if (u && !stopped) store.add(c, at, u);
-    }));
+    await Promise.all(
+      containers.map(async (c) => {
+        const u = await readUsage(c.id);
+        if (u && !stopped) store.add(c, at, u);
+      }),
+    );
     if (!stopped) store.prune();
   };
   const loop = async () => {
@@ -27,5 +29,11 @@ export function startSampler(store: StatsStore, everyMs = SAMPLE_EVERY_MS): { st
     if (!stopped) timer = setTimeout(loop, everyMs);
   };
   void loop();
-  return { stop: () => { stopped = true; clearTimeout(timer); }, round };
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+    round,
+  };
 }

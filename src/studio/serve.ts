@@ -16,7 +16,13 @@ import { loadUi } from "./static.js";
 import { StatsStore } from "./stats-store.js";
 
 /** What the running Studio writes for the CLI (mode 0600). */
-export interface StudioState { pid: number; port: number; url: string; key: string; startedAt: string }
+export interface StudioState {
+  pid: number;
+  port: number;
+  url: string;
+  key: string;
+  startedAt: string;
+}
 
 export const DEFAULT_STUDIO_PORT = 4680;
 
@@ -32,7 +38,11 @@ function telemetryOpener(): () => TelemetryStore | undefined {
   let store: TelemetryStore | undefined;
   return () => {
     if (!store && existsSync(join(homePaths.telemetryDir(), STORE_FILE))) {
-      try { store = TelemetryStore.openReadOnly(homePaths.telemetryDir()); } catch { store = undefined; }
+      try {
+        store = TelemetryStore.openReadOnly(homePaths.telemetryDir());
+      } catch {
+        store = undefined;
+      }
     }
     return store;
   };

@@ -21,7 +21,9 @@ export class StatsStore {
   }
 
   add(scope: { project: string; env: string; service: string }, at: number, u: Usage): void {
-    this.db.prepare("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)").run(scope.project, scope.env, scope.service, at, u.cpuPercent, u.memoryBytes, u.memoryLimitBytes);
+    this.db
+      .prepare("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .run(scope.project, scope.env, scope.service, at, u.cpuPercent, u.memoryBytes, u.memoryLimitBytes);
   }
 
   prune(now = Date.now()): void {
@@ -30,7 +32,8 @@ export class StatsStore {
 
   /** Per service, its samples in [from, to), oldest first; containers of one service sampled together are summed. */
   series(project: string, env: string, from: number, to: number): Record<string, Sample[]> {
-    const rows = this.db.prepare(`SELECT service, at, SUM(cpu) AS cpu, SUM(mem) AS mem, MAX(mem_limit) AS mem_limit FROM samples
+    const rows = this.db
+      .prepare(`SELECT service, at, SUM(cpu) AS cpu, SUM(mem) AS mem, MAX(mem_limit) AS mem_limit FROM samples
       WHERE project = ? AND env = ? AND at >= ? AND at < ? GROUP BY service, at ORDER BY at`)
       .all(project, env, from, to) as { service: string; at: number; cpu: number; mem: number; mem_limit: number | null }[];
     const out: Record<string, Sample[]> = {};

@@ -16,7 +16,7 @@ export const HTTP_SERVER_DURATION = {
 } as const;
 
 const DEFAULT_UNIT: Record<string, string> = { [HTTP_SERVER_DURATION.stable]: "s", [HTTP_SERVER_DURATION.old]: "ms" };
-const TO_MS: Record<string, number> = { s: 1000, ms: 1, us: 0.001, "μs": 0.001, ns: 1e-6 };
+const TO_MS: Record<string, number> = { s: 1000, ms: 1, us: 0.001, μs: 0.001, ns: 1e-6 };
 
 export interface NormalizedMetrics {
   readonly points: HistogramPoint[];
@@ -26,7 +26,12 @@ export interface NormalizedMetrics {
   readonly errorMessage?: string;
 }
 
-const sortedJson = (o: Record<string, unknown>) => JSON.stringify(Object.keys(o).sort().map((k) => [k, o[k]]));
+const sortedJson = (o: Record<string, unknown>) =>
+  JSON.stringify(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, o[k]]),
+  );
 
 /**
  * An ExportMetricsServiceRequest to HTTP server duration points, in milliseconds. Other
@@ -58,11 +63,15 @@ export function normalizeMetrics(request: unknown): NormalizedMetrics {
           const counts = (Array.isArray(p.bucketCounts) ? p.bucketCounts : []).map(toCount);
           const bounds = (Array.isArray(p.explicitBounds) ? p.explicitBounds : []).map((b) => toDouble(b) ?? NaN);
           const why =
-            scale === undefined ? `unit "${unit}" of ${name} is not a time unit`
-            : timeNs === undefined || timeNs <= 0n ? "histogram point without time_unix_nano"
-            : counts.length !== 0 && counts.length !== bounds.length + 1 ? "bucket_counts must have one more entry than explicit_bounds"
-            : bounds.some((b, i) => !Number.isFinite(b) || (i > 0 && b <= bounds[i - 1]!)) ? "explicit_bounds must be finite and increasing"
-            : undefined;
+            scale === undefined
+              ? `unit "${unit}" of ${name} is not a time unit`
+              : timeNs === undefined || timeNs <= 0n
+                ? "histogram point without time_unix_nano"
+                : counts.length !== 0 && counts.length !== bounds.length + 1
+                  ? "bucket_counts must have one more entry than explicit_bounds"
+                  : bounds.some((b, i) => !Number.isFinite(b) || (i > 0 && b <= bounds[i - 1]!))
+                    ? "explicit_bounds must be finite and increasing"
+                    : undefined;
           if (why || scale === undefined || timeNs === undefined) {
             rejected++;
             errorMessage ??= why;
@@ -80,7 +89,9 @@ export function normalizeMetrics(request: unknown): NormalizedMetrics {
             method: http.method ?? "",
             route: http.route ?? UNMATCHED_ROUTE,
             status: http.status ?? 0,
-            seriesKey: createHash("sha1").update(`${name}\n${resourceKey}\n${String(scope.name ?? "")}\n${sortedJson(attrs)}`).digest("base64url"),
+            seriesKey: createHash("sha1")
+              .update(`${name}\n${resourceKey}\n${String(scope.name ?? "")}\n${sortedJson(attrs)}`)
+              .digest("base64url"),
             metric: name,
             // OTLP says UNSPECIFIED must not be used; reading it as cumulative is the safe way
             // round, since a delta stream read as cumulative still yields its own values.

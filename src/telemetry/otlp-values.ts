@@ -72,7 +72,7 @@ export function toHexId(v: unknown, bytes: number): string | null | undefined {
 export function toEnum(v: unknown, names: readonly string[]): number {
   if (typeof v === "number") return v;
   if (typeof v === "string") {
-    const i = names.indexOf(v );
+    const i = names.indexOf(v);
     return i >= 0 ? i : /^\d+$/.test(v) ? Number(v) : 0;
   }
   return 0;
@@ -100,7 +100,11 @@ export function toPlain(any: unknown): unknown {
   if (has(a, "kvlistValue")) return toRecord((a.kvlistValue as Obj | null)?.values);
   if (has(a, "bytesValue")) {
     const b = a.bytesValue;
-    return b instanceof Uint8Array ? Buffer.from(b).toString("hex") : typeof b === "string" ? Buffer.from(b, "base64").toString("hex") : null;
+    return b instanceof Uint8Array
+      ? Buffer.from(b).toString("hex")
+      : typeof b === "string"
+        ? Buffer.from(b, "base64").toString("hex")
+        : null;
   }
   return null;
 }

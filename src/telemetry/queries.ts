@@ -18,7 +18,11 @@ const KINDS: SpanKindName[] = ["unspecified", "internal", "server", "client", "p
 /** `AND column = ?` for each scope field that is set. */
 function scopeWhere(scope: Scope, params: SQLInputValue[]): string {
   let sql = "";
-  for (const [field, column] of [["project", "project"], ["env", "env"], ["service", "service"]] as const) {
+  for (const [field, column] of [
+    ["project", "project"],
+    ["env", "env"],
+    ["service", "service"],
+  ] as const) {
     const v = scope[field];
     if (v !== undefined) {
       sql += ` AND ${column} = ?`;
@@ -86,8 +90,14 @@ function toStoredSpan(r: SpanRecord, full: boolean): StoredSpan {
     statusMessage: r.status_message as string,
     attributes: full ? (JSON.parse(r.attributes as string) as Record<string, unknown>) : {},
     resource: full ? (JSON.parse(r.resource as string) as Record<string, unknown>) : {},
-    events: full && r.events ? (JSON.parse(r.events as string) as { name: string; timeUnixNano: string; attributes: Record<string, unknown> }[])
-      .map((e) => ({ name: e.name, timeMs: nsToMs(BigInt(e.timeUnixNano)), attributes: e.attributes })) : [],
+    events:
+      full && r.events
+        ? (JSON.parse(r.events as string) as { name: string; timeUnixNano: string; attributes: Record<string, unknown> }[]).map((e) => ({
+            name: e.name,
+            timeMs: nsToMs(BigInt(e.timeUnixNano)),
+            attributes: e.attributes,
+          }))
+        : [],
   };
 }
 
@@ -127,7 +137,11 @@ export function routeTraces(store: TelemetryStore, q: RouteTracesQuery): TraceSu
   const spansOf = store.db.prepare(`SELECT ${SPAN_COLUMNS} FROM spans s WHERE s.trace_id = ?`);
   spansOf.setReadBigInts(true);
   return [...routeSpans].map(([traceId, r]) =>
-    summarizeTrace(traceId, (spansOf.all(r.traceId) as SpanRecord[]).map((s) => toStoredSpan(s, false)), r),
+    summarizeTrace(
+      traceId,
+      (spansOf.all(r.traceId) as SpanRecord[]).map((s) => toStoredSpan(s, false)),
+      r,
+    ),
   );
 }
 
@@ -139,5 +153,8 @@ export function trace(store: TelemetryStore, traceId: string): Trace | null {
   stmt.setReadBigInts(true);
   const rows = stmt.all(Buffer.from(traceId, "hex")) as SpanRecord[];
   if (rows.length === 0) return null;
-  return toWaterfall(traceId.toLowerCase(), rows.map((r) => toStoredSpan(r, true)));
+  return toWaterfall(
+    traceId.toLowerCase(),
+    rows.map((r) => toStoredSpan(r, true)),
+  );
 }

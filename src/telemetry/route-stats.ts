@@ -31,7 +31,10 @@ export function aggregateRouteStats(rows: readonly StoredHttpRow[], range: TimeR
   const span = Math.max(1, range.to - range.from);
   const bucketMs = span / n;
   const chosen = pickSources(rows);
-  const groups = new Map<string, { stats: Omit<RouteStats, "latencyMs" | "ratePerSecond">; hist: HistogramSum; status: Record<string, number>; spark: number[] }>();
+  const groups = new Map<
+    string,
+    { stats: Omit<RouteStats, "latencyMs" | "ratePerSecond">; hist: HistogramSum; status: Record<string, number>; spark: number[] }
+  >();
   for (const r of rows) {
     if (chosen.get(r.service) !== r.metric) continue;
     const key = `${r.service}\u0000${r.method}\u0000${r.route}`;

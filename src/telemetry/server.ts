@@ -2,7 +2,16 @@ import { type IncomingMessage, type ServerResponse, createServer } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { TelemetryStore } from "./store.js";
 import type { IngestResult } from "./types.js";
-import { type Encoding, OtlpRequestError, type Signal, decodeRequest, decompress, encodeError, encodeResponse, encodingOf } from "./decode.js";
+import {
+  type Encoding,
+  OtlpRequestError,
+  type Signal,
+  decodeRequest,
+  decompress,
+  encodeError,
+  encodeResponse,
+  encodingOf,
+} from "./decode.js";
 
 /** OTLP/HTTP's registered port. */
 export const DEFAULT_OTLP_PORT = 4318;
@@ -62,7 +71,13 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   });
 }
 
-function send(res: ServerResponse, status: number, encoding: Encoding | undefined, body: Buffer | string, headers: Record<string, string> = {}) {
+function send(
+  res: ServerResponse,
+  status: number,
+  encoding: Encoding | undefined,
+  body: Buffer | string,
+  headers: Record<string, string> = {},
+) {
   res.writeHead(status, {
     "content-type": encoding === "protobuf" ? "application/x-protobuf" : "application/json",
     "content-length": String(Buffer.byteLength(body)),

@@ -36,7 +36,15 @@ export function rollupServerSpans(spans: readonly SpanRow[]): HttpRow[] {
     const key = rollupKey(labels);
     let r = acc.get(key);
     if (!r) {
-      r = { ...labels, boundsMs: SPAN_BOUNDS_MS, counts: new Array<number>(SPAN_BOUNDS_MS.length + 1).fill(0), count: 0, sumMs: 0, minMs: ms, maxMs: ms };
+      r = {
+        ...labels,
+        boundsMs: SPAN_BOUNDS_MS,
+        counts: new Array<number>(SPAN_BOUNDS_MS.length + 1).fill(0),
+        count: 0,
+        sumMs: 0,
+        minMs: ms,
+        maxMs: ms,
+      };
       acc.set(key, r);
     }
     r.counts[bucketIndex(SPAN_BOUNDS_MS, ms)]!++;

@@ -87,7 +87,9 @@ export function prepareSchema(db: DatabaseSync): void {
   const version = (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
   if (version === SCHEMA_VERSION) return;
   if (version > SCHEMA_VERSION) {
-    throw new Error(`telemetry store has schema version ${version}; this platform knows up to ${SCHEMA_VERSION} (a newer platform wrote it)`);
+    throw new Error(
+      `telemetry store has schema version ${version}; this platform knows up to ${SCHEMA_VERSION} (a newer platform wrote it)`,
+    );
   }
   db.exec("BEGIN");
   try {

@@ -63,10 +63,27 @@ export class StoreWriter {
     return inTransaction(this.db, () => {
       const added: SpanRow[] = [];
       for (const r of rows) {
-        const res = this.s.span!.run(blob(r.traceId), blob(r.spanId), r.parentSpanId === null ? null : blob(r.parentSpanId),
-          r.name, r.kind, r.service, r.project, r.env, r.deployment, r.startNs, r.endNs, r.statusCode, r.statusMessage,
-          r.httpRoute, r.httpMethod, r.httpStatus, JSON.stringify(r.attributes),
-          r.events.length ? JSON.stringify(r.events) : null, this.resourceId(r.resource));
+        const res = this.s.span!.run(
+          blob(r.traceId),
+          blob(r.spanId),
+          r.parentSpanId === null ? null : blob(r.parentSpanId),
+          r.name,
+          r.kind,
+          r.service,
+          r.project,
+          r.env,
+          r.deployment,
+          r.startNs,
+          r.endNs,
+          r.statusCode,
+          r.statusMessage,
+          r.httpRoute,
+          r.httpMethod,
+          r.httpStatus,
+          JSON.stringify(r.attributes),
+          r.events.length ? JSON.stringify(r.events) : null,
+          this.resourceId(r.resource),
+        );
         if (res.changes > 0) added.push(r);
       }
       for (const row of rollupServerSpans(added)) this.addRollup(row);
@@ -88,7 +105,15 @@ export class StoreWriter {
           rows++;
         }
         if (state && state !== prev) {
-          this.s.stateSet!.run(p.seriesKey, state.startNs, state.timeNs, state.count, state.sumMs, json(state.boundsMs), json(state.counts));
+          this.s.stateSet!.run(
+            p.seriesKey,
+            state.startNs,
+            state.timeNs,
+            state.count,
+            state.sumMs,
+            json(state.boundsMs),
+            json(state.counts),
+          );
           this.series.set(p.seriesKey, state);
         }
       }
@@ -97,8 +122,24 @@ export class StoreWriter {
   }
 
   private insertPoint(r: HttpRow): void {
-    this.s.point!.run(r.source, r.metric, r.project, r.env, r.service, r.deployment, r.method, r.route, r.status, r.timeNs,
-      r.count, r.sumMs, r.minMs, r.maxMs, json(r.boundsMs), json(r.counts));
+    this.s.point!.run(
+      r.source,
+      r.metric,
+      r.project,
+      r.env,
+      r.service,
+      r.deployment,
+      r.method,
+      r.route,
+      r.status,
+      r.timeNs,
+      r.count,
+      r.sumMs,
+      r.minMs,
+      r.maxMs,
+      json(r.boundsMs),
+      json(r.counts),
+    );
   }
 
   /** Adds a span rollup to the stored row of its minute, or stores it as a new row. */
@@ -110,7 +151,14 @@ export class StoreWriter {
       this.insertPoint(r);
       return;
     }
-    const sum = addRollups(r, { ...r, count: old.count, sumMs: old.sum_ms, minMs: old.min_ms, maxMs: old.max_ms, counts: JSON.parse(old.counts) as number[] });
+    const sum = addRollups(r, {
+      ...r,
+      count: old.count,
+      sumMs: old.sum_ms,
+      minMs: old.min_ms,
+      maxMs: old.max_ms,
+      counts: JSON.parse(old.counts) as number[],
+    });
     this.s.rollupSet!.run(sum.count, sum.sumMs, sum.minMs, sum.maxMs, json(sum.counts), old.id);
   }
 

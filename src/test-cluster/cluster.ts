@@ -4,7 +4,14 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ExitCode, VisibleError } from "../errors.js";
 import { buildComponents, type ComponentSpec } from "./components.js";
-import { buildCniConfig, buildContainerdConfig, buildKubeconfig, buildKubeletConfig, buildKubeProxyConfig, buildRegistryHosts } from "./configs.js";
+import {
+  buildCniConfig,
+  buildContainerdConfig,
+  buildKubeconfig,
+  buildKubeletConfig,
+  buildKubeProxyConfig,
+  buildRegistryHosts,
+} from "./configs.js";
 import { buildCorednsManifests } from "./coredns.js";
 import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
@@ -32,19 +39,39 @@ export async function ensureClusterToolchain(progress: Progress = () => {}): Pro
   });
   const tc = readClusterToolchain();
   if (code !== 0 || !tc) {
-    throw new VisibleError(`the Kubernetes toolchain set-up failed (exit ${code}); ${toolchainFile()} is ${tc ? "there" : "missing or incomplete"}. Fix what it printed above, then run npm run setup -- --kubernetes`, { exitCode: ExitCode.environment });
+    throw new VisibleError(
+      `the Kubernetes toolchain set-up failed (exit ${code}); ${toolchainFile()} is ${tc ? "there" : "missing or incomplete"}. Fix what it printed above, then run npm run setup -- --kubernetes`,
+      { exitCode: ExitCode.environment },
+    );
   }
   return tc;
 }
 
 /** PKI, kubeconfigs and component configuration: PKI once, the rest on every start. */
 async function writeClusterFiles(l: ClusterLayout, tc: ClusterToolchain): Promise<void> {
-  for (const d of [l.dir, l.kubeconfigs, l.config, l.cniConfDir, l.etcdData, l.containerdRoot, l.kubeletRoot, l.runtime]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  for (const d of [l.dir, l.kubeconfigs, l.config, l.cniConfDir, l.etcdData, l.containerdRoot, l.kubeletRoot, l.runtime])
+    mkdirSync(d, { recursive: true, mode: 0o700 });
   await writePki(l.pki);
   const pem = (f: string) => readFileSync(join(l.pki, f), "utf8");
-  const users = { admin: "admin", "controller-manager": "controller-manager", scheduler: "scheduler", kubelet: "kubelet", "kube-proxy": "kube-proxy" };
+  const users = {
+    admin: "admin",
+    "controller-manager": "controller-manager",
+    scheduler: "scheduler",
+    kubelet: "kubelet",
+    "kube-proxy": "kube-proxy",
+  };
   for (const [file, cert] of Object.entries(users)) {
-    writeIfChanged(join(l.kubeconfigs, `${file}.yaml`), buildKubeconfig({ server: API_SERVER_URL, user: file, caPem: pem("ca.crt"), certPem: pem(`${cert}.crt`), keyPem: pem(`${cert}.key`) }), { mode: 0o600 });
+    writeIfChanged(
+      join(l.kubeconfigs, `${file}.yaml`),
+      buildKubeconfig({
+        server: API_SERVER_URL,
+        user: file,
+        caPem: pem("ca.crt"),
+        certPem: pem(`${cert}.crt`),
+        keyPem: pem(`${cert}.key`),
+      }),
+      { mode: 0o600 },
+    );
   }
   writeIfChanged(join(l.config, "containerd.toml"), buildContainerdConfig(l, tc));
   const hosts = buildRegistryHosts();
@@ -58,23 +85,46 @@ async function writeClusterFiles(l: ClusterLayout, tc: ClusterToolchain): Promis
 /** kube-proxy watches its configuration file and exits when it is written, even unchanged. */
 function writeIfChanged(file: string, content: string, o: { mode?: number } = {}): void {
   let old: string | undefined;
-  try { old = readFileSync(file, "utf8"); } catch { /* new */ }
+  try {
+    old = readFileSync(file, "utf8");
+  } catch {
+    /* new */
+  }
   if (old !== content) writeFileSync(file, content, o);
 }
 
 /** Starts the specs not running yet, then waits until each answers; a component that dies fails at once, with its log. */
-async function startAndWait(l: ClusterLayout, tc: ClusterToolchain, specs: ComponentSpec[], progress: Progress, timeoutMs: number): Promise<string[]> {
+async function startAndWait(
+  l: ClusterLayout,
+  tc: ClusterToolchain,
+  specs: ComponentSpec[],
+  progress: Progress,
+  timeoutMs: number,
+): Promise<string[]> {
   const started = specs.filter((s) => runningPid(l, s) === undefined);
   for (const s of started) startComponent(l, s);
-  await Promise.all(specs.map((s) => waitFor(`${s.name} to answer`, async () => {
-    if (runningPid(l, s) === undefined) throw new VisibleError(`${s.name} exited while starting`, { details: logTail(l, s.name) });
-    return (await isHealthy(l, tc, s.health)) ? true : undefined;
-  }, { timeoutMs, onTimeout: () => logTail(l, s.name) })));
+  await Promise.all(
+    specs.map((s) =>
+      waitFor(
+        `${s.name} to answer`,
+        async () => {
+          if (runningPid(l, s) === undefined) throw new VisibleError(`${s.name} exited while starting`, { details: logTail(l, s.name) });
+          return (await isHealthy(l, tc, s.health)) ? true : undefined;
+        },
+        { timeoutMs, onTimeout: () => logTail(l, s.name) },
+      ),
+    ),
+  );
   for (const s of started) progress(`started ${s.name}`);
   return started.map((s) => s.name);
 }
 
-export interface UpResult { kubeconfig: string; alreadyRunning: boolean; started: string[]; seconds: number }
+export interface UpResult {
+  kubeconfig: string;
+  alreadyRunning: boolean;
+  started: string[];
+  seconds: number;
+}
 
 export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResult> {
   const progress = o.progress ?? (() => {});
@@ -96,19 +146,29 @@ export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResu
   for (const image of [tc.pauseImage, tc.corednsImage]) {
     if (await importArchive(l, tc, image)) progress(`imported ${image.ref}`);
   }
-  started.push(...await startAndWait(l, tc, byName("kube-apiserver"), progress, 180_000));
-  started.push(...await startAndWait(l, tc, byName("kube-controller-manager", "kube-scheduler", "kubelet"), progress, 120_000));
+  started.push(...(await startAndWait(l, tc, byName("kube-apiserver"), progress, 180_000)));
+  started.push(...(await startAndWait(l, tc, byName("kube-controller-manager", "kube-scheduler", "kubelet"), progress, 120_000)));
 
-  const node = await waitFor("the node to register", async () => {
-    const n = await readNode(l, tc);
-    return n.registered ? n : undefined;
-  }, { timeoutMs: 120_000, onTimeout: () => logTail(l, "kubelet") });
+  const node = await waitFor(
+    "the node to register",
+    async () => {
+      const n = await readNode(l, tc);
+      return n.registered ? n : undefined;
+    },
+    { timeoutMs: 120_000, onTimeout: () => logTail(l, "kubelet") },
+  );
   if (node.internalIp !== "127.0.0.1") await patchNodeAddress(l, tc);
   // kube-proxy only once the node has its address: before, it waits 30 s for one, with no Service rules.
-  started.push(...await startAndWait(l, tc, byName("kube-proxy"), progress, 120_000));
+  started.push(...(await startAndWait(l, tc, byName("kube-proxy"), progress, 120_000)));
   await kubectl(l, tc, ["apply", "-f", "-"], { input: buildCorednsManifests(tc.corednsImage.ref) });
-  await waitFor("the node to be Ready", async () => ((await readNode(l, tc)).ready ? true : undefined), { timeoutMs: 180_000, onTimeout: () => logTail(l, "kubelet") });
-  await waitFor("the default ServiceAccount", async () => ((await defaultServiceAccountExists(l, tc)) ? true : undefined), { timeoutMs: 120_000, onTimeout: () => logTail(l, "kube-controller-manager") });
+  await waitFor("the node to be Ready", async () => ((await readNode(l, tc)).ready ? true : undefined), {
+    timeoutMs: 180_000,
+    onTimeout: () => logTail(l, "kubelet"),
+  });
+  await waitFor("the default ServiceAccount", async () => ((await defaultServiceAccountExists(l, tc)) ? true : undefined), {
+    timeoutMs: 120_000,
+    onTimeout: () => logTail(l, "kube-controller-manager"),
+  });
   let details: string[] = [];
   await waitFor("CoreDNS to be ready", async () => ((await deploymentReady(l, tc, "kube-system", "coredns")) ? true : undefined), {
     timeoutMs: 240_000,
@@ -123,7 +183,12 @@ export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResu
   return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000 };
 }
 
-export interface DownResult { stopped: string[]; tasksKilled: number; mountsRemoved: number; purged: boolean }
+export interface DownResult {
+  stopped: string[];
+  tasksKilled: number;
+  mountsRemoved: number;
+  purged: boolean;
+}
 
 /**
  * Stops everything by pid, the node and control plane first (a running kubelet would restart
@@ -142,7 +207,10 @@ export async function clusterDown(o: { purge?: boolean; progress?: Progress } = 
     const containerd = specs.find((s) => s.name === "containerd") as ComponentSpec;
     for (const s of specs.filter((x) => x !== containerd).reverse()) {
       const t = Date.now();
-      if (await stopComponent(l, s)) { result.stopped.push(s.name); progress(`stopped ${s.name} (${((Date.now() - t) / 1000).toFixed(1)}s)`); }
+      if (await stopComponent(l, s)) {
+        result.stopped.push(s.name);
+        progress(`stopped ${s.name} (${((Date.now() - t) / 1000).toFixed(1)}s)`);
+      }
     }
     // Pods' processes belong to containerd's shims: with containerd gone but shims left (a
     // crash), start it again just to stop them properly.
@@ -156,7 +224,10 @@ export async function clusterDown(o: { purge?: boolean; progress?: Progress } = 
       if (result.tasksKilled) progress(`stopped ${result.tasksKilled} pod containers (${secs()})`);
     }
     t = Date.now();
-    if (await stopComponent(l, containerd)) { result.stopped.push("containerd"); progress(`stopped containerd (${secs()})`); }
+    if (await stopComponent(l, containerd)) {
+      result.stopped.push("containerd");
+      progress(`stopped containerd (${secs()})`);
+    }
     t = Date.now();
     result.mountsRemoved = (await cleanUpPods(l)).mounts;
     progress(`cleaned up ${result.mountsRemoved} mounts of pods (${secs()})`);
@@ -170,7 +241,13 @@ export async function clusterDown(o: { purge?: boolean; progress?: Progress } = 
   return result;
 }
 
-export interface ComponentStatus { name: string; pid: number | null; running: boolean; healthy: boolean; log: string }
+export interface ComponentStatus {
+  name: string;
+  pid: number | null;
+  running: boolean;
+  healthy: boolean;
+  log: string;
+}
 
 export interface ClusterStatus {
   /** Everything running and answering, the node Ready and CoreDNS ready. */
@@ -186,10 +263,18 @@ export async function clusterStatus(): Promise<ClusterStatus> {
   const l = clusterLayout();
   const tc = readClusterToolchain();
   if (!tc) return { ready: false, toolchain: false, kubeconfig: l.adminKubeconfig, components: [], node: null, dns: null };
-  const components = await Promise.all(buildComponents(l, tc).map(async (s): Promise<ComponentStatus> => {
-    const pid = runningPid(l, s);
-    return { name: s.name, pid: pid ?? null, running: pid !== undefined, healthy: pid !== undefined && await isHealthy(l, tc, s.health), log: join(l.logs, `${s.name}.log`) };
-  }));
+  const components = await Promise.all(
+    buildComponents(l, tc).map(async (s): Promise<ComponentStatus> => {
+      const pid = runningPid(l, s);
+      return {
+        name: s.name,
+        pid: pid ?? null,
+        running: pid !== undefined,
+        healthy: pid !== undefined && (await isHealthy(l, tc, s.health)),
+        log: join(l.logs, `${s.name}.log`),
+      };
+    }),
+  );
   const api = components.find((c) => c.name === "kube-apiserver")?.healthy;
   const n = api ? await readNode(l, tc) : undefined;
   const node = n ? { name: n.name, registered: n.registered, ready: n.ready, internalIp: n.internalIp ?? null } : null;

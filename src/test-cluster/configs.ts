@@ -64,7 +64,16 @@ export function buildContainerdConfig(l: ClusterLayout, tc: ClusterToolchain): s
 
 /** containerd's hosts.toml for the test registry: pulled over plain HTTP, never pushed to by containerd. */
 export function buildRegistryHosts(): { dir: string; content: string } {
-  return { dir: TEST_REGISTRY, content: [`server = "http://${TEST_REGISTRY}"`, "", `[host."http://${TEST_REGISTRY}"]`, '  capabilities = ["pull", "resolve"]', ""].join("\n") };
+  return {
+    dir: TEST_REGISTRY,
+    content: [
+      `server = "http://${TEST_REGISTRY}"`,
+      "",
+      `[host."http://${TEST_REGISTRY}"]`,
+      '  capabilities = ["pull", "resolve"]',
+      "",
+    ].join("\n"),
+  };
 }
 
 /** The registry host an image reference names (`ghcr.io/x/y`, `localhost:5000/x`), or undefined (Docker Hub). */
@@ -85,23 +94,32 @@ export function qualifiedRef(ref: string): string {
  * until each pod's addresses are allowed in FORWARD.
  */
 export function buildCniConfig(l: ClusterLayout): string {
-  return `${JSON.stringify({
-    cniVersion: "1.0.0",
-    name: "platform",
-    plugins: [
-      {
-        type: "bridge", bridge: NETWORK.bridge, isGateway: true, ipMasq: true, hairpinMode: true,
-        ipam: {
-          type: "host-local", dataDir: l.cniIpamDir,
-          ranges: [[{ subnet: NETWORK.nodePodCidr, gateway: NETWORK.bridgeGateway }]],
-          // The default route covers the Service range, which no interface owns.
-          routes: [{ dst: "0.0.0.0/0" }],
+  return `${JSON.stringify(
+    {
+      cniVersion: "1.0.0",
+      name: "platform",
+      plugins: [
+        {
+          type: "bridge",
+          bridge: NETWORK.bridge,
+          isGateway: true,
+          ipMasq: true,
+          hairpinMode: true,
+          ipam: {
+            type: "host-local",
+            dataDir: l.cniIpamDir,
+            ranges: [[{ subnet: NETWORK.nodePodCidr, gateway: NETWORK.bridgeGateway }]],
+            // The default route covers the Service range, which no interface owns.
+            routes: [{ dst: "0.0.0.0/0" }],
+          },
         },
-      },
-      { type: "portmap", capabilities: { portMappings: true } },
-      { type: "firewall", backend: "iptables" },
-    ],
-  }, null, 2)}\n`;
+        { type: "portmap", capabilities: { portMappings: true } },
+        { type: "firewall", backend: "iptables" },
+      ],
+    },
+    null,
+    2,
+  )}\n`;
 }
 
 /**

@@ -34,20 +34,26 @@ export function buildCorednsManifests(image: string): string {
   const docs: object[] = [
     { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "coredns", namespace: ns } },
     {
-      apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "system:coredns" },
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "system:coredns" },
       rules: [
         { apiGroups: [""], resources: ["endpoints", "services", "pods", "namespaces"], verbs: ["list", "watch"] },
         { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] },
       ],
     },
     {
-      apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "system:coredns" },
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: "system:coredns" },
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:coredns" },
       subjects: [{ kind: "ServiceAccount", name: "coredns", namespace: ns }],
     },
     { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "coredns", namespace: ns }, data: { Corefile: corefile } },
     {
-      apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "coredns", namespace: ns, labels },
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "coredns", namespace: ns, labels },
       spec: {
         replicas: 1,
         selector: { matchLabels: labels },
@@ -58,28 +64,37 @@ export function buildCorednsManifests(image: string): string {
             dnsPolicy: "Default",
             priorityClassName: "system-cluster-critical",
             tolerations: [{ key: "CriticalAddonsOnly", operator: "Exists" }],
-            containers: [{
-              name: "coredns",
-              image,
-              imagePullPolicy: "Never",
-              args: ["-conf", "/etc/coredns/Corefile"],
-              ports: [
-                { name: "dns", containerPort: 53, protocol: "UDP" },
-                { name: "dns-tcp", containerPort: 53, protocol: "TCP" },
-                { name: "metrics", containerPort: 9153, protocol: "TCP" },
-              ],
-              resources: { requests: { cpu: "50m", memory: "32Mi" }, limits: { memory: "170Mi" } },
-              volumeMounts: [{ name: "config", mountPath: "/etc/coredns", readOnly: true }],
-              readinessProbe: { httpGet: { path: "/ready", port: 8181 }, periodSeconds: 2 },
-              livenessProbe: { httpGet: { path: "/health", port: 8080 }, initialDelaySeconds: 30, timeoutSeconds: 5, failureThreshold: 5 },
-            }],
+            containers: [
+              {
+                name: "coredns",
+                image,
+                imagePullPolicy: "Never",
+                args: ["-conf", "/etc/coredns/Corefile"],
+                ports: [
+                  { name: "dns", containerPort: 53, protocol: "UDP" },
+                  { name: "dns-tcp", containerPort: 53, protocol: "TCP" },
+                  { name: "metrics", containerPort: 9153, protocol: "TCP" },
+                ],
+                resources: { requests: { cpu: "50m", memory: "32Mi" }, limits: { memory: "170Mi" } },
+                volumeMounts: [{ name: "config", mountPath: "/etc/coredns", readOnly: true }],
+                readinessProbe: { httpGet: { path: "/ready", port: 8181 }, periodSeconds: 2 },
+                livenessProbe: {
+                  httpGet: { path: "/health", port: 8080 },
+                  initialDelaySeconds: 30,
+                  timeoutSeconds: 5,
+                  failureThreshold: 5,
+                },
+              },
+            ],
             volumes: [{ name: "config", configMap: { name: "coredns" } }],
           },
         },
       },
     },
     {
-      apiVersion: "v1", kind: "Service", metadata: { name: "kube-dns", namespace: ns, labels },
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "kube-dns", namespace: ns, labels },
       spec: {
         selector: labels,
         clusterIP: NETWORK.dnsServiceIp,

@@ -1,7 +1,11 @@
 import { spawn } from "node:child_process";
 import { ExitCode, VisibleError } from "../errors.js";
 
-export interface ToolResult { code: number; stdout: string; stderr: string }
+export interface ToolResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 export interface ToolOptions {
   /** Says what the tool is and how to get it, for the error when it fails or is missing. */
@@ -28,8 +32,12 @@ export function runTool(cmd: string, args: string[], o: ToolOptions = {}): Promi
     let stdout = "";
     let stderr = "";
     const timer = o.timeoutMs ? setTimeout(() => child.kill("SIGKILL"), o.timeoutMs) : undefined;
-    child.stdout?.on("data", (d) => { stdout += d; });
-    child.stderr?.on("data", (d) => { stderr += d; });
+    child.stdout?.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr?.on("data", (d) => {
+      stderr += d;
+    });
     child.on("error", (e) => {
       clearTimeout(timer);
       reject(new VisibleError(`cannot run ${cmd}: ${e.message}${o.what ? ` (needs ${o.what})` : ""}`, { exitCode: ExitCode.environment }));
@@ -48,7 +56,11 @@ export function runTool(cmd: string, args: string[], o: ToolOptions = {}): Promi
 }
 
 export function tail(text: string, lines: number): string[] {
-  return text.trimEnd().split("\n").slice(-lines).map((l) => `  ${l}`);
+  return text
+    .trimEnd()
+    .split("\n")
+    .slice(-lines)
+    .map((l) => `  ${l}`);
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -57,7 +69,11 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Polls `check` until it returns a value (not undefined) or the time is up. A VisibleError
  * from `check` ends the wait at once (a component died); any other error counts as not yet.
  */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, o: { timeoutMs: number; everyMs?: number; onTimeout?: () => string[] }): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  o: { timeoutMs: number; everyMs?: number; onTimeout?: () => string[] },
+): Promise<T> {
   const end = Date.now() + o.timeoutMs;
   for (;;) {
     const v = await check().catch((e: unknown) => {

@@ -9,7 +9,10 @@ import { signal } from "./processes.js";
 
 export function requireRoot(): void {
   if (process.getuid?.() !== 0) {
-    throw new VisibleError("the test cluster needs root (containerd, the kubelet and the pod network do): run platform cluster up as root, or use an existing cluster through its kubeconfig (README \"Kubernetes\")", { exitCode: ExitCode.environment });
+    throw new VisibleError(
+      'the test cluster needs root (containerd, the kubelet and the pod network do): run platform cluster up as root, or use an existing cluster through its kubeconfig (README "Kubernetes")',
+      { exitCode: ExitCode.environment },
+    );
   }
 }
 
@@ -19,12 +22,17 @@ export function requireRoot(): void {
  */
 export async function prepareKernel(): Promise<void> {
   if (!existsSync("/proc/sys/net/bridge")) await runTool("modprobe", ["br_netfilter"], { allowFail: true }).catch(() => undefined);
-  for (const [key, value] of [["net/ipv4/ip_forward", "1"], ["net/bridge/bridge-nf-call-iptables", "1"]] as const) {
+  for (const [key, value] of [
+    ["net/ipv4/ip_forward", "1"],
+    ["net/bridge/bridge-nf-call-iptables", "1"],
+  ] as const) {
     const file = `/proc/sys/${key}`;
     try {
       if (readFileSync(file, "utf8").trim() !== value) writeFileSync(file, value);
     } catch (e) {
-      throw new VisibleError(`cannot set ${key.replaceAll("/", ".")}=${value} (${(e as Error).message}): pods could not reach Services`, { exitCode: ExitCode.environment });
+      throw new VisibleError(`cannot set ${key.replaceAll("/", ".")}=${value} (${(e as Error).message}): pods could not reach Services`, {
+        exitCode: ExitCode.environment,
+      });
     }
   }
 }
@@ -42,24 +50,56 @@ export async function prepareKernel(): Promise<void> {
 const RULES: { chain: string; spec: string[] }[] = [
   {
     chain: "INPUT",
-    spec: ["-p", "tcp", "--dport", String(PORTS.apiserver), "!", "-s", NETWORK.podCidr, "-m", "addrtype", "!", "--src-type", "LOCAL",
-      "-m", "comment", "--comment", "platform test cluster: API server local only", "-j", "DROP"],
+    spec: [
+      "-p",
+      "tcp",
+      "--dport",
+      String(PORTS.apiserver),
+      "!",
+      "-s",
+      NETWORK.podCidr,
+      "-m",
+      "addrtype",
+      "!",
+      "--src-type",
+      "LOCAL",
+      "-m",
+      "comment",
+      "--comment",
+      "platform test cluster: API server local only",
+      "-j",
+      "DROP",
+    ],
   },
   {
     chain: "CNI-ADMIN",
-    spec: ["-s", NETWORK.podCidr, "-d", NETWORK.serviceCidr, "-m", "comment", "--comment", "platform test cluster: Service without endpoints",
-      "-j", "REJECT", "--reject-with", "icmp-port-unreachable"],
+    spec: [
+      "-s",
+      NETWORK.podCidr,
+      "-d",
+      NETWORK.serviceCidr,
+      "-m",
+      "comment",
+      "--comment",
+      "platform test cluster: Service without endpoints",
+      "-j",
+      "REJECT",
+      "--reject-with",
+      "icmp-port-unreachable",
+    ],
   },
 ];
 
 export async function setHostRules(on: boolean): Promise<void> {
-  const iptables = (...args: string[]) => runTool("iptables", ["-w", ...args], { allowFail: true, what: "iptables (apt-get install iptables)" });
+  const iptables = (...args: string[]) =>
+    runTool("iptables", ["-w", ...args], { allowFail: true, what: "iptables (apt-get install iptables)" });
   if (on) await iptables("-N", "CNI-ADMIN");
   for (const r of RULES) {
     const present = (await iptables("-C", r.chain, ...r.spec)).code === 0;
     if (on && !present) {
       const added = await iptables("-I", r.chain, ...r.spec);
-      if (added.code !== 0) throw new VisibleError(`cannot add the firewall rule in ${r.chain}: ${added.stderr.trim()}`, { exitCode: ExitCode.environment });
+      if (added.code !== 0)
+        throw new VisibleError(`cannot add the firewall rule in ${r.chain}: ${added.stderr.trim()}`, { exitCode: ExitCode.environment });
     }
     if (!on && present) await iptables("-D", r.chain, ...r.spec);
   }
@@ -71,8 +111,13 @@ export async function setHostRules(on: boolean): Promise<void> {
  * deletes only what is still listed after that.
  */
 export async function killAllTasks(l: ClusterLayout, tc: ClusterToolchain): Promise<number> {
-  const ctr = (...args: string[]) => runTool(tc.ctr, ["--address", l.containerdSocket, "-n", "k8s.io", ...args], { allowFail: true, timeoutMs: 30_000 });
-  const list = async () => (await ctr("tasks", "ls", "-q")).stdout.split("\n").map((s) => s.trim()).filter(Boolean);
+  const ctr = (...args: string[]) =>
+    runTool(tc.ctr, ["--address", l.containerdSocket, "-n", "k8s.io", ...args], { allowFail: true, timeoutMs: 30_000 });
+  const list = async () =>
+    (await ctr("tasks", "ls", "-q")).stdout
+      .split("\n")
+      .map((s) => s.trim())
+      .filter(Boolean);
   const ids = await list();
   await Promise.all(ids.map((id) => ctr("tasks", "kill", "-a", "-s", "SIGKILL", id)));
   let left = ids;
@@ -90,7 +135,11 @@ export function killOrphanShims(l: ClusterLayout, o: { dryRun?: boolean } = {}):
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     let argv: string[];
-    try { argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0"); } catch { continue; }
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+    } catch {
+      continue;
+    }
     if ((argv[0] ?? "").includes("containerd-shim") && argv.includes(l.containerdSocket)) {
       if (!o.dryRun) signal(Number(entry), "SIGKILL");
       n++;
@@ -101,8 +150,9 @@ export function killOrphanShims(l: ClusterLayout, o: { dryRun?: boolean } = {}):
 
 /** Mount points under our directories, deepest first (pods' volumes, rootfs, network namespaces). */
 export function ourMounts(l: ClusterLayout): string[] {
-  const roots = [l.dir, l.runtime].map((r) => r.endsWith("/") ? r : `${r}/`);
-  const points = readFileSync("/proc/self/mountinfo", "utf8").split("\n")
+  const roots = [l.dir, l.runtime].map((r) => (r.endsWith("/") ? r : `${r}/`));
+  const points = readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
     .map((line) => line.split(" ")[4])
     .filter((p): p is string => !!p)
     .map((p) => p.replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))))

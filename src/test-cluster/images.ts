@@ -32,7 +32,9 @@ export async function importArchive(l: ClusterLayout, tc: ClusterToolchain, imag
 export async function importDockerImage(l: ClusterLayout, tc: ClusterToolchain, image: string, dockerCli = "docker"): Promise<void> {
   const save = spawn(dockerCli, ["save", image], { stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
-  save.stderr.on("data", (d) => { err += d; });
+  save.stderr.on("data", (d) => {
+    err += d;
+  });
   await importArchiveStream(l, tc, image, save.stdout, () => `docker save: ${err}`);
   save.kill();
 }
@@ -43,10 +45,18 @@ export async function importDockerImage(l: ClusterLayout, tc: ClusterToolchain, 
  * producer may never see its own end (its last padding unread) and is only drained afterwards.
  * `why` says what the producer reported, for the error message.
  */
-export async function importArchiveStream(l: ClusterLayout, tc: ClusterToolchain, image: string, archive: NodeJS.ReadableStream, why: () => string): Promise<void> {
+export async function importArchiveStream(
+  l: ClusterLayout,
+  tc: ClusterToolchain,
+  image: string,
+  archive: NodeJS.ReadableStream,
+  why: () => string,
+): Promise<void> {
   const ctr = spawn(tc.ctr, ctrArgs(l, "images", "import", "-"), { stdio: ["pipe", "pipe", "pipe"], env: systemToolEnv() });
   let err = "";
-  ctr.stderr.on("data", (d) => { err += d; });
+  ctr.stderr.on("data", (d) => {
+    err += d;
+  });
   ctr.stdout.resume();
   ctr.stdin.on("error", () => {}); // EPIPE once ctr has what it needs
   archive.pipe(ctr.stdin);
@@ -55,7 +65,12 @@ export async function importArchiveStream(l: ClusterLayout, tc: ClusterToolchain
   archive.resume();
   if (imported !== 0) {
     throw new VisibleError(`importing ${image} from Docker into the cluster failed (ctr import: ${imported})`, {
-      exitCode: ExitCode.environment, details: `${why()}${err}`.trimEnd().split("\n").slice(-10).map((s) => `  ${s}`),
+      exitCode: ExitCode.environment,
+      details: `${why()}${err}`
+        .trimEnd()
+        .split("\n")
+        .slice(-10)
+        .map((s) => `  ${s}`),
     });
   }
 }

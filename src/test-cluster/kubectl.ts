@@ -2,20 +2,34 @@ import { runTool, type ToolResult } from "./exec.js";
 import { binary, type ClusterLayout, type ClusterToolchain, NETWORK } from "./layout.js";
 
 /** The cluster's own kubectl on the admin kubeconfig: how `up` and `status` talk to the API. */
-export function kubectl(l: ClusterLayout, tc: ClusterToolchain, args: string[], o: { input?: string; allowFail?: boolean; timeoutMs?: number } = {}): Promise<ToolResult> {
-  return runTool(binary(tc, "kubectl"), ["--kubeconfig", l.adminKubeconfig, "--request-timeout", "10s", ...args], { timeoutMs: o.timeoutMs ?? 30_000, ...o });
+export function kubectl(
+  l: ClusterLayout,
+  tc: ClusterToolchain,
+  args: string[],
+  o: { input?: string; allowFail?: boolean; timeoutMs?: number } = {},
+): Promise<ToolResult> {
+  return runTool(binary(tc, "kubectl"), ["--kubeconfig", l.adminKubeconfig, "--request-timeout", "10s", ...args], {
+    timeoutMs: o.timeoutMs ?? 30_000,
+    ...o,
+  });
 }
 
 async function getJson<T>(l: ClusterLayout, tc: ClusterToolchain, args: string[]): Promise<T | undefined> {
   const r = await kubectl(l, tc, ["get", ...args, "-o", "json"], { allowFail: true });
-  return r.code === 0 ? JSON.parse(r.stdout) as T : undefined;
+  return r.code === 0 ? (JSON.parse(r.stdout) as T) : undefined;
 }
 
 interface NodeJson {
   status?: { conditions?: { type: string; status: string; message?: string }[]; addresses?: { type: string; address: string }[] };
 }
 
-export interface NodeState { name: string; registered: boolean; ready: boolean; internalIp?: string; message?: string }
+export interface NodeState {
+  name: string;
+  registered: boolean;
+  ready: boolean;
+  internalIp?: string;
+  message?: string;
+}
 
 export async function readNode(l: ClusterLayout, tc: ClusterToolchain): Promise<NodeState> {
   const node = await getJson<NodeJson>(l, tc, ["node", NETWORK.nodeName]);
@@ -34,11 +48,21 @@ export async function readNode(l: ClusterLayout, tc: ClusterToolchain): Promise<
  * reaches kubelets (logs, exec, port-forward) at the InternalIP, which is 127.0.0.1 here.
  */
 export async function patchNodeAddress(l: ClusterLayout, tc: ClusterToolchain): Promise<void> {
-  const patch = { status: { addresses: [{ type: "InternalIP", address: "127.0.0.1" }, { type: "Hostname", address: NETWORK.nodeName }] } };
+  const patch = {
+    status: {
+      addresses: [
+        { type: "InternalIP", address: "127.0.0.1" },
+        { type: "Hostname", address: NETWORK.nodeName },
+      ],
+    },
+  };
   await kubectl(l, tc, ["patch", "node", NETWORK.nodeName, "--subresource=status", "--type=merge", "-p", JSON.stringify(patch)]);
 }
 
-interface DeploymentJson { spec?: { replicas?: number }; status?: { readyReplicas?: number } }
+interface DeploymentJson {
+  spec?: { replicas?: number };
+  status?: { readyReplicas?: number };
+}
 
 export async function deploymentReady(l: ClusterLayout, tc: ClusterToolchain, namespace: string, name: string): Promise<boolean> {
   const d = await getJson<DeploymentJson>(l, tc, ["deployment", name, "-n", namespace]);

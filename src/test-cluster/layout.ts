@@ -126,8 +126,17 @@ export function readClusterToolchain(home = platformHome()): ClusterToolchain | 
     return undefined;
   }
   const files = [
-    ...["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl"].map((b) => join(tc.binDir ?? "", b)),
-    tc.pauseImage?.archive, tc.corednsImage?.archive, tc.registry, tc.containerd, tc.ctr, tc.runc, tc.etcd, join(tc.cniBinDir ?? "", "bridge"),
+    ...["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl"].map((b) =>
+      join(tc.binDir ?? "", b),
+    ),
+    tc.pauseImage?.archive,
+    tc.corednsImage?.archive,
+    tc.registry,
+    tc.containerd,
+    tc.ctr,
+    tc.runc,
+    tc.etcd,
+    join(tc.cniBinDir ?? "", "bridge"),
   ];
   return files.every((f) => !!f && existsSync(f)) ? tc : undefined;
 }

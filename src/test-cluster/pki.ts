@@ -23,16 +23,35 @@ const VALID_DAYS = 3650;
 
 /** Every certificate, as the components' authenticators and the Node authorizer expect. */
 export function buildCertSpecs(nodeName: string = NETWORK.nodeName): CertSpec[] {
-  const apiDns = ["localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", `kubernetes.default.svc.${NETWORK.clusterDomain}`];
+  const apiDns = [
+    "localhost",
+    "kubernetes",
+    "kubernetes.default",
+    "kubernetes.default.svc",
+    `kubernetes.default.svc.${NETWORK.clusterDomain}`,
+  ];
   return [
     // Host clients use 127.0.0.1; pods use the Service IP, which leads to the bridge gateway.
-    { name: "apiserver", cn: "kube-apiserver", usage: "server", ips: ["127.0.0.1", NETWORK.apiServiceIp, NETWORK.bridgeGateway], dns: apiDns },
+    {
+      name: "apiserver",
+      cn: "kube-apiserver",
+      usage: "server",
+      ips: ["127.0.0.1", NETWORK.apiServiceIp, NETWORK.bridgeGateway],
+      dns: apiDns,
+    },
     { name: "apiserver-kubelet-client", cn: "kube-apiserver-kubelet-client", org: "system:masters", usage: "client" },
     { name: "admin", cn: "platform-admin", org: "system:masters", usage: "client" },
     { name: "controller-manager", cn: "system:kube-controller-manager", usage: "client" },
     { name: "scheduler", cn: "system:kube-scheduler", usage: "client" },
     // The Node authorizer knows a kubelet by this exact name and group.
-    { name: "kubelet", cn: `system:node:${nodeName}`, org: "system:nodes", usage: "both", ips: ["127.0.0.1"], dns: [nodeName, "localhost"] },
+    {
+      name: "kubelet",
+      cn: `system:node:${nodeName}`,
+      org: "system:nodes",
+      usage: "both",
+      ips: ["127.0.0.1"],
+      dns: [nodeName, "localhost"],
+    },
     { name: "kube-proxy", cn: "system:kube-proxy", usage: "client" },
   ];
 }
@@ -44,7 +63,11 @@ export function buildOpensslConfig(spec: CertSpec | { ca: true; cn: string }): s
   if (!isCa && spec.org) lines.push(`O = ${spec.org}`);
   lines.push("[ext]");
   if (isCa) {
-    lines.push("basicConstraints = critical,CA:TRUE", "keyUsage = critical,keyCertSign,cRLSign,digitalSignature", "subjectKeyIdentifier = hash");
+    lines.push(
+      "basicConstraints = critical,CA:TRUE",
+      "keyUsage = critical,keyCertSign,cRLSign,digitalSignature",
+      "subjectKeyIdentifier = hash",
+    );
     return `${lines.join("\n")}\n`;
   }
   const eku = { server: "serverAuth", client: "clientAuth", both: "serverAuth,clientAuth" }[spec.usage];
@@ -72,7 +95,21 @@ export async function writePki(dir: string): Promise<void> {
       await newKey(ca.key);
       const cnf = join(tmp, "ca.cnf");
       writeFileSync(cnf, buildOpensslConfig({ ca: true, cn: "platform-cluster-ca" }));
-      await openssl(["req", "-x509", "-new", "-key", ca.key, "-config", cnf, "-extensions", "ext", "-days", String(VALID_DAYS), "-out", ca.crt]);
+      await openssl([
+        "req",
+        "-x509",
+        "-new",
+        "-key",
+        ca.key,
+        "-config",
+        cnf,
+        "-extensions",
+        "ext",
+        "-days",
+        String(VALID_DAYS),
+        "-out",
+        ca.crt,
+      ]);
     }
     for (const spec of buildCertSpecs()) {
       const crt = join(dir, `${spec.name}.crt`);
@@ -81,7 +118,25 @@ export async function writePki(dir: string): Promise<void> {
       await newKey(key);
       const cnf = join(tmp, `${spec.name}.cnf`);
       writeFileSync(cnf, buildOpensslConfig(spec));
-      await openssl(["req", "-x509", "-new", "-key", key, "-CA", ca.crt, "-CAkey", ca.key, "-config", cnf, "-extensions", "ext", "-days", String(VALID_DAYS), "-out", crt]);
+      await openssl([
+        "req",
+        "-x509",
+        "-new",
+        "-key",
+        key,
+        "-CA",
+        ca.crt,
+        "-CAkey",
+        ca.key,
+        "-config",
+        cnf,
+        "-extensions",
+        "ext",
+        "-days",
+        String(VALID_DAYS),
+        "-out",
+        crt,
+      ]);
     }
     // Service-account tokens are signed by the controller-manager and checked by the API server.
     const sa = { key: join(dir, "sa.key"), pub: join(dir, "sa.pub") };

@@ -89,14 +89,20 @@ export async function stopComponent(l: ClusterLayout, spec: ComponentSpec, grace
 }
 
 export function signal(pid: number, sig: NodeJS.Signals): void {
-  try { process.kill(pid, sig); } catch { /* already gone */ }
+  try {
+    process.kill(pid, sig);
+  } catch {
+    /* already gone */
+  }
 }
 
 /** Whether a component answers its health check (within 3 s). */
 export async function isHealthy(l: ClusterLayout, tc: ClusterToolchain, h: HealthCheck): Promise<boolean> {
   if (h.kind === "containerd") {
     if (!existsSync(l.containerdSocket)) return false;
-    const r = await runTool(tc.ctr, ["--address", l.containerdSocket, "version"], { allowFail: true, timeoutMs: 3000 }).catch(() => undefined);
+    const r = await runTool(tc.ctr, ["--address", l.containerdSocket, "version"], { allowFail: true, timeoutMs: 3000 }).catch(
+      () => undefined,
+    );
     return r?.code === 0;
   }
   return (await httpStatus(l, h)) === 200;
@@ -108,13 +114,20 @@ function httpStatus(l: ClusterLayout, h: Exclude<HealthCheck, { kind: "container
     if (h.kind === "https-admin") {
       // Unreadable for anyone but root: then the API server's health is unknown, not an error.
       try {
-        tls = { ca: readFileSync(join(l.pki, "ca.crt")), cert: readFileSync(join(l.pki, "admin.crt")), key: readFileSync(join(l.pki, "admin.key")) };
+        tls = {
+          ca: readFileSync(join(l.pki, "ca.crt")),
+          cert: readFileSync(join(l.pki, "admin.crt")),
+          key: readFileSync(join(l.pki, "admin.key")),
+        };
       } catch {
         return resolve(0);
       }
     }
     const req = h.kind === "http" ? httpRequest(h.url, { timeout: 3000 }) : httpsRequest(h.url, { timeout: 3000, ...tls });
-    req.on("response", (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+    req.on("response", (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
     req.on("timeout", () => req.destroy());
     req.on("error", () => resolve(0));
     req.end();
@@ -125,7 +138,14 @@ function httpStatus(l: ClusterLayout, h: Exclude<HealthCheck, { kind: "container
 export function logTail(l: ClusterLayout, name: string, lines = 12): string[] {
   try {
     const text = readFileSync(logFile(l, name), "utf8");
-    return [`  last lines of ${logFile(l, name)}:`, ...text.trimEnd().split("\n").slice(-lines).map((s) => `    ${s}`)];
+    return [
+      `  last lines of ${logFile(l, name)}:`,
+      ...text
+        .trimEnd()
+        .split("\n")
+        .slice(-lines)
+        .map((s) => `    ${s}`),
+    ];
   } catch {
     return [`  no log at ${logFile(l, name)}`];
   }

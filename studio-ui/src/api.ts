@@ -9,11 +9,18 @@ import type { ApiBody, ApiQuery, ApiResponse, ApiRoute, PathParams, PathWith } f
 export type * from "../../src/studio/api-types";
 
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) { super(message); }
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 let onUnauthorized: () => void = () => undefined;
-export function setUnauthorizedHandler(f: () => void): void { onUnauthorized = f; }
+export function setUnauthorizedHandler(f: () => void): void {
+  onUnauthorized = f;
+}
 
 async function parse<T>(res: Response): Promise<T> {
   const body: unknown = await res.json().catch(() => ({}));

@@ -1,16 +1,33 @@
 export const fmtMs = (ms: number | null | undefined) =>
-  ms === null || ms === undefined ? "–" : ms < 1 ? `${ms.toFixed(2)} ms` : ms < 1000 ? `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  ms === null || ms === undefined
+    ? "–"
+    : ms < 1
+      ? `${ms.toFixed(2)} ms`
+      : ms < 1000
+        ? `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`
+        : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 
 export const fmtBytes = (b: number | null | undefined) => {
   if (b === null || b === undefined) return "–";
   const units = ["B", "KiB", "MiB", "GiB"];
   let v = b;
   let i = 0;
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
   return `${v < 10 && i > 0 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 };
 
-export const fmtTime = (iso: string | number) => new Date(iso).toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+export const fmtTime = (iso: string | number) =>
+  new Date(iso).toLocaleString(undefined, {
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hour12: false,
+  });
 
 export const fmtAgo = (iso: string | number) => {
   const s = Math.round((Date.now() - new Date(iso).getTime()) / 1000);
@@ -21,7 +38,16 @@ export const fmtAgo = (iso: string | number) => {
 };
 
 /** Requests per second, or per minute when fewer than one a second would read as 0.00. */
-export const fmtRate = (r: number) => (r >= 100 ? `${r.toFixed(0)}/s` : r >= 1 ? `${r.toFixed(1)}/s` : r * 60 >= 0.1 ? `${(r * 60).toFixed(1)}/min` : r === 0 ? "0/s" : "<0.1/min");
+export const fmtRate = (r: number) =>
+  r >= 100
+    ? `${r.toFixed(0)}/s`
+    : r >= 1
+      ? `${r.toFixed(1)}/s`
+      : r * 60 >= 0.1
+        ? `${(r * 60).toFixed(1)}/min`
+        : r === 0
+          ? "0/s"
+          : "<0.1/min";
 
 /** A stable colour per name (services in logs, traces and charts). */
 const PALETTE = ["#6366f1", "#10b981", "#f59e0b", "#ec4899", "#06b6d4", "#8b5cf6", "#84cc16", "#f97316"];

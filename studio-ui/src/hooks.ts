@@ -6,14 +6,29 @@ export function useData<T>(load: () => Promise<T>, deps: unknown[], refreshMs = 
   const [error, setError] = useState<string | undefined>();
   const [loading, setLoading] = useState(true);
   const latest = useRef(0);
-  const run = useCallback(() => {
-    const n = ++latest.current;
-    setLoading(true);
-    load().then((d) => { if (n === latest.current) { setData(d); setError(undefined); } }, (e: Error) => { if (n === latest.current) setError(e.message); })
-      .finally(() => { if (n === latest.current) setLoading(false); });
-  },
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `deps` is the caller's list (what `load` reads), passed on as this callback's dependencies
-  deps);
+  const run = useCallback(
+    () => {
+      const n = ++latest.current;
+      setLoading(true);
+      load()
+        .then(
+          (d) => {
+            if (n === latest.current) {
+              setData(d);
+              setError(undefined);
+            }
+          },
+          (e: Error) => {
+            if (n === latest.current) setError(e.message);
+          },
+        )
+        .finally(() => {
+          if (n === latest.current) setLoading(false);
+        });
+    },
+    // biome-ignore lint/correctness/useExhaustiveDependencies: `deps` is the caller's list (what `load` reads), passed on as this callback's dependencies
+    deps,
+  );
   useEffect(() => {
     run();
     if (!refreshMs) return;
@@ -31,6 +46,9 @@ export function usePath(): [string, (to: string) => void] {
     addEventListener("popstate", f);
     return () => removeEventListener("popstate", f);
   }, []);
-  const go = useCallback((to: string) => { history.pushState(null, "", to); setPath(to); }, []);
+  const go = useCallback((to: string) => {
+    history.pushState(null, "", to);
+    setPath(to);
+  }, []);
   return [path, go];
 }

@@ -11,8 +11,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const execFileP = promisify(execFile);
-const DOCKER =
-  process.env.PLATFORM_DOCKER_CLI ?? (existsSync("/usr/bin/docker") ? "/usr/bin/docker" : "docker");
+const DOCKER = process.env.PLATFORM_DOCKER_CLI ?? (existsSync("/usr/bin/docker") ? "/usr/bin/docker" : "docker");
 const PLATFORM_HOME = process.env.PLATFORM_HOME ?? join(homedir(), ".platform");
 
 const IMAGES = {
@@ -34,11 +33,7 @@ interface Result {
 }
 
 /** Runs a command; never throws on a non-zero exit (the caller checks `code`). */
-async function exec(
-  file: string,
-  args: string[],
-  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
-): Promise<Result> {
+async function exec(file: string, args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Result> {
   try {
     const { stdout, stderr } = await execFileP(file, args, {
       env: opts.env ?? process.env,
@@ -84,13 +79,7 @@ const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 beforeAll(async () => {
   const missing: string[] = [];
   for (const image of Object.values(IMAGES)) {
-    const r = await docker([
-      "image",
-      "inspect",
-      "-f",
-      '{{ index .Config.Labels "platform.recipe-hash" }}',
-      image,
-    ]);
+    const r = await docker(["image", "inspect", "-f", '{{ index .Config.Labels "platform.recipe-hash" }}', image]);
     if (r.code !== 0 || !/^[0-9a-f]{64}$/.test(r.stdout.trim())) missing.push(image);
   }
   if (missing.length > 0) {
@@ -176,7 +165,13 @@ describe("platform-local/caddy:2.11", () => {
     containers.add(name);
     const config = "{\\n\\tadmin off\\n\\tskip_install_trust\\n}\\nlocalhost {\\n\\ttls internal\\n\\trespond ok\\n}\\n";
     await dockerOk([
-      "run", "-d", "--name", name, IMAGES.caddy, "sh", "-c",
+      "run",
+      "-d",
+      "--name",
+      name,
+      IMAGES.caddy,
+      "sh",
+      "-c",
       `printf '${config}' > /tmp/Caddyfile && exec caddy run --config /tmp/Caddyfile --adapter caddyfile`,
     ]);
     const deadline = Date.now() + 30_000;
@@ -201,10 +196,20 @@ describe("platform-local/postgres:15", () => {
   async function startPostgres(name: string): Promise<number> {
     containers.add(name);
     await dockerOk([
-      "run", "-d", "--name", name,
-      "-e", `POSTGRES_USER=${user}`, "-e", `POSTGRES_PASSWORD=${password}`, "-e", `POSTGRES_DB=${db}`,
-      "-v", `${volume}:/var/lib/postgresql/data`,
-      "-p", "127.0.0.1::5432",
+      "run",
+      "-d",
+      "--name",
+      name,
+      "-e",
+      `POSTGRES_USER=${user}`,
+      "-e",
+      `POSTGRES_PASSWORD=${password}`,
+      "-e",
+      `POSTGRES_DB=${db}`,
+      "-v",
+      `${volume}:/var/lib/postgresql/data`,
+      "-p",
+      "127.0.0.1::5432",
       IMAGES.postgres,
     ]);
     const deadline = Date.now() + 60_000;

@@ -23,8 +23,14 @@ describe("catalog example", () => {
   beforeAll(() => {
     requireToolchain();
     cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true, filter: (s) => !/__pycache__|\.venv/.test(s) });
-    cpSync(join(ROOT, "examples", "catalog", "api"), join(otherDir, "api"), { recursive: true, filter: (s) => !/__pycache__|\.venv/.test(s) });
-    writeFileSync(join(otherDir, "platform.yml"), 'version: "1.0"\nname: other\nservices:\n  api:\n    type: fastapi\n    source: ./api\n    public: true\n    health:\n      http: /health\n');
+    cpSync(join(ROOT, "examples", "catalog", "api"), join(otherDir, "api"), {
+      recursive: true,
+      filter: (s) => !/__pycache__|\.venv/.test(s),
+    });
+    writeFileSync(
+      join(otherDir, "platform.yml"),
+      'version: "1.0"\nname: other\nservices:\n  api:\n    type: fastapi\n    source: ./api\n    public: true\n    health:\n      http: /health\n',
+    );
   });
 
   afterAll(async () => {

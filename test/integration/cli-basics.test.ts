@@ -44,7 +44,10 @@ describe("platform CLI basics", () => {
     const home = freshHome();
     const dir = join(home, "app");
     cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true });
-    const r = await runCli(["deploy"], { cwd: dir, env: { PLATFORM_HOME: home, PLATFORM_BACKEND_URL: `file://${home}/state`, PLATFORM_PASSPHRASE: "x" } });
+    const r = await runCli(["deploy"], {
+      cwd: dir,
+      env: { PLATFORM_HOME: home, PLATFORM_BACKEND_URL: `file://${home}/state`, PLATFORM_PASSPHRASE: "x" },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("No project found for this directory");
     expect(r.stderr).toContain("--yes");
@@ -75,8 +78,14 @@ describe("platform CLI basics", () => {
     const dir = join(home, "app");
     cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true });
     const { writeFileSync } = await import("node:fs");
-    writeFileSync(join(dir, "platform.yml"), 'version: "1.0"\nname: catalog\nservices:\n  api:\n    type: fastapi\n    source: ./api\n    dependson: [db]\n');
-    const r = await runCli(["deploy", "--yes"], { cwd: dir, env: { PLATFORM_HOME: home, PLATFORM_BACKEND_URL: `file://${home}`, PLATFORM_PASSPHRASE: "x" } });
+    writeFileSync(
+      join(dir, "platform.yml"),
+      'version: "1.0"\nname: catalog\nservices:\n  api:\n    type: fastapi\n    source: ./api\n    dependson: [db]\n',
+    );
+    const r = await runCli(["deploy", "--yes"], {
+      cwd: dir,
+      env: { PLATFORM_HOME: home, PLATFORM_BACKEND_URL: `file://${home}`, PLATFORM_PASSPHRASE: "x" },
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/platform\.yml:7:5 .*depends_on/);
   });

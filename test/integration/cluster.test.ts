@@ -19,16 +19,28 @@ const timings: Record<string, number> = {};
 let tc: ClusterToolchain;
 
 function kubectl(...args: string[]): string {
-  return execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", l.adminKubeconfig, ...args], { encoding: "utf8", timeout: 180_000, stdio: ["ignore", "pipe", "pipe"] });
+  return execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", l.adminKubeconfig, ...args], {
+    encoding: "utf8",
+    timeout: 180_000,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 function apply(...objects: object[]): void {
-  execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", l.adminKubeconfig, "apply", "-f", "-"], { input: objects.map((o) => JSON.stringify(o)).join("\n"), encoding: "utf8" });
+  execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", l.adminKubeconfig, "apply", "-f", "-"], {
+    input: objects.map((o) => JSON.stringify(o)).join("\n"),
+    encoding: "utf8",
+  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface PodState { name: string; phase: string; ready: boolean; started: string[] }
+interface PodState {
+  name: string;
+  phase: string;
+  ready: boolean;
+  started: string[];
+}
 
 /**
  * The pods with `selector` in `namespace`, but those being deleted: phase, Ready, and when each
@@ -37,15 +49,21 @@ interface PodState { name: string; phase: string; ready: boolean; started: strin
 function podStates(namespace: string, selector: string): PodState[] {
   type Pod = {
     metadata: { name: string; deletionTimestamp?: string };
-    status?: { phase?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { state?: { running?: { startedAt?: string } } }[] };
+    status?: {
+      phase?: string;
+      conditions?: { type: string; status: string }[];
+      containerStatuses?: { state?: { running?: { startedAt?: string } } }[];
+    };
   };
   const list = JSON.parse(kubectl("get", "pods", "-n", namespace, "-l", selector, "-o", "json")) as { items: Pod[] };
-  return list.items.filter((p) => !p.metadata.deletionTimestamp).map((p) => ({
-    name: p.metadata.name,
-    phase: p.status?.phase ?? "Unknown",
-    ready: p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false,
-    started: (p.status?.containerStatuses ?? []).map((c) => c.state?.running?.startedAt ?? "not running"),
-  }));
+  return list.items
+    .filter((p) => !p.metadata.deletionTimestamp)
+    .map((p) => ({
+      name: p.metadata.name,
+      phase: p.status?.phase ?? "Unknown",
+      ready: p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false,
+      started: (p.status?.containerStatuses ?? []).map((c) => c.state?.running?.startedAt ?? "not running"),
+    }));
 }
 
 /**
@@ -54,7 +72,8 @@ function podStates(namespace: string, selector: string): PodState[] {
  * from before the stop does not count). Fails with what kubectl last said.
  */
 async function expectPodsBack(namespace: string, selector: string, sinceMs: number, timeoutMs = 180_000): Promise<PodState[]> {
-  const back = (p: PodState) => p.phase === "Running" && p.ready && p.started.length > 0 && p.started.every((t) => Date.parse(t) >= sinceMs);
+  const back = (p: PodState) =>
+    p.phase === "Running" && p.ready && p.started.length > 0 && p.started.every((t) => Date.parse(t) >= sinceMs);
   let last = "";
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(2000)) {
     try {
@@ -66,13 +85,20 @@ async function expectPodsBack(namespace: string, selector: string, sinceMs: numb
     }
   }
   let described: string;
-  try { described = kubectl("describe", "pods", "-n", namespace, "-l", selector); } catch (e) { described = (e as Error).message; }
-  throw new Error(`the pods ${selector} in ${namespace} did not run again within ${timeoutMs / 1000} s (containers started since ${new Date(sinceMs).toISOString()}); last seen: ${last}\n${described}`);
+  try {
+    described = kubectl("describe", "pods", "-n", namespace, "-l", selector);
+  } catch (e) {
+    described = (e as Error).message;
+  }
+  throw new Error(
+    `the pods ${selector} in ${namespace} did not run again within ${timeoutMs / 1000} s (containers started since ${new Date(sinceMs).toISOString()}); last seen: ${last}\n${described}`,
+  );
 }
 
 async function cli(...args: string[]) {
   const r = await runCli(["cluster", ...args], { cwd: ROOT, env: {} });
-  if (r.code !== 0 && !(args[0] === "status")) throw new Error(`platform cluster ${args.join(" ")} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  if (r.code !== 0 && !(args[0] === "status"))
+    throw new Error(`platform cluster ${args.join(" ")} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
   return r;
 }
 
@@ -101,7 +127,10 @@ describe("the Kubernetes test cluster", () => {
     expect(r.code).toBe(0);
     expect(s).toMatchObject({ ready: true, node: { ready: true, internalIp: "127.0.0.1" }, dns: { ready: true } });
     expect(s.components.map((c: { name: string; healthy: boolean }) => `${c.name}:${c.healthy}`)).toEqual(
-      ["containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "registry"].map((n) => `${n}:true`));
+      ["containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "registry"].map(
+        (n) => `${n}:true`,
+      ),
+    );
     expect(kubectl("version", "-o", "json")).toContain('"gitVersion": "v1.34.2"');
   }, 60_000);
 
@@ -110,13 +139,25 @@ describe("the Kubernetes test cluster", () => {
     await importDockerImage(l, tc, TEST_IMAGE);
     timings.importImage = (Date.now() - t0) / 1000;
     const pod = (name: string, labels: object, command: string[], restartPolicy: string) => ({
-      apiVersion: "v1", kind: "Pod", metadata: { name, namespace: ns, labels },
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name, namespace: ns, labels },
       spec: { restartPolicy, containers: [{ name, image: TEST_IMAGE, imagePullPolicy: "Never", command }] },
     });
     const manifests = [
       { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
-      pod("web", { app: "web" }, ["sh", "-c", "mkdir -p /srv && echo hello-from-web > /srv/index.html && exec python3 -m http.server 8080 -d /srv"], "Always"),
-      { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: ns }, spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }] } },
+      pod(
+        "web",
+        { app: "web" },
+        ["sh", "-c", "mkdir -p /srv && echo hello-from-web > /srv/index.html && exec python3 -m http.server 8080 -d /srv"],
+        "Always",
+      ),
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "web", namespace: ns },
+        spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }] },
+      },
     ];
     apply(...manifests);
     kubectl("wait", "-n", ns, "--for=condition=Ready", "pod/web", "--timeout=120s");
@@ -149,7 +190,11 @@ describe("the Kubernetes test cluster", () => {
     } catch (e) {
       // What the client saw, and where the Service's endpoints were: the failure's evidence.
       const evidence = ["logs client", "get pods -o wide", "get endpointslices -o wide", "describe pod client"].map((c) => {
-        try { return `$ kubectl ${c}\n${kubectl("-n", ns, ...c.split(" "))}`; } catch (err) { return `$ kubectl ${c}\n${(err as Error).message}`; }
+        try {
+          return `$ kubectl ${c}\n${kubectl("-n", ns, ...c.split(" "))}`;
+        } catch (err) {
+          return `$ kubectl ${c}\n${(err as Error).message}`;
+        }
       });
       throw new Error(`${(e as Error).message}\n${evidence.join("\n")}`);
     }
@@ -175,23 +220,37 @@ describe("the Kubernetes test cluster", () => {
       const provider = new k8s.Provider("test-cluster", { kubeconfig, namespace: ns });
       const cm = new k8s.core.v1.ConfigMap("greeting", { metadata: { name: "greeting" }, data: { greeting } }, { provider });
       const labels = { app: "pause" };
-      const dep = new k8s.apps.v1.Deployment("pause", {
-        metadata: { name: "pause" },
-        spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels, annotations: { greeting } }, spec: { containers: [{ name: "pause", image: tc.pauseImage.ref, imagePullPolicy: "Never" }] } } },
-      }, { provider, dependsOn: [cm] });
+      const dep = new k8s.apps.v1.Deployment(
+        "pause",
+        {
+          metadata: { name: "pause" },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: labels },
+            template: {
+              metadata: { labels, annotations: { greeting } },
+              spec: { containers: [{ name: "pause", image: tc.pauseImage.ref, imagePullPolicy: "Never" }] },
+            },
+          },
+        },
+        { provider, dependsOn: [cm] },
+      );
       return { configMap: cm.metadata.name, readyReplicas: dep.status.readyReplicas };
     };
-    const stack = await LocalWorkspace.createOrSelectStack({ projectName: "platform-cluster-test", stackName: ns, program: program("hello") }, {
-      pulumiCommand: await PulumiCommand.get({ root: dirname(dirname(pulumi)) }),
-      envVars: {
-        PATH: [dirname(pulumi), process.env.PATH].join(delimiter),
-        PULUMI_BACKEND_URL: backend.PLATFORM_BACKEND_URL as string,
-        PULUMI_CONFIG_PASSPHRASE: backend.PLATFORM_PASSPHRASE as string,
-        PULUMI_SKIP_UPDATE_CHECK: "true",
-        // The plugin must be the one the set-up installed: nothing may be downloaded.
-        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    const stack = await LocalWorkspace.createOrSelectStack(
+      { projectName: "platform-cluster-test", stackName: ns, program: program("hello") },
+      {
+        pulumiCommand: await PulumiCommand.get({ root: dirname(dirname(pulumi)) }),
+        envVars: {
+          PATH: [dirname(pulumi), process.env.PATH].join(delimiter),
+          PULUMI_BACKEND_URL: backend.PLATFORM_BACKEND_URL as string,
+          PULUMI_CONFIG_PASSPHRASE: backend.PLATFORM_PASSPHRASE as string,
+          PULUMI_SKIP_UPDATE_CHECK: "true",
+          // The plugin must be the one the set-up installed: nothing may be downloaded.
+          PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+        },
       },
-    });
+    );
     const up = await stack.up();
     expect(up.summary.result).toBe("succeeded");
     expect(up.outputs.readyReplicas?.value).toBe(1);
@@ -221,8 +280,14 @@ describe("the Kubernetes test cluster", () => {
     apply(
       { apiVersion: "v1", kind: "Namespace", metadata: { name: kept } },
       {
-        apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "kept", namespace: kept },
-        spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "pause", image: tc.pauseImage.ref, imagePullPolicy: "Never" }] } } },
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "kept", namespace: kept },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { containers: [{ name: "pause", image: tc.pauseImage.ref, imagePullPolicy: "Never" }] } },
+        },
       },
     );
     kubectl("rollout", "status", "-n", kept, "deployment/kept", "--timeout=120s");
@@ -232,7 +297,16 @@ describe("the Kubernetes test cluster", () => {
     timings.down = r.seconds;
     // Whole seconds, as Kubernetes gives container start times: every start after this is a new one.
     const stoppedAt = Math.floor(Date.now() / 1000) * 1000;
-    expect(JSON.parse(r.stdout).stopped).toEqual(["registry", "kube-proxy", "kubelet", "kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd", "containerd"]);
+    expect(JSON.parse(r.stdout).stopped).toEqual([
+      "registry",
+      "kube-proxy",
+      "kubelet",
+      "kube-scheduler",
+      "kube-controller-manager",
+      "kube-apiserver",
+      "etcd",
+      "containerd",
+    ]);
     r = await cli("status", "--json");
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).components.every((c: { running: boolean }) => !c.running)).toBe(true);

@@ -6,7 +6,19 @@
 // Dockerfile (which replace it). Nothing is skipped: no Docker fails the test.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -26,7 +38,9 @@ async function docker(args: string[]): Promise<string> {
     return stdout + stderr;
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${DOCKER} ${args.slice(0, 2).join(" ")} ... failed: ${err.message}\n${err.stderr ?? ""}${err.stdout ?? ""}`.slice(0, 8000));
+    throw new Error(
+      `${DOCKER} ${args.slice(0, 2).join(" ")} ... failed: ${err.message}\n${err.stderr ?? ""}${err.stdout ?? ""}`.slice(0, 8000),
+    );
   }
 }
 
@@ -39,7 +53,8 @@ function write(rel: string, text: string, mode = 0o644): void {
 /** One line per entry: type, mode, path, and the link text or a digest of the bytes. */
 function describeEntry(root: string, path: string, type: string, mode: number): string {
   const full = join(root, path);
-  const what = type === "l" ? readlinkSync(full) : type === "f" ? createHash("sha256").update(readFileSync(full)).digest("hex").slice(0, 12) : "";
+  const what =
+    type === "l" ? readlinkSync(full) : type === "f" ? createHash("sha256").update(readFileSync(full)).digest("hex").slice(0, 12) : "";
   return `${type} ${mode.toString(8)} ${path} ${what}`;
 }
 
@@ -93,10 +108,22 @@ describe("build-input hash vs. what BuildKit sends", () => {
     symlinkSync("self", join(ctx, "self"));
     symlinkSync("/etc", join(ctx, "etc"));
     symlinkSync("missing/file", join(ctx, "dangling"));
-    write(".dockerignore", [
-      "# the context's rules", "*.md", "!README.md", "data", "!data/seed.json", "**/*.pyc", "/build",
-      "vendor", "!vendor/ours/**", "secret.txt", "",
-    ].join("\n"));
+    write(
+      ".dockerignore",
+      [
+        "# the context's rules",
+        "*.md",
+        "!README.md",
+        "data",
+        "!data/seed.json",
+        "**/*.pyc",
+        "/build",
+        "vendor",
+        "!vendor/ours/**",
+        "secret.txt",
+        "",
+      ].join("\n"),
+    );
   });
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -106,8 +133,23 @@ describe("build-input hash vs. what BuildKit sends", () => {
     expect(exported).toEqual(listHashed());
     // The cases that matter, spelled out.
     const paths = exported.map((l) => l.split(" ")[2]);
-    expect(paths).toEqual(expect.arrayContaining(["README.md", "data/seed.json", "docs/guide.md", "src/build/keep.txt", "vendor/ours/lib.py", "pkg/up", "etc", "dangling", "self", "uploads", "cache/tmp"]));
-    for (const gone of ["NOTES.md", "data/big.bin", "data/raw", "build", "pkg/mod.pyc", "vendor/theirs", "secret.txt"]) expect(paths).not.toContain(gone);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "README.md",
+        "data/seed.json",
+        "docs/guide.md",
+        "src/build/keep.txt",
+        "vendor/ours/lib.py",
+        "pkg/up",
+        "etc",
+        "dangling",
+        "self",
+        "uploads",
+        "cache/tmp",
+      ]),
+    );
+    for (const gone of ["NOTES.md", "data/big.bin", "data/raw", "build", "pkg/mod.pyc", "vendor/theirs", "secret.txt"])
+      expect(paths).not.toContain(gone);
   }, 300_000);
 
   it("with a recipe's rules beside the Dockerfile: they replace the context's", async () => {

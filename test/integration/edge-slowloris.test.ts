@@ -66,7 +66,11 @@ describe("public edge: a slow client cannot hold its connections", () => {
     await assertFree("127.0.0.1", PORTS.https, "the test edge's HTTPS port");
     dir = mkdtempSync(join(tmpdir(), "plt-slowloris-"));
     // The ACME CA is never reached: no name here is in the allow-list, so nothing is ordered.
-    const caddyfile = buildPublicEdgeCaddyfile("apps.example.test", { ca: "https://127.0.0.1:9/dir", email: "ops@example.test" }, PORTS.https);
+    const caddyfile = buildPublicEdgeCaddyfile(
+      "apps.example.test",
+      { ca: "https://127.0.0.1:9/dir", email: "ops@example.test" },
+      PORTS.https,
+    );
     writeFileSync(join(dir, "Caddyfile"), caddyfile);
     const image = baseImages().caddy;
     // biome-ignore format: one docker option per line
@@ -77,7 +81,9 @@ describe("public edge: a slow client cannot hold its connections", () => {
       image, "caddy", "run", "--adapter", "caddyfile", "--config", "/etc/caddy/Caddyfile",
     ]);
     if (started.code !== 0) throw new Error(`docker run ${image} failed: ${started.stderr}`);
-    await waitFor("the edge to answer", 50, 200, async () => (await quickRequest().catch(() => ({ status: "" }))).status.startsWith("HTTP/1.1 308"));
+    await waitFor("the edge to answer", 50, 200, async () =>
+      (await quickRequest().catch(() => ({ status: "" }))).status.startsWith("HTTP/1.1 308"),
+    );
   }, 60_000);
 
   afterAll(async () => {

@@ -33,7 +33,17 @@ async function status(): Promise<{ api: string; database: string; event_count: n
 
 const workspaceOf = (p: string) => join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", p);
 const containerOf = (service: string) =>
-  execFileSync("docker", ["ps", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.service=${service}`, "--format", "{{.Names}}"]).toString().trim();
+  execFileSync("docker", [
+    "ps",
+    "--filter",
+    `label=platform.project=${project}`,
+    "--filter",
+    `label=platform.service=${service}`,
+    "--format",
+    "{{.Names}}",
+  ])
+    .toString()
+    .trim();
 
 describe("fullstack example on the local Docker engine", () => {
   beforeAll(() => {
@@ -67,9 +77,15 @@ describe("fullstack example on the local Docker engine", () => {
     const sinceMs = Date.now();
     expect((await httpsRequest(urls.web as string, ca, { timeoutMs: 30_000 })).status).toBe(200);
     const isSql = (s: TraceSpan) => s.service === "api" && s.kind === "client" && /SELECT/i.test(s.name);
-    const spans = await waitForTrace({ project, service: "api", route: "/api/status", sinceMs }, (ss) => ss.some((s) => s.service === "web") && ss.some(isSql));
+    const spans = await waitForTrace(
+      { project, service: "api", route: "/api/status", sinceMs },
+      (ss) => ss.some((s) => s.service === "web") && ss.some(isSql),
+    );
     const api = spans.find((s) => s.service === "api" && s.kind === "server" && s.attributes["http.route"] === "/api/status");
-    expect(spans.find((s) => s.service === "web" && s.kind === "server"), "web's server span").toBeDefined();
+    expect(
+      spans.find((s) => s.service === "web" && s.kind === "server"),
+      "web's server span",
+    ).toBeDefined();
     expect(api, "the api's server span").toBeDefined();
     expect(spans.find(isSql), "the api's SQL").toBeDefined();
     // The traceparent crossed: the api's server span is a child of web's fetch.
@@ -83,7 +99,11 @@ describe("fullstack example on the local Docker engine", () => {
 
   it("status lists the running services with their URLs; logs shows a service's output", async () => {
     const s = JSON.parse(ok(await cli("status", "--project", project, "--json")).stdout);
-    expect(s.services.map((x: { service: string; state: string }) => `${x.service}:${x.state}`)).toEqual(["database:running", "api:running", "web:running"]);
+    expect(s.services.map((x: { service: string; state: string }) => `${x.service}:${x.state}`)).toEqual([
+      "database:running",
+      "api:running",
+      "web:running",
+    ]);
     expect(s.services[1].url).toBe(urls.api);
     expect(s.services[1].image).toMatch(new RegExp(`^platform/${project}_api:[0-9a-f]{12}$`));
     expect(s.lastDeployment.outcome).toBe("succeeded");
@@ -125,7 +145,11 @@ describe("fullstack example on the local Docker engine", () => {
   }, 300_000);
 
   it("never writes the database password in clear: output, logs, records, state", async () => {
-    const out = execFileSync(requireToolchain().pulumi, ["stack", "output", "database_url", "--show-secrets", "--stack", "preview", "--non-interactive", "--cwd", workspaceOf(project)], { env: pulumiEnv(backend), encoding: "utf8" }).trim();
+    const out = execFileSync(
+      requireToolchain().pulumi,
+      ["stack", "output", "database_url", "--show-secrets", "--stack", "preview", "--non-interactive", "--cwd", workspaceOf(project)],
+      { env: pulumiEnv(backend), encoding: "utf8" },
+    ).trim();
     const password = /^postgresql:\/\/app:([^@]+)@/.exec(out)?.[1] as string;
     expect(password).toMatch(/^[A-Za-z0-9]{32}$/);
     const home = process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform");
@@ -176,15 +200,25 @@ describe("fullstack example on the local Docker engine", () => {
     expect(r.stderr).toContain("boom: this version cannot start");
     expect(stats.failures).toEqual([]);
     expect(containerOf("api")).toBe(api);
-    expect(execFileSync("docker", ["ps", "-a", "-q", "--filter", `label=platform.project=${project}`, "--filter", "status=exited"]).toString().trim()).toBe("");
+    expect(
+      execFileSync("docker", ["ps", "-a", "-q", "--filter", `label=platform.project=${project}`, "--filter", "status=exited"])
+        .toString()
+        .trim(),
+    ).toBe("");
   }, 600_000);
 
   it("plain `pulumi preview` on the stack shows no changes", async () => {
     ok(await deploy());
     const workspace = workspaceOf(project);
-    const out = execFileSync(requireToolchain().pulumi, ["preview", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspace], {
-      env: pulumiEnv(backend), encoding: "utf8", timeout: 240_000,
-    });
+    const out = execFileSync(
+      requireToolchain().pulumi,
+      ["preview", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspace],
+      {
+        env: pulumiEnv(backend),
+        encoding: "utf8",
+        timeout: 240_000,
+      },
+    );
     expect(out).toMatch(/\d+ unchanged/);
   }, 600_000);
 
@@ -195,11 +229,14 @@ describe("fullstack example on the local Docker engine", () => {
       const app = new pulumi.StackReference(`organization/${project}/preview`);
       return { api: app.getOutput("api_external_url"), db: app.getOutput("database_url"), dep: app.getOutput("deployment_id") };
     };
-    const stack = await LocalWorkspace.createOrSelectStack({ stackName: "dev", projectName: "consumer", program }, {
-      workDir,
-      pulumiCommand: await PulumiCommand.get({ root: dirname(dirname(requireToolchain().pulumi)) }),
-      envVars: pulumiEnv(backend) as Record<string, string>,
-    });
+    const stack = await LocalWorkspace.createOrSelectStack(
+      { stackName: "dev", projectName: "consumer", program },
+      {
+        workDir,
+        pulumiCommand: await PulumiCommand.get({ root: dirname(dirname(requireToolchain().pulumi)) }),
+        envVars: pulumiEnv(backend) as Record<string, string>,
+      },
+    );
     const up = await stack.up({});
     expect(up.outputs.api?.value).toBe(urls.api);
     expect(up.outputs.db?.secret).toBe(true);

@@ -20,14 +20,19 @@ const deployed: { dir: string; project: string; env: string }[] = [];
 function app(dir: string, projectName: string, who: string): string {
   const to = join(base, dir);
   cpSync(join(ROOT, "test", "fixtures", "apps", "whoami"), to, { recursive: true });
-  const yml = readFileSync(join(to, "platform.yml"), "utf8").replace("name: whoami", `name: ${projectName}`).replace("WHO: nobody", `WHO: ${who}`);
+  const yml = readFileSync(join(to, "platform.yml"), "utf8")
+    .replace("name: whoami", `name: ${projectName}`)
+    .replace("WHO: nobody", `WHO: ${who}`);
   writeFileSync(join(to, "platform.yml"), yml);
   return to;
 }
 
 const cli = (dir: string, ...args: string[]) => runCli(args, { cwd: dir, env: backend });
 const docker = (...args: string[]) => execFileSync("docker", args).toString().trim();
-const containers = (project: string, env = "preview") => docker("ps", "-a", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.env=${env}`, "--format", "{{.Names}}").split("\n").filter(Boolean);
+const containers = (project: string, env = "preview") =>
+  docker("ps", "-a", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.env=${env}`, "--format", "{{.Names}}")
+    .split("\n")
+    .filter(Boolean);
 
 async function apiUrl(dir: string, env = "preview"): Promise<string> {
   const s = JSON.parse(ok(await cli(dir, "status", "--json", "--env", env)).stdout);
@@ -98,17 +103,20 @@ describe("project identity, names, isolation and one operation at a time", () =>
   });
 
   it("deploys stacks whose names used to collide side by side, each on its own network and volume", async () => {
-    const pairs = [{ project: `${name}c`, env: "x-y" }, { project: `${name}c-x`, env: "y" }];
+    const pairs = [
+      { project: `${name}c`, env: "x-y" },
+      { project: `${name}c-x`, env: "y" },
+    ];
     for (const p of pairs) {
       const dir = app(`${p.project}_${p.env}`, p.project, `${p.project}/${p.env}`);
       ok(await cli(dir, "deploy", "--yes", "--project", p.project, "--env", p.env));
       deployed.push({ dir, ...p });
     }
-    const [one, two] = pairs as [typeof pairs[0], typeof pairs[0]];
-    expect(docker("network", "inspect", `${one.project}_${one.env}`, "--format", "{{index .Labels \"platform.project\"}}")).toBe(one.project);
-    expect(docker("network", "inspect", `${two.project}_${two.env}`, "--format", "{{index .Labels \"platform.project\"}}")).toBe(two.project);
-    expect(docker("volume", "inspect", `${one.project}_${one.env}_db_data`, "--format", "{{index .Labels \"platform.env\"}}")).toBe(one.env);
-    expect(docker("volume", "inspect", `${two.project}_${two.env}_db_data`, "--format", "{{index .Labels \"platform.env\"}}")).toBe(two.env);
+    const [one, two] = pairs as [(typeof pairs)[0], (typeof pairs)[0]];
+    expect(docker("network", "inspect", `${one.project}_${one.env}`, "--format", '{{index .Labels "platform.project"}}')).toBe(one.project);
+    expect(docker("network", "inspect", `${two.project}_${two.env}`, "--format", '{{index .Labels "platform.project"}}')).toBe(two.project);
+    expect(docker("volume", "inspect", `${one.project}_${one.env}_db_data`, "--format", '{{index .Labels "platform.env"}}')).toBe(one.env);
+    expect(docker("volume", "inspect", `${two.project}_${two.env}_db_data`, "--format", '{{index .Labels "platform.env"}}')).toBe(two.env);
     for (const p of pairs) {
       const dir = deployed.find((d) => d.project === p.project)!.dir;
       expect(await whoAt(await apiUrl(dir, p.env), ca)).toBe(`${p.project}/${p.env}`);
@@ -121,7 +129,9 @@ describe("project identity, names, isolation and one operation at a time", () =>
     await first.waitFor(/api: Installing/);
     const second = await cli(dirA(), "deploy", "--yes");
     expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(new RegExp(`${name} \\(preview\\) is busy: deploy dep_\\w+ by \\S+@\\S+ \\(pid ${first.child.pid}, since `));
+    expect(second.stderr).toMatch(
+      new RegExp(`${name} \\(preview\\) is busy: deploy dep_\\w+ by \\S+@\\S+ \\(pid ${first.child.pid}, since `),
+    );
     ok(await first.done);
   }, 600_000);
 
@@ -138,13 +148,16 @@ describe("project identity, names, isolation and one operation at a time", () =>
     const again = ok(await cli(dirA(), "deploy", "--yes"));
     expect(again.stdout).toMatch(/^Deployment complete/m);
     expect(containers(name).filter((c) => /_api-/.test(c))).toHaveLength(1);
-    expect(JSON.parse(ok(await cli(dirA(), "deployments", "--json")).stdout).map((d: { outcome: string }) => d.outcome)).toContain("canceled");
+    expect(JSON.parse(ok(await cli(dirA(), "deployments", "--json")).stdout).map((d: { outcome: string }) => d.outcome)).toContain(
+      "canceled",
+    );
   }, 600_000);
 
   it("shows and records a migration that failed under on_failure: continue, and rolls out anyway", async () => {
     const file = join(dirA(), "platform.yml");
     const yml = readFileSync(file, "utf8");
-    const migrate = '    lifecycle:\n      migrate:\n        command: [sh, -c, "echo half of it went; exit 3"]\n        on_failure: continue\n';
+    const migrate =
+      '    lifecycle:\n      migrate:\n        command: [sh, -c, "echo half of it went; exit 3"]\n        on_failure: continue\n';
     writeFileSync(file, yml.replace("    health:\n      http: /health", `${migrate}    health:\n      http: /health`));
     const r = ok(await cli(dirA(), "deploy", "--yes"));
     expect(r.stdout).toMatch(/^api: migration failed \(exit 3; rolling out anyway, on_failure: continue\)$/m);

@@ -67,12 +67,15 @@ describe("catalog example on the Kubernetes test cluster", () => {
 
   it("status and logs read the cluster; the stack remembers its target", async () => {
     const s = JSON.parse(ok(await cli("status", "--project", project, "--json")).stdout);
-    expect(s.services.map((x: { service: string; state: string }) => `${x.service}:${x.state}`)).toEqual(["api:running", "traffic:running"]);
+    expect(s.services.map((x: { service: string; state: string }) => `${x.service}:${x.state}`)).toEqual([
+      "api:running",
+      "traffic:running",
+    ]);
     expect(s.services[0].url).toBe(urls.api);
     expect(s.services[0].image).toMatch(new RegExp(`^${TEST_REGISTRY}/platform/${project}_api@sha256:[0-9a-f]{64}$`));
     const pod = JSON.parse(kubectl("-n", namespace, "get", "pods", "-l", "app.kubernetes.io/name=api", "-o", "json")).items[0];
     expect(pod.spec.containers[0].imagePullPolicy).toBe("IfNotPresent");
-    const catalog = await (await fetch(`http://${TEST_REGISTRY}/v2/_catalog`)).json() as { repositories: string[] };
+    const catalog = (await (await fetch(`http://${TEST_REGISTRY}/v2/_catalog`)).json()) as { repositories: string[] };
     expect(catalog.repositories).toEqual(expect.arrayContaining([`platform/${project}_api`, `platform/${project}_traffic`]));
     const logs = ok(await cli("logs", "api", "--tail", "50", "--project", project));
     expect(logs.stdout + logs.stderr).toMatch(/Uvicorn running|Application startup complete/);
@@ -89,9 +92,24 @@ describe("catalog example on the Kubernetes test cluster", () => {
     kubectl("create", "namespace", taken);
     kubectl("label", "namespace", taken, "platform.project=someone-else", "platform.env=prod");
     try {
-      const r = await cli("deploy", "--yes", "--project", project, "--env", "other", "--target", "kubernetes", "--kubeconfig", kubeconfig, "--registry", TEST_REGISTRY);
+      const r = await cli(
+        "deploy",
+        "--yes",
+        "--project",
+        project,
+        "--env",
+        "other",
+        "--target",
+        "kubernetes",
+        "--kubeconfig",
+        kubeconfig,
+        "--registry",
+        TEST_REGISTRY,
+      );
       expect(r.code).not.toBe(0);
-      expect(r.stdout + r.stderr).toContain(`the Kubernetes namespace ${taken} of ${project} (other) already exists and belongs to project someone-else (prod); nothing was deployed`);
+      expect(r.stdout + r.stderr).toContain(
+        `the Kubernetes namespace ${taken} of ${project} (other) already exists and belongs to project someone-else (prod); nothing was deployed`,
+      );
       expect(kubectl("get", "namespace", taken, "-o", "jsonpath={.metadata.labels.platform\\.project}")).toBe("someone-else");
       expect(kubectl("-n", taken, "get", "all", "-o", "name").trim()).toBe("");
     } finally {

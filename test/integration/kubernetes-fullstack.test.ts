@@ -47,10 +47,18 @@ describe("fullstack example on the Kubernetes test cluster", () => {
     const r = ok(await deploy());
     urls = expectFullstackDeployed(r.stdout, project);
     ca = ok(await cli("ca")).stdout;
-    const objects = kubectl("-n", namespace, "get", "deployment,statefulset,service,job,pvc", "-o", "name").split("\n").filter(Boolean).sort();
+    const objects = kubectl("-n", namespace, "get", "deployment,statefulset,service,job,pvc", "-o", "name")
+      .split("\n")
+      .filter(Boolean)
+      .sort();
     expect(objects.filter((o) => !o.startsWith("job"))).toEqual([
-      "deployment.apps/api", "deployment.apps/web", "persistentvolumeclaim/database-data",
-      "service/api", "service/database", "service/web", "statefulset.apps/database",
+      "deployment.apps/api",
+      "deployment.apps/web",
+      "persistentvolumeclaim/database-data",
+      "service/api",
+      "service/database",
+      "service/web",
+      "statefulset.apps/database",
     ]);
     expect(objects.filter((o) => o.startsWith("job"))).toHaveLength(1);
     const strategy = JSON.parse(kubectl("-n", namespace, "get", "deployment/api", "-o", "jsonpath={.spec.strategy.rollingUpdate}"));
@@ -92,9 +100,15 @@ describe("fullstack example on the Kubernetes test cluster", () => {
 
   it("plain `pulumi preview` on the stack shows no changes after a deploy", async () => {
     ok(await deploy());
-    const out = execFileSync(requireToolchain().pulumi, ["preview", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspaceOf(project)], {
-      env: pulumiEnv(backend), encoding: "utf8", timeout: 240_000,
-    });
+    const out = execFileSync(
+      requireToolchain().pulumi,
+      ["preview", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspaceOf(project)],
+      {
+        env: pulumiEnv(backend),
+        encoding: "utf8",
+        timeout: 240_000,
+      },
+    );
     expect(out).toMatch(/\d+ unchanged/);
   }, 600_000);
 

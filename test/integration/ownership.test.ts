@@ -19,7 +19,8 @@ const project = unique("own");
 const other = `${project}x`;
 const backend = freshBackend();
 const dir = mkdtempSync(join(tmpdir(), "platform-ownership-"));
-const yml = (preset: string) => `version: "1.0"\nname: ${project}\nservices:\n  db:\n    type: postgres\n    resources: {preset: ${preset}}\n`;
+const yml = (preset: string) =>
+  `version: "1.0"\nname: ${project}\nservices:\n  db:\n    type: postgres\n    resources: {preset: ${preset}}\n`;
 const deploy = () => runCli(["deploy", "--yes", "--project", project], { cwd: dir, env: backend });
 const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 const created = { volumes: new Set<string>(), containers: new Set<string>(), networks: new Set<string>() };
@@ -27,7 +28,11 @@ const created = { volumes: new Set<string>(), containers: new Set<string>(), net
 /** The names this stack wants, from the plan itself (naming may change; the rules may not). */
 function planned(): { volume: string; network: string } {
   const r = validateConfig(yml("small"), { file: "platform.yml", projectDir: dir });
-  const plan = buildPlan(r.config!, { project, env: "preview", appsDomain: "localhost", httpsPort: 443, projectDir: dir, images: baseImages() }, new Map());
+  const plan = buildPlan(
+    r.config!,
+    { project, env: "preview", appsDomain: "localhost", httpsPort: 443, projectDir: dir, images: baseImages() },
+    new Map(),
+  );
   return { volume: plan.services[0]!.database!.volumeName, network: plan.network };
 }
 
@@ -73,9 +78,11 @@ describe("never adopt what another stack owns", () => {
     docker("volume", "create", ...labelArgs({ ...mine(), "platform.project": other }), names.volume);
     const r = await deploy();
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`volume "${names.volume}" already exists and is not this database's (it has project ${other}, env preview, service db`);
+    expect(r.stderr).toContain(
+      `volume "${names.volume}" already exists and is not this database's (it has project ${other}, env preview, service db`,
+    );
     expect(dbContainer()).toBe("");
-    expect(docker("volume", "inspect", "-f", "{{index .Labels \"platform.project\"}}", names.volume)).toBe(other);
+    expect(docker("volume", "inspect", "-f", '{{index .Labels "platform.project"}}', names.volume)).toBe(other);
     docker("volume", "rm", names.volume);
   }, 300_000);
 

@@ -25,9 +25,21 @@ let ca = "";
 
 /** Every container of a service, running or not, migration jobs excluded: "<id> <state>". */
 const containersOf = (service: string) =>
-  docker("ps", "-a", "--format", "{{.ID}} {{.State}} {{.Label \"platform.job\"}}", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.service=${service}`)
-    .split("\n").filter((l) => l && !l.endsWith(" true")).map((l) => l.trim());
-const runningOf = (service: string) => docker("ps", "-q", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.service=${service}`);
+  docker(
+    "ps",
+    "-a",
+    "--format",
+    '{{.ID}} {{.State}} {{.Label "platform.job"}}',
+    "--filter",
+    `label=platform.project=${project}`,
+    "--filter",
+    `label=platform.service=${service}`,
+  )
+    .split("\n")
+    .filter((l) => l && !l.endsWith(" true"))
+    .map((l) => l.trim());
+const runningOf = (service: string) =>
+  docker("ps", "-q", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.service=${service}`);
 
 /** The API's status once it answers with the database (its pool reconnects after a database restart). */
 async function status(): Promise<{ database: string; event_count: number }> {
@@ -46,11 +58,16 @@ describe("killed, failed and hardened: the fullstack example on the real engine"
     requireToolchain();
     cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
     // The migration reports the limits it runs under, then migrates as usual.
-    const yml = readFileSync(join(dir, "platform.yml"), "utf8").replace('command: ["alembic", "upgrade", "head"]',
-      'command: ["sh", "-c", "grep NoNewPrivs /proc/self/status; echo pids=$(cat /sys/fs/cgroup/pids/pids.max) memory=$(cat /sys/fs/cgroup/memory/memory.limit_in_bytes) cpu=$(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us); exec alembic upgrade head"]');
+    const yml = readFileSync(join(dir, "platform.yml"), "utf8").replace(
+      'command: ["alembic", "upgrade", "head"]',
+      'command: ["sh", "-c", "grep NoNewPrivs /proc/self/status; echo pids=$(cat /sys/fs/cgroup/pids/pids.max) memory=$(cat /sys/fs/cgroup/memory/memory.limit_in_bytes) cpu=$(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us); exec alembic upgrade head"]',
+    );
     writeFileSync(join(dir, "platform.yml"), yml);
     // A database image whose server never starts: what a bad upgrade looks like.
-    execFileSync("docker", ["build", "-q", "-t", brokenImage, "-"], { input: `FROM ${baseImages().postgres}\nENTRYPOINT ["sh", "-c", "echo this postgres cannot start >&2; exit 3"]\n`, stdio: ["pipe", "ignore", "inherit"] });
+    execFileSync("docker", ["build", "-q", "-t", brokenImage, "-"], {
+      input: `FROM ${baseImages().postgres}\nENTRYPOINT ["sh", "-c", "echo this postgres cannot start >&2; exit 3"]\n`,
+      stdio: ["pipe", "ignore", "inherit"],
+    });
   });
 
   afterAll(async () => {
@@ -72,11 +89,16 @@ describe("killed, failed and hardened: the fullstack example on the real engine"
       const info = JSON.parse(docker("inspect", runningOf(service)))[0];
       expect(info.HostConfig.PortBindings ?? {}).toEqual({});
       expect(Object.values(info.NetworkSettings.Ports ?? {}).filter(Boolean)).toEqual([]);
-      expect(info.HostConfig).toMatchObject({ SecurityOpt: ["no-new-privileges:true"], PidsLimit: 512, Memory: 512 * 1024 ** 2, NanoCpus: 5e8 });
+      expect(info.HostConfig).toMatchObject({
+        SecurityOpt: ["no-new-privileges:true"],
+        PidsLimit: 512,
+        Memory: 512 * 1024 ** 2,
+        NanoCpus: 5e8,
+      });
     }
     // The edge routes by the host label, which public containers carry for the URL word pick.
     const apiHost = new URL(urls.api as string).hostname.split(".")[0];
-    expect(docker("inspect", "-f", "{{index .Config.Labels \"platform.public-host\"}}", runningOf("api"))).toBe(apiHost);
+    expect(docker("inspect", "-f", '{{index .Config.Labels "platform.public-host"}}', runningOf("api"))).toBe(apiHost);
     const history = JSON.parse(ok(await cli(["deployments", "--project", project, "--json"])).stdout);
     const migration = history[0].migrations.api.output as string;
     expect(migration).toMatch(/NoNewPrivs:\s+1/);
@@ -84,7 +106,9 @@ describe("killed, failed and hardened: the fullstack example on the real engine"
   }, 120_000);
 
   it("a killed API comes back on the next deploy: replaced, not reported unchanged", async () => {
-    expect((await httpsRequest(`${urls.api}/api/events`, ca, { method: "POST", body: { message: "before the kill" } })).status).toBeLessThan(300);
+    expect(
+      (await httpsRequest(`${urls.api}/api/events`, ca, { method: "POST", body: { message: "before the kill" } })).status,
+    ).toBeLessThan(300);
     const count = (await status()).event_count;
     docker("kill", runningOf("api"));
     expect(runningOf("api")).toBe("");
@@ -113,7 +137,9 @@ describe("killed, failed and hardened: the fullstack example on the real engine"
     const r = await deploy();
     writeFileSync(dockerfile, original);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/answers on 127\.0\.0\.1:8080 inside its container, but not on its network address [0-9.]+:8080.*listen on 0\.0\.0\.0:\$PORT/s);
+    expect(r.stderr).toMatch(
+      /answers on 127\.0\.0\.1:8080 inside its container, but not on its network address [0-9.]+:8080.*listen on 0\.0\.0\.0:\$PORT/s,
+    );
     expect(runningOf("api")).toBe(api);
     expect((await status()).database).toBe("ok");
   }, 600_000);
@@ -134,9 +160,15 @@ describe("killed, failed and hardened: the fullstack example on the real engine"
 
   it("plain `pulumi preview --expect-no-changes` stays clean after all that", async () => {
     const workspace = join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", project);
-    const out = execFileSync(requireToolchain().pulumi, ["preview", "--refresh", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspace], {
-      env: pulumiEnv(backend), encoding: "utf8", timeout: 240_000,
-    });
+    const out = execFileSync(
+      requireToolchain().pulumi,
+      ["preview", "--refresh", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspace],
+      {
+        env: pulumiEnv(backend),
+        encoding: "utf8",
+        timeout: 240_000,
+      },
+    );
     expect(out).toMatch(/\d+ unchanged/);
   }, 300_000);
 });

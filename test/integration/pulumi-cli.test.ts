@@ -9,10 +9,15 @@ import { freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpe
 describe("pulumi CLI on the repository's Pulumi.yaml", () => {
   const env = pulumiEnv(freshBackend());
   const stack = unique("t-");
-  const pulumi = (...args: string[]) => execFileSync(requireToolchain().pulumi, [...args, "--non-interactive", "--cwd", ROOT], { env, encoding: "utf8", timeout: 240_000 });
+  const pulumi = (...args: string[]) =>
+    execFileSync(requireToolchain().pulumi, [...args, "--non-interactive", "--cwd", ROOT], { env, encoding: "utf8", timeout: 240_000 });
 
   afterAll(() => {
-    try { pulumi("stack", "rm", stack, "--yes", "--force"); } catch { /* never created */ }
+    try {
+      pulumi("stack", "rm", stack, "--yes", "--force");
+    } catch {
+      /* never created */
+    }
   });
 
   it("previews the catalog example", () => {

@@ -40,9 +40,23 @@ function refused(r: CliResult): CliResult {
   return r;
 }
 
-const images = () => execFileSync("docker", ["images", "--format", "{{.Repository}}:{{.Tag}}", `platform/${project}_*`]).toString().split("\n").filter(Boolean);
+const images = () =>
+  execFileSync("docker", ["images", "--format", "{{.Repository}}:{{.Tag}}", `platform/${project}_*`])
+    .toString()
+    .split("\n")
+    .filter(Boolean);
 const containerOf = (service: string) =>
-  execFileSync("docker", ["ps", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.service=${service}`, "--format", "{{.Names}}"]).toString().trim();
+  execFileSync("docker", [
+    "ps",
+    "--filter",
+    `label=platform.project=${project}`,
+    "--filter",
+    `label=platform.service=${service}`,
+    "--format",
+    "{{.Names}}",
+  ])
+    .toString()
+    .trim();
 
 /** Whether `docker save` of an image holds any of the needles (streamed: images are hundreds of MB). */
 function savedImageContains(image: string, needles: string[]): Promise<string[]> {
@@ -127,7 +141,9 @@ describe("real repositories, deployed as they are", () => {
   it("deploys: notes say what was chosen, every service serves, NEXT_PUBLIC_API_URL is in the browser's JavaScript", async () => {
     const r = ok(await cli(["deploy"]));
     console.log(`realrepos first deploy: ${r.seconds.toFixed(0)} s`);
-    expect(r.stdout).toContain("note: api: Python: .python-version 3.12, but platform-local/python:3.11 has only Python 3.11: building with Python 3.11");
+    expect(r.stdout).toContain(
+      "note: api: Python: .python-version 3.12, but platform-local/python:3.11 has only Python 3.11: building with Python 3.11",
+    );
     expect(r.stdout).toContain("note: api: app: service/app.py assigns app (assumed to be the FastAPI app); serving service.app:app");
     expect(r.stdout).toContain("note: web: bun.lock: installing with bun install --frozen-lockfile");
     urls = parseUrls(r.stdout);
@@ -141,19 +157,40 @@ describe("real repositories, deployed as they are", () => {
     expect(page.status).toBe(200);
     const chunks = [...new Set([...page.body.matchAll(/\/_next\/static\/[^"']+\.js/g)].map((m) => m[0]))];
     const bodies = await Promise.all(chunks.map(async (c) => (await get("web", c)).body));
-    expect(bodies.some((b) => b.includes(urls.api as string)), `${urls.api} in ${chunks.join(", ")}`).toBe(true);
+    expect(
+      bodies.some((b) => b.includes(urls.api as string)),
+      `${urls.api} in ${chunks.join(", ")}`,
+    ).toBe(true);
     // The build Dockerfile read the secret file and its declared ARG.
     expect((await get("hook", "/greeting.txt")).body.trim()).toBe("hello-from-the-build");
     expect((await get("hook", "/database-host.txt")).body.trim()).toBe("database");
   }, 900_000);
 
   it("no image holds a build-time value: not in its layers (docker save), history or config", async () => {
-    const url = execFileSync(requireToolchain().pulumi, ["stack", "output", "database_url", "--show-secrets", "--stack", "preview", "--non-interactive", "--cwd", join(home, "projects", project)], { env: pulumiEnv(backend), encoding: "utf8" }).trim();
+    const url = execFileSync(
+      requireToolchain().pulumi,
+      [
+        "stack",
+        "output",
+        "database_url",
+        "--show-secrets",
+        "--stack",
+        "preview",
+        "--non-interactive",
+        "--cwd",
+        join(home, "projects", project),
+      ],
+      { env: pulumiEnv(backend), encoding: "utf8" },
+    ).trim();
     password = /^postgresql:\/\/app:([^@]+)@/.exec(url)?.[1] as string;
     expect(password).toMatch(/^[A-Za-z0-9]{32}$/);
     const secrets = [password, TOKENS[0] as string];
     const built = images();
-    expect(built.map((i) => i.split(":")[0]).sort()).toEqual([`platform/${project}_api`, `platform/${project}_hook`, `platform/${project}_web`]);
+    expect(built.map((i) => i.split(":")[0]).sort()).toEqual([
+      `platform/${project}_api`,
+      `platform/${project}_hook`,
+      `platform/${project}_web`,
+    ]);
     for (const image of built) {
       const history = execFileSync("docker", ["history", "--no-trunc", image]).toString();
       const config = execFileSync("docker", ["image", "inspect", image]).toString();
@@ -164,13 +201,22 @@ describe("real repositories, deployed as they are", () => {
       expect(await savedImageContains(image, secrets), `${image} layers`).toEqual([]);
     }
     // An ARG a Dockerfile declares is a build argument, and those do show in history (documented).
-    expect(execFileSync("docker", ["history", "--no-trunc", built.find((i) => i.includes("_hook:")) as string]).toString()).toContain("GREETING=hello-from-the-build");
+    expect(execFileSync("docker", ["history", "--no-trunc", built.find((i) => i.includes("_hook:")) as string]).toString()).toContain(
+      "GREETING=hello-from-the-build",
+    );
   }, 300_000);
 
   it("a changed secret: plan says only api is rebuilt and replaced, and the deploy does exactly that", async () => {
     ok(await cli(["secrets", "set", "API_TOKEN"], TOKENS[1]));
     const plan = JSON.parse(ok(await cli(["plan", "--json"])).stdout);
-    const ops = Object.fromEntries(plan.services.map((s: { name: string; deploy: Record<string, { op: string }> }) => [s.name, Object.values(s.deploy).map((x) => x.op).join(",")]));
+    const ops = Object.fromEntries(
+      plan.services.map((s: { name: string; deploy: Record<string, { op: string }> }) => [
+        s.name,
+        Object.values(s.deploy)
+          .map((x) => x.op)
+          .join(","),
+      ]),
+    );
     expect(ops).toEqual({ database: "same", api: "replace,replace", web: "same,same", hook: "same,same" });
     const before = Object.fromEntries(["database", "web", "hook", "api"].map((s) => [s, containerOf(s)]));
     const r = ok(await cli(["deploy"]));
@@ -195,8 +241,11 @@ describe("real repositories, deployed as they are", () => {
     const clear = [...TOKENS, password];
     expect(password).not.toBe("");
     for (const text of outputs) for (const t of clear) expect(text.includes(t)).toBe(false);
-    const hits = [join(home, "projects", project), join(home, "logs", project), (backend.PLATFORM_BACKEND_URL as string).replace("file://", "")]
-      .flatMap((root) => filesContaining(root, clear));
+    const hits = [
+      join(home, "projects", project),
+      join(home, "logs", project),
+      (backend.PLATFORM_BACKEND_URL as string).replace("file://", ""),
+    ].flatMap((root) => filesContaining(root, clear));
     expect(hits).toEqual([]);
   });
 });

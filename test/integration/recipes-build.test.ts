@@ -36,7 +36,9 @@ async function docker(args: string[], timeoutMs = 60_000): Promise<string> {
     return stdout + stderr;
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`docker ${args.slice(0, 3).join(" ")} ... failed: ${err.message}\n${err.stderr ?? ""}${err.stdout ?? ""}`.slice(0, 8000));
+    throw new Error(
+      `docker ${args.slice(0, 3).join(" ")} ... failed: ${err.message}\n${err.stderr ?? ""}${err.stdout ?? ""}`.slice(0, 8000),
+    );
   }
 }
 
@@ -84,7 +86,9 @@ describe("fastapi recipe, built with BuildKit (catalog API)", () => {
     const installStep = /#(\d+) \[build \d+\/\d+\] RUN --mount=type=secret,id=ca .*pip install -r requirements\.txt/.exec(warm.log);
     expect(installStep, warm.log).not.toBeNull();
     expect(warm.log).toMatch(new RegExp(`#${installStep![1]} CACHED`));
-    console.log(`catalog api image: first build ${first.seconds.toFixed(1)} s (cold unless BuildKit cached it), code-change rebuild ${warm.seconds.toFixed(1)} s`);
+    console.log(
+      `catalog api image: first build ${first.seconds.toFixed(1)} s (cold unless BuildKit cached it), code-change rebuild ${warm.seconds.toFixed(1)} s`,
+    );
   }, 600_000);
 
   it("serves GET /products on a port published on 127.0.0.1, as a non-root user", async () => {
@@ -96,7 +100,8 @@ describe("fastapi recipe, built with BuildKit (catalog API)", () => {
       try {
         if ((await get("/health")).status === 200) break;
       } catch (e) {
-        if (Date.now() > deadline) throw new Error(`no answer on ${baseUrl}: ${(e as Error).message}\n${await docker(["logs", CONTAINER])}`);
+        if (Date.now() > deadline)
+          throw new Error(`no answer on ${baseUrl}: ${(e as Error).message}\n${await docker(["logs", CONTAINER])}`);
       }
       await new Promise((r) => setTimeout(r, 300));
     }

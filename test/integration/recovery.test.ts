@@ -26,7 +26,10 @@ let urls: Record<string, string> = {};
 let ca = "";
 
 const docker = (...args: string[]) => execFileSync("docker", args).toString().trim();
-const stackContainers = () => docker("ps", "-a", "--filter", `label=platform.project=${project}`, "--format", "{{.Names}} {{.State}} {{.Label \"platform.job\"}}").split("\n").filter(Boolean);
+const stackContainers = () =>
+  docker("ps", "-a", "--filter", `label=platform.project=${project}`, "--format", '{{.Names}} {{.State}} {{.Label "platform.job"}}')
+    .split("\n")
+    .filter(Boolean);
 
 async function eventCount(): Promise<number> {
   const r = await httpsRequest(`${urls.api}/api/status`, ca);
@@ -66,7 +69,10 @@ describe("crash recovery, rollback and secrets on the fullstack example", () => 
     setMigration(["sh", "-c", "sleep 4 && alembic upgrade head"]);
     urls = parseUrls(ok(await cli("deploy", "--yes", "--project", project)).stdout);
     ca = ok(await cli("ca")).stdout;
-    for (let i = 0; i < 3; i++) expect((await httpsRequest(`${urls.api}/api/events`, ca, { method: "POST", body: { message: `row ${i}` } })).status).toBeLessThan(300);
+    for (let i = 0; i < 3; i++)
+      expect((await httpsRequest(`${urls.api}/api/events`, ca, { method: "POST", body: { message: `row ${i}` } })).status).toBeLessThan(
+        300,
+      );
   }, 900_000);
 
   afterAll(async () => {
@@ -95,9 +101,15 @@ describe("crash recovery, rollback and secrets on the fullstack example", () => 
         expect(r.stdout).toMatch(/^Deployment complete/m);
         expect(await eventCount()).toBe(rows);
         const list = stackContainers();
-        expect(list.filter((c) => c.endsWith(" true")), "no migration job left").toEqual([]);
+        expect(
+          list.filter((c) => c.endsWith(" true")),
+          "no migration job left",
+        ).toEqual([]);
         for (const svc of ["database", "api", "web"]) {
-          expect(list.filter((c) => new RegExp(`_${svc}-[0-9a-f]+ running`).test(c)), `${svc}: ${list.join(", ")}`).toHaveLength(1);
+          expect(
+            list.filter((c) => new RegExp(`_${svc}-[0-9a-f]+ running`).test(c)),
+            `${svc}: ${list.join(", ")}`,
+          ).toHaveLength(1);
         }
         expect(list).toHaveLength(3);
       }, 600_000);
@@ -105,7 +117,9 @@ describe("crash recovery, rollback and secrets on the fullstack example", () => 
   }
 
   it("rolls back to the previous version without building, with no failed request", async () => {
-    const before = JSON.parse(ok(await cli("status", "--json")).stdout).services.find((s: { service: string }) => s.service === "api").image;
+    const before = JSON.parse(ok(await cli("status", "--json")).stdout).services.find(
+      (s: { service: string }) => s.service === "api",
+    ).image;
     changeApi();
     ok(await cli("deploy", "--yes"));
     const poller = startPoller(`${urls.api}/api/status`, ca, 50);
@@ -133,15 +147,38 @@ describe("crash recovery, rollback and secrets on the fullstack example", () => 
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain("the migration broke");
     expect((await cli("deploy", "--yes", "--json")).code).toBe(1);
-    for (const args of [["status", "--json"], ["deployments", "--json"], ["deployments"], ["logs", "api", "--tail", "200"], ["logs", "database", "--tail", "200"]]) ok(await cli(...args));
-    const env = JSON.parse(docker("inspect", "--format", "{{json .Config.Env}}", docker("ps", "-q", "--filter", `label=platform.project=${project}`, "--filter", "label=platform.service=api").split("\n")[0] as string)) as string[];
+    for (const args of [
+      ["status", "--json"],
+      ["deployments", "--json"],
+      ["deployments"],
+      ["logs", "api", "--tail", "200"],
+      ["logs", "database", "--tail", "200"],
+    ])
+      ok(await cli(...args));
+    const env = JSON.parse(
+      docker(
+        "inspect",
+        "--format",
+        "{{json .Config.Env}}",
+        docker("ps", "-q", "--filter", `label=platform.project=${project}`, "--filter", "label=platform.service=api").split(
+          "\n",
+        )[0] as string,
+      ),
+    ) as string[];
     const connection = (env.find((e) => e.startsWith("DATABASE_URL=")) as string).slice("DATABASE_URL=".length);
     const password = new URL(connection).password;
     expect(password.length).toBeGreaterThanOrEqual(16);
     const home = platformHome();
-    const files = [...filesUnder(join(home, "projects", project)), ...filesUnder(join(home, "logs", project)), ...filesUnder(new URL(backend.PLATFORM_BACKEND_URL as string).pathname)];
+    const files = [
+      ...filesUnder(join(home, "projects", project)),
+      ...filesUnder(join(home, "logs", project)),
+      ...filesUnder(new URL(backend.PLATFORM_BACKEND_URL as string).pathname),
+    ];
     expect(files.length).toBeGreaterThan(10);
-    const leaks = [...files.filter((f) => readFileSync(f, "latin1").includes(password)), ...outputs.filter((o) => o.includes(password)).map((o) => `CLI output: ${o.slice(0, 200)}`)];
+    const leaks = [
+      ...files.filter((f) => readFileSync(f, "latin1").includes(password)),
+      ...outputs.filter((o) => o.includes(password)).map((o) => `CLI output: ${o.slice(0, 200)}`),
+    ];
     expect(leaks).toEqual([]);
     expect(files.filter((f) => readFileSync(f, "latin1").includes(connection))).toEqual([]);
     setMigration(["sh", "-c", "sleep 4 && alembic upgrade head"]);

@@ -10,7 +10,11 @@ import { baseImages } from "../../src/home/images.js";
 function step(fn: string, env: Record<string, string>, pre = ""): { code: number; out: string } {
   const home = mkdtempSync(join(tmpdir(), "platform-setup-"));
   const script = `set -euo pipefail; REPO_ROOT=${ROOT}; source scripts/setup/lib.sh; for f in node docker pulumi project images; do source scripts/setup/$f.sh; done; ${pre} step "under test" ${fn}`;
-  const r = spawnSync("bash", ["-c", script], { cwd: ROOT, env: { HOME: home, PLATFORM_HOME: join(home, ".platform"), PLATFORM_PULUMI_INSTALLER: "never", ...env }, encoding: "utf8" });
+  const r = spawnSync("bash", ["-c", script], {
+    cwd: ROOT,
+    env: { HOME: home, PLATFORM_HOME: join(home, ".platform"), PLATFORM_PULUMI_INSTALLER: "never", ...env },
+    encoding: "utf8",
+  });
   return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -31,7 +35,10 @@ describe("set-up failures", () => {
 
   it("dockerd that cannot start: fails fast with its last log lines", () => {
     const bin = mkdtempSync(join(tmpdir(), "fake-dockerd-"));
-    writeFileSync(join(bin, "dockerd"), "#!/bin/sh\necho 'failed to start daemon: pid file found, ensure docker is not running' >&2\nexit 1\n");
+    writeFileSync(
+      join(bin, "dockerd"),
+      "#!/bin/sh\necho 'failed to start daemon: pid file found, ensure docker is not running' >&2\nexit 1\n",
+    );
     chmodSync(join(bin, "dockerd"), 0o755);
     mkdirSync(join(bin, "sock"));
     const t0 = Date.now();
@@ -45,7 +52,12 @@ describe("set-up failures", () => {
 
 describe("set-up: the telemetry receiver image", () => {
   it("is built (or reused) offline from this install, on the Node base image, and named by its hash", () => {
-    const r = step("setup_telemetry_image", { PATH: "/usr/bin:/bin", NODE_BIN: dirname(process.execPath), PLATFORM_DOCKER_CLI: process.env.PLATFORM_DOCKER_CLI || "/usr/bin/docker", PLATFORM_NODE_IMAGE: baseImages().node });
+    const r = step("setup_telemetry_image", {
+      PATH: "/usr/bin:/bin",
+      NODE_BIN: dirname(process.execPath),
+      PLATFORM_DOCKER_CLI: process.env.PLATFORM_DOCKER_CLI || "/usr/bin/docker",
+      PLATFORM_NODE_IMAGE: baseImages().node,
+    });
     expect(r.out).toMatch(/✓ under test: (built|reused) platform-local\/telemetry:[0-9a-f]{12} in /);
     expect(r.code).toBe(0);
   }, 120_000);

@@ -20,7 +20,11 @@ const cli = (args: string[]) => runCli(args, { cwd: dir, env: backend });
 let urls: Record<string, string> = {};
 let ca = "";
 
-const images = () => execFileSync("docker", ["images", "--format", "{{.Repository}}:{{.Tag}}", `platform/${project}_*`]).toString().split("\n").filter(Boolean);
+const images = () =>
+  execFileSync("docker", ["images", "--format", "{{.Repository}}:{{.Tag}}", `platform/${project}_*`])
+    .toString()
+    .split("\n")
+    .filter(Boolean);
 
 describe("repository shapes: workspaces, src/ layout, pages router, poetry", () => {
   beforeAll(() => {
@@ -40,7 +44,9 @@ describe("repository shapes: workspaces, src/ layout, pages router, poetry", () 
   it("plan says where each service is built from and how it installs", async () => {
     const r = ok(await cli(["plan", "--project", project]));
     expect(r.stdout).toContain("generated Dockerfile for ./services/api (built from the workspace root .)");
-    expect(r.stdout).toContain("uv workspace at ../..: installing with uv sync --frozen --no-dev --package shapes-api from the workspace's uv.lock");
+    expect(r.stdout).toContain(
+      "uv workspace at ../..: installing with uv sync --frozen --no-dev --package shapes-api from the workspace's uv.lock",
+    );
     expect(r.stdout).toContain("generated Dockerfile for ./apps/web (built from the workspace root .)");
     expect(r.stdout).toContain("pnpm workspace at ../..: installing with pnpm from the workspace's pnpm-lock.yaml");
     expect(r.stdout).toContain("pnpm 10.34.8 from package.json packageManager");
@@ -54,7 +60,9 @@ describe("repository shapes: workspaces, src/ layout, pages router, poetry", () 
     urls = parseUrls(r.stdout);
     ca = ok(await cli(["ca"])).stdout;
     // The workspace library came from the root's uv.lock; the app was found in src/.
-    expect(JSON.parse((await httpsRequest(`${urls.api}/hello/shapes`, ca)).body)).toEqual({ message: "hello, shapes, from a workspace library" });
+    expect(JSON.parse((await httpsRequest(`${urls.api}/hello/shapes`, ca)).body)).toEqual({
+      message: "hello, shapes, from a workspace library",
+    });
     // The pages router rendered with a workspace package, from the standalone server.
     const page = await httpsRequest(`${urls.web}/`, ca);
     expect(page.status).toBe(200);

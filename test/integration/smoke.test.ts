@@ -16,7 +16,12 @@ import { freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpe
  */
 const inspect = (name: string) => JSON.parse(execFileSync("docker", ["inspect", name]).toString())[0];
 const exists = (name: string) => {
-  try { execFileSync("docker", ["inspect", name], { stdio: "ignore" }); return true; } catch { return false; }
+  try {
+    execFileSync("docker", ["inspect", name], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 describe("smoke: Pulumi engine + platform Docker provider", () => {
@@ -27,21 +32,34 @@ describe("smoke: Pulumi engine + platform Docker provider", () => {
 
   beforeAll(async () => {
     const { pulumi } = requireToolchain();
-    writeFileSync(join(workDir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nplugins:\n  providers:\n    - name: platform\n      path: ${join(ROOT, "bin")}\n`);
+    writeFileSync(
+      join(workDir, "Pulumi.yaml"),
+      `name: ${name}\nruntime: nodejs\nplugins:\n  providers:\n    - name: platform\n      path: ${join(ROOT, "bin")}\n`,
+    );
     const program = async () => {
       const net = new Network("net", { name: `${name}-net` });
-      const c = new Container("web", {
-        name, image: baseImages().python, command: ["python", "-m", "http.server", "8080"],
-        networks: [{ name: `${name}-net`, aliases: ["web"] }],
-        health: { kind: "http", path: "/", port: 8080 }, labels: { "platform.test": name },
-      }, { dependsOn: [net] });
+      const c = new Container(
+        "web",
+        {
+          name,
+          image: baseImages().python,
+          command: ["python", "-m", "http.server", "8080"],
+          networks: [{ name: `${name}-net`, aliases: ["web"] }],
+          health: { kind: "http", path: "/", port: 8080 },
+          labels: { "platform.test": name },
+        },
+        { dependsOn: [net] },
+      );
       return { containerName: c.containerName };
     };
-    stack = await LocalWorkspace.createOrSelectStack({ stackName: "dev", projectName: name, program }, {
-      workDir,
-      pulumiCommand: await PulumiCommand.get({ root: dirname(dirname(pulumi)) }),
-      envVars: pulumiEnv(backend) as Record<string, string>,
-    });
+    stack = await LocalWorkspace.createOrSelectStack(
+      { stackName: "dev", projectName: name, program },
+      {
+        workDir,
+        pulumiCommand: await PulumiCommand.get({ root: dirname(dirname(pulumi)) }),
+        envVars: pulumiEnv(backend) as Record<string, string>,
+      },
+    );
   });
 
   afterAll(async () => {

@@ -28,10 +28,15 @@ describe("a workspace's settings file from another backend and passphrase", () =
   it("is a clear error naming the file, not an internal one", async () => {
     requireToolchain();
     await openStack(project, "preview", creds("first-passphrase"));
-    const err = await openStack(project, "preview", creds("second-passphrase")).then(() => undefined, (e: unknown) => e);
+    const err = await openStack(project, "preview", creds("second-passphrase")).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(VisibleError);
     expect((err as VisibleError).message).toContain(stackSettingsFile(project, "preview"));
-    expect((err as VisibleError).message).toMatch(/encrypted with another passphrase than this login's, for a stack the backend file:\/\/\S+ does not hold/);
+    expect((err as VisibleError).message).toMatch(
+      /encrypted with another passphrase than this login's, for a stack the backend file:\/\/\S+ does not hold/,
+    );
     expect((err as VisibleError).details.join("\n")).toMatch(/move that file away/);
   }, 120_000);
 
@@ -40,12 +45,21 @@ describe("a workspace's settings file from another backend and passphrase", () =
     await setSecret(project, "other", made, "API_KEY", "s3cret-value");
     const dir = mkdtempSync(join(tmpdir(), "platform-stale-"));
     writeFileSync(join(dir, "platform.yml"), `version: "1.0"\nname: ${project}\nservices:\n  db:\n    type: postgres\n`);
-    const r = await runCli(["deploy", "--yes", "--project", project, "--env", "other"], { cwd: dir, env: { PLATFORM_BACKEND_URL: made.backendUrl, PLATFORM_PASSPHRASE: "wrong-passphrase" } });
+    const r = await runCli(["deploy", "--yes", "--project", project, "--env", "other"], {
+      cwd: dir,
+      env: { PLATFORM_BACKEND_URL: made.backendUrl, PLATFORM_PASSPHRASE: "wrong-passphrase" },
+    });
     expect(r.stderr).toMatch(new RegExp(`^✖ ${project} \\(other\\): this login's passphrase`, "m"));
-    expect(r.stderr).toMatch(/this login's passphrase does not decrypt its secrets \(the stack was made with another one\); nothing was changed$/m);
+    expect(r.stderr).toMatch(
+      /this login's passphrase does not decrypt its secrets \(the stack was made with another one\); nothing was changed$/m,
+    );
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.code).toBe(4);
     expect(`${r.stdout}${r.stderr}`).not.toContain("s3cret-value");
-    expect(execFileSync("docker", ["ps", "-aq", "--filter", `label=platform.project=${project}`]).toString().trim()).toBe("");
+    expect(
+      execFileSync("docker", ["ps", "-aq", "--filter", `label=platform.project=${project}`])
+        .toString()
+        .trim(),
+    ).toBe("");
   }, 120_000);
 });

@@ -58,12 +58,25 @@ describe("Studio Metrics tab on examples/catalog in Chromium", () => {
     const product = page.locator('tr[data-service="api"][data-route="GET /products/{product_id}"]');
     const list = page.locator('tr[data-service="api"][data-route="GET /products"]');
     // Metrics are exported every few seconds; the page refreshes every 15 s, a reload sooner.
-    await expect.poll(async () => {
-      await page.reload();
-      await page.locator('[data-testid="routes"], .empty').first().waitFor();
-      return (await product.locator('[data-status="404"]').getAttribute("data-count").catch(() => null)) === String(report.errors)
-        && (await list.locator('[data-status="200"]').getAttribute("data-count").catch(() => null)) === String(listRequests(200));
-    }, { timeout: 90_000, interval: 3000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await page.locator('[data-testid="routes"], .empty').first().waitFor();
+          return (
+            (await product
+              .locator('[data-status="404"]')
+              .getAttribute("data-count")
+              .catch(() => null)) === String(report.errors) &&
+            (await list
+              .locator('[data-status="200"]')
+              .getAttribute("data-count")
+              .catch(() => null)) === String(listRequests(200))
+          );
+        },
+        { timeout: 90_000, interval: 3000 },
+      )
+      .toBe(true);
     expect(Number(await product.locator('[data-status="404"]').getAttribute("data-count"))).toBe(report.errors);
     expect(report.errors).toBe(40);
     expect(await list.locator("[data-status]").count()).toBe(1);
@@ -83,7 +96,9 @@ describe("Studio Metrics tab on examples/catalog in Chromium", () => {
     const services = new Set(await wf.locator(".wf-row").evaluateAll((els) => els.map((e) => e.getAttribute("data-span-service"))));
     expect(services).toEqual(new Set(["traffic", "api"]));
     // Nesting: the api's server span sits below the traffic service's client span.
-    const depths = await wf.locator(".wf-row .wf-name").evaluateAll((els) => els.map((e) => parseInt((e as HTMLElement).style.paddingLeft, 10)));
+    const depths = await wf
+      .locator(".wf-row .wf-name")
+      .evaluateAll((els) => els.map((e) => parseInt((e as HTMLElement).style.paddingLeft, 10)));
     expect(Math.max(...depths)).toBeGreaterThan(Math.min(...depths));
     await wf.locator('.wf-row[data-span-service="api"]', { hasText: "GET /products/{product_id}" }).first().click();
     await expect.poll(() => page.locator('[data-testid="span-attributes"]').textContent()).toContain("/products/{product_id}");

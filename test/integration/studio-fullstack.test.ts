@@ -27,9 +27,20 @@ let ca = "";
 const cli = (...args: string[]) => runCli(args, { cwd: dir, env: { ...backend, ...studio?.env } });
 const base = () => `/projects/${project}/preview`;
 
-const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: dir, stdio: "pipe" });
+const git = (...args: string[]) =>
+  execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: dir, stdio: "pipe" });
 const dbPassword = () => {
-  const name = execFileSync("docker", ["ps", "--filter", `label=platform.project=${project}`, "--filter", "label=platform.service=database", "--format", "{{.Names}}"]).toString().trim();
+  const name = execFileSync("docker", [
+    "ps",
+    "--filter",
+    `label=platform.project=${project}`,
+    "--filter",
+    "label=platform.service=database",
+    "--format",
+    "{{.Names}}",
+  ])
+    .toString()
+    .trim();
   const env = execFileSync("docker", ["inspect", name, "--format", "{{range .Config.Env}}{{println .}}{{end}}"]).toString();
   return /^POSTGRES_PASSWORD=(.*)$/m.exec(env)![1]!;
 };
@@ -50,7 +61,10 @@ describe("Studio on examples/fullstack in Chromium", () => {
     ca = ok(await cli("ca")).stdout;
     studio = await startTestStudio(backend);
     // A second deployment to compare with: a changed description and API source, uncommitted.
-    writeFileSync(join(dir, "platform.yml"), readFileSync(join(dir, "platform.yml"), "utf8").replace(/^description: .*$/m, "description: Studio test, second deployment"));
+    writeFileSync(
+      join(dir, "platform.yml"),
+      readFileSync(join(dir, "platform.yml"), "utf8").replace(/^description: .*$/m, "description: Studio test, second deployment"),
+    );
     appendFileSync(join(dir, "api", "app", "main.py"), "\n# second deployment\n");
     const second = ok(await cli("deploy", "--project", project));
     expect(second.stdout).toContain(`Studio: ${studio.url}/projects/${project}/preview`);
@@ -93,14 +107,21 @@ describe("Studio on examples/fullstack in Chromium", () => {
     await go(`${base()}/logs`);
     await page.getByRole("button", { name: "all" }).click();
     const lines = page.locator('[data-testid="logs"] .logline');
-    await expect.poll(async () => new Set(await page.locator('[data-testid="logs"] .svc').allTextContents()).size, { timeout: 20_000 }).toBe(3);
+    await expect
+      .poll(async () => new Set(await page.locator('[data-testid="logs"] .svc').allTextContents()).size, { timeout: 20_000 })
+      .toBe(3);
     expect(await lines.count()).toBeGreaterThan(3);
     await page.getByLabel("Filter").fill("GET /health");
     // At least one line shown, and every line shown matches (an empty list would match "every").
-    await expect.poll(async () => {
-      const shown = await page.locator('[data-testid="logs"] .msg').allTextContents();
-      return shown.length === 0 ? "no line shown" : shown.filter((l) => !l.includes("GET /health"));
-    }, { timeout: 20_000 }).toEqual([]);
+    await expect
+      .poll(
+        async () => {
+          const shown = await page.locator('[data-testid="logs"] .msg').allTextContents();
+          return shown.length === 0 ? "no line shown" : shown.filter((l) => !l.includes("GET /health"));
+        },
+        { timeout: 20_000 },
+      )
+      .toEqual([]);
     await page.getByLabel("Filter").fill("");
     await screenshot(page, "logs");
   });
@@ -125,10 +146,17 @@ describe("Studio on examples/fullstack in Chromium", () => {
 
   it("charts CPU and memory per service from the sampler's history", async () => {
     // Two sampling rounds make a line (the sampler reads every 10 s).
-    await expect.poll(async () => {
-      const r = await page.evaluate(async (p) => (await fetch(`/api/projects/${p}/envs/preview/stats`)).json(), project) as { series: Record<string, unknown[]> };
-      return ["database", "api", "web"].every((s) => (r.series[s]?.length ?? 0) >= 2);
-    }, { timeout: 60_000, interval: 2000 }).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          const r = (await page.evaluate(async (p) => (await fetch(`/api/projects/${p}/envs/preview/stats`)).json(), project)) as {
+            series: Record<string, unknown[]>;
+          };
+          return ["database", "api", "web"].every((s) => (r.series[s]?.length ?? 0) >= 2);
+        },
+        { timeout: 60_000, interval: 2000 },
+      )
+      .toBe(true);
     await go(`${base()}/resources`);
     await page.locator('[data-testid="cpu-chart"] canvas').waitFor();
     await page.locator('[data-testid="mem-chart"] canvas').waitFor();
@@ -170,15 +198,28 @@ describe("Studio on examples/fullstack in Chromium", () => {
   });
 
   it("platform db connect --tunnel-only prints a local address that psql reaches, until Ctrl-C", async () => {
-    const child = spawn(process.execPath, [CLI, "db", "connect", "database", "--tunnel-only", "--json", "--project", project], { cwd: dir, env: { ...process.env, ...backend, CI: "true" } });
+    const child = spawn(process.execPath, [CLI, "db", "connect", "database", "--tunnel-only", "--json", "--project", project], {
+      cwd: dir,
+      env: { ...process.env, ...backend, CI: "true" },
+    });
     const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
     const t = JSON.parse(line) as { host: string; port: number; user: string; database: string };
     expect(t.host).toBe("127.0.0.1");
     expect(line).not.toContain(dbPassword());
-    const out = execFileSync("psql", ["-h", t.host, "-p", String(t.port), "-U", t.user, "-tAc", "SELECT count(*) FROM events", t.database], { env: { ...process.env, PGPASSWORD: dbPassword() } }).toString().trim();
+    const out = execFileSync(
+      "psql",
+      ["-h", t.host, "-p", String(t.port), "-U", t.user, "-tAc", "SELECT count(*) FROM events", t.database],
+      { env: { ...process.env, PGPASSWORD: dbPassword() } },
+    )
+      .toString()
+      .trim();
     expect(Number(out)).toBeGreaterThan(0);
     child.kill("SIGINT");
     await once(child, "close");
-    expect(execFileSync("docker", ["ps", "-a", "--filter", `label=platform.tunnel.owner=cli-${child.pid}`, "--format", "{{.Names}}"]).toString().trim()).toBe("");
+    expect(
+      execFileSync("docker", ["ps", "-a", "--filter", `label=platform.tunnel.owner=cli-${child.pid}`, "--format", "{{.Names}}"])
+        .toString()
+        .trim(),
+    ).toBe("");
   });
 });

@@ -7,7 +7,13 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TelemetryServer, type TelemetryStore, UNMATCHED_ROUTE, openTelemetryStore, startTelemetryServer } from "../../src/telemetry/index.js";
+import {
+  type TelemetryServer,
+  type TelemetryStore,
+  UNMATCHED_ROUTE,
+  openTelemetryStore,
+  startTelemetryServer,
+} from "../../src/telemetry/index.js";
 import { launchChromium, newPage, rawGet, screenshot, startTestStudio } from "./helpers/studio-browser.js";
 
 /**
@@ -30,12 +36,32 @@ function writeRecord(): void {
   const dir = join(home, "projects", project, "deployments", "preview");
   mkdirSync(dir, { recursive: true });
   const now = new Date().toISOString();
-  writeFileSync(join(dir, "dep_metrics1.json"), JSON.stringify({ id: "dep_metrics1", project, env: "preview", startedAt: now, finishedAt: now, outcome: "succeeded", configHash: "x", cliVersion: "0.1.0", services: {}, migrations: {}, urls: {} }));
+  writeFileSync(
+    join(dir, "dep_metrics1.json"),
+    JSON.stringify({
+      id: "dep_metrics1",
+      project,
+      env: "preview",
+      startedAt: now,
+      finishedAt: now,
+      outcome: "succeeded",
+      configHash: "x",
+      cliVersion: "0.1.0",
+      services: {},
+      migrations: {},
+      urls: {},
+    }),
+  );
 }
 
 async function runApp(hit: (base: string) => Promise<void>): Promise<void> {
   const child = spawn(process.execPath, [APP], {
-    env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "catalog", OTEL_RESOURCE_ATTRIBUTES: `platform.project=${project},platform.env=preview,platform.service=catalog,deployment.id=dep_metrics1` },
+    env: {
+      ...process.env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: "catalog",
+      OTEL_RESOURCE_ATTRIBUTES: `platform.project=${project},platform.env=preview,platform.service=catalog,deployment.id=dep_metrics1`,
+    },
     stdio: ["pipe", "pipe", "inherit"],
   });
   const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];

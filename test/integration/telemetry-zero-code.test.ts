@@ -75,7 +75,12 @@ describe("zero-code telemetry on examples/catalog", () => {
     expect(deploymentId).not.toBe("");
     expect(r.stdout).toContain('platform-start:$PWD${PYTHONPATH:+:$PYTHONPATH}" uvicorn main:app');
     ca = ok(await cli("ca")).stdout;
-    const state = execFileSync("docker", ["inspect", "-f", "{{.State.Running}} {{json .NetworkSettings.Networks}}", "platform-telemetry"]).toString();
+    const state = execFileSync("docker", [
+      "inspect",
+      "-f",
+      "{{.State.Running}} {{json .NetworkSettings.Networks}}",
+      "platform-telemetry",
+    ]).toString();
     expect(state.startsWith("true ")).toBe(true);
     expect(state).toContain(`"${project}_preview"`);
   }, 900_000);
@@ -95,7 +100,11 @@ describe("zero-code telemetry on examples/catalog", () => {
       expected.set(`${method} ${route}`, (expected.get(`${method} ${route}`) ?? 0) + 1);
     }
     const productTotal = expected.get("GET /products/{product_id}")!;
-    const rows = await waitForRoutes((rs) => find(rs, "GET", "/products/{product_id}")?.count === productTotal && find(rs, "GET", "/products")?.count === expected.get("GET /products"));
+    const rows = await waitForRoutes(
+      (rs) =>
+        find(rs, "GET", "/products/{product_id}")?.count === productTotal &&
+        find(rs, "GET", "/products")?.count === expected.get("GET /products"),
+    );
     const product = find(rows, "GET", "/products/{product_id}");
     const list = find(rows, "GET", "/products");
     expect(product?.source).toBe("metrics");
@@ -117,7 +126,15 @@ describe("zero-code telemetry on examples/catalog", () => {
   it("a sampled trace of a product request holds spans of both services, with the deployment id", async () => {
     let traces: ReturnType<typeof routeTraces> = [];
     for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(1000)) {
-      traces = routeTraces(store!, { project, service: "api", method: "GET", route: "/products/{product_id}", from: since - 60_000, to: Date.now() + 60_000, limit: 5 });
+      traces = routeTraces(store!, {
+        project,
+        service: "api",
+        method: "GET",
+        route: "/products/{product_id}",
+        from: since - 60_000,
+        to: Date.now() + 60_000,
+        limit: 5,
+      });
       if (traces.some((t) => t.services.includes("traffic"))) break;
     }
     const summary = traces.find((t) => t.services.includes("traffic"));
@@ -125,7 +142,9 @@ describe("zero-code telemetry on examples/catalog", () => {
     const full = trace(store!, summary!.traceId)!;
     const services = new Set(full.spans.map((s) => s.service));
     expect([...services].sort()).toEqual(["api", "traffic"]);
-    const server = full.spans.find((s) => s.service === "api" && s.kind === "server" && s.attributes["http.route"] === "/products/{product_id}");
+    const server = full.spans.find(
+      (s) => s.service === "api" && s.kind === "server" && s.attributes["http.route"] === "/products/{product_id}",
+    );
     expect(server?.resource["platform.project"]).toBe(project);
     expect(server?.resource["deployment.id"]).toBe(deploymentId);
     // The api's server span is a child of a traffic client span: the traceparent crossed.
@@ -143,7 +162,12 @@ describe("zero-code telemetry on examples/catalog", () => {
 
   it("a destroy detaches the receiver but leaves it running for other applications", async () => {
     ok(await cli("destroy", "--yes", "--project", project));
-    const state = execFileSync("docker", ["inspect", "-f", "{{.State.Running}} {{json .NetworkSettings.Networks}}", "platform-telemetry"]).toString();
+    const state = execFileSync("docker", [
+      "inspect",
+      "-f",
+      "{{.State.Running}} {{json .NetworkSettings.Networks}}",
+      "platform-telemetry",
+    ]).toString();
     expect(state.startsWith("true ")).toBe(true);
     expect(state).not.toContain(`"${project}_preview"`);
   }, 300_000);

@@ -25,10 +25,18 @@ export interface FastapiApp {
 
 /** `fastapi run`'s own candidates first, then the usual src/ layouts. */
 const PREFERRED = [
-  "main.py", "app.py", "api.py",
-  "app/main.py", "app/app.py", "app/api.py",
-  "src/main.py", "src/app.py", "src/api.py",
-  "src/app/main.py", "src/app/app.py", "src/app/api.py",
+  "main.py",
+  "app.py",
+  "api.py",
+  "app/main.py",
+  "app/app.py",
+  "app/api.py",
+  "src/main.py",
+  "src/app.py",
+  "src/api.py",
+  "src/app/main.py",
+  "src/app/app.py",
+  "src/app/api.py",
 ];
 const STEMS = ["main", "app", "api"];
 /** Top-level directories that hold tests, tooling or migrations, never the served app. */
@@ -47,7 +55,9 @@ export function listAppCandidates(files: readonly string[]): string[] {
   const out = PREFERRED.filter((f) => present.has(f));
   const byStem = (a: string, b: string) => stemRank(a) - stemRank(b) || a.localeCompare(b);
   const srcPackages = files.filter((f) => /^src\/[^/]+\/[^/]+\.py$/.test(f) && stemRank(f) >= 0).sort(byStem);
-  const rootPackages = files.filter((f) => /^[^/]+\/[^/]+\.py$/.test(f) && stemRank(f) >= 0 && !NOT_APP_DIRS.has(f.split("/")[0] as string)).sort(byStem);
+  const rootPackages = files
+    .filter((f) => /^[^/]+\/[^/]+\.py$/.test(f) && stemRank(f) >= 0 && !NOT_APP_DIRS.has(f.split("/")[0] as string))
+    .sort(byStem);
   const topLevel = files.filter((f) => /^[^/]+\.py$/.test(f));
   for (const f of [...srcPackages, ...rootPackages, ...topLevel]) if (!out.includes(f)) out.push(f);
   return out;
@@ -66,7 +76,11 @@ const FACTORY = /^def\s+(create_app|make_app|get_app|build_app|app_factory|get_a
 
 /** A factory uvicorn can call: every parameter has a default (or there are none). */
 function callableWithoutArguments(params: string): boolean {
-  return params.split(",").map((p) => p.trim()).filter((p) => p && p !== "*" && !p.startsWith("**") && !p.startsWith("*")).every((p) => p.includes("="));
+  return params
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p && p !== "*" && !p.startsWith("**") && !p.startsWith("*"))
+    .every((p) => p.includes("="));
 }
 
 /**
@@ -82,11 +96,14 @@ export function findAppVariable(text: string): FoundApp | undefined {
   const usesFastapi = /\bFastAPI\b/.test(text);
   // The usual names are trusted; other names would be a guess. A call needs no FastAPI in
   // the module itself: the factory is often imported from another one.
-  const assigned = [...text.matchAll(usesFastapi ? /^(app|api)\s*(?::[^=\n]+)?=(?!=)/gm : /^(app|api)\s*(?::[^=\n]+)?=\s*[A-Za-z_][\w.]*\(/gm)].map((m) => m[1] as string);
+  const assigned = [
+    ...text.matchAll(usesFastapi ? /^(app|api)\s*(?::[^=\n]+)?=(?!=)/gm : /^(app|api)\s*(?::[^=\n]+)?=\s*[A-Za-z_][\w.]*\(/gm),
+  ].map((m) => m[1] as string);
   const assignedApp = pick(assigned);
   if (assignedApp) return { variable: assignedApp, direct: false };
   const factory = FACTORY.exec(text);
-  if (usesFastapi && factory && callableWithoutArguments(factory[2] as string)) return { variable: factory[1] as string, direct: false, factory: true };
+  if (usesFastapi && factory && callableWithoutArguments(factory[2] as string))
+    return { variable: factory[1] as string, direct: false, factory: true };
   return undefined;
 }
 
@@ -112,14 +129,23 @@ function fromEntrypoint(entrypoint: string, files: readonly string[]): FastapiAp
   const variable = m[2] as string;
   const asPath = module.replace(/\./g, "/");
   // A src/ layout is imported from src/ unless the module also exists at the root.
-  const inSrc = !files.some((f) => f === `${asPath}.py` || f.startsWith(`${asPath}/`)) &&
+  const inSrc =
+    !files.some((f) => f === `${asPath}.py` || f.startsWith(`${asPath}/`)) &&
     files.some((f) => f === `src/${asPath}.py` || f.startsWith(`src/${asPath}/`));
-  return { module, variable, factory: false, appDir: inSrc ? "src" : "", note: `app: ${module}:${variable} from pyproject.toml [tool.fastapi] entrypoint` };
+  return {
+    module,
+    variable,
+    factory: false,
+    appDir: inSrc ? "src" : "",
+    note: `app: ${module}:${variable} from pyproject.toml [tool.fastapi] entrypoint`,
+  };
 }
 
 function describe(file: string, found: FoundApp): string {
   if (found.factory) return `${file} defines the factory ${found.variable}() (run with uvicorn --factory)`;
-  return found.direct ? `${file} defines ${found.variable} = FastAPI(...)` : `${file} assigns ${found.variable} (assumed to be the FastAPI app)`;
+  return found.direct
+    ? `${file} defines ${found.variable} = FastAPI(...)`
+    : `${file} assigns ${found.variable} (assumed to be the FastAPI app)`;
 }
 
 export function detectFastapiApp(src: SourceSnapshot, entrypoint?: string): FastapiApp {
@@ -137,13 +163,22 @@ export function detectFastapiApp(src: SourceSnapshot, entrypoint?: string): Fast
     const { file, found } = chosen;
     const { module, appDir } = toModulePath(file, src.files);
     const others = apps.filter((a) => a !== chosen).map((a) => a.file);
-    const choice = others.length ? `; also found ${others.slice(0, 4).join(", ")}${others.length > 4 ? ", ..." : ""} (set start or [tool.fastapi] entrypoint to choose)` : "";
+    const choice = others.length
+      ? `; also found ${others.slice(0, 4).join(", ")}${others.length > 4 ? ", ..." : ""} (set start or [tool.fastapi] entrypoint to choose)`
+      : "";
     return {
-      file, module, variable: found.variable, appDir, factory: found.factory === true,
+      file,
+      module,
+      variable: found.variable,
+      appDir,
+      factory: found.factory === true,
       note: `app: ${describe(file, found)}; serving ${module}:${found.variable}${choice}`,
     };
   }
-  const looked = candidates.length > 0 ? `looked in ${candidates.slice(0, 8).join(", ")}${candidates.length > 8 ? ", ..." : ""}` : "found no Python modules";
+  const looked =
+    candidates.length > 0
+      ? `looked in ${candidates.slice(0, 8).join(", ")}${candidates.length > 8 ? ", ..." : ""}`
+      : "found no Python modules";
   throw new RecipeError(
     `no FastAPI app found (${looked})`,
     'define the app as `app = FastAPI()` in main.py (or app.py, api.py, app/main.py, <package>/app.py), set [tool.fastapi] entrypoint = "module:app" in pyproject.toml, or give the service a start command in platform.yml',

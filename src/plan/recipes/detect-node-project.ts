@@ -61,7 +61,11 @@ export function detectStandalone(configText: string): boolean {
   return /\boutput\s*:\s*["'`]standalone["'`]/.test(configText);
 }
 
-function detectManager(src: SourceSnapshot, pkg: PackageJson, notes: string[]): { manager: PackageManager; lockfile?: string; spec?: PackageManagerSpec } {
+function detectManager(
+  src: SourceSnapshot,
+  pkg: PackageJson,
+  notes: string[],
+): { manager: PackageManager; lockfile?: string; spec?: PackageManagerSpec } {
   const present = LOCKFILES.filter(([f]) => src.files.includes(f));
   const declared = parsePackageManagerField(pkg.packageManager);
   // With several lockfiles, the packageManager field breaks the tie; else the first in our order.
@@ -87,13 +91,21 @@ export function detectWorkspaceManager(root: SourceSnapshot): Pick<NodeProject, 
   const pkg = text === undefined ? {} : parsePackageJson(text);
   const { manager, lockfile, spec } = detectManager(root, pkg, []);
   const request = detectNodeRequest(root, pkg);
-  return { manager, lockfile, managerSpec: spec, nodeRequest: request && { from: `the workspace root's ${request.from}`, range: request.range } };
+  return {
+    manager,
+    lockfile,
+    managerSpec: spec,
+    nodeRequest: request && { from: `the workspace root's ${request.from}`, range: request.range },
+  };
 }
 
 export function detectNodeProject(src: SourceSnapshot): NodeProject {
   const text = src.read("package.json");
   if (text === undefined) {
-    throw new RecipeError("no package.json in the service directory", "a nextjs service needs a package.json that depends on next, react and react-dom");
+    throw new RecipeError(
+      "no package.json in the service directory",
+      "a nextjs service needs a package.json that depends on next, react and react-dom",
+    );
   }
   const pkg = parsePackageJson(text);
   const inDeps = pkg.dependencies?.next !== undefined;
@@ -105,9 +117,11 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
   const { manager, lockfile, spec } = detectManager(src, pkg, notes);
   const shown = manager === "yarn-berry" ? "yarn (berry)" : manager;
   const why = spec ? `package.json packageManager names ${spec.name}` : "no packageManager field either";
-  notes.unshift(lockfile
-    ? `${lockfile}: installing with ${shown}${manager === "bun" ? " install --frozen-lockfile" : ""}`
-    : `no lockfile (${why}): installing with ${shown} install; versions resolve at build time (commit a lockfile to pin them)`);
+  notes.unshift(
+    lockfile
+      ? `${lockfile}: installing with ${shown}${manager === "bun" ? " install --frozen-lockfile" : ""}`
+      : `no lockfile (${why}): installing with ${shown} install; versions resolve at build time (commit a lockfile to pin them)`,
+  );
 
   const nextConfig = NEXT_CONFIGS.find((f) => src.files.includes(f));
   const configText = nextConfig === undefined ? "" : (src.read(nextConfig) ?? "");
@@ -118,15 +132,31 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
     );
   }
   const standalone = detectStandalone(configText);
-  notes.push(standalone ? `${nextConfig}: output "standalone": running node server.js` : `no output "standalone" in next.config: running next start (set output: "standalone" for smaller images)`);
+  notes.push(
+    standalone
+      ? `${nextConfig}: output "standalone": running node server.js`
+      : `no output "standalone" in next.config: running next start (set output: "standalone" for smaller images)`,
+  );
 
   const buildScript = pkg.scripts?.build;
-  if (buildScript && !/\bnext\s+build\b/.test(buildScript)) notes.push(`the build script is "${buildScript}", not next build: running it as is`);
+  if (buildScript && !/\bnext\s+build\b/.test(buildScript))
+    notes.push(`the build script is "${buildScript}", not next build: running it as is`);
   if (!buildScript) notes.push("no build script: running next build");
 
   const nodeRequest = detectNodeRequest(src, pkg);
   const startsWithBun = /(^|[\s;&|(])bunx?\s/.test(`${pkg.scripts?.start ?? ""} `);
-  return { manager, lockfile, managerSpec: spec, buildScript, startsWithBun, nextIsDevDependency: !inDeps, standalone, nextConfig, nodeRequest, notes };
+  return {
+    manager,
+    lockfile,
+    managerSpec: spec,
+    buildScript,
+    startsWithBun,
+    nextIsDevDependency: !inDeps,
+    standalone,
+    nextConfig,
+    nodeRequest,
+    notes,
+  };
 }
 
 function nodeClauseHolds(clause: string, major: number): boolean | undefined {
@@ -155,7 +185,12 @@ function nodeClauseHolds(clause: string, major: number): boolean | undefined {
 export function matchesNodeRange(range: string, major: number): boolean | undefined {
   let result = false;
   for (const alt of range.split("||")) {
-    const clauses = alt.replace(/([<>=^~])\s+/g, "$1").trim().split(/\s+(?=[<>=^~v\d*x])|,/).map((c) => c.trim()).filter(Boolean);
+    const clauses = alt
+      .replace(/([<>=^~])\s+/g, "$1")
+      .trim()
+      .split(/\s+(?=[<>=^~v\d*x])|,/)
+      .map((c) => c.trim())
+      .filter(Boolean);
     if (clauses.length === 0) return undefined;
     let all = true;
     for (const clause of clauses) {

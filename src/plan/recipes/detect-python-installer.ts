@@ -93,8 +93,15 @@ export function detectPythonProject(src: SourceSnapshot): PythonProject {
   if (has("uv.lock")) notes.push("uv.lock without pyproject.toml: ignored");
   const ws = src.workspace;
   if (ws?.kind === "uv" && pyproject?.name) {
-    notes.push(`uv workspace at ${ws.root}: installing with uv sync --frozen --no-dev --package ${pyproject.name} from the workspace's uv.lock (the build context is the workspace root)`);
-    return { installer: { kind: "uv-workspace", packageName: pyproject.name, root: ws.root, member: ws.member }, pyproject, declared: projectDeclared, notes };
+    notes.push(
+      `uv workspace at ${ws.root}: installing with uv sync --frozen --no-dev --package ${pyproject.name} from the workspace's uv.lock (the build context is the workspace root)`,
+    );
+    return {
+      installer: { kind: "uv-workspace", packageName: pyproject.name, root: ws.root, member: ws.member },
+      pyproject,
+      declared: projectDeclared,
+      notes,
+    };
   }
   if (has("poetry.lock") && pyproject) {
     notes.push("poetry.lock: installing with poetry export --only main (exact versions and hashes), then pip install");
@@ -106,14 +113,25 @@ export function detectPythonProject(src: SourceSnapshot): PythonProject {
     const reqs = collectRequirements(src, "requirements.txt");
     const included = reqs.files.slice(1);
     notes.push(`requirements.txt: installing with pip${included.length ? ` (with ${included.join(", ")})` : ""}`);
-    if (reqs.needsSource) notes.push("requirements.txt installs a local path (-e . or similar): the code is copied before the install, so code changes reinstall dependencies");
-    return { installer: { kind: "requirements", files: reqs.files, needsSource: reqs.needsSource }, pyproject, declared: reqs.lines, notes };
+    if (reqs.needsSource)
+      notes.push(
+        "requirements.txt installs a local path (-e . or similar): the code is copied before the install, so code changes reinstall dependencies",
+      );
+    return {
+      installer: { kind: "requirements", files: reqs.files, needsSource: reqs.needsSource },
+      pyproject,
+      declared: reqs.lines,
+      notes,
+    };
   }
 
   if (pyproject?.hasProject && (pyproject.dependencies.length > 0 || pyproject.dynamicDependencies)) {
     const installProject = pyproject.hasBuildSystem;
-    notes.push("pyproject.toml without a lockfile: installing [project] dependencies with uv pip (versions resolve at build time; commit uv.lock to pin them)");
-    if (pyproject.dynamicDependencies) notes.push("pyproject.toml declares dynamic dependencies: the project is built to find them, so code changes reinstall dependencies");
+    notes.push(
+      "pyproject.toml without a lockfile: installing [project] dependencies with uv pip (versions resolve at build time; commit uv.lock to pin them)",
+    );
+    if (pyproject.dynamicDependencies)
+      notes.push("pyproject.toml declares dynamic dependencies: the project is built to find them, so code changes reinstall dependencies");
     return {
       installer: { kind: "pyproject", installProject, dynamicDependencies: pyproject.dynamicDependencies },
       pyproject,

@@ -7,7 +7,14 @@
 import { HTTP_PORT } from "../constants.js";
 import { detectFastapiApp, type FastapiApp } from "./detect-fastapi-app.js";
 import { detectPythonProject, type PythonInstaller } from "./detect-python-installer.js";
-import { buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, toShellWord, toWorkspaceIgnores } from "./dockerfile-parts.js";
+import {
+  buildCopyStep,
+  buildCreateUserStep,
+  buildDockerignore,
+  buildNetworkRun,
+  toShellWord,
+  toWorkspaceIgnores,
+} from "./dockerfile-parts.js";
 import { choosePythonRuntime, parsePythonVersionFile, type PythonRequest } from "./python-version.js";
 import type { Pyproject } from "./parse-pyproject.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
@@ -37,8 +44,20 @@ const TOOLS = "/opt/tools";
 const ENV = { env: true } as const;
 
 const DOCKERIGNORE = [
-  ".git", ".venv", "venv", "**/__pycache__", "**/*.py[cod]", ".pytest_cache", ".mypy_cache",
-  ".ruff_cache", ".tox", ".nox", ".coverage", "htmlcov", "node_modules", ".platform",
+  ".git",
+  ".venv",
+  "venv",
+  "**/__pycache__",
+  "**/*.py[cod]",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".ruff_cache",
+  ".tox",
+  ".nox",
+  ".coverage",
+  "htmlcov",
+  "node_modules",
+  ".platform",
   // Local secrets: the platform injects configuration through the environment.
   ".env",
 ];
@@ -54,7 +73,11 @@ function buildInstrumentation(opts: FastapiRecipeOptions, image: string, layers?
   if (!opts.instrument) return { stage: [], copy: [], prefix: "" };
   const copy = buildPythonOtelCopy(VENV);
   // A platform.yml start line is not rewritten: the SDK starts through its sitecustomize instead.
-  return { stage: buildPythonOtelStage(image, layers), copy: opts.start ? [...copy, OTEL_PYTHON_SITECUSTOMIZE_ENV] : copy, prefix: OTEL_PYTHON_START_PREFIX };
+  return {
+    stage: buildPythonOtelStage(image, layers),
+    copy: opts.start ? [...copy, OTEL_PYTHON_SITECUSTOMIZE_ENV] : copy,
+    prefix: OTEL_PYTHON_START_PREFIX,
+  };
 }
 
 function detectPythonRequest(src: SourceSnapshot, pyproject: Pyproject | undefined): PythonRequest | undefined {
@@ -93,8 +116,12 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
   const installUv = buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install uv==${UV_VERSION}`);
   // UV_PYTHON: the base image's interpreter, whatever .python-version says; never download one.
   const uvEnv = [
-    `UV_PROJECT_ENVIRONMENT=${VENV}`, "UV_PYTHON=python3", "UV_PYTHON_DOWNLOADS=never",
-    "UV_COMPILE_BYTECODE=1", "UV_LINK_MODE=copy", "UV_NO_CACHE=1",
+    `UV_PROJECT_ENVIRONMENT=${VENV}`,
+    "UV_PYTHON=python3",
+    "UV_PYTHON_DOWNLOADS=never",
+    "UV_COMPILE_BYTECODE=1",
+    "UV_LINK_MODE=copy",
+    "UV_NO_CACHE=1",
   ];
   switch (installer.kind) {
     case "uv-lock":
@@ -122,15 +149,22 @@ function buildInstallPlan(installer: PythonInstaller): InstallPlan {
     }
     case "poetry":
       return {
-        tools: [buildNetworkRun(`python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install poetry==${POETRY_VERSION}${installer.locked ? ` poetry-plugin-export==${POETRY_EXPORT_VERSION}` : ""}`)],
+        tools: [
+          buildNetworkRun(
+            `python3 -m venv ${TOOLS} && ${TOOLS}/bin/pip install poetry==${POETRY_VERSION}${installer.locked ? ` poetry-plugin-export==${POETRY_EXPORT_VERSION}` : ""}`,
+          ),
+        ],
         manifests: installer.locked ? ["pyproject.toml", "poetry.lock"] : ["pyproject.toml"],
         // A lock is exported (exact versions and hashes, read from poetry.lock alone) and
         // installed by pip: pip needs only the index's simple API, where Poetry's installer also
         // needs the JSON API, which mirrors and proxies often lack; and old lock formats export.
         // Without a lock, Poetry resolves and installs into the active venv (VIRTUAL_ENV).
-        install: buildNetworkRun(installer.locked
-          ? `python3 -m venv ${VENV} && ${TOOLS}/bin/poetry export --only main --format requirements.txt --output /tmp/poetry-requirements.txt && ${VENV}/bin/pip install --no-deps -r /tmp/poetry-requirements.txt`
-          : `python3 -m venv ${VENV} && ${TOOLS}/bin/poetry install --only main --no-root --no-interaction --no-ansi`, ENV),
+        install: buildNetworkRun(
+          installer.locked
+            ? `python3 -m venv ${VENV} && ${TOOLS}/bin/poetry export --only main --format requirements.txt --output /tmp/poetry-requirements.txt && ${VENV}/bin/pip install --no-deps -r /tmp/poetry-requirements.txt`
+            : `python3 -m venv ${VENV} && ${TOOLS}/bin/poetry install --only main --no-root --no-interaction --no-ansi`,
+          ENV,
+        ),
         add: pipAdd,
         env: ["POETRY_VIRTUALENVS_CREATE=false", "POETRY_NO_INTERACTION=1", "POETRY_CACHE_DIR=/tmp/poetry-cache"],
       };
@@ -205,20 +239,18 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
     `EXPOSE ${HTTP_PORT}`,
     app ? `CMD ${start[2]}` : `CMD ${JSON.stringify(start)}`,
   ];
-  const header = [
-    "# Generated by platform for a FastAPI service.",
-    ...notes.map((n) => `#   ${n}`),
-  ];
+  const header = ["# Generated by platform for a FastAPI service.", ...notes.map((n) => `#   ${n}`)];
   const stages = instrumentation.stage.length ? [...build, "", ...instrumentation.stage] : build;
   const dockerfile = `${[...header, "", ...stages, "", ...final].join("\n")}\n`;
   const summary = {
-    install: project.notes.find((n) => /: installing with |without a lockfile|without poetry\.lock/.test(n)) ?? (project.notes[0] as string),
+    install:
+      project.notes.find((n) => /: installing with |without a lockfile|without poetry\.lock/.test(n)) ?? (project.notes[0] as string),
     runtime: runtime.notes[0] as string,
     app: app?.note,
     start: notes.at(-1) as string,
     fallbacks: notes.filter(isFallbackNote),
   };
-  const ignoreFrom = plan.context ? src.workspace?.snapshot ?? src : src;
+  const ignoreFrom = plan.context ? (src.workspace?.snapshot ?? src) : src;
   const dockerignore = buildDockerignore(plan.context ? toWorkspaceIgnores(DOCKERIGNORE) : DOCKERIGNORE, ignoreFrom.read(".dockerignore"));
   return { dockerfile, dockerignore, ...(plan.context ? { context: plan.context } : {}), port: HTTP_PORT, start, notes, summary };
 }

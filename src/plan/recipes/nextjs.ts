@@ -6,7 +6,16 @@
  */
 import { HTTP_PORT } from "../constants.js";
 import { detectNodeProject, detectWorkspaceManager, matchesNodeRange, type NodeProject } from "./detect-node-project.js";
-import { BUILD_ENV_HASH_ARG, buildCopyStep, buildCreateUserStep, buildDockerignore, buildNetworkRun, parseImageRef, parseTagVersion, toWorkspaceIgnores } from "./dockerfile-parts.js";
+import {
+  BUILD_ENV_HASH_ARG,
+  buildCopyStep,
+  buildCreateUserStep,
+  buildDockerignore,
+  buildNetworkRun,
+  parseImageRef,
+  parseTagVersion,
+  toWorkspaceIgnores,
+} from "./dockerfile-parts.js";
 import { buildPackageManagerInstall, choosePackageManagerVersion } from "./package-manager.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
 import { buildNodeDrainStep, buildNodeOptionsEnv } from "./node-drain.js";
@@ -17,8 +26,18 @@ import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } fro
 export const PUBLIC_NODE_MAJORS = [18, 20, 22, 24] as const;
 
 const DOCKERIGNORE = [
-  ".git", "node_modules", "**/node_modules", ".next", "out", "coverage", ".turbo", ".vercel",
-  "npm-debug.log*", "yarn-debug.log*", "yarn-error.log*", ".platform",
+  ".git",
+  "node_modules",
+  "**/node_modules",
+  ".next",
+  "out",
+  "coverage",
+  ".turbo",
+  ".vercel",
+  "npm-debug.log*",
+  "yarn-debug.log*",
+  "yarn-error.log*",
+  ".platform",
   // Next.js's convention for machine-local secrets; .env and .env.production are build inputs.
   ".env*.local",
 ];
@@ -63,17 +82,30 @@ function buildInstallCommand(p: NodeProject): string {
 
 /** Which version runs, and why, for the Dockerfile header. */
 function describeManagerVersion(p: NodeProject): string | undefined {
-  if (p.manager === "npm") return p.managerSpec ? `packageManager ${p.managerSpec.name}@${p.managerSpec.version}: npm is the image's own (its version is not enforced)` : undefined;
+  if (p.manager === "npm")
+    return p.managerSpec
+      ? `packageManager ${p.managerSpec.name}@${p.managerSpec.version}: npm is the image's own (its version is not enforced)`
+      : undefined;
   const name = p.manager === "yarn-berry" ? "yarn" : p.manager;
   const version = choosePackageManagerVersion(p.manager, p.managerSpec);
   if (!p.managerSpec) return `${name} ${version} (the platform's pin; set packageManager in package.json to choose)`;
-  const hash = p.managerSpec.hash ? (p.manager === "bun" ? ", its hash not checked (corepack has no bun)" : `, verified by its ${p.managerSpec.hash.algorithm}`) : "";
+  const hash = p.managerSpec.hash
+    ? p.manager === "bun"
+      ? ", its hash not checked (corepack has no bun)"
+      : `, verified by its ${p.managerSpec.hash.algorithm}`
+    : "";
   return `${name} ${version} from package.json packageManager${hash}`;
 }
 
 function buildBuildCommand(p: NodeProject): string {
   if (!p.buildScript) return "node_modules/.bin/next build";
-  return p.manager === "npm" ? "npm run build" : p.manager === "pnpm" ? "pnpm run build" : p.manager === "bun" ? "bun run build" : "yarn run build";
+  return p.manager === "npm"
+    ? "npm run build"
+    : p.manager === "pnpm"
+      ? "pnpm run build"
+      : p.manager === "bun"
+        ? "bun run build"
+        : "yarn run build";
 }
 
 /** Drops dev dependencies after the build, for the next start image; undefined when it cannot. */
@@ -109,15 +141,22 @@ export interface NextjsRecipeOptions {
  * manager and lockfile, every workspace package.json for the install, the build context at
  * the root. Undefined for a standalone project.
  */
-function detectWorkspace(src: SourceSnapshot, own: NodeProject): { project: NodeProject; root: SourceSnapshot; member: string; rootDir: string } | undefined {
+function detectWorkspace(
+  src: SourceSnapshot,
+  own: NodeProject,
+): { project: NodeProject; root: SourceSnapshot; member: string; rootDir: string } | undefined {
   const ws = src.workspace;
   if (ws?.kind !== "pnpm" || own.lockfile) return undefined;
   const root = detectWorkspaceManager(ws.snapshot);
   const note = `pnpm workspace at ${ws.root}: installing with pnpm from the workspace's pnpm-lock.yaml (the build context is the workspace root, the app is ${ws.member})`;
   return {
     project: {
-      ...own, manager: root.manager, lockfile: root.lockfile, managerSpec: root.managerSpec,
-      nodeRequest: own.nodeRequest ?? root.nodeRequest, notes: [note, ...own.notes.slice(1)],
+      ...own,
+      manager: root.manager,
+      lockfile: root.lockfile,
+      managerSpec: root.managerSpec,
+      nodeRequest: own.nodeRequest ?? root.nodeRequest,
+      notes: [note, ...own.notes.slice(1)],
     },
     root: ws.snapshot,
     member: ws.member,
@@ -178,8 +217,9 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
     ];
   } else {
     const prune = project.nextIsDevDependency || ws ? undefined : buildPruneCommand(project);
-    if (project.nextIsDevDependency) notes.push("next is a devDependency: dev dependencies are kept in the image (move next to dependencies)");
-    else if (ws) notes.push("pnpm workspace: dev dependencies are kept in the image (output: \"standalone\" makes it small)");
+    if (project.nextIsDevDependency)
+      notes.push("next is a devDependency: dev dependencies are kept in the image (move next to dependencies)");
+    else if (ws) notes.push('pnpm workspace: dev dependencies are kept in the image (output: "standalone" makes it small)');
     else if (!prune) notes.push("yarn (berry): dev dependencies are kept in the image");
     build.push(prune ? buildNetworkRun(`${prune} && rm -rf .next/cache`) : "RUN rm -rf .next/cache");
     // The start script decides only when it asks for bun; else next start runs on Node.
@@ -199,10 +239,18 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
   }
   if (opts.start) start = toStartCommand(opts.start);
   // Before the app's files: a code change then reuses the SDK's layers instead of copying them again.
-  const preloads = [buildNodeDrainStep(), ...(opts.instrument ? buildNodeOtelCopy() : []), buildNodeOptionsEnv(opts.instrument ? [NODE_REGISTER] : [])];
+  const preloads = [
+    buildNodeDrainStep(),
+    ...(opts.instrument ? buildNodeOtelCopy() : []),
+    buildNodeOptionsEnv(opts.instrument ? [NODE_REGISTER] : []),
+  ];
   final.splice(final.indexOf("WORKDIR /app") + 1, 0, ...preloads);
   final.push("USER app", `EXPOSE ${HTTP_PORT}`, start[0] === "/bin/sh" && !opts.start ? `CMD ${start[2]}` : `CMD ${JSON.stringify(start)}`);
-  notes.push(opts.start ? `start: ${describeStartCommand(start)} (platform.yml start)` : `start: ${start[0] === "/bin/sh" ? start[2] : start.join(" ")}`);
+  notes.push(
+    opts.start
+      ? `start: ${describeStartCommand(start)} (platform.yml start)`
+      : `start: ${start[0] === "/bin/sh" ? start[2] : start.join(" ")}`,
+  );
 
   const header = ["# Generated by platform for a Next.js service.", ...notes.map((n) => `#   ${n}`)];
   const stages = opts.instrument ? [...build, "", ...buildNodeOtelStage(runtime.image, images.otelLayers)] : build;
@@ -215,5 +263,13 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
     fallbacks: notes.filter(isFallbackNote),
   };
   const dockerignore = buildDockerignore(ws ? toWorkspaceIgnores(DOCKERIGNORE) : DOCKERIGNORE, installSrc.read(".dockerignore"));
-  return { dockerfile, dockerignore, ...(ws ? { context: { root: ws.rootDir, member: ws.member } } : {}), port: HTTP_PORT, start, notes, summary };
+  return {
+    dockerfile,
+    dockerignore,
+    ...(ws ? { context: { root: ws.rootDir, member: ws.member } } : {}),
+    port: HTTP_PORT,
+    start,
+    notes,
+    summary,
+  };
 }

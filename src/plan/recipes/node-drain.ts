@@ -15,7 +15,9 @@ let lines: string[] | undefined;
 
 /** The preload's code without its comments, under one line that says where it comes from. */
 function readCode(): string[] {
-  const code = readFileSync(SOURCE, "utf8").split("\n").filter((l) => l.trim() !== "" && !/^\s*(\/\/|\/\*\*.*\*\/$)/.test(l));
+  const code = readFileSync(SOURCE, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "" && !/^\s*(\/\/|\/\*\*.*\*\/$)/.test(l));
   return ["// The platform's graceful stop for Node servers (generated from the platform's images/node/platform-drain.cjs).", ...code];
 }
 

@@ -139,7 +139,11 @@ function pythonOtelStage(image: string): string[] {
 
 /** Final-stage steps after the venv is copied: the SDK, and its path at the end of the venv's. */
 export function buildPythonOtelCopy(venv: string): string[] {
-  return [`COPY --from=${STAGE} ${OTEL_PYTHON_DIR} ${OTEL_PYTHON_DIR}`, `COPY --from=${STAGE} ${OTEL_PYTHON_SITE}/ ${venv}/`, `${IMAGE_DEFAULTS} OTEL_PYTHON_DISTRO=platform`];
+  return [
+    `COPY --from=${STAGE} ${OTEL_PYTHON_DIR} ${OTEL_PYTHON_DIR}`,
+    `COPY --from=${STAGE} ${OTEL_PYTHON_SITE}/ ${venv}/`,
+    `${IMAGE_DEFAULTS} OTEL_PYTHON_DISTRO=platform`,
+  ];
 }
 
 /**
@@ -164,19 +168,19 @@ export const OTEL_PYTHON_SITECUSTOMIZE_ENV = `ENV PYTHONPATH=${OTEL_PYTHON_START
 export const NODE_REGISTER = `${OTEL_NODE_DIR}/platform-register.cjs`;
 const NODE_REGISTER_SOURCE = [
   "// The OpenTelemetry start-up of the platform (generated): register of auto-instrumentations-node, plus http.route from Next.js.",
-  "const { diag, DiagConsoleLogger } = require(\"@opentelemetry/api\");",
-  "const { getRPCMetadata, RPCType, diagLogLevelFromString } = require(\"@opentelemetry/core\");",
-  "const { NodeSDK } = require(\"@opentelemetry/sdk-node\");",
-  "const { getNodeAutoInstrumentations } = require(\"@opentelemetry/auto-instrumentations-node\");",
-  "const { join, dirname } = require(\"node:path\");",
-  "const { getSpanProcessorsFromEnv } = require(join(dirname(require.resolve(\"@opentelemetry/sdk-node\")), \"utils.cjs\"));",
+  'const { diag, DiagConsoleLogger } = require("@opentelemetry/api");',
+  'const { getRPCMetadata, RPCType, diagLogLevelFromString } = require("@opentelemetry/core");',
+  'const { NodeSDK } = require("@opentelemetry/sdk-node");',
+  'const { getNodeAutoInstrumentations } = require("@opentelemetry/auto-instrumentations-node");',
+  'const { join, dirname } = require("node:path");',
+  'const { getSpanProcessorsFromEnv } = require(join(dirname(require.resolve("@opentelemetry/sdk-node")), "utils.cjs"));',
   "if (process.env.OTEL_LOG_LEVEL) diag.setLogger(new DiagConsoleLogger(), { logLevel: diagLogLevelFromString(process.env.OTEL_LOG_LEVEL) });",
-  "const ROUTE_KEYS = [\"next.route\", \"http.route\"];",
+  'const ROUTE_KEYS = ["next.route", "http.route"];',
   "class RouteToHttpServer {",
   "  onStart(span, parent) {",
   "    const md = getRPCMetadata(parent);",
   "    if (!md || md.type !== RPCType.HTTP || md.span === span) return;",
-  "    const take = (v) => { if (typeof v === \"string\" && v !== \"\" && md.route === undefined) md.route = v; };",
+  '    const take = (v) => { if (typeof v === "string" && v !== "" && md.route === undefined) md.route = v; };',
   "    const setAttribute = span.setAttribute.bind(span);",
   "    const setAttributes = span.setAttributes.bind(span);",
   "    span.setAttribute = (k, v) => { if (ROUTE_KEYS.includes(k)) take(v); return setAttribute(k, v); };",
@@ -188,12 +192,12 @@ const NODE_REGISTER_SOURCE = [
   "  shutdown() { return Promise.resolve(); }",
   "}",
   "const sdk = new NodeSDK({ instrumentations: getNodeAutoInstrumentations(), spanProcessors: [new RouteToHttpServer(), ...getSpanProcessorsFromEnv()] });",
-  "try { sdk.start(); } catch (e) { diag.error(\"OpenTelemetry did not start; the app runs uninstrumented\", e); }",
+  'try { sdk.start(); } catch (e) { diag.error("OpenTelemetry did not start; the app runs uninstrumented", e); }',
   "const stop = () => sdk.shutdown().catch(() => undefined);",
   // Not the app's own handler: the platform's drain (platform-drain.cjs) still stops an app that has none.
-  "stop[Symbol.for(\"platform.sigterm\")] = true;",
-  "process.on(\"SIGTERM\", stop);",
-  "process.once(\"beforeExit\", stop);",
+  'stop[Symbol.for("platform.sigterm")] = true;',
+  'process.on("SIGTERM", stop);',
+  'process.once("beforeExit", stop);',
 ];
 
 export function buildNodeOtelStage(image: string, layers?: readonly string[]): string[] {

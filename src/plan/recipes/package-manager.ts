@@ -11,7 +11,13 @@ import { BUN_VERSION, PNPM_VERSION, YARN_BERRY_VERSION, YARN_CLASSIC_VERSION } f
 import { RecipeError } from "./types.js";
 
 /** Hash algorithms corepack accepts, with the coreutils command that checks them in a build. */
-const HASHES = { sha1: ["sha1sum", 40], sha224: ["sha224sum", 56], sha256: ["sha256sum", 64], sha384: ["sha384sum", 96], sha512: ["sha512sum", 128] } as const;
+const HASHES = {
+  sha1: ["sha1sum", 40],
+  sha224: ["sha224sum", 56],
+  sha256: ["sha256sum", 64],
+  sha384: ["sha384sum", 96],
+  sha512: ["sha512sum", 128],
+} as const;
 type HashAlgorithm = keyof typeof HASHES;
 
 export interface PackageManagerSpec {
@@ -33,7 +39,10 @@ export function parsePackageManagerField(field: unknown): PackageManagerSpec | u
   if (!m?.groups) throw new RecipeError(`${where} "${field}" is not of the form name@version`, HINT);
   const { name, version, hash } = m.groups as { name: string; version: string; hash?: string };
   if (name !== "npm" && name !== "pnpm" && name !== "yarn" && name !== "bun") {
-    throw new RecipeError(`${where} "${field}" names ${name}: only npm, pnpm, yarn and bun are supported`, "use one of them, or remove the field");
+    throw new RecipeError(
+      `${where} "${field}" names ${name}: only npm, pnpm, yarn and bun are supported`,
+      "use one of them, or remove the field",
+    );
   }
   if (/^[a-z]+:/i.test(version)) throw new RecipeError(`${where} "${field}": a URL is not supported, only a registry version`, HINT);
   if (!EXACT_SEMVER.test(version)) throw new RecipeError(`${where} "${field}": "${version}" is not an exact version (x.y.z)`, HINT);
@@ -41,7 +50,10 @@ export function parsePackageManagerField(field: unknown): PackageManagerSpec | u
   const [algorithm, hex = ""] = hash.split(".", 2) as [string, string?];
   const known = HASHES[algorithm as HashAlgorithm];
   if (!known || !new RegExp(`^[0-9a-f]{${known[1]}}$`).test(hex)) {
-    throw new RecipeError(`${where} "${field}": "+${hash}" is not a hash corepack knows (sha1, sha224, sha256, sha384 or sha512, then "." and the hex digest)`, HINT);
+    throw new RecipeError(
+      `${where} "${field}": "+${hash}" is not a hash corepack knows (sha1, sha224, sha256, sha384 or sha512, then "." and the hex digest)`,
+      HINT,
+    );
   }
   return { name, version, hash: { algorithm: algorithm as HashAlgorithm, hex } };
 }
@@ -61,7 +73,8 @@ const PACKAGES: Record<InstalledManager, { npm: string; tarball: (v: string) => 
  * stage can take it. x64 machines without AVX2 get the baseline build.
  */
 function buildBunInstall(version: string): string {
-  const pick = 'case "$(uname -m)" in aarch64|arm64) pkg=@oven/bun-linux-aarch64 ;; *) pkg=@oven/bun-linux-x64; grep -q avx2 /proc/cpuinfo || pkg=$pkg-baseline ;; esac';
+  const pick =
+    'case "$(uname -m)" in aarch64|arm64) pkg=@oven/bun-linux-aarch64 ;; *) pkg=@oven/bun-linux-x64; grep -q avx2 /proc/cpuinfo || pkg=$pkg-baseline ;; esac';
   return `[ "$(cd / && bun --version 2>/dev/null)" = "${version}" ] || (${pick}; npm install -g --force "$pkg@${version}" && cp "$(npm root -g)/$pkg/bin/bun" /usr/local/bin/bun && ln -sf bun /usr/local/bin/bunx)`;
 }
 

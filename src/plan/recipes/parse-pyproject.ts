@@ -64,13 +64,19 @@ function bracketDepth(text: string): number {
 function unquoteKey(key: string): string {
   return key
     .split(".")
-    .map((k) => k.trim().replace(/^"(.*)"$/, "$1").replace(/^'(.*)'$/, "$1"))
+    .map((k) =>
+      k
+        .trim()
+        .replace(/^"(.*)"$/, "$1")
+        .replace(/^'(.*)'$/, "$1"),
+    )
     .join(".");
 }
 
 function parseStrings(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'/g)) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : (m[2] ?? ""));
+  for (const m of text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'/g))
+    out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : (m[2] ?? ""));
   return out;
 }
 
@@ -142,9 +148,11 @@ export function parsePyproject(text: string): Pyproject {
     hasBuildSystem: tables.has("build-system"),
     uvPackage: typeof uvPackage === "boolean" ? uvPackage : undefined,
     hasPoetry: tables.has("tool.poetry"),
-    poetryPython: asString(poetryPython) ?? (poetryPython && typeof poetryPython === "object" && !Array.isArray(poetryPython)
-      ? /version\s*=\s*["']([^"']+)["']/.exec(poetryPython.raw)?.[1]
-      : undefined),
+    poetryPython:
+      asString(poetryPython) ??
+      (poetryPython && typeof poetryPython === "object" && !Array.isArray(poetryPython)
+        ? /version\s*=\s*["']([^"']+)["']/.exec(poetryPython.raw)?.[1]
+        : undefined),
     poetryDependencies,
     fastapiEntrypoint: asString(values.get("tool.fastapi.entrypoint")),
     name: asString(values.get("project.name")),

@@ -74,7 +74,10 @@ export function matchesPythonSpec(spec: string, version: string): boolean | unde
   let any = false;
   for (const alt of alternatives) {
     // PEP 440 separates clauses with commas; Poetry also allows spaces (">=3.9 <3.13").
-    const clauses = alt.split(/,|\s+(?=[<>=!~^])/).map((c) => c.trim()).filter(Boolean);
+    const clauses = alt
+      .split(/,|\s+(?=[<>=!~^])/)
+      .map((c) => c.trim())
+      .filter(Boolean);
     if (clauses.length === 0) return undefined;
     let all = true;
     for (const clause of clauses) {
@@ -122,7 +125,11 @@ export function choosePythonRuntime(request: PythonRequest | undefined, baseImag
   }
   const fits = matchesPythonSpec(spec, baseVersion);
   if (fits === undefined) {
-    return { image: baseImage, version: baseVersion, notes: [`Python: could not read ${wanted}; using ${baseImage} (Python ${baseVersion})`] };
+    return {
+      image: baseImage,
+      version: baseVersion,
+      notes: [`Python: could not read ${wanted}; using ${baseImage} (Python ${baseVersion})`],
+    };
   }
   if (fits) return { image: baseImage, version: baseVersion, notes: [`Python: ${wanted}; ${baseImage} has Python ${baseVersion}`] };
   if (swappable) {

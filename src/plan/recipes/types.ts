@@ -83,7 +83,8 @@ export interface RecipeSummary {
  * platform added, a choice among several candidates. Worded by the recipes themselves, so
  * their words are the contract (the recipe tests pin them).
  */
-const FALLBACK = /, but |^no lockfile|without a lockfile|without poetry\.lock|not among the declared|^several |also found |cannot tell|could not read|: ignored|kept in the image|not next build|^no build script/;
+const FALLBACK =
+  /, but |^no lockfile|without a lockfile|without poetry\.lock|not among the declared|^several |also found |cannot tell|could not read|: ignored|kept in the image|not next build|^no build script/;
 
 export function isFallbackNote(note: string): boolean {
   return FALLBACK.test(note);

@@ -6,7 +6,11 @@ import type { ResourceHandler } from "../handler.js";
  * application on the engine (the edge, the telemetry receiver) to one application's network.
  * `ensure` makes the container as the inputs want it and returns its id; a delete only detaches.
  */
-export function buildAttachmentMethods(name: string | (() => string), outKey: string, ensure: (inputs: Record<string, unknown>) => Promise<string>): Pick<ResourceHandler, "create" | "update" | "delete"> {
+export function buildAttachmentMethods(
+  name: string | (() => string),
+  outKey: string,
+  ensure: (inputs: Record<string, unknown>) => Promise<string>,
+): Pick<ResourceHandler, "create" | "update" | "delete"> {
   // A function when the name comes from the environment (PLATFORM_EDGE_NAME), read at each call.
   const containerName = typeof name === "string" ? () => name : name;
   const attach = async (inputs: Record<string, unknown>) => joinNetwork(String(inputs.network), await ensure(inputs));

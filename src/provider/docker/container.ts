@@ -37,7 +37,20 @@ export interface ContainerInputs {
 }
 
 /** Immutable containers: any change to these replaces the container, new before old. */
-const INPUT_KEYS = ["name", "image", "env", "command", "networks", "volumes", "labels", "cpus", "memoryBytes", "pidsLimit", "health", "postStart"] as const;
+const INPUT_KEYS = [
+  "name",
+  "image",
+  "env",
+  "command",
+  "networks",
+  "volumes",
+  "labels",
+  "cpus",
+  "memoryBytes",
+  "pidsLimit",
+  "health",
+  "postStart",
+] as const;
 
 /** OTEL_RESOURCE_ATTRIBUTES (the platform's, or the service's own) plus deployment.id, unless it has one. */
 export function withDeploymentId(env: Record<string, string>, deploymentId: string | undefined): Record<string, string> {
@@ -98,7 +111,9 @@ async function startContainer(c: ContainerInputs): Promise<{ id: string; contain
   const container = await docker().createContainer(createOptions(c, containerName));
   try {
     for (const n of c.networks.slice(1)) {
-      await docker().getNetwork(n.name).connect({ Container: container.id, EndpointConfig: { Aliases: n.aliases ?? [] } });
+      await docker()
+        .getNetwork(n.name)
+        .connect({ Container: container.id, EndpointConfig: { Aliases: n.aliases ?? [] } });
     }
     await container.start();
     await waitHealthy(container.id, c.health ?? { kind: "running" }, c.healthTimeoutSeconds ?? 120, `service container ${containerName}`);
@@ -125,7 +140,13 @@ export const containerHandler: ResourceHandler = {
   async create(_urn, inputs) {
     const c = inputs as unknown as ContainerInputs;
     await refuseTakenHost(c.labels);
-    const stopped = c.stopFirst ? await stopPrevious((c.volumes ?? []).map((v) => v.name), c.labels, c.stopGraceSeconds ?? 20) : [];
+    const stopped = c.stopFirst
+      ? await stopPrevious(
+          (c.volumes ?? []).map((v) => v.name),
+          c.labels,
+          c.stopGraceSeconds ?? 20,
+        )
+      : [];
     try {
       const { id, containerName } = await startContainer(c);
       if (isPublic(c.labels)) await syncEdgeAllowList();
@@ -133,7 +154,9 @@ export const containerHandler: ResourceHandler = {
       return { id, outs: { containerName, running: true, exitCode: 0, oomKilled: false } };
     } catch (e) {
       if (stopped.length === 0) throw e;
-      throw new Error(`${(e as Error).message}\n${await restartPrevious(stopped, c.health ?? { kind: "running" }, c.healthTimeoutSeconds ?? 120)}`);
+      throw new Error(
+        `${(e as Error).message}\n${await restartPrevious(stopped, c.health ?? { kind: "running" }, c.healthTimeoutSeconds ?? 120)}`,
+      );
     }
   },
 
@@ -143,7 +166,12 @@ export const containerHandler: ResourceHandler = {
     const info = await unlessGone(() => docker().getContainer(id).inspect());
     if (!info) return undefined;
     const s = info.State;
-    return { containerName: info.Name.replace(/^\//, ""), running: s.Running && !s.Paused && !s.Restarting, exitCode: s.ExitCode, oomKilled: s.OOMKilled };
+    return {
+      containerName: info.Name.replace(/^\//, ""),
+      running: s.Running && !s.Paused && !s.Restarting,
+      exitCode: s.ExitCode,
+      oomKilled: s.OOMKilled,
+    };
   },
 
   async delete(id, props) {

@@ -17,7 +17,10 @@ export async function withEdgeLock<T>(work: () => Promise<T>, what: "edge" | "te
   const file = homePaths.lockFile(name === "platform-edge" ? "edge.lock" : `${name}.lock`);
   const me: Holder = { pid: process.pid, pidStart: processStart(process.pid), host: hostname() };
   for (const deadline = Date.now() + timeoutMs; tryLock(file, me) !== undefined; await sleep(200)) {
-    if (Date.now() > deadline) throw new Error(`another deploy has been changing the ${what === "edge" ? "HTTPS edge" : "telemetry receiver"} for ${timeoutMs / 1000}s (lock ${file}); try again`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `another deploy has been changing the ${what === "edge" ? "HTTPS edge" : "telemetry receiver"} for ${timeoutMs / 1000}s (lock ${file}); try again`,
+      );
   }
   try {
     return await work();

@@ -35,7 +35,11 @@ const PUBLIC_KEYS = ["mode", "httpPort", "acmeCa", "acmeEmail", "acmeCaRoot"] as
 /** The edge's Caddyfile for its mode. */
 function edgeCaddyfile(e: EdgeInputs): string {
   if (e.mode !== "public") return buildEdgeCaddyfile(e.appsDomain);
-  return buildPublicEdgeCaddyfile(e.appsDomain, { ca: String(e.acmeCa), email: String(e.acmeEmail), ...(e.acmeCaRoot ? { caRoot: e.acmeCaRoot } : {}) }, e.httpsPort);
+  return buildPublicEdgeCaddyfile(
+    e.appsDomain,
+    { ca: String(e.acmeCa), email: String(e.acmeEmail), ...(e.acmeCaRoot ? { caRoot: e.acmeCaRoot } : {}) },
+    e.httpsPort,
+  );
 }
 
 /** The host ports the edge publishes: 443 on 127.0.0.1 (local), or 80 and 443 on every interface (public). */
@@ -51,14 +55,23 @@ function configHash(e: EdgeInputs, caddyfile: string): string {
 }
 
 /** Creates, attaches and starts an edge container; a failed start leaves nothing behind. (bench/edge starts one too.) */
-export async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: string, networks: string[]): Promise<Docker.Container> {
+export async function startEdge(
+  name: string,
+  e: EdgeInputs,
+  hash: string,
+  caddyfile: string,
+  networks: string[],
+): Promise<Docker.Container> {
   const c = await docker().createContainer({
     name,
     Image: e.image,
     Env: edgeEnv(e, caddyfile),
     Entrypoint: ["sh", "-c", `${WRITE_CONFIG} && exec caddy run --adapter caddyfile --config /tmp/Caddyfile`],
     Labels: {
-      "platform.managed": "true", "platform.edge-config": hash, "platform.edge-domain": e.appsDomain, "platform.edge-mode": e.mode ?? "local",
+      "platform.managed": "true",
+      "platform.edge-config": hash,
+      "platform.edge-domain": e.appsDomain,
+      "platform.edge-mode": e.mode ?? "local",
       ...(e.mode === "public" ? { "platform.edge-acme-ca": String(e.acmeCa), "platform.edge-acme-email": String(e.acmeEmail) } : {}),
     },
     ExposedPorts: Object.fromEntries(Object.keys(portBindings(e)).map((p) => [p, {}])),
@@ -70,16 +83,24 @@ export async function startEdge(name: string, e: EdgeInputs, hash: string, caddy
     },
   });
   try {
-    for (const n of networks) await docker().getNetwork(n).connect({ Container: c.id }).catch(() => undefined);
+    for (const n of networks)
+      await docker()
+        .getNetwork(n)
+        .connect({ Container: c.id })
+        .catch(() => undefined);
     await c.start();
     await waitHealthy(c.id, { kind: "exec", command: ["sh", "-c", "test -S /run/caddy-admin.sock"] }, 30, "edge proxy");
   } catch (err) {
     await c.remove({ force: true, v: true }).catch(() => undefined);
     if (/address already in use|port is already allocated/i.test((err as Error).message)) {
       if (e.mode === "public") {
-        throw new Error(`the public edge cannot listen on ports ${e.httpPort ?? 80} and ${e.httpsPort} of every interface: something else uses one of them (another web server, or a second edge). Stop it, or choose others with PLATFORM_HTTP_PORT and PLATFORM_HTTPS_PORT (a CA validates on port 80: forward 80 to the one you choose)`);
+        throw new Error(
+          `the public edge cannot listen on ports ${e.httpPort ?? 80} and ${e.httpsPort} of every interface: something else uses one of them (another web server, or a second edge). Stop it, or choose others with PLATFORM_HTTP_PORT and PLATFORM_HTTPS_PORT (a CA validates on port 80: forward 80 to the one you choose)`,
+        );
       }
-      throw new Error(`the HTTPS edge cannot listen on 127.0.0.1:${e.httpsPort}: something else uses that port. Stop it, or deploy with --https-port 8443 (or PLATFORM_HTTPS_PORT=8443)`);
+      throw new Error(
+        `the HTTPS edge cannot listen on 127.0.0.1:${e.httpsPort}: something else uses that port. Stop it, or deploy with --https-port 8443 (or PLATFORM_HTTPS_PORT=8443)`,
+      );
     }
     throw err;
   }
@@ -107,8 +128,12 @@ async function validateEdge(e: EdgeInputs, caddyfile: string): Promise<void> {
     if (StatusCode === 0) return;
     const out = (await logTail(c.id)) || "(no output)";
     // An image from before the set-up built Caddy 2.11 (Debian's 2.6 knows no request_buffers).
-    const hint = /unrecognized subdirective/.test(out) ? `\nThe edge needs Caddy >= 2.11 (request bodies replayed on retries): run npm run setup, which builds platform-local/caddy:2.11, or set PLATFORM_CADDY_IMAGE to such an image.` : "";
-    throw new Error(`the new HTTPS edge (${e.image}) refused its configuration (exit ${StatusCode}); the running edge was left as it is${hint}\n${out}`);
+    const hint = /unrecognized subdirective/.test(out)
+      ? `\nThe edge needs Caddy >= 2.11 (request bodies replayed on retries): run npm run setup, which builds platform-local/caddy:2.11, or set PLATFORM_CADDY_IMAGE to such an image.`
+      : "";
+    throw new Error(
+      `the new HTTPS edge (${e.image}) refused its configuration (exit ${StatusCode}); the running edge was left as it is${hint}\n${out}`,
+    );
   } finally {
     await c.remove({ force: true, v: true }).catch(() => undefined);
   }
@@ -120,7 +145,13 @@ async function validateEdge(e: EdgeInputs, caddyfile: string): Promise<void> {
  * the old one removed only when the new one serves. A new edge that fails to start gives the
  * port back to the old one.
  */
-async function replaceEdge(old: Docker.Container, oldInfo: Docker.ContainerInspectInfo, e: EdgeInputs, hash: string, caddyfile: string): Promise<string> {
+async function replaceEdge(
+  old: Docker.Container,
+  oldInfo: Docker.ContainerInspectInfo,
+  e: EdgeInputs,
+  hash: string,
+  caddyfile: string,
+): Promise<string> {
   await validateEdge(e, caddyfile);
   const attached = Object.keys(oldInfo.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
   // A host port that both edges want: the old one must give it up before the new one starts.
@@ -180,7 +211,12 @@ export const edgeHandler: ResourceHandler = {
     const mode = labels["platform.edge-mode"] === "public" ? "public" : undefined;
     const httpPort = edge.HostConfig.PortBindings?.["80/tcp"]?.[0]?.HostPort;
     const publicProps = mode
-      ? { mode, httpPort: httpPort ? Number(httpPort) : props.httpPort, acmeCa: labels["platform.edge-acme-ca"], acmeEmail: labels["platform.edge-acme-email"] }
+      ? {
+          mode,
+          httpPort: httpPort ? Number(httpPort) : props.httpPort,
+          acmeCa: labels["platform.edge-acme-ca"],
+          acmeEmail: labels["platform.edge-acme-email"],
+        }
       : { mode: undefined, httpPort: undefined, acmeCa: undefined, acmeEmail: undefined, acmeCaRoot: undefined };
     return {
       ...props,

@@ -55,7 +55,12 @@ async function probeExec(id: string, command: string[]): Promise<string | undefi
  * that listens on loopback only cannot be reached by the edge, so it must not pass. When the
  * network address refuses but loopback answers, that is said at once, with the fix.
  */
-async function checkHttp(id: string, ip: string | undefined, check: Extract<HealthCheck, { kind: "http" }>, label: string): Promise<string | undefined> {
+async function checkHttp(
+  id: string,
+  ip: string | undefined,
+  check: Extract<HealthCheck, { kind: "http" }>,
+  label: string,
+): Promise<string | undefined> {
   if (!ip) return "the container has no network address yet";
   const probe = () => probeHttpInside(id, `http://${ip}:${check.port}${check.path}`, check.path, check.anyStatus === true, label);
   const failure = await probe();
@@ -65,13 +70,20 @@ async function checkHttp(id: string, ip: string | undefined, check: Extract<Heal
   // Loopback answers. Asked again, since an app that was just starting answers both by now.
   const again = await probe();
   if (again && isRefused(again)) {
-    throw new HealthError(`${label} answers on 127.0.0.1:${check.port} inside its container, but not on its network address ${ip}:${check.port}, where the edge and other services reach it: ${LOOPBACK_HINT}`);
+    throw new HealthError(
+      `${label} answers on 127.0.0.1:${check.port} inside its container, but not on its network address ${ip}:${check.port}, where the edge and other services reach it: ${LOOPBACK_HINT}`,
+    );
   }
   return again;
 }
 
 /** One check: "" when it passed, else why not. */
-async function probeOnce(id: string, info: Docker.ContainerInspectInfo, check: Exclude<HealthCheck, { kind: "running" }>, label: string): Promise<string> {
+async function probeOnce(
+  id: string,
+  info: Docker.ContainerInspectInfo,
+  check: Exclude<HealthCheck, { kind: "running" }>,
+  label: string,
+): Promise<string> {
   try {
     if (check.kind === "http") return (await checkHttp(id, networkAddress(info), check, label)) ?? "";
     return (await probeExec(id, check.command)) ?? "";
@@ -104,18 +116,23 @@ export async function waitHealthy(id: string, check: HealthCheck, timeoutSeconds
     const state = info.State;
     if (!state.Running) {
       const tail = await logTail(id);
-      throw new HealthError(`${label} exited with code ${state.ExitCode} before it was healthy${state.OOMKilled ? " (killed: out of memory; raise its resources preset)" : ""}\n--- last log lines ---\n${tail || "(no output)"}`);
+      throw new HealthError(
+        `${label} exited with code ${state.ExitCode} before it was healthy${state.OOMKilled ? " (killed: out of memory; raise its resources preset)" : ""}\n--- last log lines ---\n${tail || "(no output)"}`,
+      );
     }
     if (check.kind === "running") return;
     // Until something listens on the port, look from the host (free for the container) every
     // 50 ms instead of probing inside it; the process gone or unreadable ends the wait at once.
-    last = check.kind === "http" && (await untilListening(id, state.Pid, check.port, deadline)) === false
-      ? `nothing listens on port ${check.port} in the container (the app must ${LOOPBACK_HINT}, and PORT is ${check.port})`
-      : await probeOnce(id, info, check, label);
+    last =
+      check.kind === "http" && (await untilListening(id, state.Pid, check.port, deadline)) === false
+        ? `nothing listens on port ${check.port} in the container (the app must ${LOOPBACK_HINT}, and PORT is ${check.port})`
+        : await probeOnce(id, info, check, label);
     if (last === "") return;
     if (Date.now() > deadline) {
       const tail = await logTail(id);
-      throw new HealthError(`${label} did not become healthy within ${timeoutSeconds}s: ${last}\n--- last log lines ---\n${tail || "(no output)"}`);
+      throw new HealthError(
+        `${label} did not become healthy within ${timeoutSeconds}s: ${last}\n--- last log lines ---\n${tail || "(no output)"}`,
+      );
     }
     await sleep(delay);
   }

@@ -15,17 +15,19 @@ const TIMEOUT_S = 2;
 
 // One line: a status code, or "ERR <why>". The URL is inlined as a JSON string, which is a
 // valid string literal in Python and JavaScript alike (argv handling differs between -c/-e).
-const PYTHON = (url: string) => [
-  "import urllib.request as u, urllib.error as e",
-  "class R(u.HTTPRedirectHandler):",
-  "    def redirect_request(self, *a): return None",
-  `try: print(u.build_opener(R).open(${JSON.stringify(url)}, timeout=${TIMEOUT_S}).status)`,
-  "except e.HTTPError as x: print(x.code)",
-  "except Exception as x: print('ERR', getattr(x, 'reason', None) or x)",
-].join("\n");
+const PYTHON = (url: string) =>
+  [
+    "import urllib.request as u, urllib.error as e",
+    "class R(u.HTTPRedirectHandler):",
+    "    def redirect_request(self, *a): return None",
+    `try: print(u.build_opener(R).open(${JSON.stringify(url)}, timeout=${TIMEOUT_S}).status)`,
+    "except e.HTTPError as x: print(x.code)",
+    "except Exception as x: print('ERR', getattr(x, 'reason', None) or x)",
+  ].join("\n");
 
-const JS = (url: string) => `const r=require("http").get(${JSON.stringify(url)},{timeout:${TIMEOUT_S * 1000},agent:false},(s)=>{console.log(s.statusCode);process.exit(0)});`
-  + `r.on("timeout",()=>{console.log("ERR timed out after ${TIMEOUT_S}s");process.exit(0)});r.on("error",(x)=>{console.log("ERR "+x.message);process.exit(0)});`;
+const JS = (url: string) =>
+  `const r=require("http").get(${JSON.stringify(url)},{timeout:${TIMEOUT_S * 1000},agent:false},(s)=>{console.log(s.statusCode);process.exit(0)});` +
+  `r.on("timeout",()=>{console.log("ERR timed out after ${TIMEOUT_S}s");process.exit(0)});r.on("error",(x)=>{console.log("ERR "+x.message);process.exit(0)});`;
 
 function parseLine(output: string): { status: number } | { error: string } {
   const line = output.trim().split("\n").pop() ?? "";
@@ -43,7 +45,13 @@ export const PROBE_CLIENTS: readonly ProbeClient[] = [
     parse: (output, exitCode) => {
       const m = /(\d{3})\s*$/.exec(output);
       if (exitCode === 0 && m) return { status: Number(m[1]) };
-      return { error: output.replace(/0{3}\s*$/, "").replace(/^curl: \(\d+\) /, "").trim() || `curl exited ${exitCode}` };
+      return {
+        error:
+          output
+            .replace(/0{3}\s*$/, "")
+            .replace(/^curl: \(\d+\) /, "")
+            .trim() || `curl exited ${exitCode}`,
+      };
     },
   },
   {

@@ -41,7 +41,9 @@ async function runJob(j: JobInputs): Promise<{ exitCode: number; output: string;
     for (const n of rest) await docker().getNetwork(n.name).connect({ Container: c.id });
     await c.start();
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<"timeout">((r) => { timer = setTimeout(() => r("timeout"), j.timeoutSeconds * 1000); });
+    const timeout = new Promise<"timeout">((r) => {
+      timer = setTimeout(() => r("timeout"), j.timeoutSeconds * 1000);
+    });
     const result = await Promise.race([c.wait() as Promise<{ StatusCode: number }>, timeout]);
     clearTimeout(timer);
     const timedOut = result === "timeout";
@@ -68,11 +70,15 @@ export const jobHandler: ResourceHandler = {
     if (failed && !j.continueOnFailure) {
       const why = r.timedOut ? `did not finish within its timeout of ${j.timeoutSeconds}s` : `exited with code ${r.exitCode}`;
       const lines = r.output.trimEnd().split("\n").slice(-TAIL_LINES).join("\n");
-      throw new JobError(`migration \`${j.command.join(" ")}\` ${why}\n--- migration output (last ${TAIL_LINES} lines) ---\n${lines || "(no output)"}\nfull log: ${logFile}`);
+      throw new JobError(
+        `migration \`${j.command.join(" ")}\` ${why}\n--- migration output (last ${TAIL_LINES} lines) ---\n${lines || "(no output)"}\nfull log: ${logFile}`,
+      );
     }
     return { id: `${j.name}-${Date.now()}`, outs: { exitCode: r.exitCode, logFile, seconds: r.seconds } };
   },
 
-  async read(_id, props) { return props; },
+  async read(_id, props) {
+    return props;
+  },
   async delete() {},
 };

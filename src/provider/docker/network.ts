@@ -13,13 +13,18 @@ export const networkHandler: ResourceHandler = {
     // Adopting this stack's own network keeps a re-created stack working after a lost state.
     const decision = decideNetwork(name, existing, labels);
     if (decision.kind === "refuse") throw new Error(decision.message);
-    const id = existing && decision.kind === "adopt" ? existing.Id : (await docker().createNetwork({
-      Name: name,
-      Driver: "bridge",
-      CheckDuplicate: true,
-      Internal: inputs.internal === true,
-      Labels: { ...labels, "platform.managed": "true" },
-    })).id;
+    const id =
+      existing && decision.kind === "adopt"
+        ? existing.Id
+        : (
+            await docker().createNetwork({
+              Name: name,
+              Driver: "bridge",
+              CheckDuplicate: true,
+              Internal: inputs.internal === true,
+              Labels: { ...labels, "platform.managed": "true" },
+            })
+          ).id;
     return { id, outs: { networkId: id } };
   },
 

@@ -33,7 +33,10 @@ export function ownerFilters(wanted: Labels, keys: readonly string[]): string[] 
   return keys.filter((k) => wanted?.[k] !== undefined).map((k) => `${k}=${wanted?.[k]}`);
 }
 
-export interface NamedObject { readonly Name: string; readonly Labels?: Labels | null }
+export interface NamedObject {
+  readonly Name: string;
+  readonly Labels?: Labels | null;
+}
 
 export type AdoptDecision =
   | { readonly kind: "create" }
@@ -46,9 +49,10 @@ export function decideNetwork(name: string, existing: NamedObject | undefined, w
   if (sameOwner(existing.Labels ?? undefined, wanted, STACK_KEYS)) return { kind: "adopt", name };
   return {
     kind: "refuse",
-    message: `network "${name}" already exists and is not this stack's (it has ${describeOwner(existing.Labels ?? undefined, STACK_KEYS)}; `
-      + `this stack is ${describeOwner(wanted, STACK_KEYS)}): joining it would mix two applications' traffic. `
-      + `Remove it if nothing uses it (docker network rm ${name}), or deploy under another project name or environment.`,
+    message:
+      `network "${name}" already exists and is not this stack's (it has ${describeOwner(existing.Labels ?? undefined, STACK_KEYS)}; ` +
+      `this stack is ${describeOwner(wanted, STACK_KEYS)}): joining it would mix two applications' traffic. ` +
+      `Remove it if nothing uses it (docker network rm ${name}), or deploy under another project name or environment.`,
   };
 }
 
@@ -58,7 +62,12 @@ export function decideNetwork(name: string, existing: NamedObject | undefined, w
  * exactly this stack and service is adopted whatever its name, so its data survives a change
  * of naming scheme; two such volumes are ambiguous and refused rather than guessed.
  */
-export function decideVolume(name: string, byName: NamedObject | undefined, labelled: readonly NamedObject[], wanted: Labels): AdoptDecision {
+export function decideVolume(
+  name: string,
+  byName: NamedObject | undefined,
+  labelled: readonly NamedObject[],
+  wanted: Labels,
+): AdoptDecision {
   const owner = describeOwner(wanted, SERVICE_KEYS);
   if (byName) {
     if (sameOwner(byName.Labels ?? undefined, wanted, SERVICE_KEYS)) return { kind: "adopt", name };
@@ -66,9 +75,10 @@ export function decideVolume(name: string, byName: NamedObject | undefined, labe
     const anotherStack = theirs?.["platform.project"] !== undefined;
     return {
       kind: "refuse",
-      message: `volume "${name}" already exists and is not this database's (it has ${describeOwner(theirs, SERVICE_KEYS)}; this database is ${owner}): `
-        + `its data is left alone. ${anotherStack ? "Deploy under another project name or environment, or remove that stack's data if it is no longer needed" : "If its data is not needed, remove it"} `
-        + `(docker volume rm ${name}); to use its data, copy it into this database after a first deploy.`,
+      message:
+        `volume "${name}" already exists and is not this database's (it has ${describeOwner(theirs, SERVICE_KEYS)}; this database is ${owner}): ` +
+        `its data is left alone. ${anotherStack ? "Deploy under another project name or environment, or remove that stack's data if it is no longer needed" : "If its data is not needed, remove it"} ` +
+        `(docker volume rm ${name}); to use its data, copy it into this database after a first deploy.`,
     };
   }
   const mine = labelled.filter((v) => sameOwner(v.Labels ?? undefined, wanted, SERVICE_KEYS));
@@ -77,7 +87,8 @@ export function decideVolume(name: string, byName: NamedObject | undefined, labe
   const names = mine.map((v) => v.Name).sort();
   return {
     kind: "refuse",
-    message: `several volumes hold data of this database (${owner}): ${names.join(", ")}, and none is named "${name}": `
-      + `the platform will not guess which one to use. Remove the ones not needed (docker volume rm NAME), then deploy again.`,
+    message:
+      `several volumes hold data of this database (${owner}): ${names.join(", ")}, and none is named "${name}": ` +
+      `the platform will not guess which one to use. Remove the ones not needed (docker volume rm NAME), then deploy again.`,
   };
 }

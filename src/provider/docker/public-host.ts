@@ -12,7 +12,10 @@ export async function hostsInUse(): Promise<Set<string>> {
   const hosts = new Set<string>();
   for (const c of list) {
     const label = c.Labels?.[PUBLIC_HOST_LABEL];
-    if (label) { hosts.add(label); continue; }
+    if (label) {
+      hosts.add(label);
+      continue;
+    }
     if (c.Labels?.["platform.job"]) continue;
     const info = await unlessGone(() => docker().getContainer(c.Id).inspect());
     for (const n of Object.values(info?.NetworkSettings.Networks ?? {})) {
@@ -33,8 +36,10 @@ export async function refuseTakenHost(labels: Labels): Promise<void> {
   const holders = await docker().listContainers({ all: true, filters: { label: [`${PUBLIC_HOST_LABEL}=${host}`] } });
   const other = holders.find((c) => !sameOwner(c.Labels, labels, STACK_KEYS));
   if (other) {
-    throw new Error(`public host "${host}" is already used by container ${other.Names[0]?.replace(/^\//, "")} (${describeOwner(other.Labels, STACK_KEYS)}): `
-      + "two applications would share one URL. Rename the service, or destroy this stack and deploy it again to draw new URL words.");
+    throw new Error(
+      `public host "${host}" is already used by container ${other.Names[0]?.replace(/^\//, "")} (${describeOwner(other.Labels, STACK_KEYS)}): ` +
+        "two applications would share one URL. Rename the service, or destroy this stack and deploy it again to draw new URL words.",
+    );
   }
 }
 
@@ -49,8 +54,10 @@ async function refuseTakenDomains(labels: Labels): Promise<void> {
     const other = holders.find((c) => !sameOwner(c.Labels, labels, STACK_KEYS));
     if (other) {
       const domain = label.slice(DOMAIN_LABEL_PREFIX.length);
-      throw new Error(`domain "${domain}" is already claimed by ${describeOwner(other.Labels, STACK_KEYS)} (service ${other.Labels["platform.service"] ?? "?"}, container ${other.Names[0]?.replace(/^\//, "")}): `
-        + "one domain routes to one service. Remove it from that stack's platform.yml (and deploy it), or from this one.");
+      throw new Error(
+        `domain "${domain}" is already claimed by ${describeOwner(other.Labels, STACK_KEYS)} (service ${other.Labels["platform.service"] ?? "?"}, container ${other.Names[0]?.replace(/^\//, "")}): ` +
+          "one domain routes to one service. Remove it from that stack's platform.yml (and deploy it), or from this one.",
+      );
     }
   }
 }

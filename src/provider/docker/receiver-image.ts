@@ -47,7 +47,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
 function packageDir(pkg: string): string {
   const dir = join(ROOT, "node_modules", pkg);
-  if (!existsSync(join(dir, "package.json"))) throw new Error(`the telemetry receiver needs the npm package ${pkg}, which is not in ${join(ROOT, "node_modules")}: run npm ci`);
+  if (!existsSync(join(dir, "package.json")))
+    throw new Error(`the telemetry receiver needs the npm package ${pkg}, which is not in ${join(ROOT, "node_modules")}: run npm ci`);
   return dir;
 }
 
@@ -70,7 +71,8 @@ export function receiverContext(baseImage: string): ReceiverContext {
   const files = new Map<string, string>();
   // Always the compiled files: the receiver runs on plain Node, also when the program runs from source.
   const dist = join(ROOT, "dist", "telemetry");
-  if (!existsSync(join(dist, "receiver-main.js"))) throw new Error(`the telemetry receiver is not built (${dist}/receiver-main.js is missing): run npm run build`);
+  if (!existsSync(join(dist, "receiver-main.js")))
+    throw new Error(`the telemetry receiver is not built (${dist}/receiver-main.js is missing): run npm run build`);
   for (const f of listFiles(dist).filter((f) => f.endsWith(".js"))) files.set(`app/telemetry/${relative(dist, f)}`, f);
   for (const pkg of RUNTIME_PACKAGES) {
     const root = packageDir(pkg);

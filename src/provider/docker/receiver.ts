@@ -8,7 +8,14 @@ import { docker, logTail, unlessGone } from "../../docker-client.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "../handler.js";
 import { waitHealthy } from "./health.js";
-import { receiverContext, TELEMETRY_CONTAINER, TELEMETRY_DATA, TELEMETRY_HASH_LABEL, TELEMETRY_PORT, TELEMETRY_REPOSITORY } from "./receiver-image.js";
+import {
+  receiverContext,
+  TELEMETRY_CONTAINER,
+  TELEMETRY_DATA,
+  TELEMETRY_HASH_LABEL,
+  TELEMETRY_PORT,
+  TELEMETRY_REPOSITORY,
+} from "./receiver-image.js";
 
 /**
  * platform:docker:TelemetryAttachment: makes sure the one shared OTLP receiver runs, and
@@ -33,11 +40,18 @@ const STORE_LABEL = "platform.telemetry-store";
 export function runQuietBuild(args: string[], what: string): Promise<void> {
   const cli = process.env.PLATFORM_DOCKER_CLI || "docker";
   return new Promise((resolve, reject) => {
-    const child = spawn(cli, ["build", "-q", ...args], { env: { ...process.env, DOCKER_BUILDKIT: "1" }, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(cli, ["build", "-q", ...args], {
+      env: { ...process.env, DOCKER_BUILDKIT: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     child.on("error", (e) => reject(new Error(`could not run ${cli}: ${e.message}`)));
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`building ${what} failed (exit ${code}):\n${err.trim().split("\n").slice(-20).join("\n")}`))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`building ${what} failed (exit ${code}):\n${err.trim().split("\n").slice(-20).join("\n")}`)),
+    );
   });
 }
 
@@ -81,7 +95,11 @@ async function startReceiver(tag: string, hash: string, storeDir: string, networ
     },
   });
   try {
-    for (const n of networks.slice(1)) await docker().getNetwork(n).connect({ Container: c.id }).catch(() => undefined);
+    for (const n of networks.slice(1))
+      await docker()
+        .getNetwork(n)
+        .connect({ Container: c.id })
+        .catch(() => undefined);
     await c.start();
     const probe = `fetch("http://127.0.0.1:${TELEMETRY_PORT}/v1/traces").then((r) => process.exit(r.status === 405 ? 0 : 1), () => process.exit(1))`;
     await waitHealthy(c.id, { kind: "exec", command: ["node", "-e", probe] }, 30, "telemetry receiver");
@@ -109,7 +127,10 @@ async function ensureReceiver(t: TelemetryInputs): Promise<string> {
     const id = (await startReceiver(tag, hash, t.storeDir, [t.network, ...attached.filter((n) => n !== t.network)])).id;
     // The receiver image it replaced is of no further use (one still in use elsewhere stays: 409).
     if (info && info.Config.Image !== tag && info.Config.Image.startsWith(`${TELEMETRY_REPOSITORY}:`)) {
-      await docker().getImage(info.Config.Image).remove().catch(() => undefined);
+      await docker()
+        .getImage(info.Config.Image)
+        .remove()
+        .catch(() => undefined);
     }
     return id;
   }, "telemetry");

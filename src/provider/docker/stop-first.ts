@@ -24,9 +24,11 @@ export function sortHolders(holders: readonly VolumeHolder[], labels: Labels): {
 }
 
 export function foreignHolderMessage(h: VolumeHolder, labels: Labels): string {
-  return `volume "${h.volume}" is in use by the running container ${h.name} (${describeOwner(h.labels, SERVICE_KEYS)}), not by this database `
-    + `(${describeOwner(labels, SERVICE_KEYS)}): two PostgreSQL servers must never share a data directory. `
-    + `Stop that container (docker stop ${h.name}) if it should not run, then deploy again.`;
+  return (
+    `volume "${h.volume}" is in use by the running container ${h.name} (${describeOwner(h.labels, SERVICE_KEYS)}), not by this database ` +
+    `(${describeOwner(labels, SERVICE_KEYS)}): two PostgreSQL servers must never share a data directory. ` +
+    `Stop that container (docker stop ${h.name}) if it should not run, then deploy again.`
+  );
 }
 
 async function listHolders(volumes: readonly string[]): Promise<VolumeHolder[]> {
@@ -63,12 +65,19 @@ export async function restartPrevious(stopped: readonly VolumeHolder[], check: H
   const names = stopped.map((h) => h.name).join(", ");
   try {
     for (const h of stopped) {
-      await docker().getContainer(h.id).start().catch((e: { statusCode?: number }) => { if (e.statusCode !== 304) throw e; });
+      await docker()
+        .getContainer(h.id)
+        .start()
+        .catch((e: { statusCode?: number }) => {
+          if (e.statusCode !== 304) throw e;
+        });
       await waitHealthy(h.id, check, timeoutSeconds, `previous database container ${h.name}`);
     }
     return `The new container was removed, and the previous database container was restarted and serves again (${names}).`;
   } catch (e) {
-    return `The database is STOPPED: the previous database container (${names}) could not be restarted: ${(e as Error).message}\n`
-      + "The next deploy starts it again (fix the cause above first).";
+    return (
+      `The database is STOPPED: the previous database container (${names}) could not be restarted: ${(e as Error).message}\n` +
+      "The next deploy starts it again (fix the cause above first)."
+    );
   }
 }

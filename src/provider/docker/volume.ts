@@ -19,7 +19,7 @@ export const volumeHandler: ResourceHandler = {
     const wanted = String(inputs.name);
     const labels = inputs.labels as Labels;
     const byName = await unlessGone(() => docker().getVolume(wanted).inspect());
-    const labelled = byName ? [] : (await docker().listVolumes({ filters: { label: ownerFilters(labels, SERVICE_KEYS) } })).Volumes ?? [];
+    const labelled = byName ? [] : ((await docker().listVolumes({ filters: { label: ownerFilters(labels, SERVICE_KEYS) } })).Volumes ?? []);
     const decision = decideVolume(wanted, byName, labelled, labels);
     if (decision.kind === "refuse") throw new Error(decision.message);
     let name = wanted;

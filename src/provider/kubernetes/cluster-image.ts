@@ -25,7 +25,9 @@ export const clusterImageHandler: ResourceHandler = {
     if (!(await hasImage(l, tc, image))) {
       const archive = await docker().getImage(image).get();
       let err = "";
-      archive.on("error", (e: Error) => { err = `Docker's image export: ${e.message}\n`; });
+      archive.on("error", (e: Error) => {
+        err = `Docker's image export: ${e.message}\n`;
+      });
       await importArchiveStream(l, tc, image, archive, () => err);
     }
     return { id: image, outs: {} };

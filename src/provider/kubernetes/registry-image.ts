@@ -45,7 +45,9 @@ export const registryImageHandler: ResourceHandler = {
     } catch (e) {
       const err = e as { stdout?: string; stderr?: string; message: string };
       const text = `${err.stderr ?? ""}${err.stdout ?? ""}`.trim().split("\n").slice(-8).join("\n") || err.message;
-      throw new Error(`push of ${image} to ${repository} failed:\n${text}\nhint: the registry must be reachable from here (docker login HOST when it needs credentials) and from the cluster's nodes`);
+      throw new Error(
+        `push of ${image} to ${repository} failed:\n${text}\nhint: the registry must be reachable from here (docker login HOST when it needs credentials) and from the cluster's nodes`,
+      );
     }
     const digest = pushedDigest(out);
     if (!digest) throw new Error(`push of ${image} to ${repository} printed no digest:\n${out.trim().split("\n").slice(-4).join("\n")}`);

@@ -13,10 +13,15 @@ export const passwordHandler: ResourceHandler = {
   async create(_urn, inputs) {
     const length = Number(inputs.length ?? 32);
     // URL-safe alphabet: the password goes into connection-string URLs unescaped.
-    const value = randomBytes(length * 2).toString("base64url").replace(/[-_]/g, "").slice(0, length);
+    const value = randomBytes(length * 2)
+      .toString("base64url")
+      .replace(/[-_]/g, "")
+      .slice(0, length);
     return { id: randomBytes(8).toString("hex"), outs: { value: asSecret(value) } };
   },
-  async read(_id, props) { return props; },
+  async read(_id, props) {
+    return props;
+  },
   async delete() {},
 };
 
@@ -30,7 +35,11 @@ export const wordsHandler: ResourceHandler = {
     const words = pickWords(prefixes, prefixes.length ? await hostsInUse() : new Set(), randomInt);
     return { id: randomBytes(8).toString("hex"), outs: { words } };
   },
-  async update(_id, olds) { return { words: olds.words }; },
-  async read(_id, props) { return props; },
+  async update(_id, olds) {
+    return { words: olds.words };
+  },
+  async read(_id, props) {
+    return props;
+  },
   async delete() {},
 };

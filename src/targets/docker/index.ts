@@ -29,7 +29,11 @@ function usesTelemetry(s: PlannedService): boolean {
 function createTelemetry(plan: Plan, network: Network, opts: DockerTargetOptions): TelemetryAttachment | undefined {
   if (!opts.telemetryDir || !plan.services.some(usesTelemetry)) return undefined;
   const { hash } = receiverContext(plan.images.node);
-  return new TelemetryAttachment("telemetry", { network: plan.network, baseImage: plan.images.node, hash, storeDir: opts.telemetryDir }, { dependsOn: [network] });
+  return new TelemetryAttachment(
+    "telemetry",
+    { network: plan.network, baseImage: plan.images.node, hash, storeDir: opts.telemetryDir },
+    { dependsOn: [network] },
+  );
 }
 
 /**
@@ -59,28 +63,65 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     const serviceLabels = { ...labels, "platform.service": s.name };
     // A rollback runs no migration: the older code's migrations may not know the schema's
     // newest revision, and migrations are not reversed anyway.
-    const migrate = s.migrate && !opts.pinnedImages
-      ? new Job(`${s.name}-migrate`, {
-          name: `${s.containerName}-migrate`, image, command: s.migrate.command, env, networks: [{ name: plan.network }],
-          timeoutSeconds: s.migrate.timeoutSeconds, labels: serviceLabels, logDir: opts.logDir, continueOnFailure: s.migrate.continueOnFailure,
-          cpus: s.cpus, memoryBytes: s.memoryBytes, pidsLimit: s.pidsLimit,
-        }, { dependsOn: [network, ...deps] })
-      : undefined;
+    const migrate =
+      s.migrate && !opts.pinnedImages
+        ? new Job(
+            `${s.name}-migrate`,
+            {
+              name: `${s.containerName}-migrate`,
+              image,
+              command: s.migrate.command,
+              env,
+              networks: [{ name: plan.network }],
+              timeoutSeconds: s.migrate.timeoutSeconds,
+              labels: serviceLabels,
+              logDir: opts.logDir,
+              continueOnFailure: s.migrate.continueOnFailure,
+              cpus: s.cpus,
+              memoryBytes: s.memoryBytes,
+              pidsLimit: s.pidsLimit,
+            },
+            { dependsOn: [network, ...deps] },
+          )
+        : undefined;
     const volume = s.database
       ? new Volume(`${s.name}-data`, { name: s.database.volumeName, retain: s.database.retain, labels: serviceLabels })
       : undefined;
     const dataPath = s.database?.dataPath;
     const aliases = s.public && words ? edgeAliases(s, words.words).apply((a) => [...s.aliases, ...a]) : [...s.aliases];
     const containerLabels = s.public && words ? publicHostLabels(serviceLabels, s, words.words) : serviceLabels;
-    const container = new Container(s.name, {
-      name: s.containerName, image, env, ...(s.command ? { command: [...s.command] } : {}), networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
-      // The volume's real name: an adopted volume keeps its data whatever name the plan wants.
-      volumes: volume && dataPath ? volume.volumeName.apply((name) => [{ name, target: dataPath }]) : [],
-      labels: containerLabels, cpus: s.cpus, memoryBytes: s.memoryBytes, pidsLimit: s.pidsLimit, health: s.health,
-      healthTimeoutSeconds: s.healthTimeoutSeconds, stopFirst: s.stopFirst, stopGraceSeconds: s.stopGraceSeconds,
-      ...(s.postStart ? { postStart: [...s.postStart] } : {}),
-      ...(opts.deploymentId ? { deploymentId: opts.deploymentId } : {}),
-    }, { dependsOn: [network, ...deps, ...(migrate ? [migrate] : []), ...(volume ? [volume] : []), ...(s.public && edge ? [edge] : []), ...(telemetry && usesTelemetry(s) ? [telemetry] : [])] });
+    const container = new Container(
+      s.name,
+      {
+        name: s.containerName,
+        image,
+        env,
+        ...(s.command ? { command: [...s.command] } : {}),
+        networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
+        // The volume's real name: an adopted volume keeps its data whatever name the plan wants.
+        volumes: volume && dataPath ? volume.volumeName.apply((name) => [{ name, target: dataPath }]) : [],
+        labels: containerLabels,
+        cpus: s.cpus,
+        memoryBytes: s.memoryBytes,
+        pidsLimit: s.pidsLimit,
+        health: s.health,
+        healthTimeoutSeconds: s.healthTimeoutSeconds,
+        stopFirst: s.stopFirst,
+        stopGraceSeconds: s.stopGraceSeconds,
+        ...(s.postStart ? { postStart: [...s.postStart] } : {}),
+        ...(opts.deploymentId ? { deploymentId: opts.deploymentId } : {}),
+      },
+      {
+        dependsOn: [
+          network,
+          ...deps,
+          ...(migrate ? [migrate] : []),
+          ...(volume ? [volume] : []),
+          ...(s.public && edge ? [edge] : []),
+          ...(telemetry && usesTelemetry(s) ? [telemetry] : []),
+        ],
+      },
+    );
     containers.set(s.name, container);
     addServiceOutputs(outputs, s, values.get(s.name)!);
   }

@@ -9,7 +9,11 @@ export class Volume extends pulumi.CustomResource {
   /** The volume's real name: the planned one, or this service's volume adopted under an older name. */
   declare readonly volumeName: pulumi.Output<string>;
   /** @param args.retain keep the data when the resource is deleted (retention: permanent) */
-  constructor(name: string, args: Args<{ name: string; labels?: Record<string, string>; retain?: boolean }>, opts?: pulumi.CustomResourceOptions) {
+  constructor(
+    name: string,
+    args: Args<{ name: string; labels?: Record<string, string>; retain?: boolean }>,
+    opts?: pulumi.CustomResourceOptions,
+  ) {
     super("platform:docker:Volume", name, { ...args, volumeName: undefined }, opts);
   }
 }

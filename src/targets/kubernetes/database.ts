@@ -60,41 +60,60 @@ function createClaim(a: DatabaseArgs): k8s.core.v1.PersistentVolumeClaim {
   const retain = s.database!.retain;
   let volume: k8s.core.v1.PersistentVolume | undefined;
   if (a.storage.kind === "hostPath") {
-    volume = new k8s.core.v1.PersistentVolume(`${s.name}-volume`, {
-      metadata: { name: `${a.namespace}-${claim}`, labels: podLabels(a.plan, s) },
-      spec: {
-        capacity: { storage: size }, accessModes: ["ReadWriteOnce"], persistentVolumeReclaimPolicy: "Retain",
-        storageClassName: TEST_STORAGE_CLASS, claimRef: { namespace: a.namespace, name: claim },
-        hostPath: { path: join(a.storage.dir, a.namespace, s.name), type: "DirectoryOrCreate" },
+    volume = new k8s.core.v1.PersistentVolume(
+      `${s.name}-volume`,
+      {
+        metadata: { name: `${a.namespace}-${claim}`, labels: podLabels(a.plan, s) },
+        spec: {
+          capacity: { storage: size },
+          accessModes: ["ReadWriteOnce"],
+          persistentVolumeReclaimPolicy: "Retain",
+          storageClassName: TEST_STORAGE_CLASS,
+          claimRef: { namespace: a.namespace, name: claim },
+          hostPath: { path: join(a.storage.dir, a.namespace, s.name), type: "DirectoryOrCreate" },
+        },
       },
-    }, { ...a.opts, retainOnDelete: retain });
+      { ...a.opts, retainOnDelete: retain },
+    );
   }
   // The claim is deleted before its volume (it depends on it): the other way round, the delete hangs.
-  return new k8s.core.v1.PersistentVolumeClaim(`${s.name}-data`, {
-    metadata: { name: claim, namespace: a.namespace, labels: podLabels(a.plan, s) },
-    spec: {
-      accessModes: ["ReadWriteOnce"], resources: { requests: { storage: size } },
-      ...(volume ? { storageClassName: TEST_STORAGE_CLASS, volumeName: volume.metadata.name } : {}),
+  return new k8s.core.v1.PersistentVolumeClaim(
+    `${s.name}-data`,
+    {
+      metadata: { name: claim, namespace: a.namespace, labels: podLabels(a.plan, s) },
+      spec: {
+        accessModes: ["ReadWriteOnce"],
+        resources: { requests: { storage: size } },
+        ...(volume ? { storageClassName: TEST_STORAGE_CLASS, volumeName: volume.metadata.name } : {}),
+      },
     },
-  }, { ...a.opts, retainOnDelete: retain, dependsOn: volume ? [volume] : [], ...(volume ? {} : { ignoreChanges: ["spec.volumeName"] }) });
+    { ...a.opts, retainOnDelete: retain, dependsOn: volume ? [volume] : [], ...(volume ? {} : { ignoreChanges: ["spec.volumeName"] }) },
+  );
 }
 
 /** A postgres service: a StatefulSet of one pod on its claim; awaited until pg_isready answers. */
 export function createDatabase(a: DatabaseArgs): k8s.apps.v1.StatefulSet {
   const s = a.service;
   const claim = createClaim(a);
-  return new k8s.apps.v1.StatefulSet(s.name, {
-    metadata: { name: s.name, namespace: a.namespace, labels: podLabels(a.plan, s) },
-    spec: {
-      replicas: 1,
-      serviceName: s.name,
-      selector: { matchLabels: selectorLabels(s) },
-      template: {
-        metadata: { labels: podLabels(a.plan, s) },
-        spec: { ...podSpec(s, postgresContainer(a), a.imageSource), volumes: [{ name: "data", persistentVolumeClaim: { claimName: claim.metadata.name } }] },
+  return new k8s.apps.v1.StatefulSet(
+    s.name,
+    {
+      metadata: { name: s.name, namespace: a.namespace, labels: podLabels(a.plan, s) },
+      spec: {
+        replicas: 1,
+        serviceName: s.name,
+        selector: { matchLabels: selectorLabels(s) },
+        template: {
+          metadata: { labels: podLabels(a.plan, s) },
+          spec: {
+            ...podSpec(s, postgresContainer(a), a.imageSource),
+            volumes: [{ name: "data", persistentVolumeClaim: { claimName: claim.metadata.name } }],
+          },
+        },
       },
     },
-  }, { ...a.opts, dependsOn: [claim, ...toArray(a.opts.dependsOn)], customTimeouts: timeouts(s.healthTimeoutSeconds + 60) });
+    { ...a.opts, dependsOn: [claim, ...toArray(a.opts.dependsOn)], customTimeouts: timeouts(s.healthTimeoutSeconds + 60) },
+  );
 }
 
 function toArray(d: pulumi.CustomResourceOptions["dependsOn"]): pulumi.Input<pulumi.Resource>[] {

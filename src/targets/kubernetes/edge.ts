@@ -26,4 +26,8 @@ export function buildForwarderCaddyfile(clusterIp: string, port: number): string
 }
 
 /** The caddy image's shell writes the configuration from the environment, then Caddy replaces it. */
-export const FORWARDER_COMMAND = ["sh", "-c", 'printf "%s" "$CADDYFILE" > /tmp/Caddyfile && exec caddy run --adapter caddyfile --config /tmp/Caddyfile'];
+export const FORWARDER_COMMAND = [
+  "sh",
+  "-c",
+  'printf "%s" "$CADDYFILE" > /tmp/Caddyfile && exec caddy run --adapter caddyfile --config /tmp/Caddyfile',
+];

@@ -46,8 +46,8 @@ export function checkImageRoute(plan: Plan, o: PlacementOptions): void {
   const local = plan.services.filter((s) => s.build || s.image?.startsWith("platform-local/"));
   if (local.length) {
     throw new pulumi.RunError(
-      `the cluster of ${o.kubeconfig} cannot pull the images built on this machine (${local.map((s) => s.name).join(", ")}): `
-      + "give a registry that this machine can push to and its nodes can pull from: platform deploy --registry HOST[:PORT][/PATH] (kept per environment)",
+      `the cluster of ${o.kubeconfig} cannot pull the images built on this machine (${local.map((s) => s.name).join(", ")}): ` +
+        "give a registry that this machine can push to and its nodes can pull from: platform deploy --registry HOST[:PORT][/PATH] (kept per environment)",
     );
   }
 }
@@ -58,16 +58,23 @@ export function imagePlacement(plan: Plan, namespace: string, o: PlacementOption
     const host = registry.split("/")[0] as string;
     const config = dockerConfigFor(host);
     const secret = config
-      ? new k8s.core.v1.Secret("registry-credentials", {
-          metadata: { namespace, labels: { ...plan.labels } }, type: "kubernetes.io/dockerconfigjson", stringData: { ".dockerconfigjson": pulumi.secret(config) },
-        }, inNs)
+      ? new k8s.core.v1.Secret(
+          "registry-credentials",
+          {
+            metadata: { namespace, labels: { ...plan.labels } },
+            type: "kubernetes.io/dockerconfigjson",
+            stringData: { ".dockerconfigjson": pulumi.secret(config) },
+          },
+          inNs,
+        )
       : undefined;
     return {
       source: { pullPolicy: "IfNotPresent", ...(secret ? { pullSecrets: [secret.metadata.name] } : {}) },
       place: (s, image) => new RegistryImage(`${s.name}-registry-image`, { image, registry }).id,
     };
   }
-  if (o.testCluster) return { source: { pullPolicy: "Never" }, place: (s, image) => new ClusterImage(`${s.name}-cluster-image`, { image }).id };
+  if (o.testCluster)
+    return { source: { pullPolicy: "Never" }, place: (s, image) => new ClusterImage(`${s.name}-cluster-image`, { image }).id };
   // Only public images are left here (checkImageRoute refused the rest): the nodes pull them.
   return { source: { pullPolicy: "IfNotPresent" }, place: (_s, image) => image };
 }

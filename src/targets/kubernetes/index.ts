@@ -29,19 +29,34 @@ export interface KubernetesTargetOptions extends ImageBuildOptions {
 }
 
 /** The edge's way in: one forwarder per public service, on the stack's Docker network. */
-function createForwarder(plan: Plan, s: PlannedService, words: Words, service: k8s.core.v1.Service, dependsOn: pulumi.Resource[]): EdgeForwarder {
-  return new EdgeForwarder(`${s.name}-edge`, {
-    name: `${s.containerName}_edge`,
-    image: plan.images.caddy,
-    command: FORWARDER_COMMAND,
-    env: service.spec.clusterIP.apply((ip) => ({ CADDYFILE: buildForwarderCaddyfile(ip, s.port) })),
-    networks: edgeAliases(s, words.words).apply((aliases) => [{ name: plan.network, aliases }]),
-    // A public container names its host label, so the URL words of other stacks avoid it.
-    labels: publicHostLabels({ ...plan.labels, "platform.service": s.name, "platform.role": "edge-forwarder" }, s, words.words),
-    cpus: 0.5, memoryBytes: 128 * 1024 ** 2, pidsLimit: 256,
-    // The base caddy image has no HTTP client to probe with; the Service behind it is ready already.
-    health: { kind: "running" }, healthTimeoutSeconds: 30, stopFirst: false, stopGraceSeconds: 5,
-  }, { dependsOn });
+function createForwarder(
+  plan: Plan,
+  s: PlannedService,
+  words: Words,
+  service: k8s.core.v1.Service,
+  dependsOn: pulumi.Resource[],
+): EdgeForwarder {
+  return new EdgeForwarder(
+    `${s.name}-edge`,
+    {
+      name: `${s.containerName}_edge`,
+      image: plan.images.caddy,
+      command: FORWARDER_COMMAND,
+      env: service.spec.clusterIP.apply((ip) => ({ CADDYFILE: buildForwarderCaddyfile(ip, s.port) })),
+      networks: edgeAliases(s, words.words).apply((aliases) => [{ name: plan.network, aliases }]),
+      // A public container names its host label, so the URL words of other stacks avoid it.
+      labels: publicHostLabels({ ...plan.labels, "platform.service": s.name, "platform.role": "edge-forwarder" }, s, words.words),
+      cpus: 0.5,
+      memoryBytes: 128 * 1024 ** 2,
+      pidsLimit: 256,
+      // The base caddy image has no HTTP client to probe with; the Service behind it is ready already.
+      health: { kind: "running" },
+      healthTimeoutSeconds: 30,
+      stopFirst: false,
+      stopGraceSeconds: 5,
+    },
+    { dependsOn },
+  );
 }
 
 /**
@@ -56,7 +71,11 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
   const namespace = namespaceName(plan);
   // A kept database claim needs its namespace kept too: deleting a namespace deletes what is in it.
   const keepNamespace = plan.services.some((s) => s.database?.retain);
-  const ns = new k8s.core.v1.Namespace("namespace", { metadata: { name: namespace, labels: { ...plan.labels } } }, { provider, retainOnDelete: keepNamespace });
+  const ns = new k8s.core.v1.Namespace(
+    "namespace",
+    { metadata: { name: namespace, labels: { ...plan.labels } } },
+    { provider, retainOnDelete: keepNamespace },
+  );
   const inNs = { provider, dependsOn: [ns] };
   const placement = imagePlacement(plan, namespace, opts, inNs);
   const imageSource = placement.source;
@@ -83,28 +102,62 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
     const envSecret = new k8s.core.v1.Secret(`${s.name}-env`, { metadata: { namespace, labels }, type: "Opaque", stringData: env }, inNs);
     // Not awaited: its readiness is its workload's (awaited below), and the provider's wait for
     // endpoints counted any failed pod its selector matched, which failed later deploys on refresh.
-    const service = new k8s.core.v1.Service(`${s.name}-service`, {
-      metadata: { name: s.name, namespace, labels, annotations: { "pulumi.com/skipAwait": "true" } }, spec: serviceSpec(s),
-    }, inNs);
+    const service = new k8s.core.v1.Service(
+      `${s.name}-service`,
+      {
+        metadata: { name: s.name, namespace, labels, annotations: { "pulumi.com/skipAwait": "true" } },
+        spec: serviceSpec(s),
+      },
+      inNs,
+    );
     let workload: pulumi.Resource;
     if (s.database) {
       const v = values.get(s.name)!;
-      new k8s.core.v1.Secret(`${s.name}-credentials`, {
-        metadata: { name: `${s.name}-credentials`, namespace, labels },
-        stringData: pulumi.secret({ username: s.database.user, password: v.password as pulumi.Output<string>, database: s.database.database, url: v.url as pulumi.Output<string> }),
-      }, inNs);
-      workload = createDatabase({ plan, service: s, namespace, image, envSecret: envSecret.metadata.name, imageSource, storage, opts: { provider, dependsOn: [ns, ...deps] } });
+      new k8s.core.v1.Secret(
+        `${s.name}-credentials`,
+        {
+          metadata: { name: `${s.name}-credentials`, namespace, labels },
+          stringData: pulumi.secret({
+            username: s.database.user,
+            password: v.password as pulumi.Output<string>,
+            database: s.database.database,
+            url: v.url as pulumi.Output<string>,
+          }),
+        },
+        inNs,
+      );
+      workload = createDatabase({
+        plan,
+        service: s,
+        namespace,
+        image,
+        envSecret: envSecret.metadata.name,
+        imageSource,
+        storage,
+        opts: { provider, dependsOn: [ns, ...deps] },
+      });
     } else {
       // A rollback runs no migration (see the Docker target).
-      const migrate = s.migrate && !opts.pinnedImages
-        ? new k8s.batch.v1.Job(`${s.name}-migrate`, { metadata: { namespace, labels }, spec: migrateJobSpec(plan, s, image, envSecret.metadata.name, imageSource) }, {
-            provider, dependsOn: [ns, ...deps], customTimeouts: timeouts(s.migrate.timeoutSeconds + 30),
-          })
-        : undefined;
-      workload = new k8s.apps.v1.Deployment(s.name, {
-        metadata: { name: s.name, namespace, labels },
-        spec: deploymentSpec(plan, s, appContainer(s, image, envSecret.metadata.name, imageSource), imageSource),
-      }, { provider, dependsOn: [ns, ...deps, ...(migrate ? [migrate] : [])], customTimeouts: timeouts(s.healthTimeoutSeconds + 60) });
+      const migrate =
+        s.migrate && !opts.pinnedImages
+          ? new k8s.batch.v1.Job(
+              `${s.name}-migrate`,
+              { metadata: { namespace, labels }, spec: migrateJobSpec(plan, s, image, envSecret.metadata.name, imageSource) },
+              {
+                provider,
+                dependsOn: [ns, ...deps],
+                customTimeouts: timeouts(s.migrate.timeoutSeconds + 30),
+              },
+            )
+          : undefined;
+      workload = new k8s.apps.v1.Deployment(
+        s.name,
+        {
+          metadata: { name: s.name, namespace, labels },
+          spec: deploymentSpec(plan, s, appContainer(s, image, envSecret.metadata.name, imageSource), imageSource),
+        },
+        { provider, dependsOn: [ns, ...deps, ...(migrate ? [migrate] : [])], customTimeouts: timeouts(s.healthTimeoutSeconds + 60) },
+      );
     }
     ready.set(s.name, [workload, service]);
     if (s.public && words && edge) createForwarder(plan, s, words, service, [edge, workload, service]);

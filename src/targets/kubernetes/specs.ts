@@ -17,7 +17,8 @@ export interface ImageSource {
   readonly pullSecrets?: readonly pulumi.Input<string>[];
 }
 
-const pullSecretsOf = (src: ImageSource) => (src.pullSecrets?.length ? { imagePullSecrets: src.pullSecrets.map((name) => ({ name })) } : {});
+const pullSecretsOf = (src: ImageSource) =>
+  src.pullSecrets?.length ? { imagePullSecrets: src.pullSecrets.map((name) => ({ name })) } : {};
 
 // Endpoints leave kube-proxy's rules a moment after a pod starts terminating; until they have,
 // new connections still reach it. Sleeping before SIGTERM lets them go elsewhere first.
@@ -37,7 +38,8 @@ export function podLabels(plan: Plan, s: PlannedService): Record<string, string>
 /** Readiness from platform.yml's health: an HTTP GET, any answer (a TCP connect), a command, or none. */
 export function readinessProbe(h: HealthSpec): k8s.types.input.core.v1.Probe | undefined {
   const timing = { periodSeconds: PROBE_PERIOD_SECONDS, timeoutSeconds: 2, failureThreshold: 3, successThreshold: 1 };
-  if (h.kind === "http") return h.anyStatus ? { tcpSocket: { port: h.port }, ...timing } : { httpGet: { path: h.path, port: h.port }, ...timing };
+  if (h.kind === "http")
+    return h.anyStatus ? { tcpSocket: { port: h.port }, ...timing } : { httpGet: { path: h.path, port: h.port }, ...timing };
   if (h.kind === "exec") return { exec: { command: h.command }, ...timing };
   return undefined;
 }
@@ -77,12 +79,20 @@ const WAIT_SECONDS = 120;
 function waitCommand(type: PlannedService["type"], targets: [string, number][]): string[] | undefined {
   const list = JSON.stringify(targets);
   if (type === "fastapi") {
-    return ["python3", "-c", `import socket, sys, time\nend = time.time() + ${WAIT_SECONDS}\nfor h, p in ${list}:\n    while True:\n        try:\n            socket.create_connection((h, p), 2).close(); break\n        except OSError:\n            if time.time() > end: sys.exit(f"{h}:{p} does not answer")\n            time.sleep(0.5)`];
+    return [
+      "python3",
+      "-c",
+      `import socket, sys, time\nend = time.time() + ${WAIT_SECONDS}\nfor h, p in ${list}:\n    while True:\n        try:\n            socket.create_connection((h, p), 2).close(); break\n        except OSError:\n            if time.time() > end: sys.exit(f"{h}:{p} does not answer")\n            time.sleep(0.5)`,
+    ];
   }
   if (type === "nextjs") {
-    return ["node", "-e", `const net = require("node:net"); const end = Date.now() + ${WAIT_SECONDS * 1000};
+    return [
+      "node",
+      "-e",
+      `const net = require("node:net"); const end = Date.now() + ${WAIT_SECONDS * 1000};
 const up = (h, p) => new Promise((r) => { const c = net.connect(p, h, () => { c.destroy(); r(true); }); c.on("error", () => r(false)); c.setTimeout(2000, () => { c.destroy(); r(false); }); });
-(async () => { for (const [h, p] of ${list}) { while (!(await up(h, p))) { if (Date.now() > end) { console.error(h + ":" + p + " does not answer"); process.exit(1); } await new Promise((r) => setTimeout(r, 500)); } } })();`];
+(async () => { for (const [h, p] of ${list}) { while (!(await up(h, p))) { if (Date.now() > end) { console.error(h + ":" + p + " does not answer"); process.exit(1); } await new Promise((r) => setTimeout(r, 500)); } } })();`,
+    ];
   }
   return undefined;
 }
@@ -95,8 +105,24 @@ const up = (h, p) => new Promise((r) => { const c = net.connect(p, h, () => { c.
  */
 export function dependencyWait(plan: Plan, s: PlannedService, image: pulumi.Input<string>, src: ImageSource): Container[] {
   const deps = s.dependsOn.map((d) => plan.services.find((x) => x.name === d)).filter((d): d is PlannedService => !!d);
-  const command = deps.length ? waitCommand(s.type, deps.map((d) => [serviceHost(d, namespaceName(plan)), d.port])) : undefined;
-  return command ? [{ name: "wait-for-dependencies", image, imagePullPolicy: src.pullPolicy, command, resources: resources(s), securityContext: { allowPrivilegeEscalation: false } }] : [];
+  const command = deps.length
+    ? waitCommand(
+        s.type,
+        deps.map((d) => [serviceHost(d, namespaceName(plan)), d.port]),
+      )
+    : undefined;
+  return command
+    ? [
+        {
+          name: "wait-for-dependencies",
+          image,
+          imagePullPolicy: src.pullPolicy,
+          command,
+          resources: resources(s),
+          securityContext: { allowPrivilegeEscalation: false },
+        },
+      ]
+    : [];
 }
 
 export function podSpec(s: PlannedService, container: Container, src: ImageSource, initContainers: Container[] = []): PodSpec {
@@ -110,7 +136,12 @@ export function podSpec(s: PlannedService, container: Container, src: ImageSourc
 }
 
 /** A stateless service: replaced one pod at a time, never below one ready pod (maxUnavailable 0). */
-export function deploymentSpec(plan: Plan, s: PlannedService, container: Container, src: ImageSource): k8s.types.input.apps.v1.DeploymentSpec {
+export function deploymentSpec(
+  plan: Plan,
+  s: PlannedService,
+  container: Container,
+  src: ImageSource,
+): k8s.types.input.apps.v1.DeploymentSpec {
   return {
     replicas: 1,
     selector: { matchLabels: selectorLabels(s) },
@@ -118,7 +149,10 @@ export function deploymentSpec(plan: Plan, s: PlannedService, container: Contain
     // Old ReplicaSets are what a failed rollout falls back to; a few are enough.
     revisionHistoryLimit: 3,
     minReadySeconds: 0,
-    template: { metadata: { labels: podLabels(plan, s) }, spec: podSpec(s, container, src, dependencyWait(plan, s, container.image as pulumi.Input<string>, src)) },
+    template: {
+      metadata: { labels: podLabels(plan, s) },
+      spec: podSpec(s, container, src, dependencyWait(plan, s, container.image as pulumi.Input<string>, src)),
+    },
   };
 }
 
@@ -130,7 +164,13 @@ export function serviceSpec(s: PlannedService): k8s.types.input.core.v1.ServiceS
  * A migration: one pod of the new image with the service's variables, never retried (a failed
  * migration is reported, not repeated), killed at platform.yml's timeout.
  */
-export function migrateJobSpec(plan: Plan, s: PlannedService, image: pulumi.Input<string>, envSecret: pulumi.Input<string>, src: ImageSource): k8s.types.input.batch.v1.JobSpec {
+export function migrateJobSpec(
+  plan: Plan,
+  s: PlannedService,
+  image: pulumi.Input<string>,
+  envSecret: pulumi.Input<string>,
+  src: ImageSource,
+): k8s.types.input.batch.v1.JobSpec {
   const m = s.migrate!;
   const wait = dependencyWait(plan, s, image, src);
   return {
@@ -144,10 +184,17 @@ export function migrateJobSpec(plan: Plan, s: PlannedService, image: pulumi.Inpu
         enableServiceLinks: false,
         ...pullSecretsOf(src),
         ...(wait.length ? { initContainers: wait } : {}),
-        containers: [{
-          name: "migrate", image, imagePullPolicy: src.pullPolicy, command: [...m.command],
-          envFrom: [{ secretRef: { name: envSecret } }], resources: resources(s), securityContext: { allowPrivilegeEscalation: false },
-        }],
+        containers: [
+          {
+            name: "migrate",
+            image,
+            imagePullPolicy: src.pullPolicy,
+            command: [...m.command],
+            envFrom: [{ secretRef: { name: envSecret } }],
+            resources: resources(s),
+            securityContext: { allowPrivilegeEscalation: false },
+          },
+        ],
       },
     },
   };

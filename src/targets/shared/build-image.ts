@@ -36,11 +36,21 @@ export function createImage(s: PlannedService, plan: Plan, env: pulumi.Output<Re
   const dockerfile = b.kind === "recipe" ? b.recipe.dockerfile : readFileSync(b.dockerfilePath, "utf8");
   const dockerignore = b.kind === "recipe" ? b.recipe.dockerignore : undefined;
   const pinned = opts.pinnedImages?.[s.name];
-  const common = { context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs, caFile: opts.caFile, logDir: opts.logDir, label: s.name };
+  const common = {
+    context: b.context,
+    dockerfile,
+    dockerignore,
+    buildArgs: b.buildArgs,
+    caFile: opts.caFile,
+    logDir: opts.logDir,
+    label: s.name,
+  };
   if (pinned) return new Image(`${s.name}-image`, { ...common, tag: pinned.tag, hash: pinned.hash, pinned: true });
   const inputsHash = hashBuildInputs({ context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs });
   const buildEnv = pulumi.secret(pickBuildEnv(env, s.buildEnv));
-  const buildEnvHash = pulumi.unsecret(pickBuildEnv(env, variablesSeenBy(dockerfile, s.buildEnv)).apply((values) => hashBuildEnv(values, opts.buildEnvKey)));
+  const buildEnvHash = pulumi.unsecret(
+    pickBuildEnv(env, variablesSeenBy(dockerfile, s.buildEnv)).apply((values) => hashBuildEnv(values, opts.buildEnvKey)),
+  );
   const hash = buildEnvHash.apply((h) => combineBuildHash(inputsHash, h));
   return new Image(`${s.name}-image`, {
     ...common,

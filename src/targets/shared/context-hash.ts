@@ -158,7 +158,10 @@ export function hashBuildInputs(inputs: BuildInputs): string {
   const h = createHash("sha256");
   // The format's version: a change of what is hashed must not collide with old hashes.
   h.update("platform-build-inputs/2\0");
-  h.update(inputs.dockerfile).update("\0").update(JSON.stringify(Object.entries(inputs.buildArgs).sort())).update("\0");
+  h.update(inputs.dockerfile)
+    .update("\0")
+    .update(JSON.stringify(Object.entries(inputs.buildArgs).sort()))
+    .update("\0");
   for (const e of entries) {
     h.update(`${e.type}\0${e.path}\0${e.mode.toString(8)}\0`);
     if (e.type === "l") h.update(`${e.target}\0`);

@@ -74,7 +74,10 @@ export function findGlobSyntaxError(pattern: string): string | undefined {
       i++;
       if (chars[i] === "^") i++;
       for (let ranges = 0; ; ranges++) {
-        if (chars[i] === "]" && ranges > 0) { i++; break; }
+        if (chars[i] === "]" && ranges > 0) {
+          i++;
+          break;
+        }
         let err = classChar();
         if (err === undefined && chars[i] === "-") {
           i++;
@@ -92,26 +95,30 @@ export function findGlobSyntaxError(pattern: string): string | undefined {
 /** The cleaned patterns of the text, as Docker reads them (comments, blanks, leading "/" dropped). */
 function readPatterns(text: string, source: string): { raw: string; pattern: string; exception: boolean }[] {
   const out: { raw: string; pattern: string; exception: boolean }[] = [];
-  text.replace(/^\uFEFF/, "").split(/\r?\n/).forEach((raw, index) => {
-    // A comment is a line that starts with "#" before trimming (as in Docker).
-    if (raw.startsWith("#")) return;
-    let p = raw.trim();
-    if (p === "") return;
-    const exception = p.startsWith("!");
-    if (exception) p = p.slice(1).trim();
-    if (p === "") throw new DockerignoreError(source, index + 1, raw.trim(), 'a lone "!" excludes nothing (Docker: illegal exclusion pattern)');
-    p = cleanPath(p);
-    if (p.length > 1 && p.startsWith("/")) p = p.slice(1);
-    const syntax = findGlobSyntaxError(p);
-    if (syntax) throw new DockerignoreError(source, index + 1, raw.trim(), syntax);
-    try {
-      // Compiles the line's RegExp now, so that a pattern JavaScript cannot compile fails here.
-      ignore({ ignorecase: false }).add(raw).ignores("probe");
-    } catch (e) {
-      throw new DockerignoreError(source, index + 1, raw.trim(), (e as Error).message);
-    }
-    out.push({ raw, pattern: p, exception });
-  });
+  text
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .forEach((raw, index) => {
+      // A comment is a line that starts with "#" before trimming (as in Docker).
+      if (raw.startsWith("#")) return;
+      let p = raw.trim();
+      if (p === "") return;
+      const exception = p.startsWith("!");
+      if (exception) p = p.slice(1).trim();
+      if (p === "")
+        throw new DockerignoreError(source, index + 1, raw.trim(), 'a lone "!" excludes nothing (Docker: illegal exclusion pattern)');
+      p = cleanPath(p);
+      if (p.length > 1 && p.startsWith("/")) p = p.slice(1);
+      const syntax = findGlobSyntaxError(p);
+      if (syntax) throw new DockerignoreError(source, index + 1, raw.trim(), syntax);
+      try {
+        // Compiles the line's RegExp now, so that a pattern JavaScript cannot compile fails here.
+        ignore({ ignorecase: false }).add(raw).ignores("probe");
+      } catch (e) {
+        throw new DockerignoreError(source, index + 1, raw.trim(), (e as Error).message);
+      }
+      out.push({ raw, pattern: p, exception });
+    });
   return out;
 }
 

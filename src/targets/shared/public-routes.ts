@@ -18,9 +18,13 @@ export function createPublicRoutes(plan: Plan, network: Network | undefined): Pu
   if (!network || hostPrefixes.length === 0) return undefined;
   // seedName is `<project>-<env>` spelled out, not plan.network: a change of naming scheme must not draw new URL words.
   const words = new Words("url-words", { seedName: `${plan.project}-${plan.env}`, hostPrefixes });
-  const edge = new EdgeAttachment("edge", { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain, ...publicInputs(plan) }, {
-    dependsOn: [network],
-  });
+  const edge = new EdgeAttachment(
+    "edge",
+    { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain, ...publicInputs(plan) },
+    {
+      dependsOn: [network],
+    },
+  );
   return { words, edge };
 }
 
@@ -28,14 +32,24 @@ export function createPublicRoutes(plan: Plan, network: Network | undefined): Pu
 function publicInputs(plan: Plan): Partial<EdgeInputs> {
   const p = plan.publicEdge;
   if (!p) return {};
-  return { mode: "public", httpPort: p.httpPort, acmeCa: p.acme.ca, acmeEmail: p.acme.email, ...(p.acme.caRoot ? { acmeCaRoot: p.acme.caRoot } : {}) };
+  return {
+    mode: "public",
+    httpPort: p.httpPort,
+    acmeCa: p.acme.ca,
+    acmeEmail: p.acme.email,
+    ...(p.acme.caRoot ? { acmeCaRoot: p.acme.caRoot } : {}),
+  };
 }
 
 /**
  * A public container's labels name its host label and its custom domains, so hosts and domains
  * in use are one listContainers away (provider/docker/public-host.ts): two stacks never claim one.
  */
-export function publicHostLabels(labels: Record<string, string>, s: PlannedService, words: pulumi.Output<string>): pulumi.Output<Record<string, string>> {
+export function publicHostLabels(
+  labels: Record<string, string>,
+  s: PlannedService,
+  words: pulumi.Output<string>,
+): pulumi.Output<Record<string, string>> {
   const domains = Object.fromEntries(s.domains.map((d) => [domainLabel(d), "claimed"]));
   return words.apply((w): Record<string, string> => ({ ...labels, [PUBLIC_HOST_LABEL]: hostLabel(s.hostPrefix, w), ...domains }));
 }

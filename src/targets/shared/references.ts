@@ -29,11 +29,16 @@ function lacksReceiver(parts: readonly TemplatePart[], values: ReferenceValues):
  * target runs no telemetry receiver (Kubernetes), the SDK the image carries is switched off
  * (OTEL_SDK_DISABLED): it would otherwise export to localhost and log every failed batch.
  */
-export function resolveEnv(env: Readonly<Record<string, readonly TemplatePart[]>>, values: ReferenceValues): pulumi.Output<Record<string, string>> {
+export function resolveEnv(
+  env: Readonly<Record<string, readonly TemplatePart[]>>,
+  values: ReferenceValues,
+): pulumi.Output<Record<string, string>> {
   const kept = Object.entries(env).filter(([, parts]) => !lacksReceiver(parts, values));
   const entries = [
     ...kept.map(([k, parts]) => resolveTemplate(parts, values).apply((v) => [k, v] as const)),
-    ...(kept.length < Object.keys(env).length && !("OTEL_SDK_DISABLED" in env) ? [pulumi.output(["OTEL_SDK_DISABLED", "true"] as const)] : []),
+    ...(kept.length < Object.keys(env).length && !("OTEL_SDK_DISABLED" in env)
+      ? [pulumi.output(["OTEL_SDK_DISABLED", "true"] as const)]
+      : []),
   ];
   return pulumi.secret(pulumi.all(entries).apply((kv) => Object.fromEntries(kv)));
 }
@@ -44,7 +49,13 @@ export function resolveEnv(env: Readonly<Record<string, readonly TemplatePart[]>
  * @param host the name other services reach it by on the target (a network alias, a Service DNS name)
  * @param words the stack's URL words, when a service is public
  */
-export function referenceValues(s: PlannedService, plan: Plan, host: string, words: pulumi.Output<string> | undefined, password: pulumi.Output<string> | undefined): Record<string, pulumi.Input<string>> {
+export function referenceValues(
+  s: PlannedService,
+  plan: Plan,
+  host: string,
+  words: pulumi.Output<string> | undefined,
+  password: pulumi.Output<string> | undefined,
+): Record<string, pulumi.Input<string>> {
   const values: Record<string, pulumi.Input<string>> = {};
   if (s.database && password) {
     const { user, database } = s.database;

@@ -11,7 +11,11 @@ export type Args<T> = { readonly [K in keyof T]: pulumi.Input<T[K]> };
 
 export class Network extends pulumi.CustomResource {
   declare readonly networkId: pulumi.Output<string>;
-  constructor(name: string, args: Args<{ name: string; labels?: Record<string, string>; internal?: boolean }>, opts?: pulumi.CustomResourceOptions) {
+  constructor(
+    name: string,
+    args: Args<{ name: string; labels?: Record<string, string>; internal?: boolean }>,
+    opts?: pulumi.CustomResourceOptions,
+  ) {
     super("platform:docker:Network", name, { ...args, networkId: undefined }, opts);
   }
 }

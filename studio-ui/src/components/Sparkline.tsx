@@ -1,5 +1,15 @@
 /** A small inline SVG area chart of counts per bucket. */
-export function Sparkline({ values, color = "var(--accent)", width = 140, height = 28 }: { values: readonly number[]; color?: string; width?: number; height?: number }) {
+export function Sparkline({
+  values,
+  color = "var(--accent)",
+  width = 140,
+  height = 28,
+}: {
+  values: readonly number[];
+  color?: string;
+  width?: number;
+  height?: number;
+}) {
   const max = Math.max(1, ...values);
   const step = values.length > 1 ? width / (values.length - 1) : width;
   const pts = values.map((v, i) => `${(i * step).toFixed(1)},${(height - 2 - (v / max) * (height - 4)).toFixed(1)}`);

@@ -1,9 +1,24 @@
 import type { ReactNode } from "react";
 
-export function Card({ title, right, children, className }: { title?: ReactNode; right?: ReactNode; children: ReactNode; className?: string }) {
+export function Card({
+  title,
+  right,
+  children,
+  className,
+}: {
+  title?: ReactNode;
+  right?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <section className={`card ${className ?? ""}`}>
-      {title !== undefined && <div className="card-head"><h3>{title}</h3>{right}</div>}
+      {title !== undefined && (
+        <div className="card-head">
+          <h3>{title}</h3>
+          {right}
+        </div>
+      )}
       {children}
     </section>
   );
@@ -14,14 +29,35 @@ export function Badge({ kind, children }: { kind?: "ok" | "err" | "warn"; childr
 }
 
 const OUTCOME: Record<string, "ok" | "err" | "warn" | undefined> = {
-  succeeded: "ok", healthy: "ok", running: "ok", failed: "err", unhealthy: "err", exited: "err", stopped: "err", interrupted: "warn", canceled: "warn", "not deployed": undefined,
+  succeeded: "ok",
+  healthy: "ok",
+  running: "ok",
+  failed: "err",
+  unhealthy: "err",
+  exited: "err",
+  stopped: "err",
+  interrupted: "warn",
+  canceled: "warn",
+  "not deployed": undefined,
 };
 export const StateBadge = ({ state }: { state: string }) => <Badge kind={OUTCOME[state]}>{state}</Badge>;
 
-export function Segmented<T extends string>({ value, options, onChange }: { value: T; options: readonly { value: T; label: string }[]; onChange: (v: T) => void }) {
+export function Segmented<T extends string>({
+  value,
+  options,
+  onChange,
+}: {
+  value: T;
+  options: readonly { value: T; label: string }[];
+  onChange: (v: T) => void;
+}) {
   return (
     <div className="seg">
-      {options.map((o) => <button type="button" key={o.value} className={o.value === value ? "on" : ""} onClick={() => onChange(o.value)}>{o.label}</button>)}
+      {options.map((o) => (
+        <button type="button" key={o.value} className={o.value === value ? "on" : ""} onClick={() => onChange(o.value)}>
+          {o.label}
+        </button>
+      ))}
     </div>
   );
 }

@@ -14,16 +14,28 @@ function Connection({ db, info }: { db: Db; info: DbInfo }) {
   return (
     <Card title="Connection">
       <div className="card-body kv narrow" data-testid="connection">
-        <span className="k">Host</span><code>{info.host}:{info.port}</code>
-        <span className="k">Database</span><code>{info.database}</code>
-        <span className="k">User</span><code>{info.user}</code>
+        <span className="k">Host</span>
+        <code>
+          {info.host}:{info.port}
+        </code>
+        <span className="k">Database</span>
+        <code>{info.database}</code>
+        <span className="k">User</span>
+        <code>{info.user}</code>
         <span className="k">Password</span>
         <span className="row">
           <code data-testid="password">{password ?? "••••••••••••"}</code>
-          <button type="button" className="btn" onClick={reveal}>{password ? "Hide" : "Reveal"}</button>
-          {password && <button type="button" className="btn" onClick={() => void navigator.clipboard?.writeText(password)}>Copy</button>}
+          <button type="button" className="btn" onClick={reveal}>
+            {password ? "Hide" : "Reveal"}
+          </button>
+          {password && (
+            <button type="button" className="btn" onClick={() => void navigator.clipboard?.writeText(password)}>
+              Copy
+            </button>
+          )}
         </span>
-        <span className="k">Terminal</span><code>platform db connect {db.service}</code>
+        <span className="k">Terminal</span>
+        <code>platform db connect {db.service}</code>
       </div>
     </Card>
   );
@@ -42,76 +54,188 @@ export function DatabasePage({ project, env }: Scope) {
   const [result, setResult] = useState<QueryResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [running, setRunning] = useState(false);
-  useEffect(() => { if (info.data) setWrites(info.data.writes); }, [info.data]);
+  useEffect(() => {
+    if (info.data) setWrites(info.data.writes);
+  }, [info.data]);
 
-  if (envView.data && dbs.length === 0) return <Card><div className="empty">This environment has no postgres service.</div></Card>;
+  if (envView.data && dbs.length === 0)
+    return (
+      <Card>
+        <div className="empty">This environment has no postgres service.</div>
+      </Card>
+    );
   if (!info.data || !db) return <Loading error={info.error ?? envView.error} loading={info.loading || envView.loading} />;
 
   const run = (text = sql) => {
     setRunning(true);
     setError(null);
     post(`${DB}/query`, db, { sql: text }, { limit: PAGE })
-      .then((r) => { setResult(r); if (r.command !== "SELECT") tables.reload(); }, (e: Error) => { setError(e.message); setResult(null); })
+      .then(
+        (r) => {
+          setResult(r);
+          if (r.command !== "SELECT") tables.reload();
+        },
+        (e: Error) => {
+          setError(e.message);
+          setResult(null);
+        },
+      )
       .finally(() => setRunning(false));
   };
-  const page = (offset: number) => result && get("/api/db-results/:id", { id: result.id }, { offset, limit: PAGE })
-    .then((p) => setResult({ ...result, rows: p.rows, offset: p.offset }));
+  const page = (offset: number) =>
+    result &&
+    get("/api/db-results/:id", { id: result.id }, { offset, limit: PAGE }).then((p) =>
+      setResult({ ...result, rows: p.rows, offset: p.offset }),
+    );
   const switchWrites = (on: boolean) => post(`${DB}/writes`, db, { enabled: on }).then((r) => setWrites(r.writes));
-  const browse = (t: { schema: string; name: string }) => { const q = `SELECT * FROM "${t.schema}"."${t.name}" LIMIT 1000;`; setSql(q); run(q); };
+  const browse = (t: { schema: string; name: string }) => {
+    const q = `SELECT * FROM "${t.schema}"."${t.name}" LIMIT 1000;`;
+    setSql(q);
+    run(q);
+  };
 
   return (
     <>
-      {dbs.length > 1 && <div className="row" style={{ marginBottom: 12 }}>{dbs.map((d) => <button type="button" key={d.name} className={`btn ${d.name === svc ? "primary" : ""}`} onClick={() => setService(d.name)}>{d.name}</button>)}</div>}
+      {dbs.length > 1 && (
+        <div className="row" style={{ marginBottom: 12 }}>
+          {dbs.map((d) => (
+            <button type="button" key={d.name} className={`btn ${d.name === svc ? "primary" : ""}`} onClick={() => setService(d.name)}>
+              {d.name}
+            </button>
+          ))}
+        </div>
+      )}
       <div className="split" style={{ gridTemplateColumns: "300px minmax(0, 1fr)" }}>
         <div className="stack">
-          <Card title="Tables" right={<button type="button" className="btn" onClick={tables.reload}>↻</button>}>
+          <Card
+            title="Tables"
+            right={
+              <button type="button" className="btn" onClick={tables.reload}>
+                ↻
+              </button>
+            }
+          >
             <table className="t" data-testid="tables">
               <tbody>
                 {(tables.data ?? []).map((t) => (
                   <tr key={`${t.schema}.${t.name}`} className="click" onClick={() => browse(t)}>
-                    <td>{t.schema !== "public" && <span className="muted">{t.schema}.</span>}{t.name}</td><td className="num muted">{t.rows.toLocaleString()}</td>
+                    <td>
+                      {t.schema !== "public" && <span className="muted">{t.schema}.</span>}
+                      {t.name}
+                    </td>
+                    <td className="num muted">{t.rows.toLocaleString()}</td>
                   </tr>
                 ))}
-                {tables.data?.length === 0 && <tr><td className="muted">No tables.</td></tr>}
+                {tables.data?.length === 0 && (
+                  <tr>
+                    <td className="muted">No tables.</td>
+                  </tr>
+                )}
               </tbody>
             </table>
           </Card>
           <Connection db={db} info={info.data} />
         </div>
         <div>
-          <Card title="SQL" right={
-            <div className="row">
-              {writes ? <Badge kind="warn">writes on for this session</Badge> : <Badge kind="ok">read-only</Badge>}
-              <button type="button" className={`btn ${writes ? "" : "danger"}`} onClick={() => void switchWrites(!writes)}>{writes ? "Back to read-only" : "Allow writes"}</button>
-            </div>}>
+          <Card
+            title="SQL"
+            right={
+              <div className="row">
+                {writes ? <Badge kind="warn">writes on for this session</Badge> : <Badge kind="ok">read-only</Badge>}
+                <button type="button" className={`btn ${writes ? "" : "danger"}`} onClick={() => void switchWrites(!writes)}>
+                  {writes ? "Back to read-only" : "Allow writes"}
+                </button>
+              </div>
+            }
+          >
             <div className="card-body">
-              <textarea className="in" aria-label="SQL" value={sql} onChange={(e) => setSql(e.target.value)} onKeyDown={(e) => { if ((e.ctrlKey || e.metaKey) && e.key === "Enter") run(); }} spellCheck={false} />
+              <textarea
+                className="in"
+                aria-label="SQL"
+                value={sql}
+                onChange={(e) => setSql(e.target.value)}
+                onKeyDown={(e) => {
+                  if ((e.ctrlKey || e.metaKey) && e.key === "Enter") run();
+                }}
+                spellCheck={false}
+              />
               <div className="row" style={{ marginTop: 10 }}>
-                <button type="button" className="btn primary" disabled={running} onClick={() => run()}>{running ? "Running…" : "Run"}</button>
-                <span className="muted small">Ctrl+Enter · one statement per run · {writes ? "committed" : "in a READ ONLY transaction"} · 30 s timeout</span>
+                <button type="button" className="btn primary" disabled={running} onClick={() => run()}>
+                  {running ? "Running…" : "Run"}
+                </button>
+                <span className="muted small">
+                  Ctrl+Enter · one statement per run · {writes ? "committed" : "in a READ ONLY transaction"} · 30 s timeout
+                </span>
               </div>
             </div>
           </Card>
-          {error && <div className="err-box" style={{ marginTop: 16 }} data-testid="sql-error">{error}</div>}
+          {error && (
+            <div className="err-box" style={{ marginTop: 16 }} data-testid="sql-error">
+              {error}
+            </div>
+          )}
           {result && (
-            <Card title={<>{result.command} <span className="muted small">· {result.rowCount.toLocaleString()} row{result.rowCount === 1 ? "" : "s"} · {result.ms} ms{result.truncated ? " · first 10,000 kept" : ""}</span></>}
-              right={result.total > PAGE && <div className="row small"><button type="button" className="btn" disabled={result.offset === 0} onClick={() => void page(result.offset - PAGE)}>‹ Prev</button><span className="muted">{result.offset + 1}–{Math.min(result.total, result.offset + PAGE)} of {result.total.toLocaleString()}</span><button type="button" className="btn" disabled={result.offset + PAGE >= result.total} onClick={() => void page(result.offset + PAGE)}>Next ›</button></div>}>
+            <Card
+              title={
+                <>
+                  {result.command}{" "}
+                  <span className="muted small">
+                    · {result.rowCount.toLocaleString()} row{result.rowCount === 1 ? "" : "s"} · {result.ms} ms
+                    {result.truncated ? " · first 10,000 kept" : ""}
+                  </span>
+                </>
+              }
+              right={
+                result.total > PAGE && (
+                  <div className="row small">
+                    <button type="button" className="btn" disabled={result.offset === 0} onClick={() => void page(result.offset - PAGE)}>
+                      ‹ Prev
+                    </button>
+                    <span className="muted">
+                      {result.offset + 1}–{Math.min(result.total, result.offset + PAGE)} of {result.total.toLocaleString()}
+                    </span>
+                    <button
+                      type="button"
+                      className="btn"
+                      disabled={result.offset + PAGE >= result.total}
+                      onClick={() => void page(result.offset + PAGE)}
+                    >
+                      Next ›
+                    </button>
+                  </div>
+                )
+              }
+            >
               <div style={{ overflow: "auto", maxHeight: "55vh" }} data-testid="result">
-                {result.columns.length === 0 ? <div className="ok-box" style={{ margin: 14 }}>{result.command} {result.rowCount}</div> : (
+                {result.columns.length === 0 ? (
+                  <div className="ok-box" style={{ margin: 14 }}>
+                    {result.command} {result.rowCount}
+                  </div>
+                ) : (
                   <table className="t raw mono">
                     {/* A result page is fixed once fetched (a new page replaces it); rows have no key of their own and names repeat
                         (SELECT 1, 1), so the position of a column, row or cell is its identity. */}
-                    <thead><tr>{result.columns.map((c, i) => (
-                      // biome-ignore lint/suspicious/noArrayIndexKey: a column's position is its identity (see above)
-                      <th key={i}>{c}</th>
-                    ))}</tr></thead>
-                    <tbody>{result.rows.map((r, i) => (
-                      // biome-ignore lint/suspicious/noArrayIndexKey: a row's position is its identity (see above)
-                      <tr key={i}>{r.map((v, j) => (
-                        // biome-ignore lint/suspicious/noArrayIndexKey: a cell's position is its identity (see above)
-                        <td key={j} className={v === null ? "muted" : ""}>{v === null ? "NULL" : v.length > 200 ? `${v.slice(0, 200)}…` : v}</td>
-                      ))}</tr>
-                    ))}</tbody>
+                    <thead>
+                      <tr>
+                        {result.columns.map((c, i) => (
+                          // biome-ignore lint/suspicious/noArrayIndexKey: a column's position is its identity (see above)
+                          <th key={i}>{c}</th>
+                        ))}
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {result.rows.map((r, i) => (
+                        // biome-ignore lint/suspicious/noArrayIndexKey: a row's position is its identity (see above)
+                        <tr key={i}>
+                          {r.map((v, j) => (
+                            // biome-ignore lint/suspicious/noArrayIndexKey: a cell's position is its identity (see above)
+                            <td key={j} className={v === null ? "muted" : ""}>
+                              {v === null ? "NULL" : v.length > 200 ? `${v.slice(0, 200)}…` : v}
+                            </td>
+                          ))}
+                        </tr>
+                      ))}
+                    </tbody>
                   </table>
                 )}
               </div>

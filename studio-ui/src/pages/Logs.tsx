@@ -5,7 +5,12 @@ import { Segmented } from "../components/ui";
 import { colorOf } from "../format";
 import { useData } from "../hooks";
 
-const SINCE = [{ value: "300", label: "5m" }, { value: "3600", label: "1h" }, { value: "86400", label: "24h" }, { value: "0", label: "all" }] as const;
+const SINCE = [
+  { value: "300", label: "5m" },
+  { value: "3600", label: "1h" },
+  { value: "86400", label: "24h" },
+  { value: "0", label: "all" },
+] as const;
 const MAX_LINES = 5000;
 
 /** A line as received, numbered in order of arrival: its key in the list, which is re-sorted and trimmed. */
@@ -45,9 +50,16 @@ export function LogsPage({ project, env }: Scope) {
     es.addEventListener("line", (e) => {
       pending.push({ ...(JSON.parse((e as MessageEvent<string>).data) as LogEvents["line"]), seq: seq++ });
     });
-    es.addEventListener("end", () => { setLive(false); es.close(); });
+    es.addEventListener("end", () => {
+      setLive(false);
+      es.close();
+    });
     es.onerror = () => setLive(false);
-    return () => { es.close(); clearInterval(flush); setLive(false); };
+    return () => {
+      es.close();
+      clearInterval(flush);
+      setLive(false);
+    };
   }, [project, env, chosenKey, since, follow]);
 
   const needle = filter.toLowerCase();
@@ -62,16 +74,23 @@ export function LogsPage({ project, env }: Scope) {
     <>
       <div className="row" style={{ marginBottom: 12 }}>
         {names.map((n) => (
-          <label key={n} className={`chk ${chosen.includes(n) ? "on" : ""}`} style={{ color: chosen.includes(n) ? colorOf(n, names) : undefined }}>
+          <label
+            key={n}
+            className={`chk ${chosen.includes(n) ? "on" : ""}`}
+            style={{ color: chosen.includes(n) ? colorOf(n, names) : undefined }}
+          >
             <input type="checkbox" checked={chosen.includes(n)} onChange={() => toggle(n)} style={{ display: "none" }} />
-            <span className="dot" style={{ background: colorOf(n, names) }} />{n}
+            <span className="dot" style={{ background: colorOf(n, names) }} />
+            {n}
           </label>
         ))}
         <span className="spacer" />
         <input className="in" placeholder="Filter lines…" value={filter} onChange={(e) => setFilter(e.target.value)} aria-label="Filter" />
         <span className="muted small">since</span>
         <Segmented value={since} options={SINCE} onChange={setSince} />
-        <label className={`chk ${follow ? "on" : ""}`}><input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow</label>
+        <label className={`chk ${follow ? "on" : ""}`}>
+          <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow
+        </label>
         <span className={`badge ${live ? "ok" : ""}`}>{live ? "● live" : "○ idle"}</span>
       </div>
       <div className="logs" ref={box} data-testid="logs">
@@ -79,7 +98,9 @@ export function LogsPage({ project, env }: Scope) {
         {shown.map((l) => (
           <div key={l.seq} className={`logline ${l.stream}`}>
             <span className="muted">{l.ts ? new Date(l.ts).toLocaleTimeString(undefined, { hour12: false }) : ""}</span>
-            <span className="svc" style={{ color: colorOf(l.service, names) }}>{l.service}</span>
+            <span className="svc" style={{ color: colorOf(l.service, names) }}>
+              {l.service}
+            </span>
             <span className="msg">{l.line}</span>
           </div>
         ))}

@@ -15,16 +15,28 @@ function align(series: Record<string, Sample[]>, pick: (s: Sample) => number) {
   const slot = (t: number) => Math.round(t / 5000) * 5;
   const xs = [...new Set(names.flatMap((n) => series[n]!.map((s) => slot(s.at))))].sort((a, b) => a - b);
   const index = new Map(xs.map((x, i) => [x, i]));
-  return { xs, names, values: names.map((n) => { const v: (number | null)[] = new Array(xs.length).fill(null); for (const s of series[n]!) v[index.get(slot(s.at))!] = pick(s); return v; }) };
+  return {
+    xs,
+    names,
+    values: names.map((n) => {
+      const v: (number | null)[] = new Array(xs.length).fill(null);
+      for (const s of series[n]!) v[index.get(slot(s.at))!] = pick(s);
+      return v;
+    }),
+  };
 }
 
 export function ResourcesPage({ project, env }: Scope) {
   const [range, setRange] = useState("1h");
   const ms = RANGES.find((r) => r.label === range)!.ms;
-  const { data, error, loading } = useData(() => {
-    const to = Date.now();
-    return get("/api/projects/:project/envs/:env/stats", { project, env }, { from: to - ms, to });
-  }, [project, env, ms], 10_000);
+  const { data, error, loading } = useData(
+    () => {
+      const to = Date.now();
+      return get("/api/projects/:project/envs/:env/stats", { project, env }, { from: to - ms, to });
+    },
+    [project, env, ms],
+    10_000,
+  );
   const charts = useMemo(() => {
     if (!data) return undefined;
     const cpu = align(data.series, (s) => s.cpuPercent);
@@ -44,23 +56,72 @@ export function ResourcesPage({ project, env }: Scope) {
         <span className="spacer" />
         <Segmented value={range} options={RANGES.map((r) => ({ value: r.label, label: r.label }))} onChange={setRange} />
       </div>
-      {!charts ? <Loading error={error} loading={loading} /> : charts.xs.length === 0 ? <Card><div className="empty">No samples in this range yet: Studio samples every 10 seconds while it runs.</div></Card> : (
+      {!charts ? (
+        <Loading error={error} loading={loading} />
+      ) : charts.xs.length === 0 ? (
+        <Card>
+          <div className="empty">No samples in this range yet: Studio samples every 10 seconds while it runs.</div>
+        </Card>
+      ) : (
         <>
           <div className="grid cols-2">
-            <Card title="CPU (% of one core)"><div className="card-body" data-testid="cpu-chart"><TimeChart xs={charts.xs} series={charts.cpu} format={fmtCpu} /></div></Card>
-            <Card title="Memory (without page cache)"><div className="card-body" data-testid="mem-chart"><TimeChart xs={charts.xs} series={charts.mem} format={(v) => fmtBytes(v)} /></div></Card>
+            <Card title="CPU (% of one core)">
+              <div className="card-body" data-testid="cpu-chart">
+                <TimeChart xs={charts.xs} series={charts.cpu} format={fmtCpu} />
+              </div>
+            </Card>
+            <Card title="Memory (without page cache)">
+              <div className="card-body" data-testid="mem-chart">
+                <TimeChart xs={charts.xs} series={charts.mem} format={(v) => fmtBytes(v)} />
+              </div>
+            </Card>
           </div>
           <Card title="Now">
             <table className="t">
-              <thead><tr><th>Service</th><th className="num">CPU</th><th className="num">Memory</th><th className="num">Limit</th><th>Use of limit</th></tr></thead>
-              <tbody>{charts.latest.map(({ name, s }) => {
-                const pct = s.memoryLimitBytes ? (s.memoryBytes / s.memoryLimitBytes) * 100 : null;
-                return (
-                  <tr key={name}><td><span className="row"><span className="dot" style={{ background: colorOf(name, charts.latest.map((x) => x.name)) }} />{name}</span></td>
-                    <td className="num">{fmtCpu(s.cpuPercent)}</td><td className="num">{fmtBytes(s.memoryBytes)}</td><td className="num">{fmtBytes(s.memoryLimitBytes)}</td>
-                    <td style={{ width: "25%" }}>{pct === null ? <span className="muted">no limit</span> : <div className="status-bar"><span style={{ width: `${Math.min(100, pct)}%`, background: pct > 85 ? "var(--err)" : "var(--accent)" }} /></div>}</td></tr>
-                );
-              })}</tbody>
+              <thead>
+                <tr>
+                  <th>Service</th>
+                  <th className="num">CPU</th>
+                  <th className="num">Memory</th>
+                  <th className="num">Limit</th>
+                  <th>Use of limit</th>
+                </tr>
+              </thead>
+              <tbody>
+                {charts.latest.map(({ name, s }) => {
+                  const pct = s.memoryLimitBytes ? (s.memoryBytes / s.memoryLimitBytes) * 100 : null;
+                  return (
+                    <tr key={name}>
+                      <td>
+                        <span className="row">
+                          <span
+                            className="dot"
+                            style={{
+                              background: colorOf(
+                                name,
+                                charts.latest.map((x) => x.name),
+                              ),
+                            }}
+                          />
+                          {name}
+                        </span>
+                      </td>
+                      <td className="num">{fmtCpu(s.cpuPercent)}</td>
+                      <td className="num">{fmtBytes(s.memoryBytes)}</td>
+                      <td className="num">{fmtBytes(s.memoryLimitBytes)}</td>
+                      <td style={{ width: "25%" }}>
+                        {pct === null ? (
+                          <span className="muted">no limit</span>
+                        ) : (
+                          <div className="status-bar">
+                            <span style={{ width: `${Math.min(100, pct)}%`, background: pct > 85 ? "var(--err)" : "var(--accent)" }} />
+                          </div>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
             </table>
           </Card>
         </>

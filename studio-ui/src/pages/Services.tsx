@@ -12,40 +12,91 @@ export function ServicesPage({ project, env, go }: Scope) {
   return (
     <>
       {last && (
-        <Card title="Last deployment" right={<button type="button" className="btn" onClick={() => go(`${base}/deployments`)}>History →</button>}>
+        <Card
+          title="Last deployment"
+          right={
+            <button type="button" className="btn" onClick={() => go(`${base}/deployments`)}>
+              History →
+            </button>
+          }
+        >
           <div className="card-body row">
             <StateBadge state={last.outcome} />
             <code>{last.id}</code>
             <span className="muted">{fmtAgo(last.startedAt)}</span>
             {last.by && <span className="muted">by {last.by}</span>}
-            {last.git && <span className="muted">commit <code>{last.git.commit.slice(0, 8)}</code>{last.git.dirty && <> <Badge kind="warn">dirty</Badge></>}</span>}
+            {last.git && (
+              <span className="muted">
+                commit <code>{last.git.commit.slice(0, 8)}</code>
+                {last.git.dirty && (
+                  <>
+                    {" "}
+                    <Badge kind="warn">dirty</Badge>
+                  </>
+                )}
+              </span>
+            )}
           </div>
         </Card>
       )}
       {data.edge && (
         <div style={{ marginTop: 16 }}>
-        <Card title="HTTPS edge" className="edge-card">
-          <div className="card-body row" data-edge-mode={data.edge.mode}>
-            <Badge kind={data.edge.mode === "public" ? "ok" : undefined}>{data.edge.mode}</Badge>
-            <span>{data.edge.appsDomain}</span>
-            <span className="muted">listens on {data.edge.listens.join(", ")}</span>
-            <span className="muted">{data.edge.mode === "public" ? `certificates from ${data.edge.acmeCa}` : "certificates from the platform's own CA"}</span>
-            {!data.edge.running && <Badge kind="warn">not running</Badge>}
-          </div>
-        </Card>
+          <Card title="HTTPS edge" className="edge-card">
+            <div className="card-body row" data-edge-mode={data.edge.mode}>
+              <Badge kind={data.edge.mode === "public" ? "ok" : undefined}>{data.edge.mode}</Badge>
+              <span>{data.edge.appsDomain}</span>
+              <span className="muted">listens on {data.edge.listens.join(", ")}</span>
+              <span className="muted">
+                {data.edge.mode === "public" ? `certificates from ${data.edge.acmeCa}` : "certificates from the platform's own CA"}
+              </span>
+              {!data.edge.running && <Badge kind="warn">not running</Badge>}
+            </div>
+          </Card>
         </div>
       )}
       <div className="grid cols-3" style={{ marginTop: 16 }}>
         {data.services.map((s) => (
-          <Card key={s.name} className="svc-card" title={<span className="row"><span className="dot" style={{ background: s.health === "healthy" ? "var(--ok)" : s.health === "not deployed" ? "var(--muted)" : "var(--err)" }} />{s.name} <Badge>{s.type}</Badge></span>} right={<StateBadge state={s.health} />}>
+          <Card
+            key={s.name}
+            className="svc-card"
+            title={
+              <span className="row">
+                <span
+                  className="dot"
+                  style={{ background: s.health === "healthy" ? "var(--ok)" : s.health === "not deployed" ? "var(--muted)" : "var(--err)" }}
+                />
+                {s.name} <Badge>{s.type}</Badge>
+              </span>
+            }
+            right={<StateBadge state={s.health} />}
+          >
             <div className="card-body" data-service={s.name}>
-              <span className="k">Status</span><span className="trunc">{s.status || s.state}</span>
-              <span className="k">Image</span><code className="trunc" title={s.image}>{s.image || "–"}</code>
-              <span className="k">Public URL</span>{s.url ? <a className="trunc" href={s.url} target="_blank" rel="noreferrer" style={{ color: "var(--accent)" }}>{s.url.replace(/^https:\/\//, "")}</a> : <span className="muted">private</span>}
+              <span className="k">Status</span>
+              <span className="trunc">{s.status || s.state}</span>
+              <span className="k">Image</span>
+              <code className="trunc" title={s.image}>
+                {s.image || "–"}
+              </code>
+              <span className="k">Public URL</span>
+              {s.url ? (
+                <a className="trunc" href={s.url} target="_blank" rel="noreferrer" style={{ color: "var(--accent)" }}>
+                  {s.url.replace(/^https:\/\//, "")}
+                </a>
+              ) : (
+                <span className="muted">private</span>
+              )}
               <span className="k">Limits</span>
-              <span>{s.details ? `${s.details.limits.cpus ?? "∞"} CPU · ${fmtBytes(s.details.limits.memoryBytes)} · ${s.details.limits.pids ?? "∞"} pids` : "–"}</span>
-              <span className="k">Started</span><span>{s.details ? `${fmtAgo(s.details.startedAt)}${s.details.restartCount ? ` · ${s.details.restartCount} restarts` : ""}` : "–"}</span>
-              <span className="k">Last phase</span><span>{s.lastPhase ?? "–"}</span>
+              <span>
+                {s.details
+                  ? `${s.details.limits.cpus ?? "∞"} CPU · ${fmtBytes(s.details.limits.memoryBytes)} · ${s.details.limits.pids ?? "∞"} pids`
+                  : "–"}
+              </span>
+              <span className="k">Started</span>
+              <span>
+                {s.details ? `${fmtAgo(s.details.startedAt)}${s.details.restartCount ? ` · ${s.details.restartCount} restarts` : ""}` : "–"}
+              </span>
+              <span className="k">Last phase</span>
+              <span>{s.lastPhase ?? "–"}</span>
             </div>
           </Card>
         ))}

@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { Agent, request } from "node:https";
 import { CLI } from "./env.js";
 
-export interface CliResult { code: number; stdout: string; stderr: string; seconds: number }
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}
 
 /** The result of a run that must succeed; anything else fails the test with its output. */
 export function ok(r: CliResult): CliResult {
@@ -18,12 +23,29 @@ export function ok(r: CliResult): CliResult {
  */
 export function writeBrokenMigration(apiDir: string): string {
   const versions = join(apiDir, "migrations", "versions");
-  const head = execFileSync("sh", ["-c", `grep -h "^revision" ${versions}/*.py | grep -v 9999 | head -1 | cut -d'"' -f2`]).toString().trim();
+  const head = execFileSync("sh", ["-c", `grep -h "^revision" ${versions}/*.py | grep -v 9999 | head -1 | cut -d'"' -f2`])
+    .toString()
+    .trim();
   const broken = join(versions, "9999_broken.py");
-  writeFileSync(broken, [
-    '"""a migration that fails"""', "from alembic import op", "", 'revision = "9999broken"', `down_revision = ${JSON.stringify(head)}`,
-    "branch_labels = None", "depends_on = None", "", "def upgrade():", '    op.execute("SELECT no_such_column FROM no_such_table")', "", "def downgrade():", "    pass", "",
-  ].join("\n"));
+  writeFileSync(
+    broken,
+    [
+      '"""a migration that fails"""',
+      "from alembic import op",
+      "",
+      'revision = "9999broken"',
+      `down_revision = ${JSON.stringify(head)}`,
+      "branch_labels = None",
+      "depends_on = None",
+      "",
+      "def upgrade():",
+      '    op.execute("SELECT no_such_column FROM no_such_table")',
+      "",
+      "def downgrade():",
+      "    pass",
+      "",
+    ].join("\n"),
+  );
   return broken;
 }
 
@@ -34,8 +56,12 @@ export function runCli(args: string[], opts: { cwd: string; env: Record<string, 
     const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env, CI: "true" } });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d) => { stdout += d; });
-    child.stderr.on("data", (d) => { stderr += d; });
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
     child.stdin.end(opts.input ?? "");
     child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr, seconds: (Date.now() - t0) / 1000 }));
   });
@@ -46,7 +72,12 @@ export function runCli(args: string[], opts: { cwd: string; env: Record<string, 
  * before this answer. A browser would have shown each of them as a failed page: a caller that
  * counts failures counts them (see `onRetry`), a one-off request can check it is empty.
  */
-export interface HttpsResponse { status: number; body: string; authorized: boolean; retried: string[] }
+export interface HttpsResponse {
+  status: number;
+  body: string;
+  authorized: boolean;
+  retried: string[];
+}
 
 export interface HttpsOptions {
   method?: string;
@@ -87,22 +118,34 @@ function httpsRequestOnce(url: string, ca: string, opts: HttpsOptions): Promise<
   const u = new URL(url);
   const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: "127.0.0.1", port: Number(u.port || 443), path: `${u.pathname}${u.search}`, method: opts.method ?? "GET",
-      servername: u.hostname, ca, agent: opts.agent,
-      headers: { host: u.host, ...(body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}) },
-      timeout: opts.timeoutMs ?? 10_000,
-    }, (res) => {
-      // Read now: a keep-alive socket goes back to the pool (and res.socket to null) at "end".
-      const authorized = (res.socket as import("node:tls").TLSSocket).authorized !== false;
-      let data = "";
-      res.setEncoding("utf8");
-      res.on("data", (c) => { data += c; });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data, authorized }));
-      // A response cut in the middle of its body is a failure, not a request that never ends.
-      res.on("error", reject);
-      res.on("close", () => { if (!res.complete) reject(new Error(`response aborted after HTTP ${res.statusCode} (body incomplete)`)); });
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: Number(u.port || 443),
+        path: `${u.pathname}${u.search}`,
+        method: opts.method ?? "GET",
+        servername: u.hostname,
+        ca,
+        agent: opts.agent,
+        headers: { host: u.host, ...(body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}) },
+        timeout: opts.timeoutMs ?? 10_000,
+      },
+      (res) => {
+        // Read now: a keep-alive socket goes back to the pool (and res.socket to null) at "end".
+        const authorized = (res.socket as import("node:tls").TLSSocket).authorized !== false;
+        let data = "";
+        res.setEncoding("utf8");
+        res.on("data", (c) => {
+          data += c;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data, authorized }));
+        // A response cut in the middle of its body is a failure, not a request that never ends.
+        res.on("error", reject);
+        res.on("close", () => {
+          if (!res.complete) reject(new Error(`response aborted after HTTP ${res.statusCode} (body incomplete)`));
+        });
+      },
+    );
     req.on("timeout", () => req.destroy(new Error("timeout")));
     req.on("error", reject);
     req.end(body);
@@ -116,7 +159,11 @@ function httpsRequestOnce(url: string, ca: string, opts: HttpsOptions): Promise<
 export function startPoller(url: string, ca: string, everyMs = 50) {
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   const stats = { sent: 0, failed: 0, failures: [] as string[] };
-  const onRetry = (what: string) => { stats.sent++; stats.failed++; stats.failures.push(what); };
+  const onRetry = (what: string) => {
+    stats.sent++;
+    stats.failed++;
+    stats.failures.push(what);
+  };
   let running = true;
   const loop = (async () => {
     while (running) {
@@ -124,7 +171,10 @@ export function startPoller(url: string, ca: string, everyMs = 50) {
       stats.sent++;
       try {
         const r = await httpsRequest(url, ca, { agent, onRetry });
-        if (r.status >= 400) { stats.failed++; stats.failures.push(`HTTP ${r.status}`); }
+        if (r.status >= 400) {
+          stats.failed++;
+          stats.failures.push(`HTTP ${r.status}`);
+        }
       } catch (e) {
         stats.failed++;
         stats.failures.push((e as Error).message);
@@ -134,7 +184,12 @@ export function startPoller(url: string, ca: string, everyMs = 50) {
   })();
   return {
     stats,
-    stop: async () => { running = false; await loop; agent.destroy(); return stats; },
+    stop: async () => {
+      running = false;
+      await loop;
+      agent.destroy();
+      return stats;
+    },
   };
 }
 
@@ -150,18 +205,38 @@ export function startCli(args: string[], opts: { cwd: string; env: Record<string
   let stdout = "";
   let stderr = "";
   const waiters: { re: RegExp; resolve: () => void }[] = [];
-  const check = () => { for (const w of waiters.filter((x) => x.re.test(stdout))) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); } };
-  child.stdout.on("data", (d) => { stdout += d; check(); });
-  child.stderr.on("data", (d) => { stderr += d; });
+  const check = () => {
+    for (const w of waiters.filter((x) => x.re.test(stdout))) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  };
+  child.stdout.on("data", (d) => {
+    stdout += d;
+    check();
+  });
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
   child.stdin.end();
-  const done = new Promise<CliResult>((resolve) => child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 + 9 : -1), stdout, stderr, seconds: (Date.now() - t0) / 1000 })));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on("close", (code, signal) =>
+      resolve({ code: code ?? (signal ? 128 + 9 : -1), stdout, stderr, seconds: (Date.now() - t0) / 1000 }),
+    ),
+  );
   return {
     child,
     done,
     /** Resolves when standard output matches, or rejects when the run ends first. */
-    waitFor: (re: RegExp) => Promise.race([
-      new Promise<void>((resolve) => { waiters.push({ re, resolve }); check(); }),
-      done.then((r) => { if (!re.test(r.stdout)) throw new Error(`ended before ${re}: exit ${r.code}\n${r.stdout}\n${r.stderr}`); }),
-    ]),
+    waitFor: (re: RegExp) =>
+      Promise.race([
+        new Promise<void>((resolve) => {
+          waiters.push({ re, resolve });
+          check();
+        }),
+        done.then((r) => {
+          if (!re.test(r.stdout)) throw new Error(`ended before ${re}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+        }),
+      ]),
   };
 }

@@ -38,7 +38,8 @@ export function pulumiEnv(backend: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Removes what a test project left in the platform home (workspace, history, logs). */
 export function forgetProject(project: string): void {
-  for (const d of [join(platformHome(), "projects", project), join(platformHome(), "logs", project)]) rmSync(d, { recursive: true, force: true });
+  for (const d of [join(platformHome(), "projects", project), join(platformHome(), "logs", project)])
+    rmSync(d, { recursive: true, force: true });
 }
 
 export function unique(prefix: string): string {

@@ -42,7 +42,13 @@ export async function deployWithBrokenMigration(dir: string, apiUrl: string, ca:
  * no request fails, the API is replaced and the database and web are not. `running` says what
  * runs a service (a container id, the names of its pods). Returns the deploy and the poller's counts.
  */
-export async function expectApiRolledOutUnderLoad(dir: string, apiUrl: string, ca: string, deploy: () => Promise<CliResult>, running: (service: string) => unknown) {
+export async function expectApiRolledOutUnderLoad(
+  dir: string,
+  apiUrl: string,
+  ca: string,
+  deploy: () => Promise<CliResult>,
+  running: (service: string) => unknown,
+) {
   const [api, web, db] = ["api", "web", "database"].map(running);
   writeFileSync(join(dir, "api", "app", "version.txt"), "v2\n");
   const poll = startPoller(`${apiUrl}/api/status`, ca);

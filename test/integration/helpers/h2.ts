@@ -17,8 +17,20 @@ import { type ClientHttp2Session, type ClientHttp2Stream, connect, constants } f
 
 /** RST_STREAM and GOAWAY error codes (RFC 9113 §7), by value. */
 const ERROR_CODES = [
-  "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR",
-  "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
+  "NO_ERROR",
+  "PROTOCOL_ERROR",
+  "INTERNAL_ERROR",
+  "FLOW_CONTROL_ERROR",
+  "SETTINGS_TIMEOUT",
+  "STREAM_CLOSED",
+  "FRAME_SIZE_ERROR",
+  "REFUSED_STREAM",
+  "CANCEL",
+  "COMPRESSION_ERROR",
+  "CONNECT_ERROR",
+  "ENHANCE_YOUR_CALM",
+  "INADEQUATE_SECURITY",
+  "HTTP_1_1_REQUIRED",
 ];
 export const h2ErrorName = (code: number | undefined) => (code === undefined ? "none" : (ERROR_CODES[code] ?? `code ${code}`));
 
@@ -28,7 +40,11 @@ const errText = (e: unknown) => {
 };
 
 /** What the sessions of a load did: how many were opened, the most streams one carried at once, and their ends. */
-export interface H2Log { opened: number; maxStreams: number; events: string[] }
+export interface H2Log {
+  opened: number;
+  maxStreams: number;
+  events: string[];
+}
 
 export const newH2Log = (): H2Log => ({ opened: 0, maxStreams: 0, events: [] });
 
@@ -72,7 +88,9 @@ class H2Connection {
         reject(new H2ConnectError(`connect to ${origin} failed: ${this.ended ?? "session closed"}`));
       });
     });
-    this.ready.catch(() => { /* the requests waiting for it report it */ });
+    this.ready.catch(() => {
+      /* the requests waiting for it report it */
+    });
   }
 
   get usable(): boolean {
@@ -113,24 +131,39 @@ export class H2Tab {
 
   /** Closes every session (after their streams end), destroying those that take longer than `graceMs`. */
   async close(graceMs = 5_000): Promise<void> {
-    await Promise.all(this.all.map((c) => new Promise<void>((resolve) => {
-      if (c.session.destroyed) return resolve();
-      c.closedByLoad = true;
-      const timer = setTimeout(() => c.session.destroy(), graceMs);
-      c.session.once("close", () => { clearTimeout(timer); resolve(); });
-      c.session.close();
-    })));
+    await Promise.all(
+      this.all.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.session.destroyed) return resolve();
+            c.closedByLoad = true;
+            const timer = setTimeout(() => c.session.destroy(), graceMs);
+            c.session.once("close", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            c.session.close();
+          }),
+      ),
+    );
   }
 }
 
-export interface H2Response { status: number; body: string }
+export interface H2Response {
+  status: number;
+  body: string;
+}
 
 /**
  * One request on the tab's session for the URL's origin (opened if there is none that is
  * usable). Rejects on anything but a complete response: with an H2ConnectError if the session
  * could not be made, with the stream's error, RST_STREAM code and its session's end otherwise.
  */
-export async function h2Request(tab: H2Tab, url: string, opts: { method?: string; body?: unknown; timeoutMs: number }): Promise<H2Response> {
+export async function h2Request(
+  tab: H2Tab,
+  url: string,
+  opts: { method?: string; body?: unknown; timeoutMs: number },
+): Promise<H2Response> {
   const u = new URL(url);
   // A session that received GOAWAY while this request waited for it to connect takes no new
   // stream: a browser opens another one; so does this, a few times at most.
@@ -155,10 +188,16 @@ export async function h2Request(tab: H2Tab, url: string, opts: { method?: string
     };
     let stream: ClientHttp2Stream;
     try {
-      stream = c.session.request({
-        ":method": opts.method ?? "GET", ":path": `${u.pathname}${u.search}`, ":scheme": "https", ":authority": u.host,
-        ...(body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}),
-      }, { endStream: body === undefined });
+      stream = c.session.request(
+        {
+          ":method": opts.method ?? "GET",
+          ":path": `${u.pathname}${u.search}`,
+          ":scheme": "https",
+          ":authority": u.host,
+          ...(body ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}),
+        },
+        { endStream: body === undefined },
+      );
     } catch (e) {
       fail(`stream not opened: ${errText(e)}`);
       return;
@@ -166,20 +205,30 @@ export async function h2Request(tab: H2Tab, url: string, opts: { method?: string
     c.inFlight++;
     c.log.maxStreams = Math.max(c.log.maxStreams, c.inFlight);
     stream.setEncoding("utf8");
-    stream.on("response", (headers) => { status = Number(headers[":status"]); });
-    stream.on("data", (chunk: string) => { data += chunk; });
+    stream.on("response", (headers) => {
+      status = Number(headers[":status"]);
+    });
+    stream.on("data", (chunk: string) => {
+      data += chunk;
+    });
     // A stream that the server resets (RST_STREAM) also ends its body first: only a close
     // without an error code after the whole body is a complete response.
-    stream.on("end", () => { ended = true; });
+    stream.on("end", () => {
+      ended = true;
+    });
     stream.on("aborted", () => fail(`stream aborted${status ? ` after HTTP ${status}` : ""} (RST_STREAM ${h2ErrorName(stream.rstCode)})`));
     stream.on("frameError", (type: number, code: number) => fail(`frame error sending frame type ${type}: ${h2ErrorName(code)}`));
     stream.on("error", (e) => fail(`${errText(e)}${status ? ` after HTTP ${status}` : ""}`));
     stream.on("close", () => {
       c.inFlight--;
       const after = status ? `, after HTTP ${status} and ${data.length} characters of body` : ", before a response";
-      if (stream.rstCode !== undefined && stream.rstCode !== constants.NGHTTP2_NO_ERROR) fail(`stream reset: RST_STREAM ${h2ErrorName(stream.rstCode)}${after}`);
+      if (stream.rstCode !== undefined && stream.rstCode !== constants.NGHTTP2_NO_ERROR)
+        fail(`stream reset: RST_STREAM ${h2ErrorName(stream.rstCode)}${after}`);
       else if (!ended || status === 0) fail(`stream closed before its response ended${after}`);
-      else if (!settled) { settled = true; resolve({ status, body: data }); }
+      else if (!settled) {
+        settled = true;
+        resolve({ status, body: data });
+      }
     });
     stream.setTimeout(opts.timeoutMs, () => {
       fail("timeout");

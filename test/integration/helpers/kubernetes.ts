@@ -12,12 +12,20 @@ export async function clusterUp(): Promise<void> {
 export function kubectl(...args: string[]): string {
   const tc = readClusterToolchain();
   if (!tc) throw new Error("no Kubernetes toolchain: platform cluster up should have built it");
-  return execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", clusterLayout().adminKubeconfig, ...args], { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
+  return execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", clusterLayout().adminKubeconfig, ...args], {
+    encoding: "utf8",
+    timeout: 60_000,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 /** Names of a service's running pods (terminating ones left out), sorted. */
 export function podsOf(namespace: string, service: string): string[] {
   const out = kubectl("-n", namespace, "get", "pods", "-l", `app.kubernetes.io/name=${service}`, "-o", "json");
-  const pods = (JSON.parse(out) as { items: { metadata: { name: string; deletionTimestamp?: string }; status: { phase: string } }[] }).items;
-  return pods.filter((p) => !p.metadata.deletionTimestamp && p.status.phase === "Running").map((p) => p.metadata.name).sort();
+  const pods = (JSON.parse(out) as { items: { metadata: { name: string; deletionTimestamp?: string }; status: { phase: string } }[] })
+    .items;
+  return pods
+    .filter((p) => !p.metadata.deletionTimestamp && p.status.phase === "Running")
+    .map((p) => p.metadata.name)
+    .sort();
 }

@@ -16,13 +16,21 @@ export const CHROMIUM = process.env.PLATFORM_CHROMIUM ?? "/usr/bin/chromium";
  * run never overwrites the committed docs/studio/*.png; PLATFORM_UPDATE_SCREENSHOTS=1 writes
  * them to docs/studio/ instead, to update those on purpose.
  */
-export const SCREENSHOTS = process.env.PLATFORM_UPDATE_SCREENSHOTS === "1" ? join(ROOT, "docs", "studio") : join(ROOT, "test-results", "studio");
+export const SCREENSHOTS =
+  process.env.PLATFORM_UPDATE_SCREENSHOTS === "1" ? join(ROOT, "docs", "studio") : join(ROOT, "test-results", "studio");
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run bash scripts/setup/chromium.sh (npm test does)`);
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }
 
@@ -38,7 +46,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** Starts a Studio of its own (its own state directory, so a Studio of the user is left alone). */
-export async function startTestStudio(env: Record<string, string>): Promise<{ url: string; signIn: (next?: string) => Promise<string>; stop: () => Promise<void>; env: Record<string, string> }> {
+export async function startTestStudio(
+  env: Record<string, string>,
+): Promise<{ url: string; signIn: (next?: string) => Promise<string>; stop: () => Promise<void>; env: Record<string, string> }> {
   const studioEnv = { PLATFORM_STUDIO_DIR: mkdtempSync(join(tmpdir(), "platform-studio-")), ...env };
   const signIn = async (next = "/") => {
     const r = await runCli(["studio", "--json", "--port", process.env.PLATFORM_STUDIO_TEST_PORT ?? "4689"], { cwd: ROOT, env: studioEnv });
@@ -47,7 +57,15 @@ export async function startTestStudio(env: Record<string, string>): Promise<{ ur
     return next === "/" ? url : `${url}&next=${encodeURIComponent(next)}`;
   };
   const first = await signIn();
-  return { url: new URL(first).origin, signIn, env: studioEnv, stop: async () => { await runCli(["studio", "--stop"], { cwd: ROOT, env: studioEnv }); rmSync(studioEnv.PLATFORM_STUDIO_DIR, { recursive: true, force: true }); } };
+  return {
+    url: new URL(first).origin,
+    signIn,
+    env: studioEnv,
+    stop: async () => {
+      await runCli(["studio", "--stop"], { cwd: ROOT, env: studioEnv });
+      rmSync(studioEnv.PLATFORM_STUDIO_DIR, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A raw request with any Host header (fetch does not let a caller set Host). */
@@ -56,7 +74,9 @@ export function rawGet(url: string, headers: Record<string, string> = {}): Promi
   return new Promise((resolve, reject) => {
     const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, headers }, (res) => {
       let body = "";
-      res.on("data", (c) => { body += c; });
+      res.on("data", (c) => {
+        body += c;
+      });
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on("error", reject);

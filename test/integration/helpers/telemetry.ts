@@ -8,7 +8,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * `sinceMs` and satisfies `done`, read from the platform's telemetry store; polls, since
  * batches arrive every few seconds. The last candidate (or []) when none does in time.
  */
-export async function waitForTrace(q: { project: string; service: string; route: string; sinceMs: number }, done: (spans: readonly TraceSpan[]) => boolean, timeoutMs = 60_000): Promise<readonly TraceSpan[]> {
+export async function waitForTrace(
+  q: { project: string; service: string; route: string; sinceMs: number },
+  done: (spans: readonly TraceSpan[]) => boolean,
+  timeoutMs = 60_000,
+): Promise<readonly TraceSpan[]> {
   const store = TelemetryStore.openReadOnly(homePaths.telemetryDir());
   try {
     const find = store.db.prepare(`SELECT DISTINCT lower(hex(trace_id)) AS id FROM spans
@@ -29,10 +33,15 @@ export async function waitForTrace(q: { project: string; service: string; route:
 }
 
 /** The per-route rows of one service since `sinceMs` (from the unsampled metrics); polls until `done` holds or time is up. */
-export async function waitForRoutes(q: { project: string; service: string; sinceMs: number }, done: (rows: readonly RouteStats[]) => boolean, timeoutMs = 60_000): Promise<readonly RouteStats[]> {
+export async function waitForRoutes(
+  q: { project: string; service: string; sinceMs: number },
+  done: (rows: readonly RouteStats[]) => boolean,
+  timeoutMs = 60_000,
+): Promise<readonly RouteStats[]> {
   const store = TelemetryStore.openReadOnly(homePaths.telemetryDir());
   try {
-    const read = () => routeStats(store, { project: q.project, service: q.service, from: q.sinceMs - 60_000, to: Date.now() + 60_000 }).routes;
+    const read = () =>
+      routeStats(store, { project: q.project, service: q.service, from: q.sinceMs - 60_000, to: Date.now() + 60_000 }).routes;
     let rows = read();
     for (const deadline = Date.now() + timeoutMs; !done(rows) && Date.now() < deadline; await sleep(1000)) rows = read();
     return rows;

@@ -3,7 +3,11 @@ import { checkAppsDomain, checkEnvName, checkHttpsPort, checkProjectName } from 
 import { VisibleError } from "../../../src/errors.js";
 
 function refusal(f: () => unknown): VisibleError {
-  try { f(); } catch (e) { return e as VisibleError; }
+  try {
+    f();
+  } catch (e) {
+    return e as VisibleError;
+  }
   throw new Error("accepted");
 }
 
@@ -21,13 +25,18 @@ describe("names and values from the command line", () => {
     expect(checkEnvName("eu-prod")).toBe("eu-prod");
   });
 
-  it.each(["Prod", "a.b", "x".repeat(33)])("refuses env %j", (v) => expect(refusal(() => checkEnvName(v)).message).toMatch(/^--env: environment name/));
+  it.each(["Prod", "a.b", "x".repeat(33)])("refuses env %j", (v) =>
+    expect(refusal(() => checkEnvName(v)).message).toMatch(/^--env: environment name/),
+  );
 
   it.each(["localhost", "apps.example.test", "127.0.0.1.nip.io"])("accepts apps domain %s", (v) => expect(checkAppsDomain(v)).toBe(v));
-  it.each(["a..b", "Apps.Test", "a_b.test", "x.", "/etc"])("refuses apps domain %j", (v) => expect(refusal(() => checkAppsDomain(v)).exitCode).toBe(2));
+  it.each(["a..b", "Apps.Test", "a_b.test", "x.", "/etc"])("refuses apps domain %j", (v) =>
+    expect(refusal(() => checkAppsDomain(v)).exitCode).toBe(2),
+  );
 
   it("takes ports 1 to 65535, written as plain numbers", () => {
     expect(checkHttpsPort("8443")).toBe(8443);
-    for (const v of ["0", "65536", "-1", "8443x", "1e3", " 443", ""]) expect(refusal(() => checkHttpsPort(v, "PLATFORM_HTTPS_PORT")).message).toMatch(/^PLATFORM_HTTPS_PORT: /);
+    for (const v of ["0", "65536", "-1", "8443x", "1e3", " 443", ""])
+      expect(refusal(() => checkHttpsPort(v, "PLATFORM_HTTPS_PORT")).message).toMatch(/^PLATFORM_HTTPS_PORT: /);
   });
 });

@@ -22,7 +22,10 @@ const inCi = !["", "0", "false"].includes((process.env.CI ?? "").toLowerCase());
 export function expectGolden(name: string, text: string): void {
   const file = join(GOLDEN, name);
   if (!existsSync(file)) {
-    if (inCi) throw new Error(`golden file ${relative(ROOT, file)} is missing: run the test locally (or with UPDATE_GOLDEN=1), review the new file and commit it`);
+    if (inCi)
+      throw new Error(
+        `golden file ${relative(ROOT, file)} is missing: run the test locally (or with UPDATE_GOLDEN=1), review the new file and commit it`,
+      );
     writeFileSync(file, text);
   } else if (update) {
     writeFileSync(file, text);
@@ -36,8 +39,13 @@ export function expectGolden(name: string, text: string): void {
  * that ran on after a failed build would test a dist/ that is not what the source says.
  */
 export function buildDist(): void {
-  const r = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."], { cwd: ROOT, encoding: "utf8", timeout: 170_000 });
+  const r = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 170_000,
+  });
   if (r.error) throw new Error(`could not run tsc to build dist/: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`tsc -p . failed (exit ${r.status ?? r.signal}): dist/ is not the source's build\n${r.stdout}${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`tsc -p . failed (exit ${r.status ?? r.signal}): dist/ is not the source's build\n${r.stdout}${r.stderr}`);
   if (!existsSync(join(ROOT, "dist", "bin.js"))) throw new Error("tsc succeeded but dist/bin.js was not built");
 }

@@ -30,7 +30,11 @@ async function reportOf(dir: string, project: string, secrets: string[]): Promis
 }
 
 const event = (op: string, type: string, name: string, diffs: string[] = []): EngineEvent =>
-  ({ sequence: 0, timestamp: 0, resourcePreEvent: { metadata: { op, urn: `urn:pulumi:preview::realrepos::${type}::${name}`, type, provider: "", diffs } } }) as unknown as EngineEvent;
+  ({
+    sequence: 0,
+    timestamp: 0,
+    resourcePreEvent: { metadata: { op, urn: `urn:pulumi:preview::realrepos::${type}::${name}`, type, provider: "", diffs } },
+  }) as unknown as EngineEvent;
 
 /** What a preview after changing API_TOKEN looks like: only api is rebuilt and replaced. */
 const SECRET_CHANGED: EngineEvent[] = [
@@ -52,14 +56,20 @@ describe("platform plan: the report", () => {
   });
 
   it("realrepos fixture, with a preview after a secret changed", async () => {
-    const preview: PreviewState = { kind: "done", summary: { services: summarizePreview(SECRET_CHANGED), counts: { same: 8, replace: 2 } } };
+    const preview: PreviewState = {
+      kind: "done",
+      summary: { services: summarizePreview(SECRET_CHANGED), counts: { same: 8, replace: 2 } },
+    };
     const report = await reportOf(REALREPOS, "realrepos", ["API_TOKEN"]);
     expectGolden("plan-realrepos-preview.txt", renderPlanText(report, preview));
     expectGolden("plan-realrepos-preview.json", renderPlanJson(report, preview));
   });
 
   it("fullstack example, never deployed", async () => {
-    expectGolden("plan-fullstack.txt", renderPlanText(await reportOf(FULLSTACK, "fullstack", []), { kind: "not-deployed", reason: "fullstack (preview) has no stack yet" }));
+    expectGolden(
+      "plan-fullstack.txt",
+      renderPlanText(await reportOf(FULLSTACK, "fullstack", []), { kind: "not-deployed", reason: "fullstack (preview) has no stack yet" }),
+    );
   });
 
   it("shows names of build-time variables, never values", async () => {
@@ -72,7 +82,10 @@ describe("platform plan: the report", () => {
 
 describe("platform plan: the preview", () => {
   it("keeps a replacement as one replace per resource, with the inputs that changed", () => {
-    expect(summarizePreview(SECRET_CHANGED).api).toEqual({ image: { op: "replace", diffs: ["hash", "tag"] }, container: { op: "replace", diffs: ["env", "image"] } });
+    expect(summarizePreview(SECRET_CHANGED).api).toEqual({
+      image: { op: "replace", diffs: ["hash", "tag"] },
+      container: { op: "replace", diffs: ["env", "image"] },
+    });
   });
 
   it("takes the keys that force a replacement when the engine gives no detailed diff", () => {
@@ -84,7 +97,10 @@ describe("platform plan: the preview", () => {
 
   it.each([
     [{ image: { op: "same", diffs: [] }, container: { op: "same", diffs: [] } }, "unchanged"],
-    [{ image: { op: "create", diffs: [] }, migrate: { op: "create", diffs: [] }, container: { op: "create", diffs: [] } }, "build the image (or reuse one built from the same inputs), run the migration, start the container"],
+    [
+      { image: { op: "create", diffs: [] }, migrate: { op: "create", diffs: [] }, container: { op: "create", diffs: [] } },
+      "build the image (or reuse one built from the same inputs), run the migration, start the container",
+    ],
     [{ container: { op: "replace", diffs: ["image", "env"] } }, "replace the container (changed: env, image)"],
     [undefined, "nothing (not in the stack's program)"],
   ])("describes %j", (p, text) => {
@@ -104,7 +120,10 @@ describe("platform plan --no-preview (the real CLI)", () => {
   it("needs no engine and no login, and exits 0", () => {
     // A platform home of its own: public base images, no links, no credentials.
     const r = spawnSync(process.execPath, [join(ROOT, "dist", "bin.js"), "plan", "--no-preview"], {
-      cwd: REALREPOS, encoding: "utf8", env: { ...process.env, PLATFORM_HOME: home, NO_COLOR: "1" }, timeout: 30_000,
+      cwd: REALREPOS,
+      encoding: "utf8",
+      env: { ...process.env, PLATFORM_HOME: home, NO_COLOR: "1" },
+      timeout: 30_000,
     });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);

@@ -17,7 +17,12 @@ describe("renderer choice", () => {
 
 describe("logs --since", () => {
   const now = Date.parse("2026-11-23T12:00:00Z");
-  it.each([["10m", now - 600_000], ["2h", now - 7_200_000], ["30s", now - 30_000], ["2026-11-23T11:00:00Z", now - 3_600_000]])("%s", (since, ms) => {
+  it.each([
+    ["10m", now - 600_000],
+    ["2h", now - 7_200_000],
+    ["30s", now - 30_000],
+    ["2026-11-23T11:00:00Z", now - 3_600_000],
+  ])("%s", (since, ms) => {
     expect(parseSince(since, now)).toBe(Math.floor(ms / 1000));
   });
   it("refuses junk with a usage hint", () => {
@@ -27,6 +32,14 @@ describe("logs --since", () => {
 
 describe("tables", () => {
   it("aligns columns", () => {
-    expect(formatTable(["A", "BB"], [["xyz", "1"], ["", "22"]])).toBe("A    BB\nxyz  1\n     22\n");
+    expect(
+      formatTable(
+        ["A", "BB"],
+        [
+          ["xyz", "1"],
+          ["", "22"],
+        ],
+      ),
+    ).toBe("A    BB\nxyz  1\n     22\n");
   });
 });

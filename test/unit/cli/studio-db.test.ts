@@ -4,7 +4,12 @@ import { describe, expect, it } from "vitest";
 
 /** The real CLI's refusals for Studio and db connect that need no engine. */
 const ROOT = join(import.meta.dirname, "..", "..", "..");
-const run = (args: string[], cwd = ROOT) => spawnSync(process.execPath, [join(ROOT, "dist", "bin.js"), ...args], { cwd, encoding: "utf8", env: { ...process.env, CI: "true", PLATFORM_STUDIO_DIR: "/nonexistent-studio-dir" } });
+const run = (args: string[], cwd = ROOT) =>
+  spawnSync(process.execPath, [join(ROOT, "dist", "bin.js"), ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, CI: "true", PLATFORM_STUDIO_DIR: "/nonexistent-studio-dir" },
+  });
 
 describe("platform studio and platform db connect, bad input", () => {
   it("refuses a port that is not one, with exit 2", () => {

@@ -16,7 +16,8 @@ function withDomains(api: string, web?: string, database?: string): string {
 /** The diagnostic at this config path with this message (its hint checked when given). */
 function expectAt(r: ReturnType<typeof check>, path: string, message: string, hint?: string): void {
   const found = [...r.errors, ...r.warnings].find((d) => d.path === path && d.message === message);
-  if (!found) expect.fail(`expected ${path}: ${message} among:\n${[...r.errors, ...r.warnings].map((d) => `  ${d.path}: ${d.message}`).join("\n")}`);
+  if (!found)
+    expect.fail(`expected ${path}: ${message} among:\n${[...r.errors, ...r.warnings].map((d) => `  ${d.path}: ${d.message}`).join("\n")}`);
   if (hint !== undefined) expect(found.hint).toContain(hint);
 }
 
@@ -30,10 +31,20 @@ describe("custom domains in platform.yml", () => {
 
   it("says what is wrong with a name and how to write it", () => {
     const r = check(withDomains('["https://Shop.Example.com/", Shop.example.com, localhost, "*.example.com", "shop.example.com."]'));
-    expectAt(r, "services.api.domains[0]", 'domain "https://Shop.Example.com/" is a URL; give the host name alone', "write it as shop.example.com");
+    expectAt(
+      r,
+      "services.api.domains[0]",
+      'domain "https://Shop.Example.com/" is a URL; give the host name alone',
+      "write it as shop.example.com",
+    );
     expectAt(r, "services.api.domains[1]", 'domain "Shop.example.com" has uppercase letters', "write it as shop.example.com");
     expectAt(r, "services.api.domains[2]", 'domain "localhost" is a single label; a domain has at least two (shop.example.com)');
-    expectAt(r, "services.api.domains[3]", 'domain "*.example.com" is a wildcard; list each name (a certificate is obtained per name)', "write it as example.com");
+    expectAt(
+      r,
+      "services.api.domains[3]",
+      'domain "*.example.com" is a wildcard; list each name (a certificate is obtained per name)',
+      "write it as example.com",
+    );
     expectAt(r, "services.api.domains[4]", 'domain "shop.example.com." ends with a dot', "write it as shop.example.com");
   });
 
@@ -45,7 +56,12 @@ describe("custom domains in platform.yml", () => {
 
   it("only public services have domains: a database never", () => {
     const r = check(withDomains("[shop.example.com]", undefined, "[db.example.com]"));
-    expectAt(r, "services.database.domains", "custom domains are served by the public edge, and this service is not public", "a database is never public");
+    expectAt(
+      r,
+      "services.database.domains",
+      "custom domains are served by the public edge, and this service is not public",
+      "a database is never public",
+    );
   });
 
   it("a single name instead of a list gets the list to write", () => {

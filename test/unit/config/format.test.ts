@@ -3,7 +3,16 @@ import { renderValidateResult } from "../../../src/cli/validate.js";
 import { formatDiagnostic, renderCodeFrame, type Diagnostic } from "../../../src/config/index.js";
 import type { LoadResult } from "../../../src/config/load-config.js";
 
-const d: Diagnostic = { file: "platform.yml", line: 14, col: 7, path: "services.api.depends_on[0]", code: "unknown-service", message: 'unknown service "dtabase" (did you mean "database"?)', hint: "services in this file: database, api, web", severity: "error" };
+const d: Diagnostic = {
+  file: "platform.yml",
+  line: 14,
+  col: 7,
+  path: "services.api.depends_on[0]",
+  code: "unknown-service",
+  message: 'unknown service "dtabase" (did you mean "database"?)',
+  hint: "services in this file: database, api, web",
+  severity: "error",
+};
 
 describe("formatDiagnostic", () => {
   it("puts the position and the path first", () => {
@@ -11,7 +20,9 @@ describe("formatDiagnostic", () => {
   });
 
   it("marks warnings right after the position", () => {
-    expect(formatDiagnostic({ ...d, severity: "warning", path: "services.worker", message: "m" })).toBe("platform.yml:14:7 warning: services.worker: m");
+    expect(formatDiagnostic({ ...d, severity: "warning", path: "services.worker", message: "m" })).toBe(
+      "platform.yml:14:7 warning: services.worker: m",
+    );
   });
 
   it("leaves out an empty path", () => {
@@ -45,7 +56,15 @@ describe("renderCodeFrame", () => {
 describe("renderValidateResult", () => {
   const source = 'version: "1.0"\nname: shop\nservices:\n  api:\n    type: fastapi\n    source: ./api\n    depends_on: [dtabase]\n';
   const err: Diagnostic = { ...d, line: 7, col: 18 };
-  const warn: Diagnostic = { file: "platform.yml", line: 4, col: 3, path: "services.api", code: "unused-service", message: "api is not public", severity: "warning" };
+  const warn: Diagnostic = {
+    file: "platform.yml",
+    line: 4,
+    col: 3,
+    path: "services.api",
+    code: "unused-service",
+    message: "api is not public",
+    severity: "warning",
+  };
   const invalid: LoadResult = { ok: false, errors: [err], warnings: [warn], source };
 
   it("plain: every problem in file order, hints, a summary; exit 1", () => {
@@ -71,13 +90,41 @@ describe("renderValidateResult", () => {
   });
 
   it("valid: the check mark and the services in file order; exit 0", () => {
-    const ok: LoadResult = { ok: true, errors: [], warnings: [], config: { version: "1.0", name: "x", services: { b: {} as never, a: {} as never } } };
-    expect(renderValidateResult(ok, "platform.yml", "plain")).toEqual({ stdout: "✓ Configuration is valid\n2 services: b, a\n", stderr: "", exitCode: 0 });
+    const ok: LoadResult = {
+      ok: true,
+      errors: [],
+      warnings: [],
+      config: { version: "1.0", name: "x", services: { b: {} as never, a: {} as never } },
+    };
+    expect(renderValidateResult(ok, "platform.yml", "plain")).toEqual({
+      stdout: "✓ Configuration is valid\n2 services: b, a\n",
+      stderr: "",
+      exitCode: 0,
+    });
   });
 
   it("unreadable: the reason on stderr; exit 2", () => {
-    const r: LoadResult = { ok: false, warnings: [], errors: [{ file: "x.yml", line: 1, col: 1, path: "", code: "unreadable", message: "cannot read x.yml: no such file", hint: "pass --file", severity: "error" }] };
-    expect(renderValidateResult(r, "x.yml", "plain")).toEqual({ stdout: "", stderr: "✖ cannot read x.yml: no such file\n  hint: pass --file\n", exitCode: 2 });
+    const r: LoadResult = {
+      ok: false,
+      warnings: [],
+      errors: [
+        {
+          file: "x.yml",
+          line: 1,
+          col: 1,
+          path: "",
+          code: "unreadable",
+          message: "cannot read x.yml: no such file",
+          hint: "pass --file",
+          severity: "error",
+        },
+      ],
+    };
+    expect(renderValidateResult(r, "x.yml", "plain")).toEqual({
+      stdout: "",
+      stderr: "✖ cannot read x.yml: no such file\n  hint: pass --file\n",
+      exitCode: 2,
+    });
   });
 
   it("json: a stable object, hint null when absent", () => {
@@ -86,8 +133,20 @@ describe("renderValidateResult", () => {
       valid: false,
       file: "platform.yml",
       services: [],
-      errors: [{ file: "platform.yml", line: 7, col: 18, path: "services.api.depends_on[0]", code: "unknown-service", message: err.message, hint: err.hint }],
-      warnings: [{ file: "platform.yml", line: 4, col: 3, path: "services.api", code: "unused-service", message: "api is not public", hint: null }],
+      errors: [
+        {
+          file: "platform.yml",
+          line: 7,
+          col: 18,
+          path: "services.api.depends_on[0]",
+          code: "unknown-service",
+          message: err.message,
+          hint: err.hint,
+        },
+      ],
+      warnings: [
+        { file: "platform.yml", line: 4, col: 3, path: "services.api", code: "unused-service", message: "api is not public", hint: null },
+      ],
     });
   });
 });

@@ -1,6 +1,13 @@
 import { posix } from "node:path";
 import { expect } from "vitest";
-import { formatDiagnostic, validateConfig, type ConfigFs, type Diagnostic, type ValidateOptions, type ValidationResult } from "../../../src/config/index.js";
+import {
+  formatDiagnostic,
+  validateConfig,
+  type ConfigFs,
+  type Diagnostic,
+  type ValidateOptions,
+  type ValidationResult,
+} from "../../../src/config/index.js";
 
 /** Project directory of the in-memory file system. */
 export const PROJECT = "/proj";
@@ -43,7 +50,9 @@ export function memFs(tree: Record<string, Entry> = TREE): ConfigFs {
     },
     readdir(p) {
       const r = rel(p);
-      return Object.keys(tree).filter((k) => k !== "" && posix.dirname(k) === (r === "" ? "." : r)).map((k) => posix.basename(k));
+      return Object.keys(tree)
+        .filter((k) => k !== "" && posix.dirname(k) === (r === "" ? "." : r))
+        .map((k) => posix.basename(k));
     },
   };
 }
@@ -51,7 +60,10 @@ export function memFs(tree: Record<string, Entry> = TREE): ConfigFs {
 /** Strips the common indentation of a template literal, so YAML cases read naturally in tests. */
 export function y(strings: TemplateStringsArray, ...values: unknown[]): string {
   const raw = strings.reduce((acc, s, i) => acc + s + (i < values.length ? String(values[i]) : ""), "");
-  const lines = raw.replace(/^\n/, "").replace(/\n[ ]*$/, "\n").split("\n");
+  const lines = raw
+    .replace(/^\n/, "")
+    .replace(/\n[ ]*$/, "\n")
+    .split("\n");
   const indent = Math.min(...lines.filter((l) => l.trim() !== "").map((l) => /^ */.exec(l)![0].length));
   return lines.map((l) => l.slice(indent)).join("\n");
 }
@@ -73,7 +85,14 @@ export function brief(d: Diagnostic): string {
 /** Asserts one diagnostic matches exactly, and shows them all when none does. */
 export function expectDiagnostic(r: ValidationResult, expected: string, hint?: string | RegExp): Diagnostic {
   const found = all(r).find((d) => brief(d) === expected);
-  if (!found) expect.fail(`expected "${expected}" among:\n${all(r).map((d) => `  ${brief(d)}\n    (${formatDiagnostic(d)})`).join("\n") || "  (none)"}`);
+  if (!found)
+    expect.fail(
+      `expected "${expected}" among:\n${
+        all(r)
+          .map((d) => `  ${brief(d)}\n    (${formatDiagnostic(d)})`)
+          .join("\n") || "  (none)"
+      }`,
+    );
   if (hint !== undefined) {
     if (typeof hint === "string") expect(found!.hint).toContain(hint);
     else expect(found!.hint).toMatch(hint);

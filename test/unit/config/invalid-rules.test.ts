@@ -49,62 +49,266 @@ const threeCycle = y`
 
 const cases: Case[] = [
   // depends_on
-  { name: "unknown dependency", yaml: edit(API_DEPS, "    depends_on: [dtabase]\n"), expect: '12:18 unknown-service unknown service "dtabase" (did you mean "database"?)', hint: "services in this file: database, api, web" },
-  { name: "self dependency", yaml: edit(WEB_DEPS, "    depends_on: [api, web]\n"), expect: "19:23 self-dependency web depends on itself", hint: "remove it" },
-  { name: "two-service cycle", yaml: edit(API_DEPS, "    depends_on: [database, web]\n"), expect: "12:28 dependency-cycle dependency cycle: api -> web -> api", hint: "can never start" },
+  {
+    name: "unknown dependency",
+    yaml: edit(API_DEPS, "    depends_on: [dtabase]\n"),
+    expect: '12:18 unknown-service unknown service "dtabase" (did you mean "database"?)',
+    hint: "services in this file: database, api, web",
+  },
+  {
+    name: "self dependency",
+    yaml: edit(WEB_DEPS, "    depends_on: [api, web]\n"),
+    expect: "19:23 self-dependency web depends on itself",
+    hint: "remove it",
+  },
+  {
+    name: "two-service cycle",
+    yaml: edit(API_DEPS, "    depends_on: [database, web]\n"),
+    expect: "12:28 dependency-cycle dependency cycle: api -> web -> api",
+    hint: "can never start",
+  },
   { name: "three-service cycle", yaml: threeCycle, expect: "8:18 dependency-cycle dependency cycle: a -> b -> c -> a" },
-  { name: "dependency listed twice", yaml: edit(WEB_DEPS, "    depends_on: [api, api]\n"), expect: '19:23 duplicate-dependency "api" is listed twice' },
+  {
+    name: "dependency listed twice",
+    yaml: edit(WEB_DEPS, "    depends_on: [api, api]\n"),
+    expect: '19:23 duplicate-dependency "api" is listed twice',
+  },
   // references
-  { name: "reference to a typo'd service", yaml: edit(API_ENV, "      DATABASE_URL: ${dtabase.url}\n"), expect: '11:21 unknown-service unknown service "dtabase" in ${dtabase.url} (did you mean "database"?)' },
-  { name: "reference to a renamed service", yaml: webEnv("${backend.url}"), expect: '18:16 unknown-service unknown service "backend" in ${backend.url}', hint: "services in this file: database, api, web" },
-  { name: "reference inside text", yaml: webEnv('"http://${ap.url}/v1"'), expect: '18:24 unknown-service unknown service "ap" in ${ap.url} (did you mean "api"?)' },
-  { name: "unknown property", yaml: webEnv("${api.urll}"), expect: '18:16 unknown-property unknown property "urll" in ${api.urll} (did you mean "url"?)', hint: "api offers: ${api.url}, ${api.external_url}" },
-  { name: "unknown postgres property", yaml: edit(API_ENV, "      DATABASE_URL: ${database.hots}\n"), expect: '11:21 unknown-property unknown property "hots" in ${database.hots} (did you mean "host"?)', hint: "${database.password}" },
-  { name: "external_url of a private service", yaml: edit("    public: true\n    env:\n      API_URL", "    public: false\n    env:\n      API_URL", apiEnv("      CORS_ORIGINS: ${web.external_url}")), expect: "12:21 not-public ${web.external_url} is the public URL of web, which is not public", hint: "set public: true on web, or use ${web.url}" },
-  { name: "external_url of postgres", yaml: edit(API_ENV, "      DATABASE_URL: ${database.external_url}\n"), expect: "11:21 not-public database is a postgres service and never has a public URL", hint: "use ${database.url}" },
-  { name: "connection part of a non-postgres service", yaml: webEnv("${api.host}"), expect: '18:16 not-postgres "host" is only available on postgres services; api is a fastapi service', hint: "use ${api.url}" },
-  { name: "password of a non-postgres service", yaml: webEnv("${api.password}"), expect: '18:16 not-postgres "password" is only available on postgres services; api is a fastapi service' },
-  { name: "unclosed reference", yaml: webEnv("${api.url"), expect: '18:16 unclosed-reference unclosed reference "${api.url": missing "}"', hint: "$${" },
+  {
+    name: "reference to a typo'd service",
+    yaml: edit(API_ENV, "      DATABASE_URL: ${dtabase.url}\n"),
+    expect: '11:21 unknown-service unknown service "dtabase" in ${dtabase.url} (did you mean "database"?)',
+  },
+  {
+    name: "reference to a renamed service",
+    yaml: webEnv("${backend.url}"),
+    expect: '18:16 unknown-service unknown service "backend" in ${backend.url}',
+    hint: "services in this file: database, api, web",
+  },
+  {
+    name: "reference inside text",
+    yaml: webEnv('"http://${ap.url}/v1"'),
+    expect: '18:24 unknown-service unknown service "ap" in ${ap.url} (did you mean "api"?)',
+  },
+  {
+    name: "unknown property",
+    yaml: webEnv("${api.urll}"),
+    expect: '18:16 unknown-property unknown property "urll" in ${api.urll} (did you mean "url"?)',
+    hint: "api offers: ${api.url}, ${api.external_url}",
+  },
+  {
+    name: "unknown postgres property",
+    yaml: edit(API_ENV, "      DATABASE_URL: ${database.hots}\n"),
+    expect: '11:21 unknown-property unknown property "hots" in ${database.hots} (did you mean "host"?)',
+    hint: "${database.password}",
+  },
+  {
+    name: "external_url of a private service",
+    yaml: edit(
+      "    public: true\n    env:\n      API_URL",
+      "    public: false\n    env:\n      API_URL",
+      apiEnv("      CORS_ORIGINS: ${web.external_url}"),
+    ),
+    expect: "12:21 not-public ${web.external_url} is the public URL of web, which is not public",
+    hint: "set public: true on web, or use ${web.url}",
+  },
+  {
+    name: "external_url of postgres",
+    yaml: edit(API_ENV, "      DATABASE_URL: ${database.external_url}\n"),
+    expect: "11:21 not-public database is a postgres service and never has a public URL",
+    hint: "use ${database.url}",
+  },
+  {
+    name: "connection part of a non-postgres service",
+    yaml: webEnv("${api.host}"),
+    expect: '18:16 not-postgres "host" is only available on postgres services; api is a fastapi service',
+    hint: "use ${api.url}",
+  },
+  {
+    name: "password of a non-postgres service",
+    yaml: webEnv("${api.password}"),
+    expect: '18:16 not-postgres "password" is only available on postgres services; api is a fastapi service',
+  },
+  {
+    name: "unclosed reference",
+    yaml: webEnv("${api.url"),
+    expect: '18:16 unclosed-reference unclosed reference "${api.url": missing "}"',
+    hint: "$${",
+  },
   { name: "empty reference", yaml: webEnv("${}"), expect: '18:16 empty-reference empty reference "${}"' },
-  { name: "nested reference", yaml: webEnv("${a.${api.url}}"), expect: '18:16 nested-reference references cannot be nested: "${a.${api.url}}"' },
-  { name: "reference without property", yaml: webEnv("${api}"), expect: '18:16 malformed-reference malformed reference "${api}"', hint: "${<service>.<property>}" },
-  { name: "reference with two properties", yaml: webEnv("${api.url.path}"), expect: '18:16 malformed-reference malformed reference "${api.url.path}"' },
+  {
+    name: "nested reference",
+    yaml: webEnv("${a.${api.url}}"),
+    expect: '18:16 nested-reference references cannot be nested: "${a.${api.url}}"',
+  },
+  {
+    name: "reference without property",
+    yaml: webEnv("${api}"),
+    expect: '18:16 malformed-reference malformed reference "${api}"',
+    hint: "${<service>.<property>}",
+  },
+  {
+    name: "reference with two properties",
+    yaml: webEnv("${api.url.path}"),
+    expect: '18:16 malformed-reference malformed reference "${api.url.path}"',
+  },
   // what each type allows
-  { name: "postgres with source", yaml: edit(PG, `${PG}    source: ./db\n`), expect: "6:5 postgres-source a postgres service takes no source: the platform runs PostgreSQL for you" },
-  { name: "postgres with build", yaml: edit(PG, `${PG}    build: {source: ./api}\n`), expect: "6:5 postgres-source a postgres service takes no build: the platform runs PostgreSQL for you" },
-  { name: "postgres with migrate", yaml: edit(PG, `${PG}    lifecycle:\n      migrate:\n        command: [x]\n`), expect: "7:7 postgres-migrate a postgres service has no migration step", hint: "the service that owns the schema" },
-  { name: "postgres with health", yaml: edit(PG, `${PG}    health: {http: /x}\n`), expect: "6:5 postgres-health a postgres service takes no health check: the platform checks the database itself" },
-  { name: "postgres with start", yaml: edit(PG, `${PG}    start: postgres -D /data\n`), expect: "6:5 postgres-start a postgres service takes no start command: the platform runs PostgreSQL for you" },
-  { name: "public postgres", yaml: edit(PG, `${PG}    public: true\n`), expect: "6:13 postgres-public a database is never put on the public HTTPS edge", hint: "${database.url}" },
-  { name: "source and build", yaml: edit("    source: ./api\n", "    source: ./api\n    build: {source: ./api}\n"), expect: "9:5 source-and-build has both source and build; use one" },
-  { name: "neither source nor build", yaml: edit("    source: ./web\n", ""), expect: "13:3 missing-source a nextjs service needs source or build", hint: "add source: ./web" },
-  { name: "storage on fastapi", yaml: edit("    source: ./api\n", "    source: ./api\n    resources: {storage: 10Gi}\n"), expect: "9:17 postgres-only storage is only for postgres services" },
-  { name: "retention on nextjs", yaml: edit("    source: ./web\n", "    source: ./web\n    resources: {preset: small, retention: delete}\n"), expect: "16:32 postgres-only retention is only for postgres services" },
+  {
+    name: "postgres with source",
+    yaml: edit(PG, `${PG}    source: ./db\n`),
+    expect: "6:5 postgres-source a postgres service takes no source: the platform runs PostgreSQL for you",
+  },
+  {
+    name: "postgres with build",
+    yaml: edit(PG, `${PG}    build: {source: ./api}\n`),
+    expect: "6:5 postgres-source a postgres service takes no build: the platform runs PostgreSQL for you",
+  },
+  {
+    name: "postgres with migrate",
+    yaml: edit(PG, `${PG}    lifecycle:\n      migrate:\n        command: [x]\n`),
+    expect: "7:7 postgres-migrate a postgres service has no migration step",
+    hint: "the service that owns the schema",
+  },
+  {
+    name: "postgres with health",
+    yaml: edit(PG, `${PG}    health: {http: /x}\n`),
+    expect: "6:5 postgres-health a postgres service takes no health check: the platform checks the database itself",
+  },
+  {
+    name: "postgres with start",
+    yaml: edit(PG, `${PG}    start: postgres -D /data\n`),
+    expect: "6:5 postgres-start a postgres service takes no start command: the platform runs PostgreSQL for you",
+  },
+  {
+    name: "public postgres",
+    yaml: edit(PG, `${PG}    public: true\n`),
+    expect: "6:13 postgres-public a database is never put on the public HTTPS edge",
+    hint: "${database.url}",
+  },
+  {
+    name: "source and build",
+    yaml: edit("    source: ./api\n", "    source: ./api\n    build: {source: ./api}\n"),
+    expect: "9:5 source-and-build has both source and build; use one",
+  },
+  {
+    name: "neither source nor build",
+    yaml: edit("    source: ./web\n", ""),
+    expect: "13:3 missing-source a nextjs service needs source or build",
+    hint: "add source: ./web",
+  },
+  {
+    name: "storage on fastapi",
+    yaml: edit("    source: ./api\n", "    source: ./api\n    resources: {storage: 10Gi}\n"),
+    expect: "9:17 postgres-only storage is only for postgres services",
+  },
+  {
+    name: "retention on nextjs",
+    yaml: edit("    source: ./web\n", "    source: ./web\n    resources: {preset: small, retention: delete}\n"),
+    expect: "16:32 postgres-only retention is only for postgres services",
+  },
   // names
-  { name: "project name with uppercase", yaml: edit("name: shop", "name: My_Shop"), expect: '2:7 invalid-name project name "My_Shop" has uppercase letters', hint: 'e.g. "my-shop"' },
-  { name: "project name ending with -", yaml: edit("name: shop", "name: shop-"), expect: "2:7 invalid-name project name \"shop-\" must not end with '-'" },
-  { name: "project name too long", yaml: edit("name: shop", `name: ${"a".repeat(50)}`), expect: "2:7 name-too-long project name is 50 characters; at most 43" },
-  { name: "service name with uppercase", yaml: edit("  api:\n", "  API:\n"), expect: '6:3 invalid-name service name "API" has uppercase letters', hint: 'e.g. "api"' },
-  { name: "service name starting with a digit", yaml: edit("  web:\n", "  1web:\n"), expect: '13:3 invalid-name service name "1web" must start with a letter' },
-  { name: "service name with underscore", yaml: edit("  web:\n", "  my_web:\n"), expect: "13:3 invalid-name service name \"my_web\" may only contain lowercase letters, digits and '-'", hint: 'e.g. "my-web"' },
-  { name: "public host too long", yaml: edit("  web:\n", "  a-very-long-frontend-name:\n", edit("name: shop", `name: ${"s".repeat(30)}`)), expect: `13:3 name-too-long public host name "${"s".repeat(30)}-a-very-long-frontend-name-<word>-<word>" can be 74 characters; at most 63`, hint: "at most 14 characters" },
+  {
+    name: "project name with uppercase",
+    yaml: edit("name: shop", "name: My_Shop"),
+    expect: '2:7 invalid-name project name "My_Shop" has uppercase letters',
+    hint: 'e.g. "my-shop"',
+  },
+  {
+    name: "project name ending with -",
+    yaml: edit("name: shop", "name: shop-"),
+    expect: "2:7 invalid-name project name \"shop-\" must not end with '-'",
+  },
+  {
+    name: "project name too long",
+    yaml: edit("name: shop", `name: ${"a".repeat(50)}`),
+    expect: "2:7 name-too-long project name is 50 characters; at most 43",
+  },
+  {
+    name: "service name with uppercase",
+    yaml: edit("  api:\n", "  API:\n"),
+    expect: '6:3 invalid-name service name "API" has uppercase letters',
+    hint: 'e.g. "api"',
+  },
+  {
+    name: "service name starting with a digit",
+    yaml: edit("  web:\n", "  1web:\n"),
+    expect: '13:3 invalid-name service name "1web" must start with a letter',
+  },
+  {
+    name: "service name with underscore",
+    yaml: edit("  web:\n", "  my_web:\n"),
+    expect: "13:3 invalid-name service name \"my_web\" may only contain lowercase letters, digits and '-'",
+    hint: 'e.g. "my-web"',
+  },
+  {
+    name: "public host too long",
+    yaml: edit("  web:\n", "  a-very-long-frontend-name:\n", edit("name: shop", `name: ${"s".repeat(30)}`)),
+    expect: `13:3 name-too-long public host name "${"s".repeat(30)}-a-very-long-frontend-name-<word>-<word>" can be 74 characters; at most 63`,
+    hint: "at most 14 characters",
+  },
   // env
   { name: "PORT", yaml: apiEnv('      PORT: "8000"'), expect: "12:7 reserved-env PORT is set by the platform", hint: "listens on $PORT" },
-  { name: "PLATFORM_ prefix", yaml: apiEnv("      PLATFORM_TOKEN: x"), expect: "12:7 reserved-env names starting with PLATFORM_ are reserved for the platform" },
-  { name: "variable name with a dash", yaml: apiEnv("      my-var: x"), expect: '12:7 invalid-env-name invalid variable name "my-var"', hint: "MY_VAR" },
-  { name: "variable name starting with a digit", yaml: apiEnv("      1ABC: x"), expect: '12:7 invalid-env-name invalid variable name "1ABC"', hint: "_1ABC" },
+  {
+    name: "PLATFORM_ prefix",
+    yaml: apiEnv("      PLATFORM_TOKEN: x"),
+    expect: "12:7 reserved-env names starting with PLATFORM_ are reserved for the platform",
+  },
+  {
+    name: "variable name with a dash",
+    yaml: apiEnv("      my-var: x"),
+    expect: '12:7 invalid-env-name invalid variable name "my-var"',
+    hint: "MY_VAR",
+  },
+  {
+    name: "variable name starting with a digit",
+    yaml: apiEnv("      1ABC: x"),
+    expect: '12:7 invalid-env-name invalid variable name "1ABC"',
+    hint: "_1ABC",
+  },
   // warnings
-  { name: "OTEL_ override (warning)", yaml: apiEnv("      OTEL_EXPORTER_OTLP_ENDPOINT: http://x"), expect: "12:7 otel-override OTEL_EXPORTER_OTLP_ENDPOINT overrides the OpenTelemetry settings the platform injects" },
+  {
+    name: "OTEL_ override (warning)",
+    yaml: apiEnv("      OTEL_EXPORTER_OTLP_ENDPOINT: http://x"),
+    expect: "12:7 otel-override OTEL_EXPORTER_OTLP_ENDPOINT overrides the OpenTelemetry settings the platform injects",
+  },
 ];
 
 /** Legal but likely mistakes: exit 0, shown. */
 const warnings: Case[] = [
-  { name: "unused private service", yaml: `${BASE}  worker:\n    type: fastapi\n    source: ./worker\n`, expect: "20:3 unused-service worker is not public and no service depends on it or refers to it", hint: "set public: true" },
-  { name: "unused database", yaml: edit(API_ENV, "      LOG_LEVEL: info\n"), expect: "4:3 unused-database no service refers to this database (${database.url})", hint: "DATABASE_URL: ${database.url}" },
-  { name: "public URL in a server-side variable", yaml: webEnv("${api.external_url}"), expect: "18:16 external-url-server-side API_URL looks like a server-side setting but gets the public URL of api", hint: "use ${api.url}" },
-  { name: "reference without depends_on", yaml: edit(WEB_DEPS, ""), expect: "18:16 missing-dependency web uses ${api.url} but does not depend on api, so it may start first", hint: "add api to depends_on of web" },
-  { name: "OTEL_ variable", yaml: apiEnv("      OTEL_SERVICE_NAME: shop-api"), expect: "12:7 otel-override OTEL_SERVICE_NAME overrides the OpenTelemetry settings the platform injects" },
-  { name: "duplicate dependency", yaml: edit(WEB_DEPS, "    depends_on: [api, api]\n"), expect: '19:23 duplicate-dependency "api" is listed twice' },
+  {
+    name: "unused private service",
+    yaml: `${BASE}  worker:\n    type: fastapi\n    source: ./worker\n`,
+    expect: "20:3 unused-service worker is not public and no service depends on it or refers to it",
+    hint: "set public: true",
+  },
+  {
+    name: "unused database",
+    yaml: edit(API_ENV, "      LOG_LEVEL: info\n"),
+    expect: "4:3 unused-database no service refers to this database (${database.url})",
+    hint: "DATABASE_URL: ${database.url}",
+  },
+  {
+    name: "public URL in a server-side variable",
+    yaml: webEnv("${api.external_url}"),
+    expect: "18:16 external-url-server-side API_URL looks like a server-side setting but gets the public URL of api",
+    hint: "use ${api.url}",
+  },
+  {
+    name: "reference without depends_on",
+    yaml: edit(WEB_DEPS, ""),
+    expect: "18:16 missing-dependency web uses ${api.url} but does not depend on api, so it may start first",
+    hint: "add api to depends_on of web",
+  },
+  {
+    name: "OTEL_ variable",
+    yaml: apiEnv("      OTEL_SERVICE_NAME: shop-api"),
+    expect: "12:7 otel-override OTEL_SERVICE_NAME overrides the OpenTelemetry settings the platform injects",
+  },
+  {
+    name: "duplicate dependency",
+    yaml: edit(WEB_DEPS, "    depends_on: [api, api]\n"),
+    expect: '19:23 duplicate-dependency "api" is listed twice',
+  },
 ];
 
 describe("invalid platform.yml: rules across the file", () => {
@@ -156,18 +360,29 @@ describe("invalid platform.yml: rules across the file", () => {
   });
 
   it("a secret name must be a variable-style name", () => {
-    expectDiagnostic(check(apiEnv("      API_TOKEN: ${secrets.api-token}")), '12:18 invalid-secret-name invalid secret name "api-token" in ${secrets.api-token}', "${secrets.API_TOKEN}");
+    expectDiagnostic(
+      check(apiEnv("      API_TOKEN: ${secrets.api-token}")),
+      '12:18 invalid-secret-name invalid secret name "api-token" in ${secrets.api-token}',
+      "${secrets.API_TOKEN}",
+    );
   });
 
   it("a service may not be called secrets", () => {
-    expectDiagnostic(check(edit("  web:\n", "  secrets:\n")), '13:3 reserved-name "secrets" is reserved: ${secrets.NAME} refers to the environment\'s secrets');
+    expectDiagnostic(
+      check(edit("  web:\n", "  secrets:\n")),
+      '13:3 reserved-name "secrets" is reserved: ${secrets.NAME} refers to the environment\'s secrets',
+    );
   });
 
   it("a secret the environment does not have is a warning naming the command, when the names are known", () => {
     const yaml = apiEnv("      API_TOKEN: ${secrets.API_TOKEN}\n      OTHER: ${secrets.OTHER}");
     const r = check(yaml, { secrets: { names: new Set(["OTHER"]), env: "staging" } });
     expect(r.ok).toBe(true);
-    const d = expectDiagnostic(r, "12:18 secret-not-set secret API_TOKEN is not set in the staging environment: a deploy would stop before building", "platform secrets set API_TOKEN --env staging");
+    const d = expectDiagnostic(
+      r,
+      "12:18 secret-not-set secret API_TOKEN is not set in the staging environment: a deploy would stop before building",
+      "platform secrets set API_TOKEN --env staging",
+    );
     expect(d.severity).toBe("warning");
     expect(r.warnings).toHaveLength(1);
   });
@@ -180,7 +395,8 @@ describe("invalid platform.yml: rules across the file", () => {
 });
 
 describe("many problems", () => {
-  const many = (n: number, body: (i: number) => string) => `version: "1.0"\nname: shop\nservices:\n${Array.from({ length: n }, (_, i) => body(i)).join("")}`;
+  const many = (n: number, body: (i: number) => string) =>
+    `version: "1.0"\nname: shop\nservices:\n${Array.from({ length: n }, (_, i) => body(i)).join("")}`;
 
   it("past 200 errors the rest are summed up in one last note", () => {
     const r = check(many(250, (i) => `  s${i}:\n    type: fastapi\n    source: ./api\n    public: true\n    depends_on: [nope${i}]\n`));

@@ -17,8 +17,15 @@ const load = (rel: string) => parse(readFileSync(join("examples", rel, "platform
  * The parts of examples/fullstack/platform.yml that the cases below change, as parsed YAML: the
  * values are `unknown` because each case writes one the schema must refuse.
  */
-interface Service { [field: string]: unknown; resources: Record<string, unknown>; lifecycle: { migrate: Record<string, unknown> } }
-interface Fullstack { version: unknown; services: { api: Service; database: Service; web?: Service; Web?: Service } }
+interface Service {
+  [field: string]: unknown;
+  resources: Record<string, unknown>;
+  lifecycle: { migrate: Record<string, unknown> };
+}
+interface Fullstack {
+  version: unknown;
+  services: { api: Service; database: Service; web?: Service; Web?: Service };
+}
 
 describe("schema/platform.schema.json with ajv", () => {
   it.each(["catalog", "fullstack"])("accepts examples/%s", (name) => {
@@ -26,14 +33,55 @@ describe("schema/platform.schema.json with ajv", () => {
   });
 
   it.each([
-    ["an unknown field", (d: Fullstack) => { d.services.api.dependson = ["database"]; }],
-    ["a wrong version", (d: Fullstack) => { d.version = "2.0"; }],
-    ["an unknown type", (d: Fullstack) => { d.services.api.type = "django"; }],
-    ["public as text", (d: Fullstack) => { d.services.api.public = "yes"; }],
-    ["a bad storage unit", (d: Fullstack) => { d.services.database.resources.storage = "10GB"; }],
-    ["an unknown retention", (d: Fullstack) => { d.services.database.resources.retention = "forever"; }],
-    ["a non-list migrate command", (d: Fullstack) => { d.services.api.lifecycle.migrate.command = "alembic upgrade head"; }],
-    ["a service name with capitals", (d: Fullstack) => { d.services.Web = d.services.web; delete d.services.web; }],
+    [
+      "an unknown field",
+      (d: Fullstack) => {
+        d.services.api.dependson = ["database"];
+      },
+    ],
+    [
+      "a wrong version",
+      (d: Fullstack) => {
+        d.version = "2.0";
+      },
+    ],
+    [
+      "an unknown type",
+      (d: Fullstack) => {
+        d.services.api.type = "django";
+      },
+    ],
+    [
+      "public as text",
+      (d: Fullstack) => {
+        d.services.api.public = "yes";
+      },
+    ],
+    [
+      "a bad storage unit",
+      (d: Fullstack) => {
+        d.services.database.resources.storage = "10GB";
+      },
+    ],
+    [
+      "an unknown retention",
+      (d: Fullstack) => {
+        d.services.database.resources.retention = "forever";
+      },
+    ],
+    [
+      "a non-list migrate command",
+      (d: Fullstack) => {
+        d.services.api.lifecycle.migrate.command = "alembic upgrade head";
+      },
+    ],
+    [
+      "a service name with capitals",
+      (d: Fullstack) => {
+        d.services.Web = d.services.web;
+        delete d.services.web;
+      },
+    ],
   ])("refuses %s", (_what, edit) => {
     const doc = load("fullstack");
     edit(doc);

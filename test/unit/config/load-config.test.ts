@@ -74,7 +74,12 @@ describe("loadConfig", () => {
     const r = await loadConfig(join(dir, "missing.yml"));
     expect(r.ok).toBe(false);
     expect(r.errors).toHaveLength(1);
-    expect(r.errors[0]).toMatchObject({ code: "unreadable", line: 1, col: 1, message: `cannot read ${join(dir, "missing.yml")}: no such file` });
+    expect(r.errors[0]).toMatchObject({
+      code: "unreadable",
+      line: 1,
+      col: 1,
+      message: `cannot read ${join(dir, "missing.yml")}: no such file`,
+    });
     expect(r.errors[0]!.hint).toContain("--file");
   });
 
@@ -113,7 +118,9 @@ describe("loadConfig", () => {
   it("invalid UTF-8 is reported at its line and column", async () => {
     const p = write("latin1.yml", Buffer.concat([Buffer.from('version: "1.0"\nname: caf'), Buffer.from([0xe9]), Buffer.from("\n")]));
     const r = await loadConfig(p);
-    expect(r.errors).toEqual([expect.objectContaining({ code: "invalid-utf8", line: 2, col: 10, message: "not valid UTF-8 text (byte 0xe9)" })]);
+    expect(r.errors).toEqual([
+      expect.objectContaining({ code: "invalid-utf8", line: 2, col: 10, message: "not valid UTF-8 text (byte 0xe9)" }),
+    ]);
   });
 
   it("a file over the size limit is refused before it is read", async () => {

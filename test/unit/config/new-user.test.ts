@@ -45,7 +45,9 @@ describe("a new user's first mistakes", () => {
   });
 
   it("a missing quote: points at where the string starts", () => {
-    expect(report(START.replace('"1.0"', '"1.0'))).toEqual(["platform.yml:13:1 a quoted string is not closed -- add the closing quote; the string starts at line 1, column 10"]);
+    expect(report(START.replace('"1.0"', '"1.0'))).toEqual([
+      "platform.yml:13:1 a quoted string is not closed -- add the closing quote; the string starts at line 1, column 10",
+    ]);
   });
 
   it("a reference to a renamed service: lists the services there are", () => {
@@ -63,10 +65,14 @@ describe("a new user's first mistakes", () => {
 
   it("a compose-style env list: says it is a map", () => {
     const out = report(START.replace("      DATABASE_URL: ${database.url}", "      - DATABASE_URL=${database.url}"));
-    expect(out[0]).toBe("platform.yml:11:7 services.api.env: must be a map, not a list -- env is a map of NAME: value lines, not a list of NAME=value");
+    expect(out[0]).toBe(
+      "platform.yml:11:7 services.api.env: must be a map, not a list -- env is a map of NAME: value lines, not a list of NAME=value",
+    );
   });
 
   it("an unquoted version: says to quote it", () => {
-    expect(report(START.replace('"1.0"', "1.0"))).toEqual(['platform.yml:1:10 version: must be the text "1.0", not the number 1.0 -- quote it: version: "1.0"']);
+    expect(report(START.replace('"1.0"', "1.0"))).toEqual([
+      'platform.yml:1:10 version: must be the text "1.0", not the number 1.0 -- quote it: version: "1.0"',
+    ]);
   });
 });

@@ -32,7 +32,16 @@ describe("generated from the schema", () => {
 
   it("documents every reference form and the editor set-up", () => {
     const md = buildReferenceMarkdown();
-    for (const form of ["${<service>.url}", "${<service>.external_url}", "${<service>.host}", "${<service>.port}", "${<service>.user}", "${<service>.password}", "${<service>.database}", "$${...}"]) {
+    for (const form of [
+      "${<service>.url}",
+      "${<service>.external_url}",
+      "${<service>.host}",
+      "${<service>.port}",
+      "${<service>.user}",
+      "${<service>.password}",
+      "${<service>.database}",
+      "$${...}",
+    ]) {
       expect(md).toContain(`\`${form}\``);
     }
     expect(md).toContain("# yaml-language-server: $schema=");

@@ -12,10 +12,30 @@ function serve(dir: string, issuerOrg: string, host: string, startsIn = "-1d"): 
   const key = join(dir, `${issuerOrg}.key`);
   const cert = join(dir, `${issuerOrg}.pem`);
   const notBefore = startsIn === "-1d" ? [] : ["-not_before", startsIn];
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "30",
-    "-subj", `/O=${issuerOrg}/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`, ...notBefore,
-  ], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "30",
+      "-subj",
+      `/O=${issuerOrg}/CN=${host}`,
+      "-addext",
+      `subjectAltName=DNS:${host}`,
+      ...notBefore,
+    ],
+    { stdio: "ignore" },
+  );
   const server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (s) => s.end());
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
@@ -38,20 +58,35 @@ describe("certificates before the URL is printed", () => {
   });
 
   it("accepts the local CA's certificate on the local edge, with its expiry", async () => {
-    const [s] = await ensureCertificates(["api-brave-otter.localhost"], { port: portOf(local), public: false, timeoutMs: 2000, edgeLog: async () => "" });
+    const [s] = await ensureCertificates(["api-brave-otter.localhost"], {
+      port: portOf(local),
+      public: false,
+      timeoutMs: 2000,
+      edgeLog: async () => "",
+    });
     expect(s).toMatchObject({ host: "api-brave-otter.localhost", ok: true, issuer: "Caddy Local Authority" });
     expect(Date.parse(s!.expires!)).toBeGreaterThan(Date.now());
   });
 
   it("accepts the ACME CA's certificate on the public edge", async () => {
-    const [s] = await ensureCertificates(["api.apps.example.test"], { port: portOf(acme), public: true, timeoutMs: 2000, edgeLog: async () => "" });
+    const [s] = await ensureCertificates(["api.apps.example.test"], {
+      port: portOf(acme),
+      public: true,
+      timeoutMs: 2000,
+      edgeLog: async () => "",
+    });
     expect(s).toMatchObject({ ok: true, issuer: "Pebble Intermediate" });
   });
 
   it("on the public edge, a local CA's certificate is no certificate: the edge's error and a hint are reported", async () => {
     const log = `{"level":"error","ts":1,"logger":"tls.obtain","msg":"could not get certificate from issuer","identifier":"api-brave-otter.localhost","error":"HTTP 400 urn:ietf:params:acme:error:dns - DNS problem: NXDOMAIN looking up A for api-brave-otter.localhost"}`;
     const started = Date.now();
-    const [s] = await ensureCertificates(["api-brave-otter.localhost"], { port: portOf(local), public: true, timeoutMs: 600, edgeLog: async () => log });
+    const [s] = await ensureCertificates(["api-brave-otter.localhost"], {
+      port: portOf(local),
+      public: true,
+      timeoutMs: 600,
+      edgeLog: async () => log,
+    });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(s).toMatchObject({ ok: false });
     expect(s!.error).toContain("NXDOMAIN");
@@ -59,7 +94,12 @@ describe("certificates before the URL is printed", () => {
   });
 
   it("a host the certificate does not name, or no TLS at all, is not ok", async () => {
-    const [wrong] = await ensureCertificates(["other.apps.example.test"], { port: portOf(acme), public: true, timeoutMs: 300, edgeLog: async () => "" });
+    const [wrong] = await ensureCertificates(["other.apps.example.test"], {
+      port: portOf(acme),
+      public: true,
+      timeoutMs: 300,
+      edgeLog: async () => "",
+    });
     expect(wrong).toMatchObject({ ok: false, error: expect.stringContaining("not one for other.apps.example.test") });
   });
 

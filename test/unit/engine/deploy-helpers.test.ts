@@ -5,7 +5,12 @@ import { SYNC_PASSWORD } from "../../../src/plan/build-plan.js";
 describe("what a deploy prints and runs", () => {
   it("lists URL lines in the plan's order, not the outputs' (alphabetical) order", () => {
     const out = (v: string) => ({ value: v, secret: false });
-    const outputs = { api_external_url: out("https://a"), web_external_url: out("https://w"), admin_external_url: out("https://x"), database_url: out("postgresql://") };
+    const outputs = {
+      api_external_url: out("https://a"),
+      web_external_url: out("https://w"),
+      admin_external_url: out("https://x"),
+      database_url: out("postgresql://"),
+    };
     expect(Object.keys(publicUrls(outputs, ["database", "web", "api", "admin"]))).toEqual(["web", "api", "admin"]);
   });
 

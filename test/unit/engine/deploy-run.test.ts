@@ -36,7 +36,13 @@ vi.mock("../../../src/runtime/kubernetes.js", () => ({
 
 const { DeploymentFailure, runDeployment } = await import("../../../src/engine/deploy-run.js");
 
-const options = { configFile: "platform.yml", project: "shop", env: "preview", creds: { user: "u" } as never, services: ["database", "api", "web"] };
+const options = {
+  configFile: "platform.yml",
+  project: "shop",
+  env: "preview",
+  creds: { user: "u" } as never,
+  services: ["database", "api", "web"],
+};
 
 async function failureOf(e: Error): Promise<unknown> {
   fake.deploy.mockRejectedValue(e);
@@ -54,7 +60,13 @@ describe("runDeployment", () => {
   });
 
   it("hands deploy the Docker hooks, prunes what no rollback needs, and says which migrations failed", async () => {
-    const record = { id: "dep_1", migrations: { api: { logFile: "/l/api.log", output: "", exitCode: 3, failed: true }, web: { logFile: "/l/web.log", output: "", exitCode: 0 } } };
+    const record = {
+      id: "dep_1",
+      migrations: {
+        api: { logFile: "/l/api.log", output: "", exitCode: 3, failed: true },
+        web: { logFile: "/l/web.log", output: "", exitCode: 0 },
+      },
+    };
     fake.deploy.mockResolvedValue({ record, urls: { web: "https://web" }, hosts: ["web"] });
     const r = await runDeployment(options);
     expect(r.urls).toEqual({ web: "https://web" });
@@ -72,21 +84,39 @@ describe("runDeployment", () => {
 
   it("a failed deployment says what is not running now and where each service is", async () => {
     fake.phases = { database: { phase: "healthy" }, api: { phase: "failed" } };
-    fake.live = new Map([["database", { running: true, detail: "Up" }], ["api", { running: false, detail: "exited (exit code 3)" }]]);
+    fake.live = new Map([
+      ["database", { running: true, detail: "Up" }],
+      ["api", { running: false, detail: "exited (exit code 3)" }],
+    ]);
     const e = await failureOf(new VisibleError("deployment dep_1 failed (api)", { details: ["  boom", "engine log: /l/dep_1.log"] }));
     expect(e).toBeInstanceOf(DeploymentFailure);
     const f = e as InstanceType<typeof DeploymentFailure>;
-    expect(f.message).toBe("deployment dep_1 failed (api); not running now: api, web; fix the cause and run platform deploy again (platform status shows why)");
+    expect(f.message).toBe(
+      "deployment dep_1 failed (api); not running now: api, web; fix the cause and run platform deploy again (platform status shows why)",
+    );
     expect(f.exitCode).toBe(ExitCode.failed);
     expect(f.outcome).toBe("failed");
-    expect(f.details).toEqual(["  boom", "engine log: /l/dep_1.log", "where each service is:", "  database: healthy; now running", "  api: failed; now exited (exit code 3)", "  web: untouched; now not deployed"]);
-    expect(f.services).toEqual(["database: healthy; now running", "api: failed; now exited (exit code 3)", "web: untouched; now not deployed"]);
+    expect(f.details).toEqual([
+      "  boom",
+      "engine log: /l/dep_1.log",
+      "where each service is:",
+      "  database: healthy; now running",
+      "  api: failed; now exited (exit code 3)",
+      "  web: untouched; now not deployed",
+    ]);
+    expect(f.services).toEqual([
+      "database: healthy; now running",
+      "api: failed; now exited (exit code 3)",
+      "web: untouched; now not deployed",
+    ]);
     expect(pruneImages).not.toHaveBeenCalled();
   });
 
   it("a stopped deployment whose services all run says so, and that the next deploy continues", async () => {
     fake.live = new Map(["database", "api", "web"].map((n) => [n, { running: true, detail: "Up" }]));
-    const f = (await failureOf(new VisibleError("deployment dep_2 was stopped (Ctrl-C)", { exitCode: ExitCode.interrupted }))) as InstanceType<typeof DeploymentFailure>;
+    const f = (await failureOf(
+      new VisibleError("deployment dep_2 was stopped (Ctrl-C)", { exitCode: ExitCode.interrupted }),
+    )) as InstanceType<typeof DeploymentFailure>;
     expect(f.message).toBe("deployment dep_2 was stopped (Ctrl-C); what was running before keeps running");
     expect(f.outcome).toBe("canceled");
     expect(f.exitCode).toBe(ExitCode.interrupted);
@@ -98,7 +128,12 @@ describe("runDeployment", () => {
     fake.phases = { api: { phase: "failed" } };
     fake.migrationLog = "alembic: boom\nexit 1";
     const f = (await failureOf(new VisibleError("deployment dep_3 failed (api)"))) as InstanceType<typeof DeploymentFailure>;
-    expect(f.details.slice(0, 4)).toEqual(["api: its migration's last lines:", "    alembic: boom", "    exit 1", "where each service is:"]);
+    expect(f.details.slice(0, 4)).toEqual([
+      "api: its migration's last lines:",
+      "    alembic: boom",
+      "    exit 1",
+      "where each service is:",
+    ]);
   });
 
   it("any other error goes on as it is: nothing was rolled out", async () => {

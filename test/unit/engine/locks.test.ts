@@ -9,8 +9,13 @@ import { isAlive, processStart } from "../../../src/process-lock.js";
 
 let home: string;
 const saved = process.env.PLATFORM_HOME;
-beforeEach(() => { home = mkdtempSync(join(tmpdir(), "platform-home-")); process.env.PLATFORM_HOME = home; });
-afterEach(() => { process.env.PLATFORM_HOME = saved; });
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), "platform-home-"));
+  process.env.PLATFORM_HOME = home;
+});
+afterEach(() => {
+  process.env.PLATFORM_HOME = saved;
+});
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
@@ -20,7 +25,9 @@ function deadPid(): number {
 describe("the stack lock", () => {
   it("refuses a second holder while the first lives, naming it", () => {
     const lock = acquireStackLock("shop", "preview", "deploy", "dep_1");
-    expect(() => acquireStackLock("shop", "preview", "deploy", "dep_2")).toThrow(new RegExp(`shop \\(preview\\) is busy: deploy dep_1 by \\S+@${hostname()} \\(pid ${process.pid}, since `));
+    expect(() => acquireStackLock("shop", "preview", "deploy", "dep_2")).toThrow(
+      new RegExp(`shop \\(preview\\) is busy: deploy dep_1 by \\S+@${hostname()} \\(pid ${process.pid}, since `),
+    );
     expect(() => acquireStackLock("shop", "prod", "deploy").release()).not.toThrow();
     lock.release();
     acquireStackLock("shop", "preview", "destroy").release();
@@ -29,7 +36,10 @@ describe("the stack lock", () => {
   it("takes over the lock of a process that is gone, and says whose it was", () => {
     const file = join(home, "projects", "shop", "locks", "preview.json");
     acquireStackLock("shop", "preview", "deploy").release();
-    writeFileSync(file, JSON.stringify({ pid: deadPid(), host: hostname(), user: "u", operation: "deploy", deploymentId: "dep_dead", startedAt: "t" }));
+    writeFileSync(
+      file,
+      JSON.stringify({ pid: deadPid(), host: hostname(), user: "u", operation: "deploy", deploymentId: "dep_dead", startedAt: "t" }),
+    );
     const lock = acquireStackLock("shop", "preview", "deploy", "dep_new");
     expect(lock.recoveredFrom).toMatchObject({ deploymentId: "dep_dead" });
     expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ pid: process.pid, deploymentId: "dep_new" });

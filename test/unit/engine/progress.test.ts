@@ -4,9 +4,17 @@ import { parseUrn, toError, toImage, toLogFile, toProgress } from "../../../src/
 
 const urn = (type: string, name: string) => `urn:pulumi:preview::fullstack::${type}::${name}`;
 const pre = (type: string, name: string, op: string) =>
-  ({ sequence: 1, timestamp: 100, resourcePreEvent: { metadata: { op, urn: urn(type, name), type, provider: "" } } }) as unknown as EngineEvent;
+  ({
+    sequence: 1,
+    timestamp: 100,
+    resourcePreEvent: { metadata: { op, urn: urn(type, name), type, provider: "" } },
+  }) as unknown as EngineEvent;
 const outs = (type: string, name: string, op: string, outputs: Record<string, unknown> = {}) =>
-  ({ sequence: 2, timestamp: 101, resOutputsEvent: { metadata: { op, urn: urn(type, name), type, provider: "", new: { outputs } } } }) as unknown as EngineEvent;
+  ({
+    sequence: 2,
+    timestamp: 101,
+    resOutputsEvent: { metadata: { op, urn: urn(type, name), type, provider: "", new: { outputs } } },
+  }) as unknown as EngineEvent;
 
 describe("engine events to service phases", () => {
   it.each([
@@ -48,14 +56,31 @@ describe("engine events to service phases", () => {
   });
 
   it("marks failures", () => {
-    const e = { sequence: 3, timestamp: 1, resOpFailedEvent: { metadata: { op: "create", urn: urn("platform:docker:Job", "api-migrate"), type: "platform:docker:Job" } } } as unknown as EngineEvent;
+    const e = {
+      sequence: 3,
+      timestamp: 1,
+      resOpFailedEvent: { metadata: { op: "create", urn: urn("platform:docker:Job", "api-migrate"), type: "platform:docker:Job" } },
+    } as unknown as EngineEvent;
     expect(toProgress(e)).toMatchObject({ service: "api", phase: "failed" });
   });
 
   it("attributes error diagnostics and job log files to services", () => {
-    const diag = { sequence: 4, timestamp: 1, diagnosticEvent: { urn: urn("platform:docker:Job", "api-migrate"), message: "error: migration failed\n", severity: "error", color: "never", prefix: "" } } as unknown as EngineEvent;
+    const diag = {
+      sequence: 4,
+      timestamp: 1,
+      diagnosticEvent: {
+        urn: urn("platform:docker:Job", "api-migrate"),
+        message: "error: migration failed\n",
+        severity: "error",
+        color: "never",
+        prefix: "",
+      },
+    } as unknown as EngineEvent;
     expect(toError(diag)).toEqual({ service: "api", message: "error: migration failed" });
-    expect(toLogFile(outs("platform:docker:Job", "api-migrate", "create", { logFile: "/x.log" }))).toEqual({ service: "api", logFile: "/x.log" });
+    expect(toLogFile(outs("platform:docker:Job", "api-migrate", "create", { logFile: "/x.log" }))).toEqual({
+      service: "api",
+      logFile: "/x.log",
+    });
   });
 
   it("a rollback's pinned image shows no build phases", () => {
@@ -76,7 +101,10 @@ describe("engine events to service phases", () => {
   });
 
   it("parses parented URNs", () => {
-    expect(parseUrn("urn:pulumi:s::p::my:comp$platform:docker:Image::api-image")).toEqual({ type: "platform:docker:Image", name: "api-image" });
+    expect(parseUrn("urn:pulumi:s::p::my:comp$platform:docker:Image::api-image")).toEqual({
+      type: "platform:docker:Image",
+      name: "api-image",
+    });
   });
 });
 

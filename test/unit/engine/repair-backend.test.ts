@@ -18,7 +18,7 @@ describe("a file backend's stack files after the engine was killed mid-write", (
     writeFileSync(join(dir, "preview.json"), "{}");
     writeFileSync(join(dir, "preview.json.attrs"), "");
     writeFileSync(join(dir, "preview.json.bak.attrs"), '{"md5":"x"}');
-    writeFileSync(join(dir, "preview.json.18ead19d69fd47a2.tmp"), "{\"half");
+    writeFileSync(join(dir, "preview.json.18ead19d69fd47a2.tmp"), '{"half');
     const notes = repairFileBackend(creds, "shop", "preview");
     expect(notes).toEqual([expect.stringContaining("preview.json.attrs was left half-written")]);
     expect(existsSync(join(dir, "preview.json.attrs"))).toBe(false);
@@ -30,7 +30,9 @@ describe("a file backend's stack files after the engine was killed mid-write", (
     const { creds, dir } = backend();
     writeFileSync(join(dir, "preview.json"), "");
     writeFileSync(join(dir, "preview.json.bak"), '{"version":3}');
-    expect(repairFileBackend(creds, "shop", "preview")).toEqual([expect.stringContaining("restored the state of shop/preview from its backup")]);
+    expect(repairFileBackend(creds, "shop", "preview")).toEqual([
+      expect.stringContaining("restored the state of shop/preview from its backup"),
+    ]);
     expect(readFileSync(join(dir, "preview.json"), "utf8")).toBe('{"version":3}');
     expect(repairFileBackend(creds, "shop", "preview")).toEqual([]);
     expect(repairFileBackend({ ...creds, backendUrl: "s3://bucket" }, "shop", "preview")).toEqual([]);

@@ -2,12 +2,28 @@ import { describe, expect, it } from "vitest";
 import { chooseRollback, type DeploymentRecord } from "../../../src/engine/history.js";
 
 const rec = (id: string, outcome: DeploymentRecord["outcome"], tag: string, configHash = "c1"): DeploymentRecord => ({
-  id, project: "p", env: "preview", startedAt: id, outcome, configHash, cliVersion: "0", services: {}, migrations: {}, urls: {},
-  images: { api: { tag: `platform/p_api:${tag}`, hash: tag } }, configCopy: `/h/${id}.platform.yml`,
+  id,
+  project: "p",
+  env: "preview",
+  startedAt: id,
+  outcome,
+  configHash,
+  cliVersion: "0",
+  services: {},
+  migrations: {},
+  urls: {},
+  images: { api: { tag: `platform/p_api:${tag}`, hash: tag } },
+  configCopy: `/h/${id}.platform.yml`,
 });
 
 describe("which deployment a rollback goes back to", () => {
-  const history = [rec("d5", "failed", "e"), rec("d4", "succeeded", "d"), rec("d3", "succeeded", "d"), rec("d2", "succeeded", "c"), rec("d1", "succeeded", "b")];
+  const history = [
+    rec("d5", "failed", "e"),
+    rec("d4", "succeeded", "d"),
+    rec("d3", "succeeded", "d"),
+    rec("d2", "succeeded", "c"),
+    rec("d1", "succeeded", "b"),
+  ];
 
   it("defaults to the newest successful deployment that ran something else than the current one", () => {
     expect(chooseRollback(history)).toMatchObject({ target: { id: "d2" }, current: { id: "d4" } });

@@ -9,7 +9,7 @@ const ENGINE_MADE = [
   "encryptionsalt: v1:bC/dZvA2pYg=:v1:gWLqRY1N0Jxq9DUW:nmQ3qrhJLbGjKTBAouzrx9ou6GlFVw==",
   "config:",
   "  platform:appsDomain: example.test",
-  "  platform:httpsPort: \"8443\"",
+  '  platform:httpsPort: "8443"',
   "  fullstack:secrets.API_KEY:",
   "    secure: v1:abcdefgh:ijklmnop",
   "",

@@ -6,8 +6,14 @@ import { upWithoutFollowUps } from "../../../src/engine/up.js";
 class FakeStack {
   calls: string[] = [];
   constructor(private readonly events: EngineEvent[]) {}
-  async outputs() { this.calls.push("outputs"); return { from: { value: "cli", secret: false } }; }
-  async info() { this.calls.push("info"); return { resourceChanges: { from: 1 } }; }
+  async outputs() {
+    this.calls.push("outputs");
+    return { from: { value: "cli", secret: false } };
+  }
+  async info() {
+    this.calls.push("info");
+    return { resourceChanges: { from: 1 } };
+  }
   async up(opts: UpOptions) {
     for (const e of this.events) opts.onEvent?.(e);
     return { stdout: "", stderr: "", outputs: await this.outputs(), summary: await this.info() };
@@ -15,17 +21,39 @@ class FakeStack {
 }
 
 const stackOutputs: EngineEvent = {
-  sequence: 1, timestamp: 0,
-  resOutputsEvent: { metadata: { op: "same", urn: "urn:pulumi:preview::app::pulumi:pulumi:Stack::app-preview", type: "pulumi:pulumi:Stack", new: { type: "pulumi:pulumi:Stack", urn: "", provider: "", inputs: {}, outputs: { web_external_url: "https://web.localhost", database_url: "[secret]" } }, provider: "" } },
+  sequence: 1,
+  timestamp: 0,
+  resOutputsEvent: {
+    metadata: {
+      op: "same",
+      urn: "urn:pulumi:preview::app::pulumi:pulumi:Stack::app-preview",
+      type: "pulumi:pulumi:Stack",
+      new: {
+        type: "pulumi:pulumi:Stack",
+        urn: "",
+        provider: "",
+        inputs: {},
+        outputs: { web_external_url: "https://web.localhost", database_url: "[secret]" },
+      },
+      provider: "",
+    },
+  },
 } as unknown as EngineEvent;
-const summary = { sequence: 2, timestamp: 0, summaryEvent: { maybeCorrupt: false, durationSeconds: 1, resourceChanges: { same: 12 }, policyPacks: {} } } as unknown as EngineEvent;
+const summary = {
+  sequence: 2,
+  timestamp: 0,
+  summaryEvent: { maybeCorrupt: false, durationSeconds: 1, resourceChanges: { same: 12 }, policyPacks: {} },
+} as unknown as EngineEvent;
 
 describe("pulumi up without the Automation API's follow-up CLI calls", () => {
   it("answers outputs and the change summary from the engine's events, and still passes every event on", async () => {
     const fake = new FakeStack([stackOutputs, summary]);
     const seen: EngineEvent[] = [];
     const res = await upWithoutFollowUps(fake as unknown as Stack, { onEvent: (e) => seen.push(e) });
-    expect(res.outputs).toEqual({ web_external_url: { value: "https://web.localhost", secret: false }, database_url: { value: "[secret]", secret: true } });
+    expect(res.outputs).toEqual({
+      web_external_url: { value: "https://web.localhost", secret: false },
+      database_url: { value: "[secret]", secret: true },
+    });
     expect(res.summary.resourceChanges).toEqual({ same: 12 });
     expect(fake.calls).toEqual([]);
     expect(seen).toHaveLength(2);

@@ -17,7 +17,9 @@ function typescriptSeenBy(script: string): string {
   const file = join(dir, script);
   mkdirSync(join(file, ".."), { recursive: true });
   writeFileSync(file, "process.stdout.write(String(process.env.PULUMI_NODEJS_TYPESCRIPT));\n");
-  return execFileSync(process.execPath, ["--require", PRELOAD, file], { env: { ...process.env, PULUMI_NODEJS_TYPESCRIPT: "true" } }).toString();
+  return execFileSync(process.execPath, ["--require", PRELOAD, file], {
+    env: { ...process.env, PULUMI_NODEJS_TYPESCRIPT: "true" },
+  }).toString();
 }
 
 describe("the deploy's preload and the Pulumi program's runner", () => {

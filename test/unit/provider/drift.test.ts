@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { inSyncWithDocker } from "../../../src/provider/drift.js";
 
 // Types whose read needs no Docker: the random values read back what the state holds.
-const password = { type: "platform:random:Password", id: "p1", outputs: { length: 32, value: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v1:abc" } } };
+const password = {
+  type: "platform:random:Password",
+  id: "p1",
+  outputs: { length: 32, value: { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", ciphertext: "v1:abc" } },
+};
 const engineMade = [{ type: "pulumi:pulumi:Stack" }, { type: "pulumi:providers:platform", id: "x" }];
 
 describe("whether a deploy may skip its refresh", () => {

@@ -4,7 +4,9 @@ import { asSecret, changedKeys, hasUnknown, reveal, stableJson, UNKNOWN } from "
 
 const handler = (over: Partial<ResourceHandler> = {}): ResourceHandler => ({
   inputKeys: ["image", "env", "labels"],
-  create: async () => ({ id: "x", outs: {} }), read: async () => ({}), delete: async () => {},
+  create: async () => ({ id: "x", outs: {} }),
+  read: async () => ({}),
+  delete: async () => {},
   ...over,
 });
 
@@ -40,13 +42,21 @@ describe("diff by keys", () => {
   });
   it("updatable keys update in place; replacements are always new before old", () => {
     const h = handler({ updatable: ["labels"] });
-    expect(diffByKeys(h, { labels: { a: "1" } }, { labels: { a: "2" } })).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    expect(diffByKeys(h, { labels: { a: "1" } }, { labels: { a: "2" } })).toEqual({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
     expect(diffByKeys(h, { image: "1" }, { image: "2" })).toEqual({ changes: true, replaces: ["image"], deleteBeforeReplace: false });
   });
   it("a forced replacement (a container that no longer runs) replaces with unchanged inputs", () => {
     const h = handler({ forceReplace: (olds) => (olds.running === false ? ["running"] : []) });
     expect(diffByKeys(h, { image: "i", running: true }, { image: "i" })).toEqual({ changes: false });
     expect(diffByKeys(h, { image: "i" }, { image: "i" })).toEqual({ changes: false });
-    expect(diffByKeys(h, { image: "i", running: false }, { image: "i" })).toEqual({ changes: true, replaces: ["running"], deleteBeforeReplace: false });
+    expect(diffByKeys(h, { image: "i", running: false }, { image: "i" })).toEqual({
+      changes: true,
+      replaces: ["running"],
+      deleteBeforeReplace: false,
+    });
   });
 });

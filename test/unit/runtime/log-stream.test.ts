@@ -11,7 +11,11 @@ const frame = (stream: 1 | 2, text: string) => {
 
 describe("Docker log frames as lines", () => {
   it("joins frames and lines cut across chunks, per stream", () => {
-    const all = Buffer.concat([frame(1, "2026-11-24T01:00:00.1Z hello\n2026-11-24T01:00:00.2Z wor"), frame(2, "2026-11-24T01:00:00.3Z oops\n"), frame(1, "ld\n")]);
+    const all = Buffer.concat([
+      frame(1, "2026-11-24T01:00:00.1Z hello\n2026-11-24T01:00:00.2Z wor"),
+      frame(2, "2026-11-24T01:00:00.3Z oops\n"),
+      frame(1, "ld\n"),
+    ]);
     const s = new FrameSplitter();
     const out = [...s.push(all.subarray(0, 5)), ...s.push(all.subarray(5, 40)), ...s.push(all.subarray(40))];
     expect(out).toEqual([
@@ -22,7 +26,10 @@ describe("Docker log frames as lines", () => {
   });
 
   it("splits Docker's timestamp from the message", () => {
-    expect(splitTimestamp("2026-11-24T01:00:00.123456789Z GET /health 200")).toEqual({ ts: "2026-11-24T01:00:00.123456789Z", line: "GET /health 200" });
+    expect(splitTimestamp("2026-11-24T01:00:00.123456789Z GET /health 200")).toEqual({
+      ts: "2026-11-24T01:00:00.123456789Z",
+      line: "GET /health 200",
+    });
     expect(splitTimestamp("no time here")).toEqual({ ts: "", line: "no time here" });
   });
 });

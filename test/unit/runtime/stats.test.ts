@@ -21,7 +21,13 @@ describe("engine stats as CPU and memory", () => {
   });
 
   it("a first sample without a previous one reads as 0 % CPU; a stopped container as nothing", () => {
-    expect(toUsage({ cpu_stats: { cpu_usage: { total_usage: 5 }, system_cpu_usage: 10, online_cpus: 1 }, precpu_stats: {}, memory_stats: { usage: 10 } })?.cpuPercent).toBe(0);
+    expect(
+      toUsage({
+        cpu_stats: { cpu_usage: { total_usage: 5 }, system_cpu_usage: 10, online_cpus: 1 },
+        precpu_stats: {},
+        memory_stats: { usage: 10 },
+      })?.cpuPercent,
+    ).toBe(0);
     expect(toUsage({ cpu_stats: {}, memory_stats: {} })).toBeUndefined();
   });
 });
@@ -38,10 +44,12 @@ describe("CPU and memory history", () => {
     store.add(scope, 1000, { cpuPercent: 5, memoryBytes: 50, memoryLimitBytes: 512 });
     store.add(scope, 2000, { cpuPercent: 1, memoryBytes: 60, memoryLimitBytes: 512 });
     store.add({ ...scope, project: "other" }, 2000, { cpuPercent: 99, memoryBytes: 1, memoryLimitBytes: null });
-    expect(store.series("p", "preview", 0, 3000)).toEqual({ api: [
-      { at: 1000, cpuPercent: 15, memoryBytes: 150, memoryLimitBytes: 512 },
-      { at: 2000, cpuPercent: 1, memoryBytes: 60, memoryLimitBytes: 512 },
-    ] });
+    expect(store.series("p", "preview", 0, 3000)).toEqual({
+      api: [
+        { at: 1000, cpuPercent: 15, memoryBytes: 150, memoryLimitBytes: 512 },
+        { at: 2000, cpuPercent: 1, memoryBytes: 60, memoryLimitBytes: 512 },
+      ],
+    });
     expect(store.series("p", "preview", 1500, 3000).api).toHaveLength(1);
     store.close();
   });

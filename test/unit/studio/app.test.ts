@@ -10,8 +10,16 @@ import { StatsStore } from "../../../src/studio/stats-store.js";
 
 const PORT = 4680;
 const sessions = new Sessions();
-const deps: StudioDeps = { sessions, stats: new StatsStore(join(mkdtempSync(join(tmpdir(), "studio-app-")), "stats.sqlite")), db: new DbConsole(), telemetry: () => undefined, writes: new Map() };
-const ui = new Map([["/index.html", { body: Buffer.from("<!doctype html><div id=root></div>"), type: "text/html; charset=utf-8", immutable: false }]]);
+const deps: StudioDeps = {
+  sessions,
+  stats: new StatsStore(join(mkdtempSync(join(tmpdir(), "studio-app-")), "stats.sqlite")),
+  db: new DbConsole(),
+  telemetry: () => undefined,
+  writes: new Map(),
+};
+const ui = new Map([
+  ["/index.html", { body: Buffer.from("<!doctype html><div id=root></div>"), type: "text/html; charset=utf-8", immutable: false }],
+]);
 const app = buildApp(deps, { port: () => PORT, adminKey: "the-key", ui });
 const req = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
   app.request(`http://127.0.0.1:${PORT}${path}`, { ...init, headers: { host: `127.0.0.1:${PORT}`, ...init.headers } });

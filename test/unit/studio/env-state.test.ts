@@ -7,13 +7,30 @@ import { envState } from "../../../src/studio/overview.js";
 
 const home = mkdtempSync(join(tmpdir(), "studio-env-state-"));
 const saved = process.env.PLATFORM_HOME;
-beforeAll(() => { process.env.PLATFORM_HOME = home; });
-afterAll(() => { if (saved === undefined) delete process.env.PLATFORM_HOME; else process.env.PLATFORM_HOME = saved; });
+beforeAll(() => {
+  process.env.PLATFORM_HOME = home;
+});
+afterAll(() => {
+  if (saved === undefined) delete process.env.PLATFORM_HOME;
+  else process.env.PLATFORM_HOME = saved;
+});
 
 function deployment(env: string, id: string, outcome: DeploymentRecord["outcome"], startedAt: string): void {
   const configCopy = join(home, `${env}-${id}.yml`);
   writeFileSync(configCopy, "project: p\nservices:\n  db:\n    type: postgres\n  api:\n    type: fastapi\n");
-  saveRecord({ id, project: "p", env, startedAt, outcome, configHash: id, cliVersion: "0.1.0", configCopy, services: {}, migrations: {}, urls: {} });
+  saveRecord({
+    id,
+    project: "p",
+    env,
+    startedAt,
+    outcome,
+    configHash: id,
+    cliVersion: "0.1.0",
+    configCopy,
+    services: {},
+    migrations: {},
+    urls: {},
+  });
 }
 
 describe("the sidebar's environment state", () => {

@@ -2,7 +2,20 @@ import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { otlp } from "../../../src/telemetry/otlp-schema.js";
 import { routeStats, trace, UNMATCHED_ROUTE } from "../../../src/telemetry/index.js";
-import { ALL_TIME, JSON_TYPE, PROTOBUF, gzip, makeMeter, makeSpans, metricsJson, metricsProto, post, tempServer, tracesJson, tracesProto } from "./helpers.js";
+import {
+  ALL_TIME,
+  JSON_TYPE,
+  PROTOBUF,
+  gzip,
+  makeMeter,
+  makeSpans,
+  metricsJson,
+  metricsProto,
+  post,
+  tempServer,
+  tracesJson,
+  tracesProto,
+} from "./helpers.js";
 
 const CALLS = [
   { route: "/items/{id}", status: 200, ms: 12 },
@@ -64,29 +77,52 @@ describe("OTLP/HTTP receiver: decoding", () => {
     const { store, server } = await tempServer();
     const now = BigInt(Date.now()) * 1_000_000n;
     const body = {
-      resourceSpans: [{
-        resource: { attributes: [{ key: "service.name", value: { stringValue: "py" } }, { key: "service.version", value: { stringValue: "v7" } }] },
-        scopeSpans: [{ spans: [
-          {
-            traceId: "5B8EFFF798038103D269B633813FC60C", spanId: "EEE19B7EC3C1B174", parentSpanId: "", name: "GET /a/{x}", kind: 2,
-            startTimeUnixNano: String(now), endTimeUnixNano: String(now + 5_000_000n),
+      resourceSpans: [
+        {
+          resource: {
             attributes: [
-              { key: "http.method", value: { stringValue: "get" } },
-              { key: "http.status_code", value: { intValue: "201" } },
-              { key: "http.route", value: { stringValue: "/a/{x}" } },
-              { key: "big", value: { intValue: "9007199254740993" } },
-              { key: "list", value: { arrayValue: { values: [{ boolValue: true }, { doubleValue: 1.5 }] } } },
-              { key: "map", value: { kvlistValue: { values: [{ key: "k", value: { stringValue: "v" } }] } } },
+              { key: "service.name", value: { stringValue: "py" } },
+              { key: "service.version", value: { stringValue: "v7" } },
             ],
-            status: { code: 1 },
           },
-          { traceId: "nothex", spanId: "EEE19B7EC3C1B175", startTimeUnixNano: String(now) },
-          // Enum names, as protobuf's canonical JSON mapping writes them.
-          { traceId: "5B8EFFF798038103D269B633813FC60C", spanId: "EEE19B7EC3C1B176", parentSpanId: "EEE19B7EC3C1B174", name: "db",
-            kind: "SPAN_KIND_CLIENT", startTimeUnixNano: String(now + 1_000_000n), endTimeUnixNano: String(now + 2_000_000n),
-            status: { code: "STATUS_CODE_ERROR" } },
-        ] }],
-      }],
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: "5B8EFFF798038103D269B633813FC60C",
+                  spanId: "EEE19B7EC3C1B174",
+                  parentSpanId: "",
+                  name: "GET /a/{x}",
+                  kind: 2,
+                  startTimeUnixNano: String(now),
+                  endTimeUnixNano: String(now + 5_000_000n),
+                  attributes: [
+                    { key: "http.method", value: { stringValue: "get" } },
+                    { key: "http.status_code", value: { intValue: "201" } },
+                    { key: "http.route", value: { stringValue: "/a/{x}" } },
+                    { key: "big", value: { intValue: "9007199254740993" } },
+                    { key: "list", value: { arrayValue: { values: [{ boolValue: true }, { doubleValue: 1.5 }] } } },
+                    { key: "map", value: { kvlistValue: { values: [{ key: "k", value: { stringValue: "v" } }] } } },
+                  ],
+                  status: { code: 1 },
+                },
+                { traceId: "nothex", spanId: "EEE19B7EC3C1B175", startTimeUnixNano: String(now) },
+                // Enum names, as protobuf's canonical JSON mapping writes them.
+                {
+                  traceId: "5B8EFFF798038103D269B633813FC60C",
+                  spanId: "EEE19B7EC3C1B176",
+                  parentSpanId: "EEE19B7EC3C1B174",
+                  name: "db",
+                  kind: "SPAN_KIND_CLIENT",
+                  startTimeUnixNano: String(now + 1_000_000n),
+                  endTimeUnixNano: String(now + 2_000_000n),
+                  status: { code: "STATUS_CODE_ERROR" },
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
     const res = await post(`${server.url}/v1/traces`, JSON.stringify(body), JSON_TYPE);
     expect(res.status).toBe(200);
@@ -97,8 +133,12 @@ describe("OTLP/HTTP receiver: decoding", () => {
     expect(t.spans[0]).toMatchObject({ name: "GET /a/{x}", status: "ok", durationMs: 5, service: "py" });
     expect(t.spans[1]).toMatchObject({ name: "db", kind: "client", status: "error", depth: 1 });
     expect(t.spans[0]!.attributes).toEqual({
-      "http.method": "get", "http.status_code": 201, "http.route": "/a/{x}", big: "9007199254740993",
-      list: [true, 1.5], map: { k: "v" },
+      "http.method": "get",
+      "http.status_code": 201,
+      "http.route": "/a/{x}",
+      big: "9007199254740993",
+      list: [true, 1.5],
+      map: { k: "v" },
     });
     expect(routeStats(store, ALL_TIME).routes).toMatchObject([{ service: "py", method: "GET", route: "/a/{x}", statusCodes: { 201: 1 } }]);
   });
@@ -110,7 +150,10 @@ describe("OTLP/HTTP receiver: decoding", () => {
     meter.record(20, { "http.request.method": "GET", "http.response.status_code": 404 });
     expect((await post(`${server.url}/v1/metrics`, metricsProto(await meter.collect()), PROTOBUF)).status).toBe(200);
     meter.record(30, { "http.route": "/items", "http.request.method": "GET", "http.response.status_code": 200 });
-    const res = await post(`${server.url}/v1/metrics`, gzip(metricsJson(await meter.collect())), { ...JSON_TYPE, "content-encoding": "gzip" });
+    const res = await post(`${server.url}/v1/metrics`, gzip(metricsJson(await meter.collect())), {
+      ...JSON_TYPE,
+      "content-encoding": "gzip",
+    });
     expect(res.status).toBe(200);
     const routes = routeStats(store, { project: "shop", ...ALL_TIME }).routes;
     expect(routes.map((r) => [r.route, r.count, r.statusCodes, r.source])).toEqual([

@@ -8,7 +8,12 @@ import { SpanKind, SpanStatusCode, context, trace, type Attributes } from "@open
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { AggregationTemporality, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { JsonMetricsSerializer, JsonTraceSerializer, ProtobufMetricsSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import {
+  JsonMetricsSerializer,
+  JsonTraceSerializer,
+  ProtobufMetricsSerializer,
+  ProtobufTraceSerializer,
+} from "@opentelemetry/otlp-transformer";
 import { TelemetryStore, startTelemetryServer, type StoreOptions, type TelemetryServer } from "../../../src/telemetry/index.js";
 
 const cleanups: (() => unknown)[] = [];
@@ -19,7 +24,10 @@ afterEach(async () => {
 export function tempStore(opts: Partial<StoreOptions> = {}): TelemetryStore {
   const dir = mkdtempSync(join(tmpdir(), "telemetry-test-"));
   const store = TelemetryStore.open({ dir, pruneIntervalMs: 0, ...opts });
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => store.close());
+  cleanups.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => store.close(),
+  );
   return store;
 }
 
@@ -44,12 +52,19 @@ export const RESOURCE = { "service.name": "api", "platform.project": "shop", "pl
 /** Real SDK spans: a server span per route call with a child client span, ended at fixed times. */
 export function makeSpans(calls: { route?: string; status: number; ms: number; path?: string }[], resource: Attributes = RESOURCE) {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes(resource), spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes(resource),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
   const tracer = provider.getTracer("test");
   const t0 = Date.now() - 60_000;
   calls.forEach((c, i) => {
     const start = t0 + i * 10;
-    const attrs: Attributes = { "http.request.method": "GET", "http.response.status_code": c.status, "url.path": c.path ?? c.route ?? "/nowhere" };
+    const attrs: Attributes = {
+      "http.request.method": "GET",
+      "http.response.status_code": c.status,
+      "url.path": c.path ?? c.route ?? "/nowhere",
+    };
     if (c.route) attrs["http.route"] = c.route;
     const server = tracer.startSpan(`GET ${c.route ?? ""}`.trim(), { kind: SpanKind.SERVER, startTime: start, attributes: attrs });
     if (c.status >= 500) server.setStatus({ code: SpanStatusCode.ERROR, message: "boom" });
@@ -69,7 +84,9 @@ export const tracesJson = (spans: ReturnType<typeof makeSpans>) => JsonTraceSeri
 export function makeMeter(temporality: "cumulative" | "delta", resource: Attributes = RESOURCE) {
   class Reader extends MetricReader {
     constructor() {
-      super({ aggregationTemporalitySelector: () => (temporality === "delta" ? AggregationTemporality.DELTA : AggregationTemporality.CUMULATIVE) });
+      super({
+        aggregationTemporalitySelector: () => (temporality === "delta" ? AggregationTemporality.DELTA : AggregationTemporality.CUMULATIVE),
+      });
     }
     protected override async onForceFlush() {}
     protected override async onShutdown() {}
@@ -92,7 +109,9 @@ export function makeMeter(temporality: "cumulative" | "delta", resource: Attribu
   };
 }
 
-export const metricsProto = (rm: Awaited<ReturnType<ReturnType<typeof makeMeter>["collect"]>>) => ProtobufMetricsSerializer.serializeRequest(rm)!;
-export const metricsJson = (rm: Awaited<ReturnType<ReturnType<typeof makeMeter>["collect"]>>) => JsonMetricsSerializer.serializeRequest(rm)!;
+export const metricsProto = (rm: Awaited<ReturnType<ReturnType<typeof makeMeter>["collect"]>>) =>
+  ProtobufMetricsSerializer.serializeRequest(rm)!;
+export const metricsJson = (rm: Awaited<ReturnType<ReturnType<typeof makeMeter>["collect"]>>) =>
+  JsonMetricsSerializer.serializeRequest(rm)!;
 
 export const ALL_TIME = { from: 0, to: Date.now() + 3600_000 };

@@ -9,8 +9,12 @@ function bucketed(values: number[], bounds: readonly number[], withMinMax = true
   const counts = new Array<number>(bounds.length + 1).fill(0);
   for (const v of values) counts[bucketIndex(bounds, v)]!++;
   return {
-    boundsMs: bounds, counts, count: values.length, sumMs: values.reduce((a, b) => a + b, 0),
-    minMs: withMinMax ? Math.min(...values) : null, maxMs: withMinMax ? Math.max(...values) : null,
+    boundsMs: bounds,
+    counts,
+    count: values.length,
+    sumMs: values.reduce((a, b) => a + b, 0),
+    minMs: withMinMax ? Math.min(...values) : null,
+    maxMs: withMinMax ? Math.max(...values) : null,
   };
 }
 const exact = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.ceil(q * values.length) - 1]!;
@@ -23,7 +27,13 @@ describe("percentiles from histogram buckets", () => {
   it("interpolates linearly inside a bucket: uniform values come out exact", () => {
     const h = new HistogramSum();
     // 1000 values spread evenly over (0, 1000]: every bucket is uniformly filled.
-    h.add(bucketed(Array.from({ length: 1000 }, (_, i) => i + 1), OTEL_MS, false));
+    h.add(
+      bucketed(
+        Array.from({ length: 1000 }, (_, i) => i + 1),
+        OTEL_MS,
+        false,
+      ),
+    );
     expect(h.quantile(0.5)).toBeCloseTo(500, 6);
     expect(h.quantile(0.95)).toBeCloseTo(950, 6);
     expect(h.quantile(0.99)).toBeCloseTo(990, 6);

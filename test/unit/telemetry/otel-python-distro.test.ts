@@ -21,10 +21,14 @@ const DISTRO = fileURLToPath(new URL("../../../images/otel-python/", import.meta
 /** Runs a fixture with the distro on the path: what it prints. */
 async function run(fastapi: string, script: string, ...args: string[]): Promise<string> {
   const python = pythonVenv(`otel-python-distro-${fastapi}-${OTEL_PYTHON_SDK_VERSION}`, [
-    `fastapi==${fastapi}`, `opentelemetry-sdk==${OTEL_PYTHON_SDK_VERSION}`, `opentelemetry-distro==${OTEL_PYTHON_CONTRIB_VERSION}`,
+    `fastapi==${fastapi}`,
+    `opentelemetry-sdk==${OTEL_PYTHON_SDK_VERSION}`,
+    `opentelemetry-distro==${OTEL_PYTHON_CONTRIB_VERSION}`,
     `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_SDK_VERSION}`,
   ]);
-  const r = await promisify(execFile)(python, [fixture(script), ...args], { env: { ...process.env, PYTHONPATH: DISTRO } }).catch((e: { stdout: string; stderr: string }) => e);
+  const r = await promisify(execFile)(python, [fixture(script), ...args], { env: { ...process.env, PYTHONPATH: DISTRO } }).catch(
+    (e: { stdout: string; stderr: string }) => e,
+  );
   return `${r.stdout}${r.stderr}`.trim();
 }
 

@@ -48,10 +48,18 @@ async function start(dir: string, env: Record<string, string> = {}): Promise<{ o
   const port = await freePort();
   const { stdout, stderr } = await promisify(execFile)(python, [SCRIPT], {
     env: {
-      ...process.env, PYTHONPATH: `${dir}:${DISTRO}`, RECEIVER_PORT: String(port),
-      OTEL_PYTHON_DISTRO: "platform", OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf", OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
-      OTEL_SERVICE_NAME: "api", OTEL_RESOURCE_ATTRIBUTES: "platform.project=shop",
-      OTEL_TRACES_EXPORTER: "otlp", OTEL_METRICS_EXPORTER: "otlp", OTEL_LOGS_EXPORTER: "none", ...env,
+      ...process.env,
+      PYTHONPATH: `${dir}:${DISTRO}`,
+      RECEIVER_PORT: String(port),
+      OTEL_PYTHON_DISTRO: "platform",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_SERVICE_NAME: "api",
+      OTEL_RESOURCE_ATTRIBUTES: "platform.project=shop",
+      OTEL_TRACES_EXPORTER: "otlp",
+      OTEL_METRICS_EXPORTER: "otlp",
+      OTEL_LOGS_EXPORTER: "none",
+      ...env,
     },
   });
   return { out: JSON.parse(stdout) as Started, stderr };
@@ -67,11 +75,20 @@ describe("the platform's OpenTelemetry start-up", () => {
   beforeAll(async () => {
     // httpx: contrib's httpx package has two entry points in one module (httpx and httpx2).
     python = pythonVenv(`otel-python-start-httpx-${OTEL_PYTHON_CONTRIB_VERSION}-${OTEL_PYTHON_SDK_VERSION}`, [
-      "fastapi==0.165.0", "httpx==0.28.1", `opentelemetry-instrumentation-httpx==${OTEL_PYTHON_CONTRIB_VERSION}`, `sqlalchemy==${UNSUPPORTED_SQLALCHEMY}`, `opentelemetry-sdk==${OTEL_PYTHON_SDK_VERSION}`,
-      `opentelemetry-distro==${OTEL_PYTHON_CONTRIB_VERSION}`, `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_SDK_VERSION}`,
-      `opentelemetry-instrumentation-requests==${OTEL_PYTHON_CONTRIB_VERSION}`, `opentelemetry-instrumentation-sqlalchemy==${OTEL_PYTHON_CONTRIB_VERSION}`,
+      "fastapi==0.165.0",
+      "httpx==0.28.1",
+      `opentelemetry-instrumentation-httpx==${OTEL_PYTHON_CONTRIB_VERSION}`,
+      `sqlalchemy==${UNSUPPORTED_SQLALCHEMY}`,
+      `opentelemetry-sdk==${OTEL_PYTHON_SDK_VERSION}`,
+      `opentelemetry-distro==${OTEL_PYTHON_CONTRIB_VERSION}`,
+      `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_SDK_VERSION}`,
+      `opentelemetry-instrumentation-requests==${OTEL_PYTHON_CONTRIB_VERSION}`,
+      `opentelemetry-instrumentation-sqlalchemy==${OTEL_PYTHON_CONTRIB_VERSION}`,
     ]);
-    const { stdout } = await promisify(execFile)(python, ["-c", "import os, opentelemetry.instrumentation.auto_instrumentation as m; print(os.path.dirname(m.__file__))"]);
+    const { stdout } = await promisify(execFile)(python, [
+      "-c",
+      "import os, opentelemetry.instrumentation.auto_instrumentation as m; print(os.path.dirname(m.__file__))",
+    ]);
     contribStart = stdout.trim();
   }, 600_000);
 
@@ -83,7 +100,10 @@ describe("the platform's OpenTelemetry start-up", () => {
     expect(platform.out.providers).toEqual(contrib.out.providers);
     expect(platform.out.resource).toEqual({ "service.name": "api", "platform.project": "shop" });
     expect(platform.out.resource).toEqual(contrib.out.resource);
-    expect(platform.out.exported).toEqual([["/v1/metrics", true], ["/v1/traces", true]]);
+    expect(platform.out.exported).toEqual([
+      ["/v1/metrics", true],
+      ["/v1/traces", true],
+    ]);
     expect(platform.out.exported).toEqual(contrib.out.exported);
     // The library at an unsupported version: contrib's message, and no instrumentation.
     for (const { stderr } of [platform, contrib]) expect(stderr).toContain(`sqlalchemy only instruments "sqlalchemy<2.1.0,>=1.0.0`);

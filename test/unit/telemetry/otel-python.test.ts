@@ -16,17 +16,27 @@ const SCRIPT = fileURLToPath(new URL("../../fixtures/telemetry/python_export.py"
 let python = process.env.PLATFORM_TEST_OTEL_PYTHON ?? "";
 
 /** A venv with the SDK and the OTLP/HTTP exporter, made once per version. */
-const otelPython = () => pythonVenv(`otel-python-${OTEL_PYTHON_VERSION}`, [`opentelemetry-sdk==${OTEL_PYTHON_VERSION}`, `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_VERSION}`]);
+const otelPython = () =>
+  pythonVenv(`otel-python-${OTEL_PYTHON_VERSION}`, [
+    `opentelemetry-sdk==${OTEL_PYTHON_VERSION}`,
+    `opentelemetry-exporter-otlp-proto-http==${OTEL_PYTHON_VERSION}`,
+  ]);
 
 describe("OpenTelemetry Python SDK to the receiver", () => {
-  beforeAll(() => { python ||= otelPython(); }, 600_000);
+  beforeAll(() => {
+    python ||= otelPython();
+  }, 600_000);
 
   it("exports a trace and HTTP duration histograms that the queries read", async () => {
     const { store, server } = await tempServer();
     const t0 = Date.now();
     const { stdout } = await promisify(execFile)(python!, [SCRIPT], {
-      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: server.url, OTEL_SERVICE_NAME: "api",
-        OTEL_RESOURCE_ATTRIBUTES: "platform.project=shop,platform.env=preview" },
+      env: {
+        ...process.env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: server.url,
+        OTEL_SERVICE_NAME: "api",
+        OTEL_RESOURCE_ATTRIBUTES: "platform.project=shop,platform.env=preview",
+      },
     });
     const t = trace(store, stdout.trim())!;
     expect(t.spans.map((s) => [s.name, s.kind, s.depth, s.service])).toEqual([

@@ -53,7 +53,9 @@ describe("OpenTelemetry JS SDK to the receiver, over real HTTP", () => {
       ["catalog", "GET", "/items/:id", 30, { 200: 30 }, "metrics"],
     ]);
     // The SDK really sent what the case says (and in http/dup, both were stored, one counted).
-    const metrics = (store.db.prepare("SELECT DISTINCT metric FROM http_points WHERE source = 'metrics' ORDER BY 1").all() as { metric: string }[]).map((m) => m.metric);
+    const metrics = (
+      store.db.prepare("SELECT DISTINCT metric FROM http_points WHERE source = 'metrics' ORDER BY 1").all() as { metric: string }[]
+    ).map((m) => m.metric);
     expect(metrics).toEqual(semconv ? ["http.server.duration", "http.server.request.duration"] : ["http.server.duration"]);
     const items = stats.routes.find((r) => r.route === "/items/:id")!;
     expect(items.latencyMs.p50).toBeGreaterThan(0);

@@ -6,7 +6,9 @@ import { RESOURCE, makeMeter, makeSpans, metricsProto, tempStore, tracesProto, A
 const decodeTraces = (b: Uint8Array) => otlp.traceRequest.decode(b);
 const decodeMetrics = (b: Uint8Array) => otlp.metricsRequest.decode(b);
 const GET = (route: string | undefined, status: number) => ({
-  ...(route ? { "http.route": route } : {}), "http.request.method": "GET", "http.response.status_code": status,
+  ...(route ? { "http.route": route } : {}),
+  "http.request.method": "GET",
+  "http.response.status_code": status,
 });
 
 describe("routeStats", () => {
@@ -16,7 +18,9 @@ describe("routeStats", () => {
     for (let i = 0; i < 50; i++) meter.record(3, { ...GET(undefined, 404), "url.path": `/random/${i}` });
     meter.record(3, GET("/items", 200));
     store.ingestMetrics(decodeMetrics(metricsProto(await meter.collect())));
-    store.ingestTraces(decodeTraces(tracesProto(makeSpans(Array.from({ length: 20 }, (_, i) => ({ status: 404, ms: 2, path: `/p/${i}` }))))));
+    store.ingestTraces(
+      decodeTraces(tracesProto(makeSpans(Array.from({ length: 20 }, (_, i) => ({ status: 404, ms: 2, path: `/p/${i}` }))))),
+    );
     const routes = routeStats(store, ALL_TIME).routes;
     expect(routes.map((r) => [r.route, r.count, r.statusCodes])).toEqual([
       [UNMATCHED_ROUTE, 50, { 404: 50 }],
@@ -48,13 +52,19 @@ describe("routeStats", () => {
 
   it("filters by project, env and service", async () => {
     const store = tempStore();
-    for (const [project, env, service] of [["shop", "preview", "api"], ["shop", "prod", "api"], ["blog", "preview", "web"]]) {
+    for (const [project, env, service] of [
+      ["shop", "preview", "api"],
+      ["shop", "prod", "api"],
+      ["blog", "preview", "web"],
+    ]) {
       const meter = makeMeter("delta", { ...RESOURCE, "platform.project": project, "platform.env": env, "service.name": service });
       meter.record(1, GET("/", 200));
       store.ingestMetrics(decodeMetrics(metricsProto(await meter.collect())));
     }
     const count = (q: object) => routeStats(store, { ...ALL_TIME, ...q }).routes.reduce((n, r) => n + r.count, 0);
-    expect([count({}), count({ project: "shop" }), count({ project: "shop", env: "prod" }), count({ service: "web" })]).toEqual([3, 2, 1, 1]);
+    expect([count({}), count({ project: "shop" }), count({ project: "shop", env: "prod" }), count({ service: "web" })]).toEqual([
+      3, 2, 1, 1,
+    ]);
     expect(count({ from: 0, to: 1 })).toBe(0);
   });
 
@@ -85,7 +95,16 @@ describe("routeStats", () => {
     const meter = makeMeter("delta");
     meter.record(5, GET("/items", 200));
     store.ingestMetrics(decodeMetrics(metricsProto(await meter.collect())));
-    store.ingestTraces(decodeTraces(tracesProto(makeSpans([{ route: "/items", status: 200, ms: 5 }, { route: "/items", status: 200, ms: 5 }]))));
+    store.ingestTraces(
+      decodeTraces(
+        tracesProto(
+          makeSpans([
+            { route: "/items", status: 200, ms: 5 },
+            { route: "/items", status: 200, ms: 5 },
+          ]),
+        ),
+      ),
+    );
     store.ingestTraces(decodeTraces(tracesProto(makeSpans([{ route: "/w", status: 200, ms: 5 }], { ...RESOURCE, "service.name": "web" }))));
     expect(routeStats(store, ALL_TIME).routes.map((r) => [r.service, r.route, r.count, r.source])).toEqual([
       ["api", "/items", 1, "metrics"],
@@ -108,8 +127,14 @@ describe("routeTraces and trace", () => {
     const recent = routeTraces(store, { service: "api", route: "/items/{id}", method: "GET", ...ALL_TIME });
     expect(recent.map((t) => t.routeSpanDurationMs)).toEqual([30, 90, 10]);
     expect(recent[1]).toMatchObject({
-      rootName: "GET /items/{id}", rootService: "api", durationMs: 90, httpStatus: 500, status: "error", errorCount: 1,
-      spanCount: 2, services: ["api"],
+      rootName: "GET /items/{id}",
+      rootService: "api",
+      durationMs: 90,
+      httpStatus: 500,
+      status: "error",
+      errorCount: 1,
+      spanCount: 2,
+      services: ["api"],
     });
     const slowest = routeTraces(store, { service: "api", route: "/items/{id}", order: "slowest", limit: 2, ...ALL_TIME });
     expect(slowest.map((t) => t.routeSpanDurationMs)).toEqual([90, 30]);
@@ -126,22 +151,43 @@ describe("routeTraces and trace", () => {
     const now = BigInt(Date.now()) * 1_000_000n;
     const span = (service: string, id: string, parent: string, start: number, end: number, name = id) => ({
       resource: { attributes: [{ key: "service.name", value: { stringValue: service } }] },
-      scopeSpans: [{ spans: [{
-        traceId: "ab".repeat(16), spanId: id.padStart(16, "0"), parentSpanId: parent ? parent.padStart(16, "0") : "", name, kind: 2,
-        startTimeUnixNano: String(now + BigInt(start) * 1_000_000n), endTimeUnixNano: String(now + BigInt(end) * 1_000_000n),
-      }] }],
+      scopeSpans: [
+        {
+          spans: [
+            {
+              traceId: "ab".repeat(16),
+              spanId: id.padStart(16, "0"),
+              parentSpanId: parent ? parent.padStart(16, "0") : "",
+              name,
+              kind: 2,
+              startTimeUnixNano: String(now + BigInt(start) * 1_000_000n),
+              endTimeUnixNano: String(now + BigInt(end) * 1_000_000n),
+            },
+          ],
+        },
+      ],
     });
-    store.ingestTraces({ resourceSpans: [
-      span("web", "1", "", 0, 100),
-      span("api", "3", "1", 50, 90),
-      span("api", "2", "1", 10, 40),
-      span("db", "4", "2", 15, 30),
-      span("api", "5", "99", 60, 70),
-      span("api", "6", "7", 1, 2),
-      span("api", "7", "6", 1, 2),
-    ] });
+    store.ingestTraces({
+      resourceSpans: [
+        span("web", "1", "", 0, 100),
+        span("api", "3", "1", 50, 90),
+        span("api", "2", "1", 10, 40),
+        span("db", "4", "2", 15, 30),
+        span("api", "5", "99", 60, 70),
+        span("api", "6", "7", 1, 2),
+        span("api", "7", "6", 1, 2),
+      ],
+    });
     const t = trace(store, "ab".repeat(16))!;
-    expect(t.spans.map((s) => [s.name, s.depth])).toEqual([["1", 0], ["2", 1], ["4", 2], ["3", 1], ["5", 0], ["6", 0], ["7", 1]]);
+    expect(t.spans.map((s) => [s.name, s.depth])).toEqual([
+      ["1", 0],
+      ["2", 1],
+      ["4", 2],
+      ["3", 1],
+      ["5", 0],
+      ["6", 0],
+      ["7", 1],
+    ]);
     expect(t.services).toEqual(["web", "api", "db"]);
     expect(t.spans.find((s) => s.name === "5")!.parentSpanId).toBe("0000000000000099");
   });

@@ -9,17 +9,31 @@ const DAY = 24 * 3600 * 1000;
 function spansAt(atMs: number, n: number, first = 0, pad = 0) {
   const ns = BigInt(atMs) * 1_000_000n;
   return {
-    resourceSpans: [{
-      resource: { attributes: [{ key: "service.name", value: { stringValue: "api" } }] },
-      scopeSpans: [{ spans: Array.from({ length: n }, (_, i) => ({
-        traceId: (first + i + 1).toString(16).padStart(32, "0"), spanId: (first + i + 1).toString(16).padStart(16, "0"),
-        name: "GET /", kind: 2, startTimeUnixNano: String(ns + BigInt(i) * 1000n), endTimeUnixNano: String(ns + BigInt(i) * 1000n + 5_000_000n),
-        attributes: [{ key: "http.route", value: { stringValue: "/" } }, { key: "pad", value: { stringValue: "x".repeat(pad) } }],
-      })) }],
-    }],
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: "service.name", value: { stringValue: "api" } }] },
+        scopeSpans: [
+          {
+            spans: Array.from({ length: n }, (_, i) => ({
+              traceId: (first + i + 1).toString(16).padStart(32, "0"),
+              spanId: (first + i + 1).toString(16).padStart(16, "0"),
+              name: "GET /",
+              kind: 2,
+              startTimeUnixNano: String(ns + BigInt(i) * 1000n),
+              endTimeUnixNano: String(ns + BigInt(i) * 1000n + 5_000_000n),
+              attributes: [
+                { key: "http.route", value: { stringValue: "/" } },
+                { key: "pad", value: { stringValue: "x".repeat(pad) } },
+              ],
+            })),
+          },
+        ],
+      },
+    ],
   };
 }
-const count = (store: ReturnType<typeof tempStore>, table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (store: ReturnType<typeof tempStore>, table: string) =>
+  (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 const traceIdOf = (i: number) => (i + 1).toString(16).padStart(32, "0");
 
 describe("retention", () => {

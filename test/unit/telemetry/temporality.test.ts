@@ -6,9 +6,24 @@ import { ALL_TIME, PROTOBUF, makeMeter, metricsProto, post, tempServer, tempStor
 
 const BOUNDS = [10, 100];
 const point = (p: Partial<HistogramPoint> & { counts: number[] }): HistogramPoint => ({
-  seriesKey: "k", metric: "http.server.request.duration", cumulative: true, service: "api", project: "", env: "", deployment: "",
-  method: "GET", route: "/a", status: 200, startNs: 1000n, timeNs: 2000n, boundsMs: BOUNDS,
-  count: p.counts.reduce((a, b) => a + b, 0), sumMs: null, minMs: 1, maxMs: 500, ...p,
+  seriesKey: "k",
+  metric: "http.server.request.duration",
+  cumulative: true,
+  service: "api",
+  project: "",
+  env: "",
+  deployment: "",
+  method: "GET",
+  route: "/a",
+  status: 200,
+  startNs: 1000n,
+  timeNs: 2000n,
+  boundsMs: BOUNDS,
+  count: p.counts.reduce((a, b) => a + b, 0),
+  sumMs: null,
+  minMs: 1,
+  maxMs: 500,
+  ...p,
 });
 
 /** Feeds points through toDelta as the store does and returns the counts stored. */
@@ -23,47 +38,71 @@ function run(points: HistogramPoint[]) {
 
 describe("cumulative and delta temporality", () => {
   it("cumulative points become differences; the first one is taken whole", () => {
-    expect(run([
-      point({ timeNs: 2000n, counts: [1, 2, 0] }),
-      point({ timeNs: 3000n, counts: [1, 5, 1] }),
-      point({ timeNs: 4000n, counts: [4, 5, 1] }),
-    ])).toEqual([[1, 2, 0], [0, 3, 1], [3, 0, 0]]);
+    expect(
+      run([
+        point({ timeNs: 2000n, counts: [1, 2, 0] }),
+        point({ timeNs: 3000n, counts: [1, 5, 1] }),
+        point({ timeNs: 4000n, counts: [4, 5, 1] }),
+      ]),
+    ).toEqual([
+      [1, 2, 0],
+      [0, 3, 1],
+      [3, 0, 0],
+    ]);
   });
 
   it("a new start time is a reset: the point is taken whole", () => {
-    expect(run([
-      point({ timeNs: 2000n, counts: [5, 5, 0] }),
-      point({ startNs: 2500n, timeNs: 3000n, counts: [1, 0, 0] }),
-      point({ startNs: 2500n, timeNs: 4000n, counts: [1, 2, 0] }),
-    ])).toEqual([[5, 5, 0], [1, 0, 0], [0, 2, 0]]);
+    expect(
+      run([
+        point({ timeNs: 2000n, counts: [5, 5, 0] }),
+        point({ startNs: 2500n, timeNs: 3000n, counts: [1, 0, 0] }),
+        point({ startNs: 2500n, timeNs: 4000n, counts: [1, 2, 0] }),
+      ]),
+    ).toEqual([
+      [5, 5, 0],
+      [1, 0, 0],
+      [0, 2, 0],
+    ]);
   });
 
   it("a count that goes down with the same start time is also a reset", () => {
-    expect(run([point({ timeNs: 2000n, counts: [5, 5, 0] }), point({ timeNs: 3000n, counts: [1, 1, 0] })])).toEqual([[5, 5, 0], [1, 1, 0]]);
+    expect(run([point({ timeNs: 2000n, counts: [5, 5, 0] }), point({ timeNs: 3000n, counts: [1, 1, 0] })])).toEqual([
+      [5, 5, 0],
+      [1, 1, 0],
+    ]);
   });
 
   it("repeats, out-of-order points, late points from before a reset and idle intervals add nothing", () => {
-    expect(run([
-      point({ timeNs: 2000n, counts: [1, 0, 0] }),
-      point({ timeNs: 2000n, counts: [1, 0, 0] }),
-      point({ timeNs: 1500n, counts: [1, 0, 0] }),
-      point({ startNs: 5000n, timeNs: 6000n, counts: [0, 1, 0] }),
-      point({ startNs: 1000n, timeNs: 7000n, counts: [9, 9, 9] }),
-      point({ startNs: 5000n, timeNs: 8000n, counts: [0, 1, 0] }),
-    ])).toEqual([[1, 0, 0], null, null, [0, 1, 0], null, null]);
+    expect(
+      run([
+        point({ timeNs: 2000n, counts: [1, 0, 0] }),
+        point({ timeNs: 2000n, counts: [1, 0, 0] }),
+        point({ timeNs: 1500n, counts: [1, 0, 0] }),
+        point({ startNs: 5000n, timeNs: 6000n, counts: [0, 1, 0] }),
+        point({ startNs: 1000n, timeNs: 7000n, counts: [9, 9, 9] }),
+        point({ startNs: 5000n, timeNs: 8000n, counts: [0, 1, 0] }),
+      ]),
+    ).toEqual([[1, 0, 0], null, null, [0, 1, 0], null, null]);
   });
 
   it("a difference keeps the sum difference and drops min and max (they describe the whole period)", () => {
     const state = toDelta(undefined, point({ timeNs: 2000n, counts: [1, 0, 0], sumMs: 5 })).state;
-    expect(toDelta(state, point({ timeNs: 3000n, counts: [1, 1, 0], sumMs: 55 })).row).toMatchObject({ count: 1, sumMs: 50, minMs: null, maxMs: null });
+    expect(toDelta(state, point({ timeNs: 3000n, counts: [1, 1, 0], sumMs: 55 })).row).toMatchObject({
+      count: 1,
+      sumMs: 50,
+      minMs: null,
+      maxMs: null,
+    });
   });
 
   it("delta points are stored as they come, whatever their start times", () => {
-    expect(run([
-      point({ cumulative: false, timeNs: 2000n, counts: [1, 0, 0] }),
-      point({ cumulative: false, startNs: 2000n, timeNs: 3000n, counts: [1, 0, 0] }),
-      point({ cumulative: false, startNs: 3000n, timeNs: 4000n, counts: [0, 0, 0] }),
-    ])).toEqual([[1, 0, 0], [1, 0, 0], null]);
+    expect(
+      run([
+        point({ cumulative: false, timeNs: 2000n, counts: [1, 0, 0] }),
+        point({ cumulative: false, startNs: 2000n, timeNs: 3000n, counts: [1, 0, 0] }),
+        point({ cumulative: false, startNs: 3000n, timeNs: 4000n, counts: [0, 0, 0] }),
+      ]),
+    ).toEqual([[1, 0, 0], [1, 0, 0], null]);
   });
 
   it.each(["cumulative", "delta"] as const)("the SDK's %s exports add up to the requests made, across exports", async (temporality) => {

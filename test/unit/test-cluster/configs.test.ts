@@ -1,17 +1,32 @@
 import { parse, parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import { buildComponents, toFlags } from "../../../src/test-cluster/components.js";
-import { buildCniConfig, buildContainerdConfig, buildKubeconfig, buildKubeletConfig, buildKubeProxyConfig, buildRegistryHosts, qualifiedRef } from "../../../src/test-cluster/configs.js";
+import {
+  buildCniConfig,
+  buildContainerdConfig,
+  buildKubeconfig,
+  buildKubeletConfig,
+  buildKubeProxyConfig,
+  buildRegistryHosts,
+  qualifiedRef,
+} from "../../../src/test-cluster/configs.js";
 import { buildCorednsManifests } from "../../../src/test-cluster/coredns.js";
 import { clusterLayout, type ClusterToolchain, NETWORK } from "../../../src/test-cluster/layout.js";
 import { buildCertSpecs, buildOpensslConfig } from "../../../src/test-cluster/pki.js";
 
 const layout = clusterLayout("/home/u/.platform");
 const tc: ClusterToolchain = {
-  kubernetesVersion: "1.34.2", binDir: "/tc/kubernetes-v1.34.2/bin",
+  kubernetesVersion: "1.34.2",
+  binDir: "/tc/kubernetes-v1.34.2/bin",
   pauseImage: { ref: "platform-local/pause:1.34.2", archive: "/tc/pause.tar" },
-  corednsImage: { ref: "platform-local/coredns:1.12.4", archive: "/tc/coredns.tar" }, registry: "/tc/registry/bin/registry",
-  pulumiKubernetesVersion: "4.25.0", containerd: "/usr/bin/containerd", ctr: "/usr/bin/ctr", runc: "/usr/sbin/runc", etcd: "/usr/bin/etcd", cniBinDir: "/usr/lib/cni",
+  corednsImage: { ref: "platform-local/coredns:1.12.4", archive: "/tc/coredns.tar" },
+  registry: "/tc/registry/bin/registry",
+  pulumiKubernetesVersion: "4.25.0",
+  containerd: "/usr/bin/containerd",
+  ctr: "/usr/bin/ctr",
+  runc: "/usr/sbin/runc",
+  etcd: "/usr/bin/etcd",
+  cniBinDir: "/usr/lib/cni",
 };
 
 describe("test cluster configuration", () => {
@@ -37,12 +52,23 @@ describe("test cluster configuration", () => {
 
   it("kubelet: cgroup v1 with cgroupfs, loopback only, no image GC", () => {
     const k = parse(buildKubeletConfig(layout));
-    expect(k).toMatchObject({ cgroupDriver: "cgroupfs", failCgroupV1: false, address: "127.0.0.1", clusterDNS: [NETWORK.dnsServiceIp], imageGCHighThresholdPercent: 100 });
+    expect(k).toMatchObject({
+      cgroupDriver: "cgroupfs",
+      failCgroupV1: false,
+      address: "127.0.0.1",
+      clusterDNS: [NETWORK.dnsServiceIp],
+      imageGCHighThresholdPercent: 100,
+    });
     expect(k.containerRuntimeEndpoint).toBe("unix:///run/platform-k8s/containerd.sock");
   });
 
   it("kube-proxy: iptables mode on loopback, conntrack left alone", () => {
-    expect(parse(buildKubeProxyConfig(layout))).toMatchObject({ mode: "iptables", clusterCIDR: NETWORK.podCidr, conntrack: { maxPerCore: 0 }, hostnameOverride: NETWORK.nodeName });
+    expect(parse(buildKubeProxyConfig(layout))).toMatchObject({
+      mode: "iptables",
+      clusterCIDR: NETWORK.podCidr,
+      conntrack: { maxPerCore: 0 },
+      hostnameOverride: NETWORK.nodeName,
+    });
   });
 
   it("kubeconfig: inline certificates", () => {
@@ -58,7 +84,12 @@ describe("test cluster configuration", () => {
     expect(hosts.dir).toBe("127.0.0.1:5001");
     expect(hosts.content).toContain('server = "http://127.0.0.1:5001"');
   });
-  it.each([["platform-local/pause:1", "docker.io/platform-local/pause:1"], ["busybox", "docker.io/library/busybox"], ["registry.k8s.io/pause:3.10", "registry.k8s.io/pause:3.10"], ["localhost/x:1", "localhost/x:1"]])("image %s is known to containerd as %s", (ref, full) => {
+  it.each([
+    ["platform-local/pause:1", "docker.io/platform-local/pause:1"],
+    ["busybox", "docker.io/library/busybox"],
+    ["registry.k8s.io/pause:3.10", "registry.k8s.io/pause:3.10"],
+    ["localhost/x:1", "localhost/x:1"],
+  ])("image %s is known to containerd as %s", (ref, full) => {
     expect(qualifiedRef(ref)).toBe(full);
   });
 });
@@ -66,7 +97,16 @@ describe("test cluster configuration", () => {
 describe("test cluster components", () => {
   const specs = buildComponents(layout, tc);
   it("start order: containerd and etcd, then the API server, then the rest", () => {
-    expect(specs.map((s) => s.name)).toEqual(["containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "registry"]);
+    expect(specs.map((s) => s.name)).toEqual([
+      "containerd",
+      "etcd",
+      "kube-apiserver",
+      "kube-controller-manager",
+      "kube-scheduler",
+      "kubelet",
+      "kube-proxy",
+      "registry",
+    ]);
   });
   it("the registry listens on loopback only, its blobs under the cluster's directory", () => {
     expect(specs.find((s) => s.name === "registry")?.args).toEqual(["--listen=127.0.0.1:5001", "--dir=/home/u/.platform/cluster/registry"]);
@@ -92,7 +132,9 @@ describe("test cluster PKI", () => {
   });
   it("the API server's certificate names loopback, the Service IP and the gateway", () => {
     const cnf = buildOpensslConfig(specs.find((s) => s.name === "apiserver")!);
-    expect(cnf).toContain(`subjectAltName = IP:127.0.0.1,IP:${NETWORK.apiServiceIp},IP:${NETWORK.bridgeGateway},DNS:localhost,DNS:kubernetes`);
+    expect(cnf).toContain(
+      `subjectAltName = IP:127.0.0.1,IP:${NETWORK.apiServiceIp},IP:${NETWORK.bridgeGateway},DNS:localhost,DNS:kubernetes`,
+    );
     expect(cnf).toContain("extendedKeyUsage = serverAuth");
     expect(cnf).toContain("CA:FALSE");
   });
@@ -106,7 +148,10 @@ describe("CoreDNS manifests", () => {
   it("a Deployment of the imported image, never pulled, behind kube-dns at the cluster DNS address", () => {
     const dep = docs.find((d) => d.kind === "Deployment");
     expect(dep.spec.template.spec.containers[0]).toMatchObject({ image: "platform-local/coredns:1.12.4", imagePullPolicy: "Never" });
-    expect(docs.find((d) => d.kind === "Service")).toMatchObject({ metadata: { name: "kube-dns", namespace: "kube-system" }, spec: { clusterIP: NETWORK.dnsServiceIp } });
+    expect(docs.find((d) => d.kind === "Service")).toMatchObject({
+      metadata: { name: "kube-dns", namespace: "kube-system" },
+      spec: { clusterIP: NETWORK.dnsServiceIp },
+    });
     expect(docs.find((d) => d.kind === "ConfigMap").data.Corefile).toContain(`kubernetes ${NETWORK.clusterDomain}`);
   });
 });

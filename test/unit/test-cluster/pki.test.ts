@@ -22,7 +22,8 @@ describe("test cluster PKI with openssl", () => {
   }, 30_000);
 
   it("certificates verify against the CA, with their names and usages", () => {
-    for (const s of buildCertSpecs()) expect(openssl("verify", "-CAfile", join(dir, "ca.crt"), join(dir, `${s.name}.crt`))).toContain(": OK");
+    for (const s of buildCertSpecs())
+      expect(openssl("verify", "-CAfile", join(dir, "ca.crt"), join(dir, `${s.name}.crt`))).toContain(": OK");
     const api = openssl("x509", "-in", join(dir, "apiserver.crt"), "-noout", "-text");
     expect(api).toMatch(/IP Address:127\.0\.0\.1, IP Address:10\.96\.0\.1/);
     expect(api).toContain("TLS Web Server Authentication");

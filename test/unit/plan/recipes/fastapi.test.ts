@@ -6,8 +6,10 @@ import { LOCAL, PUBLIC, snapshot, stage } from "./snapshot.js";
 
 const MAIN = "from fastapi import FastAPI\n\napp = FastAPI()\n";
 const REQS = "fastapi==0.165.0\nuvicorn[standard]==0.54.0\n";
-const UV_PYPROJECT = '[project]\nname = "svc"\nversion = "1.0.0"\nrequires-python = ">=3.11"\ndependencies = [\n  "fastapi==0.165.0",\n  "uvicorn[standard]==0.54.0",\n]\n';
-const POETRY_PYPROJECT = '[tool.poetry]\nname = "svc"\npackage-mode = false\n\n[tool.poetry.dependencies]\npython = "^3.11"\nfastapi = "^0.165"\nuvicorn = { version = "^0.54", extras = ["standard"] }\n';
+const UV_PYPROJECT =
+  '[project]\nname = "svc"\nversion = "1.0.0"\nrequires-python = ">=3.11"\ndependencies = [\n  "fastapi==0.165.0",\n  "uvicorn[standard]==0.54.0",\n]\n';
+const POETRY_PYPROJECT =
+  '[tool.poetry]\nname = "svc"\npackage-mode = false\n\n[tool.poetry.dependencies]\npython = "^3.11"\nfastapi = "^0.165"\nuvicorn = { version = "^0.54", extras = ["standard"] }\n';
 
 function errorOf(fn: () => unknown): RecipeError {
   try {
@@ -39,14 +41,23 @@ describe("buildFastapiRecipe: dependency layouts", () => {
     },
     {
       name: "requirements.txt including other files",
-      src: snapshot({ "requirements.txt": "-r requirements/base.txt\n-c constraints.txt\n", "requirements/base.txt": REQS, "constraints.txt": "", "main.py": MAIN }),
+      src: snapshot({
+        "requirements.txt": "-r requirements/base.txt\n-c constraints.txt\n",
+        "requirements/base.txt": REQS,
+        "constraints.txt": "",
+        "main.py": MAIN,
+      }),
       note: /with requirements\/base\.txt, constraints\.txt/,
       manifests: ["requirements.txt", "requirements/base.txt", "constraints.txt"],
       install: /pip install -r requirements\.txt/,
     },
     {
       name: "requirements.txt installing the project (-e .)",
-      src: snapshot({ "requirements.txt": `${REQS}-e .\n`, "main.py": MAIN, "pyproject.toml": '[build-system]\nrequires = ["hatchling"]\n' }),
+      src: snapshot({
+        "requirements.txt": `${REQS}-e .\n`,
+        "main.py": MAIN,
+        "pyproject.toml": '[build-system]\nrequires = ["hatchling"]\n',
+      }),
       note: /installs a local path/,
       manifests: [],
       install: /pip install -r requirements\.txt/,
@@ -60,7 +71,12 @@ describe("buildFastapiRecipe: dependency layouts", () => {
     },
     {
       name: "pyproject.toml + uv.lock, a package",
-      src: snapshot({ "pyproject.toml": `${UV_PYPROJECT}\n[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n`, "uv.lock": null, "src/svc/__init__.py": "", "src/svc/main.py": MAIN }),
+      src: snapshot({
+        "pyproject.toml": `${UV_PYPROJECT}\n[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n`,
+        "uv.lock": null,
+        "src/svc/__init__.py": "",
+        "src/svc/main.py": MAIN,
+      }),
       note: /and the project as a package/,
       manifests: ["pyproject.toml", "uv.lock"],
       install: /uv sync --frozen --no-dev --no-install-project/,
@@ -71,7 +87,8 @@ describe("buildFastapiRecipe: dependency layouts", () => {
       src: snapshot({ "pyproject.toml": POETRY_PYPROJECT, "poetry.lock": null, "main.py": MAIN }),
       note: /^poetry\.lock: installing with poetry export --only main \(exact versions and hashes\), then pip install$/,
       manifests: ["pyproject.toml", "poetry.lock"],
-      install: /python3 -m venv \/opt\/venv && \/opt\/tools\/bin\/poetry export --only main --format requirements\.txt --output (\S+) && \/opt\/venv\/bin\/pip install --no-deps -r \1/,
+      install:
+        /python3 -m venv \/opt\/venv && \/opt\/tools\/bin\/poetry export --only main --format requirements\.txt --output (\S+) && \/opt\/venv\/bin\/pip install --no-deps -r \1/,
     },
     {
       name: "pyproject.toml ([tool.poetry]) without a lockfile",
@@ -105,7 +122,10 @@ describe("buildFastapiRecipe: dependency layouts", () => {
 
   it.each(cases)("$name", ({ src, note, manifests, install, project }) => {
     const recipe = buildFastapiRecipe(src, LOCAL);
-    expect(recipe.notes.some((n) => note.test(n)), recipe.notes.join("\n")).toBe(true);
+    expect(
+      recipe.notes.some((n) => note.test(n)),
+      recipe.notes.join("\n"),
+    ).toBe(true);
     const build = stage(recipe.dockerfile, 0);
     const installAt = build.findIndex((l) => install.test(l));
     expect(installAt, recipe.dockerfile).toBeGreaterThan(0);
@@ -123,9 +143,17 @@ describe("buildFastapiRecipe: dependency layouts", () => {
   });
 
   it("installs uv and poetry at their pinned versions, and only in the build stage", () => {
-    const installs = cases.flatMap(({ src }) => stage(buildFastapiRecipe(src, LOCAL).dockerfile, 0).filter((l) => l.includes("/opt/tools/bin/pip install")));
+    const installs = cases.flatMap(({ src }) =>
+      stage(buildFastapiRecipe(src, LOCAL).dockerfile, 0).filter((l) => l.includes("/opt/tools/bin/pip install")),
+    );
     const tools = new Set(installs.map((l) => /pip install ([^']+)'$/.exec(l)?.[1]));
-    expect(tools).toEqual(new Set([`uv==${UV_VERSION}`, `poetry==${POETRY_VERSION} poetry-plugin-export==${POETRY_EXPORT_VERSION}`, `poetry==${POETRY_VERSION}`]));
+    expect(tools).toEqual(
+      new Set([
+        `uv==${UV_VERSION}`,
+        `poetry==${POETRY_VERSION} poetry-plugin-export==${POETRY_EXPORT_VERSION}`,
+        `poetry==${POETRY_VERSION}`,
+      ]),
+    );
   });
 
   it.each(cases)("$name: house rules of the Dockerfile", ({ src }) => {
@@ -135,11 +163,18 @@ describe("buildFastapiRecipe: dependency layouts", () => {
     expect(text).not.toMatch(/ca-certificates\.crt|COPY .*secrets/);
     // Every step that reaches a package index mounts the CA secret, and only those; the
     // dependency installs also source the service's variables (the platform-env secret).
-    const ca = "if \\[ -s \\/run\\/secrets\\/ca \\]; then export PIP_CERT=\\/run\\/secrets\\/ca SSL_CERT_FILE=\\/run\\/secrets\\/ca NODE_EXTRA_CA_CERTS=\\/run\\/secrets\\/ca REQUESTS_CA_BUNDLE=\\/run\\/secrets\\/ca UV_NATIVE_TLS=1; fi; ";
+    const ca =
+      "if \\[ -s \\/run\\/secrets\\/ca \\]; then export PIP_CERT=\\/run\\/secrets\\/ca SSL_CERT_FILE=\\/run\\/secrets\\/ca NODE_EXTRA_CA_CERTS=\\/run\\/secrets\\/ca REQUESTS_CA_BUNDLE=\\/run\\/secrets\\/ca UV_NATIVE_TLS=1; fi; ";
     const env = "if \\[ -f \\/run\\/secrets\\/platform-env \\]; then set -a; \\. \\/run\\/secrets\\/platform-env; set \\+a; fi; ";
     for (const line of text.split("\n").filter((l) => !l.startsWith("#") && /pip install|uv sync|uv pip|poetry install/.test(l))) {
       const withEnv = /sync --frozen|-r (requirements\.txt|pyproject\.toml)|poetry install|poetry export|--no-deps \./.test(line);
-      expect(line).toMatch(new RegExp(withEnv ? `^RUN --mount=type=secret,id=ca --mount=type=secret,id=platform-env sh -c '${env}${ca}` : `^RUN --mount=type=secret,id=ca sh -c '${ca}`));
+      expect(line).toMatch(
+        new RegExp(
+          withEnv
+            ? `^RUN --mount=type=secret,id=ca --mount=type=secret,id=platform-env sh -c '${env}${ca}`
+            : `^RUN --mount=type=secret,id=ca sh -c '${ca}`,
+        ),
+      );
     }
     // Variables are never written into the image: no ENV or ARG of them.
     expect(text).not.toMatch(/^ARG /m);
@@ -163,19 +198,59 @@ describe("buildFastapiRecipe: finding the app", () => {
     { name: "app.py", files: { "app.py": MAIN }, start: "uvicorn app:app" },
     { name: "api.py with `api`", files: { "api.py": "import fastapi\napi = fastapi.FastAPI(title='x')\n" }, start: "uvicorn api:api" },
     { name: "app/main.py in a package", files: { "app/__init__.py": "", "app/main.py": MAIN }, start: "uvicorn app.main:app" },
-    { name: "app/main.py, not a package", files: { "app/main.py": MAIN }, start: "uvicorn main:app --host 0.0.0.0 --port \"$PORT\" --app-dir app" },
+    {
+      name: "app/main.py, not a package",
+      files: { "app/main.py": MAIN },
+      start: 'uvicorn main:app --host 0.0.0.0 --port "$PORT" --app-dir app',
+    },
     { name: "app/api.py", files: { "app/__init__.py": "", "app/api.py": MAIN }, start: "uvicorn app.api:app" },
-    { name: "src/main.py", files: { "src/main.py": MAIN }, start: "uvicorn main:app --host 0.0.0.0 --port \"$PORT\" --app-dir src" },
-    { name: "src/<pkg>/main.py", files: { "src/shop/__init__.py": "", "src/shop/main.py": MAIN }, start: "uvicorn shop.main:app --host 0.0.0.0 --port \"$PORT\" --app-dir src" },
+    { name: "src/main.py", files: { "src/main.py": MAIN }, start: 'uvicorn main:app --host 0.0.0.0 --port "$PORT" --app-dir src' },
+    {
+      name: "src/<pkg>/main.py",
+      files: { "src/shop/__init__.py": "", "src/shop/main.py": MAIN },
+      start: 'uvicorn shop.main:app --host 0.0.0.0 --port "$PORT" --app-dir src',
+    },
     { name: "main.py first", files: { "main.py": MAIN, "app.py": MAIN }, start: "uvicorn main:app" },
     { name: "main.py without an app is skipped", files: { "main.py": "print('hi')\n", "app.py": MAIN }, start: "uvicorn app:app" },
-    { name: "app preferred over other names", files: { "main.py": "from fastapi import FastAPI\nadmin = FastAPI()\napp = FastAPI()\n" }, start: "uvicorn main:app" },
-    { name: "any name when alone", files: { "main.py": "from fastapi import FastAPI\napplication = FastAPI()\n" }, start: "uvicorn main:application" },
-    { name: "annotated assignment", files: { "main.py": "from fastapi import FastAPI\napp: FastAPI = FastAPI(title='t')\n" }, start: "uvicorn main:app" },
-    { name: "factory", files: { "main.py": "from fastapi import FastAPI\ndef create_app() -> FastAPI:\n    return FastAPI()\n\napp = create_app()\n" }, start: "uvicorn main:app" },
+    {
+      name: "app preferred over other names",
+      files: { "main.py": "from fastapi import FastAPI\nadmin = FastAPI()\napp = FastAPI()\n" },
+      start: "uvicorn main:app",
+    },
+    {
+      name: "any name when alone",
+      files: { "main.py": "from fastapi import FastAPI\napplication = FastAPI()\n" },
+      start: "uvicorn main:application",
+    },
+    {
+      name: "annotated assignment",
+      files: { "main.py": "from fastapi import FastAPI\napp: FastAPI = FastAPI(title='t')\n" },
+      start: "uvicorn main:app",
+    },
+    {
+      name: "factory",
+      files: { "main.py": "from fastapi import FastAPI\ndef create_app() -> FastAPI:\n    return FastAPI()\n\napp = create_app()\n" },
+      start: "uvicorn main:app",
+    },
     { name: "another top-level module", files: { "server.py": MAIN }, start: "uvicorn server:app" },
-    { name: "[tool.fastapi] entrypoint", files: { "pyproject.toml": '[project]\nname="x"\ndependencies=["fastapi[standard]"]\n\n[tool.fastapi]\nentrypoint = "svc.web:app"\n', "svc/__init__.py": "", "svc/web.py": MAIN }, start: "uvicorn svc.web:app --host" },
-    { name: "[tool.fastapi] entrypoint in src/", files: { "pyproject.toml": '[project]\nname="x"\ndependencies=["fastapi[standard]"]\n\n[tool.fastapi]\nentrypoint = "svc.web:app"\n', "src/svc/__init__.py": "", "src/svc/web.py": MAIN }, start: "uvicorn svc.web:app --host 0.0.0.0 --port \"$PORT\" --app-dir src" },
+    {
+      name: "[tool.fastapi] entrypoint",
+      files: {
+        "pyproject.toml": '[project]\nname="x"\ndependencies=["fastapi[standard]"]\n\n[tool.fastapi]\nentrypoint = "svc.web:app"\n',
+        "svc/__init__.py": "",
+        "svc/web.py": MAIN,
+      },
+      start: "uvicorn svc.web:app --host",
+    },
+    {
+      name: "[tool.fastapi] entrypoint in src/",
+      files: {
+        "pyproject.toml": '[project]\nname="x"\ndependencies=["fastapi[standard]"]\n\n[tool.fastapi]\nentrypoint = "svc.web:app"\n',
+        "src/svc/__init__.py": "",
+        "src/svc/web.py": MAIN,
+      },
+      start: 'uvicorn svc.web:app --host 0.0.0.0 --port "$PORT" --app-dir src',
+    },
   ];
 
   it.each(cases)("$name", ({ files, start }) => {
@@ -187,13 +262,49 @@ describe("buildFastapiRecipe: finding the app", () => {
 
 describe("buildFastapiRecipe: errors", () => {
   const cases: Array<{ name: string; files: Record<string, string | null>; message: string; hint: RegExp }> = [
-    { name: "no app", files: { "requirements.txt": REQS, "main.py": "print('hello')\n" }, message: "no FastAPI app found (looked in main.py)", hint: /app = FastAPI\(\)/ },
-    { name: "no Python at all", files: { "requirements.txt": REQS }, message: "no FastAPI app found (found no Python modules)", hint: /main\.py/ },
-    { name: "no manifest", files: { "main.py": MAIN }, message: "no requirements.txt or pyproject.toml in the service directory", hint: /fastapi and uvicorn/ },
-    { name: "Pipfile only", files: { "main.py": MAIN, Pipfile: "[packages]\nfastapi = '*'\n" }, message: "no requirements.txt or pyproject.toml in the service directory", hint: /pipenv requirements > requirements\.txt/ },
-    { name: "pyproject.toml without dependencies", files: { "main.py": MAIN, "pyproject.toml": "[tool.black]\n" }, message: "pyproject.toml declares no dependencies ([project] dependencies or [tool.poetry.dependencies]) and there is no requirements.txt", hint: /requirements\.txt or pyproject\.toml/ },
-    { name: "missing included requirements", files: { "main.py": MAIN, "requirements.txt": "-r ../shared.txt\n" }, message: "requirements.txt includes shared.txt, which is not in the service directory", hint: /inside the service's source directory/ },
-    { name: "bad entrypoint", files: { "pyproject.toml": '[project]\nname="x"\ndependencies=["fastapi"]\n[tool.fastapi]\nentrypoint = "main"\n', "main.py": MAIN }, message: 'pyproject.toml [tool.fastapi] entrypoint "main" is not of the form "module:variable"', hint: /app\.main:app/ },
+    {
+      name: "no app",
+      files: { "requirements.txt": REQS, "main.py": "print('hello')\n" },
+      message: "no FastAPI app found (looked in main.py)",
+      hint: /app = FastAPI\(\)/,
+    },
+    {
+      name: "no Python at all",
+      files: { "requirements.txt": REQS },
+      message: "no FastAPI app found (found no Python modules)",
+      hint: /main\.py/,
+    },
+    {
+      name: "no manifest",
+      files: { "main.py": MAIN },
+      message: "no requirements.txt or pyproject.toml in the service directory",
+      hint: /fastapi and uvicorn/,
+    },
+    {
+      name: "Pipfile only",
+      files: { "main.py": MAIN, Pipfile: "[packages]\nfastapi = '*'\n" },
+      message: "no requirements.txt or pyproject.toml in the service directory",
+      hint: /pipenv requirements > requirements\.txt/,
+    },
+    {
+      name: "pyproject.toml without dependencies",
+      files: { "main.py": MAIN, "pyproject.toml": "[tool.black]\n" },
+      message:
+        "pyproject.toml declares no dependencies ([project] dependencies or [tool.poetry.dependencies]) and there is no requirements.txt",
+      hint: /requirements\.txt or pyproject\.toml/,
+    },
+    {
+      name: "missing included requirements",
+      files: { "main.py": MAIN, "requirements.txt": "-r ../shared.txt\n" },
+      message: "requirements.txt includes shared.txt, which is not in the service directory",
+      hint: /inside the service's source directory/,
+    },
+    {
+      name: "bad entrypoint",
+      files: { "pyproject.toml": '[project]\nname="x"\ndependencies=["fastapi"]\n[tool.fastapi]\nentrypoint = "main"\n', "main.py": MAIN },
+      message: 'pyproject.toml [tool.fastapi] entrypoint "main" is not of the form "module:variable"',
+      hint: /app\.main:app/,
+    },
   ];
 
   it.each(cases)("$name", ({ files, message, hint }) => {
@@ -207,14 +318,15 @@ describe("buildFastapiRecipe: errors", () => {
     expect(error).toBeInstanceOf(VisibleError);
     expect(error.details).toEqual([`hint: ${error.hint}`]);
   });
-
 });
 
 describe("buildFastapiRecipe: uvicorn and the Python version", () => {
   it("adds uvicorn when no dependency brings it", () => {
     const recipe = buildFastapiRecipe(snapshot({ "requirements.txt": "fastapi==0.165.0\n", "main.py": MAIN }), LOCAL);
     expect(recipe.dockerfile).toContain(`/opt/venv/bin/pip install "uvicorn[standard]"`);
-    expect(recipe.notes).toContain("uvicorn is not among the declared dependencies: adding uvicorn[standard] (unpinned; declare it to pin it)");
+    expect(recipe.notes).toContain(
+      "uvicorn is not among the declared dependencies: adding uvicorn[standard] (unpinned; declare it to pin it)",
+    );
   });
 
   it.each(["fastapi[standard]==0.165.0", "FastAPI[all]", "uvicorn", "uvicorn[standard]>=0.30"])("%s brings uvicorn", (line) => {
@@ -229,16 +341,76 @@ describe("buildFastapiRecipe: uvicorn and the Python version", () => {
   });
 
   const versions: Array<{ name: string; files: Record<string, string | null>; images: typeof LOCAL; from: string; note: string }> = [
-    { name: "nothing requested", files: {}, images: LOCAL, from: "platform-local/python:3.11", note: "Python: no .python-version or requires-python; using platform-local/python:3.11" },
-    { name: ".python-version matches", files: { ".python-version": "3.11\n" }, images: LOCAL, from: "platform-local/python:3.11", note: "Python: .python-version 3.11; platform-local/python:3.11 has Python 3.11" },
-    { name: ".python-version with a patch", files: { ".python-version": "3.11.9\n" }, images: LOCAL, from: "platform-local/python:3.11", note: "Python: .python-version 3.11; platform-local/python:3.11 has Python 3.11" },
-    { name: ".python-version the local image lacks", files: { ".python-version": "3.12\n" }, images: LOCAL, from: "platform-local/python:3.11", note: "Python: .python-version 3.12, but platform-local/python:3.11 has only Python 3.11: building with Python 3.11" },
-    { name: ".python-version with a public image", files: { ".python-version": "3.12\n" }, images: PUBLIC, from: "python:3.12-slim", note: "Python: .python-version 3.12; using python:3.12-slim" },
-    { name: "requires-python the base satisfies", files: { "pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.10"\n' }, images: LOCAL, from: "platform-local/python:3.11", note: 'Python: requires-python ">=3.10"; platform-local/python:3.11 has Python 3.11' },
-    { name: "requires-python with a public image", files: { "pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.12,<3.14"\n' }, images: PUBLIC, from: "python:3.13-slim", note: 'Python: requires-python ">=3.12,<3.14"; using python:3.13-slim' },
-    { name: "requires-python the local image cannot meet", files: { "pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.12"\n' }, images: LOCAL, from: "platform-local/python:3.11", note: 'Python: requires-python ">=3.12", but platform-local/python:3.11 has only Python 3.11: building with Python 3.11' },
-    { name: "Poetry's python constraint", files: { "pyproject.toml": POETRY_PYPROJECT.replace("^3.11", "~3.12"), "poetry.lock": null }, images: PUBLIC, from: "python:3.12-slim", note: 'Python: tool.poetry python "~3.12"; using python:3.12-slim' },
-    { name: ".python-version wins over requires-python", files: { ".python-version": "3.11", "pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.9"\n' }, images: LOCAL, from: "platform-local/python:3.11", note: "Python: .python-version 3.11; platform-local/python:3.11 has Python 3.11" },
+    {
+      name: "nothing requested",
+      files: {},
+      images: LOCAL,
+      from: "platform-local/python:3.11",
+      note: "Python: no .python-version or requires-python; using platform-local/python:3.11",
+    },
+    {
+      name: ".python-version matches",
+      files: { ".python-version": "3.11\n" },
+      images: LOCAL,
+      from: "platform-local/python:3.11",
+      note: "Python: .python-version 3.11; platform-local/python:3.11 has Python 3.11",
+    },
+    {
+      name: ".python-version with a patch",
+      files: { ".python-version": "3.11.9\n" },
+      images: LOCAL,
+      from: "platform-local/python:3.11",
+      note: "Python: .python-version 3.11; platform-local/python:3.11 has Python 3.11",
+    },
+    {
+      name: ".python-version the local image lacks",
+      files: { ".python-version": "3.12\n" },
+      images: LOCAL,
+      from: "platform-local/python:3.11",
+      note: "Python: .python-version 3.12, but platform-local/python:3.11 has only Python 3.11: building with Python 3.11",
+    },
+    {
+      name: ".python-version with a public image",
+      files: { ".python-version": "3.12\n" },
+      images: PUBLIC,
+      from: "python:3.12-slim",
+      note: "Python: .python-version 3.12; using python:3.12-slim",
+    },
+    {
+      name: "requires-python the base satisfies",
+      files: { "pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.10"\n' },
+      images: LOCAL,
+      from: "platform-local/python:3.11",
+      note: 'Python: requires-python ">=3.10"; platform-local/python:3.11 has Python 3.11',
+    },
+    {
+      name: "requires-python with a public image",
+      files: { "pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.12,<3.14"\n' },
+      images: PUBLIC,
+      from: "python:3.13-slim",
+      note: 'Python: requires-python ">=3.12,<3.14"; using python:3.13-slim',
+    },
+    {
+      name: "requires-python the local image cannot meet",
+      files: { "pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.12"\n' },
+      images: LOCAL,
+      from: "platform-local/python:3.11",
+      note: 'Python: requires-python ">=3.12", but platform-local/python:3.11 has only Python 3.11: building with Python 3.11',
+    },
+    {
+      name: "Poetry's python constraint",
+      files: { "pyproject.toml": POETRY_PYPROJECT.replace("^3.11", "~3.12"), "poetry.lock": null },
+      images: PUBLIC,
+      from: "python:3.12-slim",
+      note: 'Python: tool.poetry python "~3.12"; using python:3.12-slim',
+    },
+    {
+      name: ".python-version wins over requires-python",
+      files: { ".python-version": "3.11", "pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.9"\n' },
+      images: LOCAL,
+      from: "platform-local/python:3.11",
+      note: "Python: .python-version 3.11; platform-local/python:3.11 has Python 3.11",
+    },
   ];
 
   it.each(versions)("$name", ({ files, images, from, note }) => {
@@ -251,7 +423,10 @@ describe("buildFastapiRecipe: uvicorn and the Python version", () => {
 
 describe("buildFastapiRecipe: .dockerignore", () => {
   it("ignores local environments and keeps the service's own lines", () => {
-    const recipe = buildFastapiRecipe(snapshot({ "requirements.txt": REQS, "main.py": MAIN, ".dockerignore": "data/\n!data/seed.json\n" }), LOCAL);
+    const recipe = buildFastapiRecipe(
+      snapshot({ "requirements.txt": REQS, "main.py": MAIN, ".dockerignore": "data/\n!data/seed.json\n" }),
+      LOCAL,
+    );
     const lines = recipe.dockerignore.split("\n");
     for (const l of [".venv", "**/__pycache__", ".git", ".env", "data/", "!data/seed.json"]) expect(lines).toContain(l);
     expect(lines.indexOf("!data/seed.json")).toBeGreaterThan(lines.indexOf(".venv"));

@@ -30,7 +30,10 @@ const server = require("node:http").createServer(${HANDLER});
 server.listen(0, "127.0.0.1", () => console.log("port " + server.address().port));`;
 
 let child: ChildProcess | undefined;
-afterEach(() => { child?.kill("SIGKILL"); child = undefined; });
+afterEach(() => {
+  child?.kill("SIGKILL");
+  child = undefined;
+});
 
 async function start(code: string, preload = true): Promise<{ port: number; lines: string[] }> {
   child = spawn(process.execPath, [...(preload ? ["--require", PRELOAD] : []), "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
@@ -53,7 +56,9 @@ function get(port: number, agent: Agent, path = "/0"): Promise<{ connection: str
       let body = "";
       res.on("data", (c: Buffer) => (body += c.toString()));
       res.on("end", () => resolve({ connection: res.headers.connection, body }));
-    }).on("error", reject).end();
+    })
+      .on("error", reject)
+      .end();
   });
 }
 

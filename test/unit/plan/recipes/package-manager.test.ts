@@ -5,7 +5,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildNextjsRecipe, RecipeError } from "../../../../src/plan/recipes/index.js";
-import { buildPackageManagerInstall, parsePackageManagerField, type PackageManagerSpec } from "../../../../src/plan/recipes/package-manager.js";
+import {
+  buildPackageManagerInstall,
+  parsePackageManagerField,
+  type PackageManagerSpec,
+} from "../../../../src/plan/recipes/package-manager.js";
 import { PNPM_VERSION, YARN_CLASSIC_VERSION } from "../../../../src/plan/recipes/tool-versions.js";
 import { LOCAL, snapshot } from "./snapshot.js";
 
@@ -41,7 +45,10 @@ describe("parsePackageManagerField (corepack's reading)", () => {
   });
 
   it("makes a malformed field a recipe error", () => {
-    const src = snapshot({ "package.json": JSON.stringify({ packageManager: "pnpm@^9", dependencies: { next: "15.5.29" } }), "pnpm-lock.yaml": null });
+    const src = snapshot({
+      "package.json": JSON.stringify({ packageManager: "pnpm@^9", dependencies: { next: "15.5.29" } }),
+      "pnpm-lock.yaml": null,
+    });
     expect(() => buildNextjsRecipe(src, LOCAL)).toThrow('package.json "packageManager" "pnpm@^9": "^9" is not an exact version (x.y.z)');
   });
 });
@@ -76,14 +83,16 @@ describe("buildPackageManagerInstall, run by sh", () => {
   function stubs(installedVersion: string, tarball: string, yarnJs?: string): string {
     tarballs.push(`/tmp/${tarball}`);
     for (const tool of ["pnpm", "yarn"]) writeFileSync(join(bin, tool), `#!/bin/sh\necho ${installedVersion}\n`);
-    const pack = yarnJs === undefined
-      ? `printf fake-tarball > ${tarball}`
-      : `mkdir -p p/package/bin && printf '%s' '${yarnJs}' > p/package/bin/yarn.js && tar -czf ${tarball} -C p package && rm -rf p`;
+    const pack =
+      yarnJs === undefined
+        ? `printf fake-tarball > ${tarball}`
+        : `mkdir -p p/package/bin && printf '%s' '${yarnJs}' > p/package/bin/yarn.js && tar -czf ${tarball} -C p package && rm -rf p`;
     writeFileSync(join(bin, "npm"), `#!/bin/sh\necho "npm $*" >> ${log}\nif [ "$1" = pack ]; then ${pack}; fi\n`);
     for (const f of ["pnpm", "yarn", "npm"]) chmodSync(join(bin, f), 0o755);
     return tarball;
   }
-  const run = (script: string) => spawnSync("sh", ["-c", script], { env: { ...process.env, PATH: `${bin}:/usr/bin:/bin` }, encoding: "utf8" });
+  const run = (script: string) =>
+    spawnSync("sh", ["-c", script], { env: { ...process.env, PATH: `${bin}:/usr/bin:/bin` }, encoding: "utf8" });
   const npmCalls = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : []);
   const sha = (alg: string, data: string) => createHash(alg).update(data).digest("hex");
 
@@ -109,7 +118,9 @@ describe("buildPackageManagerInstall, run by sh", () => {
 
   it("refuses a tarball whose hash differs, and installs nothing", () => {
     stubs("8.0.0", "pnpm-9.12.0.tgz");
-    const bad = run(buildPackageManagerInstall("pnpm", { name: "pnpm", version: "9.12.0", hash: { algorithm: "sha256", hex: sha("sha256", "other") } }));
+    const bad = run(
+      buildPackageManagerInstall("pnpm", { name: "pnpm", version: "9.12.0", hash: { algorithm: "sha256", hex: sha("sha256", "other") } }),
+    );
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain("pnpm@9.12.0 from the registry does not match the sha256 in package.json packageManager");
     expect(npmCalls()).toEqual(["npm pack pnpm@9.12.0 --silent"]);
@@ -117,14 +128,22 @@ describe("buildPackageManagerInstall, run by sh", () => {
 
   it("checks yarn 2+ by its yarn.js, as corepack does", () => {
     stubs("1.22.22", "yarnpkg-cli-dist-4.5.0.tgz", "console.log(4)");
-    const spec: PackageManagerSpec = { name: "yarn", version: "4.5.0", hash: { algorithm: "sha512", hex: sha("sha512", "console.log(4)") } };
+    const spec: PackageManagerSpec = {
+      name: "yarn",
+      version: "4.5.0",
+      hash: { algorithm: "sha512", hex: sha("sha512", "console.log(4)") },
+    };
     const ok = run(buildPackageManagerInstall("yarn-berry", spec));
     expect(ok.status, ok.stderr).toBe(0);
     expect(npmCalls()).toEqual(["npm pack @yarnpkg/cli-dist@4.5.0 --silent", "npm install -g --force /tmp/yarnpkg-cli-dist-4.5.0.tgz"]);
   });
 
   it("is valid sh in every form", () => {
-    for (const [m, spec] of [["pnpm", undefined], ["yarn", { name: "yarn", version: "1.22.22", hash: { algorithm: "sha1", hex: "0".repeat(40) } }], ["yarn-berry", undefined]] as const) {
+    for (const [m, spec] of [
+      ["pnpm", undefined],
+      ["yarn", { name: "yarn", version: "1.22.22", hash: { algorithm: "sha1", hex: "0".repeat(40) } }],
+      ["yarn-berry", undefined],
+    ] as const) {
       execFileSync("sh", ["-n", "-c", buildPackageManagerInstall(m, spec as PackageManagerSpec | undefined)]);
     }
   });

@@ -1,16 +1,45 @@
 import { describe, expect, it } from "vitest";
-import { buildDockerignore, buildNetworkRun, parseImageRef, parseTagVersion, toShellWord } from "../../../../src/plan/recipes/dockerfile-parts.js";
+import {
+  buildDockerignore,
+  buildNetworkRun,
+  parseImageRef,
+  parseTagVersion,
+  toShellWord,
+} from "../../../../src/plan/recipes/dockerfile-parts.js";
 import { parsePyproject } from "../../../../src/plan/recipes/parse-pyproject.js";
 import { choosePythonRuntime, matchesPythonSpec, parsePythonVersionFile } from "../../../../src/plan/recipes/python-version.js";
 
 describe("matchesPythonSpec", () => {
   it.each([
-    [">=3.11", "3.11", true], [">=3.11", "3.10", false], [">=3.10,<3.13", "3.12", true], [">=3.10,<3.13", "3.13", false],
-    ["<3.12", "3.12", false], ["<3.12.4", "3.12", true], ["<=3.11", "3.11", true], [">3.11", "3.11", false], [">3.11.2", "3.11", true],
-    ["==3.11.*", "3.11", true], ["==3.11.*", "3.12", false], ["==3.*", "3.13", true], ["!=3.12.*", "3.12", false], ["!=3.12.1", "3.12", true],
-    ["~=3.11", "3.13", true], ["~=3.11", "3.10", false], ["~=3.11.2", "3.12", false], ["^3.11", "3.13", true], ["^3.11", "4.0", false],
-    ["~3.11", "3.11", true], ["~3.11", "3.12", false], ["3.11", "3.11", true], [">=3.9 <3.13", "3.12", true], [">=3.9 <3.13", "3.13", false],
-    [">=3.8,<3.9 || >=3.11", "3.11", true], ["*", "3.11", true], [">= 3.10", "3.11", true], ["python3", "3.11", undefined], ["", "3.11", undefined],
+    [">=3.11", "3.11", true],
+    [">=3.11", "3.10", false],
+    [">=3.10,<3.13", "3.12", true],
+    [">=3.10,<3.13", "3.13", false],
+    ["<3.12", "3.12", false],
+    ["<3.12.4", "3.12", true],
+    ["<=3.11", "3.11", true],
+    [">3.11", "3.11", false],
+    [">3.11.2", "3.11", true],
+    ["==3.11.*", "3.11", true],
+    ["==3.11.*", "3.12", false],
+    ["==3.*", "3.13", true],
+    ["!=3.12.*", "3.12", false],
+    ["!=3.12.1", "3.12", true],
+    ["~=3.11", "3.13", true],
+    ["~=3.11", "3.10", false],
+    ["~=3.11.2", "3.12", false],
+    ["^3.11", "3.13", true],
+    ["^3.11", "4.0", false],
+    ["~3.11", "3.11", true],
+    ["~3.11", "3.12", false],
+    ["3.11", "3.11", true],
+    [">=3.9 <3.13", "3.12", true],
+    [">=3.9 <3.13", "3.13", false],
+    [">=3.8,<3.9 || >=3.11", "3.11", true],
+    ["*", "3.11", true],
+    [">= 3.10", "3.11", true],
+    ["python3", "3.11", undefined],
+    ["", "3.11", undefined],
   ] as const)("%j with %s is %s", (spec, version, expected) => {
     expect(matchesPythonSpec(spec, version)).toBe(expected);
   });
@@ -18,7 +47,12 @@ describe("matchesPythonSpec", () => {
 
 describe("parsePythonVersionFile", () => {
   it.each([
-    ["3.12\n", "3.12"], ["3.12.4", "3.12"], ["# pinned\n3.11\n", "3.11"], ["cpython-3.13.1", "3.13"], ["pypy3.10", undefined], ["\n", undefined],
+    ["3.12\n", "3.12"],
+    ["3.12.4", "3.12"],
+    ["# pinned\n3.11\n", "3.11"],
+    ["cpython-3.13.1", "3.13"],
+    ["pypy3.10", undefined],
+    ["\n", undefined],
   ])("%j -> %s", (text, expected) => {
     expect(parsePythonVersionFile(text)).toBe(expected);
   });
@@ -37,7 +71,9 @@ describe("choosePythonRuntime", () => {
     ]);
   });
   it("swaps docker.io/library/python too", () => {
-    expect(choosePythonRuntime({ from: ".python-version", exact: "3.13" }, "docker.io/library/python:3.11-slim").image).toBe("python:3.13-slim");
+    expect(choosePythonRuntime({ from: ".python-version", exact: "3.13" }, "docker.io/library/python:3.11-slim").image).toBe(
+      "python:3.13-slim",
+    );
   });
 });
 
@@ -86,10 +122,12 @@ entrypoint = "svc.main:app"
     });
   });
   it("reads a uv workspace root's members", () => {
-    const root = parsePyproject('[project]\nname = "root"\n[tool.uv.workspace]\nmembers = ["services/*", "libs/*"]\nexclude = ["libs/old"]\n');
+    const root = parsePyproject(
+      '[project]\nname = "root"\n[tool.uv.workspace]\nmembers = ["services/*", "libs/*"]\nexclude = ["libs/old"]\n',
+    );
     expect(root.uvWorkspaceMembers).toEqual(["services/*", "libs/*"]);
     expect(root.name).toBe("root");
-    expect(parsePyproject('[tool.uv]\npackage = true\n').uvWorkspaceMembers).toBeUndefined();
+    expect(parsePyproject("[tool.uv]\npackage = true\n").uvWorkspaceMembers).toBeUndefined();
   });
   it("reads dotted keys and dynamic dependencies", () => {
     const p = parsePyproject('tool.poetry.name = "x"\n[project]\nname = "x"\ndynamic = ["dependencies", "version"]\n');
@@ -101,7 +139,11 @@ entrypoint = "svc.main:app"
 
 describe("Dockerfile parts", () => {
   it.each([
-    ["plain", "plain"], ["uvicorn[standard]", '"uvicorn[standard]"'], ["a b", '"a b"'], ["$HOME", "'$HOME'"], ["it's $x", "'it'\\''s $x'"],
+    ["plain", "plain"],
+    ["uvicorn[standard]", '"uvicorn[standard]"'],
+    ["a b", '"a b"'],
+    ["$HOME", "'$HOME'"],
+    ["it's $x", "'it'\\''s $x'"],
   ])("toShellWord(%j) = %s", (word, expected) => {
     expect(toShellWord(word)).toBe(expected);
   });
@@ -122,12 +164,15 @@ describe("Dockerfile parts", () => {
     expect(parseImageRef(image)).toEqual(expected);
   });
 
-  it.each([["3.11-slim", 2, "3.11"], ["22-bookworm-slim", 1, "22"], ["22", 2, undefined], ["latest", 1, undefined], ["v20.1", 1, "20"]] as const)(
-    "parseTagVersion(%s, %d) = %s",
-    (tag, parts, expected) => {
-      expect(parseTagVersion(tag, parts)).toBe(expected);
-    },
-  );
+  it.each([
+    ["3.11-slim", 2, "3.11"],
+    ["22-bookworm-slim", 1, "22"],
+    ["22", 2, undefined],
+    ["latest", 1, undefined],
+    ["v20.1", 1, "20"],
+  ] as const)("parseTagVersion(%s, %d) = %s", (tag, parts, expected) => {
+    expect(parseTagVersion(tag, parts)).toBe(expected);
+  });
 
   it("keeps the user's .dockerignore after the defaults, lines as written", () => {
     expect(buildDockerignore(["a", "b"], "\uFEFF\nc\r\n  !d \n #not-a-comment\n")).toBe(

@@ -43,7 +43,14 @@ describe("scanSource", () => {
     symlinkSync(join(dir, "pkg"), join(dir, "linked-pkg"));
     const src = await scanSource(dir);
     expect(src.files).toEqual([
-      "README.md", "main.py", "notes/package.json", "pkg/sub/mod.py", "pyproject.toml", "requirements.txt", "requirements/dev.txt", "uv.lock",
+      "README.md",
+      "main.py",
+      "notes/package.json",
+      "pkg/sub/mod.py",
+      "pyproject.toml",
+      "requirements.txt",
+      "requirements/dev.txt",
+      "uv.lock",
     ]);
     expect(src.read("main.py")).toBe("app = FastAPI()\n");
     expect(src.read("./requirements.txt")).toBe("fastapi\n");

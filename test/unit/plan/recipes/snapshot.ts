@@ -6,7 +6,9 @@ import type { SourceSnapshot } from "../../../../src/plan/recipes/index.js";
  */
 export function snapshot(files: Record<string, string | null | undefined>): SourceSnapshot {
   return {
-    files: Object.keys(files).filter((f) => files[f] !== undefined).sort(),
+    files: Object.keys(files)
+      .filter((f) => files[f] !== undefined)
+      .sort(),
     read: (path) => files[path] ?? undefined,
   };
 }

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { ADJECTIVES, hostLabel, NOUNS, pickWords } from "../../../../src/provider/random/words.js";
 
 /** Public host names never collide: the words avoid every host label in use on the engine. */
-const sequence = (...indexes: number[]) => { let i = 0; return (n: number) => (indexes[i++] ?? 0) % n; };
+const sequence = (...indexes: number[]) => {
+  let i = 0;
+  return (n: number) => (indexes[i++] ?? 0) % n;
+};
 
 describe("URL words", () => {
   it("keeps the first draw when its hosts are free", () => {

@@ -7,22 +7,37 @@ import { reveal } from "../../../../src/provider/wire.js";
 import { fullstackPlan } from "../../../fixtures/plans.js";
 
 /** Component test with Pulumi mocks: which resources a plan becomes, with which inputs. */
-interface Recorded { type: string; name: string; inputs: Record<string, unknown> }
+interface Recorded {
+  type: string;
+  name: string;
+  inputs: Record<string, unknown>;
+}
 const recorded: Recorded[] = [];
 
-pulumi.runtime.setMocks({
-  newResource: (args) => {
-    recorded.push({ type: args.type, name: args.name, inputs: args.inputs });
-    const computed: Record<string, unknown> = { words: "brave-otter", value: "s3cretpassw0rd", imageId: "sha256:abc" };
-    // A volume adopted under an older name: containers must mount the real one.
-    if (args.type === "platform:docker:Volume") computed.volumeName = "fullstack_preview_database_data-old";
-    return { id: `${args.name}-id`, state: { ...args.inputs, ...computed } };
+pulumi.runtime.setMocks(
+  {
+    newResource: (args) => {
+      recorded.push({ type: args.type, name: args.name, inputs: args.inputs });
+      const computed: Record<string, unknown> = { words: "brave-otter", value: "s3cretpassw0rd", imageId: "sha256:abc" };
+      // A volume adopted under an older name: containers must mount the real one.
+      if (args.type === "platform:docker:Volume") computed.volumeName = "fullstack_preview_database_data-old";
+      return { id: `${args.name}-id`, state: { ...args.inputs, ...computed } };
+    },
+    call: () => ({}),
   },
-  call: () => ({}),
-}, "fullstack", "preview", false);
+  "fullstack",
+  "preview",
+  false,
+);
 
 const byName = (name: string) => recorded.find((r) => r.name === name) as Recorded;
-const unwrap = async <T>(o: pulumi.Output<T>) => new Promise<T>((r) => o.apply((v) => { r(v); return v; }));
+const unwrap = async <T>(o: pulumi.Output<T>) =>
+  new Promise<T>((r) =>
+    o.apply((v) => {
+      r(v);
+      return v;
+    }),
+  );
 let outputs: Record<string, pulumi.Output<string>> = {};
 
 describe("docker target (mocked engine)", () => {
@@ -35,12 +50,24 @@ describe("docker target (mocked engine)", () => {
 
   it("creates one network, url words, the edge attachment, and per service its resources", () => {
     expect(recorded.map((r) => `${r.type} ${r.name}`).sort()).toEqual([
-      "platform:docker:Container api", "platform:docker:Container database", "platform:docker:Container web",
-      "platform:docker:EdgeAttachment edge", "platform:docker:Image api-image", "platform:docker:Image web-image",
-      "platform:docker:Job api-migrate", "platform:docker:Network network", "platform:docker:Volume database-data",
-      "platform:random:Password database-password", "platform:random:Words url-words",
+      "platform:docker:Container api",
+      "platform:docker:Container database",
+      "platform:docker:Container web",
+      "platform:docker:EdgeAttachment edge",
+      "platform:docker:Image api-image",
+      "platform:docker:Image web-image",
+      "platform:docker:Job api-migrate",
+      "platform:docker:Network network",
+      "platform:docker:Volume database-data",
+      "platform:random:Password database-password",
+      "platform:random:Words url-words",
     ]);
-    expect(byName("edge").inputs).toMatchObject({ network: "fullstack_preview", image: "platform-local/caddy:2.11", httpsPort: 443, appsDomain: "localhost" });
+    expect(byName("edge").inputs).toMatchObject({
+      network: "fullstack_preview",
+      image: "platform-local/caddy:2.11",
+      httpsPort: 443,
+      appsDomain: "localhost",
+    });
   });
 
   it("wires references: the connection string, internal and public URLs", () => {
@@ -59,8 +86,14 @@ describe("docker target (mocked engine)", () => {
   it("gives public services their edge alias, and the database none", () => {
     expect(byName("api").inputs.networks).toEqual([{ name: "fullstack_preview", aliases: ["api", "fullstack-api-brave-otter.edge"] }]);
     expect(byName("database").inputs.networks).toEqual([{ name: "fullstack_preview", aliases: ["database"] }]);
-    expect(byName("database").inputs).toMatchObject({ stopFirst: true, volumes: [{ name: "fullstack_preview_database_data-old", target: "/var/lib/postgresql/data" }] });
-    expect(byName("database-data").inputs).toMatchObject({ name: "fullstack_preview_database_data", labels: { "platform.project": "fullstack", "platform.env": "preview", "platform.service": "database" } });
+    expect(byName("database").inputs).toMatchObject({
+      stopFirst: true,
+      volumes: [{ name: "fullstack_preview_database_data-old", target: "/var/lib/postgresql/data" }],
+    });
+    expect(byName("database-data").inputs).toMatchObject({
+      name: "fullstack_preview_database_data",
+      labels: { "platform.project": "fullstack", "platform.env": "preview", "platform.service": "database" },
+    });
   });
 
   it("labels public containers with their host label; words avoid hosts in use but draw anew only for a new stack", () => {
@@ -70,7 +103,8 @@ describe("docker target (mocked engine)", () => {
   });
 
   it("hardens and limits services and their migrations alike, and publishes no port", () => {
-    for (const n of ["api", "web", "database", "api-migrate"]) expect(byName(n).inputs).toMatchObject({ cpus: 0.5, memoryBytes: 512 * 1024 ** 2, pidsLimit: 512 });
+    for (const n of ["api", "web", "database", "api-migrate"])
+      expect(byName(n).inputs).toMatchObject({ cpus: 0.5, memoryBytes: 512 * 1024 ** 2, pidsLimit: 512 });
     expect(byName("api").inputs.port).toBeUndefined();
   });
 
@@ -84,7 +118,10 @@ describe("docker target (mocked engine)", () => {
   it("gives builds the service's variables as a secret input, and only a hash of them in the clear", () => {
     const api = byName("api-image").inputs;
     expect(api.buildEnv).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
-    expect(reveal(api.buildEnv)).toEqual({ DATABASE_URL: "postgresql://app:s3cretpassw0rd@database:5432/app", CORS_ORIGINS: "https://fullstack-web-brave-otter.localhost" });
+    expect(reveal(api.buildEnv)).toEqual({
+      DATABASE_URL: "postgresql://app:s3cretpassw0rd@database:5432/app",
+      CORS_ORIGINS: "https://fullstack-web-brave-otter.localhost",
+    });
     expect(api.buildEnvHash).toMatch(/^[0-9a-f]{64}$/);
     expect(reveal(byName("web-image").inputs.buildEnv)).toEqual({ API_URL: "http://api:8080" });
     // Nothing but buildEnv carries a value: the password is in no other input of any image.

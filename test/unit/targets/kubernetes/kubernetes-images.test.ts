@@ -16,27 +16,44 @@ describe("images for a cluster of one's own: --registry", () => {
   it("a registry is HOST[:PORT][/PATH], without a scheme; a bad one says how to write it", () => {
     expect(targetSettings({ registry: "registry.example.com/team" }, {})).toEqual({ registry: "registry.example.com/team" });
     expect(targetSettings({}, { PLATFORM_REGISTRY: "127.0.0.1:5001" })).toEqual({ registry: "127.0.0.1:5001" });
-    expect(() => targetSettings({ registry: "https://registry.example.com" }, {})).toThrow(/--registry: "https:\/\/registry.example.com" is not a registry/);
+    expect(() => targetSettings({ registry: "https://registry.example.com" }, {})).toThrow(
+      /--registry: "https:\/\/registry.example.com" is not a registry/,
+    );
     expect(() => targetSettings({}, { PLATFORM_REGISTRY: "Registry.example.com/Team" })).toThrow(/PLATFORM_REGISTRY/);
   });
 
   it("an image is pushed under the registry with its own name and tag; a registry host in its name is dropped", () => {
-    expect(registryTarget("127.0.0.1:5001", "platform/shop_api:3f2a")).toEqual({ repository: "127.0.0.1:5001/platform/shop_api", tag: "3f2a" });
-    expect(registryTarget("reg.example.com/team", "platform-local/postgres:17")).toEqual({ repository: "reg.example.com/team/platform-local/postgres", tag: "17" });
+    expect(registryTarget("127.0.0.1:5001", "platform/shop_api:3f2a")).toEqual({
+      repository: "127.0.0.1:5001/platform/shop_api",
+      tag: "3f2a",
+    });
+    expect(registryTarget("reg.example.com/team", "platform-local/postgres:17")).toEqual({
+      repository: "reg.example.com/team/platform-local/postgres",
+      tag: "17",
+    });
     expect(registryTarget("reg.example.com", "ghcr.io/acme/worker")).toEqual({ repository: "reg.example.com/acme/worker", tag: "latest" });
     expect(registryTarget("reg.example.com", "localhost:5000/x:1")).toEqual({ repository: "reg.example.com/x", tag: "1" });
   });
 
   it("pods run what was pushed by its digest, read from docker push's output", () => {
     const digest = `sha256:${"ab".repeat(32)}`;
-    expect(pushedDigest(`The push refers to repository [127.0.0.1:5001/platform/shop_api]\n5f70bf18a086: Pushed\n3f2a: digest: ${digest} size: 1570\n`)).toBe(digest);
+    expect(
+      pushedDigest(
+        `The push refers to repository [127.0.0.1:5001/platform/shop_api]\n5f70bf18a086: Pushed\n3f2a: digest: ${digest} size: 1570\n`,
+      ),
+    ).toBe(digest);
     expect(pushedDigest("denied: requested access to the resource is denied")).toBeUndefined();
   });
 
   it("pull credentials come from docker login's entry for the registry host, and only that one", () => {
     const dir = mkdtempSync(join(tmpdir(), "docker-config-"));
-    writeFileSync(join(dir, "config.json"), JSON.stringify({ auths: { "https://reg.example.com": { auth: "dTpw" }, "other.example.com": { auth: "eDp5" } } }));
-    expect(JSON.parse(dockerConfigFor("reg.example.com", { DOCKER_CONFIG: dir })!)).toEqual({ auths: { "reg.example.com": { auth: "dTpw" } } });
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ auths: { "https://reg.example.com": { auth: "dTpw" }, "other.example.com": { auth: "eDp5" } } }),
+    );
+    expect(JSON.parse(dockerConfigFor("reg.example.com", { DOCKER_CONFIG: dir })!)).toEqual({
+      auths: { "reg.example.com": { auth: "dTpw" } },
+    });
     expect(dockerConfigFor("127.0.0.1:5001", { DOCKER_CONFIG: dir })).toBeUndefined();
     expect(dockerConfigFor("reg.example.com", { DOCKER_CONFIG: join(dir, "none") })).toBeUndefined();
   });
@@ -45,13 +62,17 @@ describe("images for a cluster of one's own: --registry", () => {
     const src = { pullPolicy: "IfNotPresent", pullSecrets: ["registry-credentials-x"] } as const;
     const dep = deploymentSpec(plan, api, appContainer(api, "r/i@sha256:1", "env", src), src);
     expect(dep.template).toMatchObject({ spec: { imagePullSecrets: [{ name: "registry-credentials-x" }] } });
-    expect(migrateJobSpec(plan, api, "r/i@sha256:1", "env", src).template).toMatchObject({ spec: { imagePullSecrets: [{ name: "registry-credentials-x" }] } });
+    expect(migrateJobSpec(plan, api, "r/i@sha256:1", "env", src).template).toMatchObject({
+      spec: { imagePullSecrets: [{ name: "registry-credentials-x" }] },
+    });
     const none = { pullPolicy: "Never" } as const;
     expect(deploymentSpec(plan, api, appContainer(api, "i", "env", none), none).template).not.toHaveProperty("spec.imagePullSecrets");
   });
 
   it("a cluster that is not the test cluster, without a registry, is refused before anything is created", () => {
-    expect(() => checkImageRoute(plan, { kubeconfig: "/home/u/.kube/config" })).toThrow(/cannot pull the images built on this machine \(.*api, web.*\).*--registry HOST/);
+    expect(() => checkImageRoute(plan, { kubeconfig: "/home/u/.kube/config" })).toThrow(
+      /cannot pull the images built on this machine \(.*api, web.*\).*--registry HOST/,
+    );
     expect(() => checkImageRoute(plan, { kubeconfig: "/k", registry: "reg.example.com" })).not.toThrow();
     expect(() => checkImageRoute(plan, { kubeconfig: "/k", testCluster: { volumesDir: "/v" } })).not.toThrow();
   });
@@ -65,8 +86,12 @@ describe("a pod waits for the Services it depends on", () => {
     const command = plain(wait[0]!.command);
     expect(command[0]).toBe("python3");
     expect(command[2]).toContain(`[["database.${plan.project}-${plan.env}.svc.cluster.local",5432]]`);
-    expect(migrateJobSpec(plan, api, "img:1", "env", never).template).toMatchObject({ spec: { initContainers: [{ name: "wait-for-dependencies" }] } });
-    expect(deploymentSpec(plan, api, appContainer(api, "img:1", "env", never), never).template).toMatchObject({ spec: { initContainers: [{ name: "wait-for-dependencies", image: "img:1" }] } });
+    expect(migrateJobSpec(plan, api, "img:1", "env", never).template).toMatchObject({
+      spec: { initContainers: [{ name: "wait-for-dependencies" }] },
+    });
+    expect(deploymentSpec(plan, api, appContainer(api, "img:1", "env", never), never).template).toMatchObject({
+      spec: { initContainers: [{ name: "wait-for-dependencies", image: "img:1" }] },
+    });
     expect(dependencyWait(plan, plan.services.find((s) => s.name === "database")!, "pg", never)).toEqual([]);
     expect(plain(dependencyWait(plan, plan.services.find((s) => s.name === "web")!, "w", never)[0]!.command)[0]).toBe("node");
   });

@@ -42,7 +42,9 @@ describe("Kubernetes specs from the plan", () => {
     const api = service("api");
     const job = migrateJobSpec(plan, api, "img:2", "api-env-y", never);
     expect(job).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: api.migrate!.timeoutSeconds });
-    expect(job.template).toMatchObject({ spec: { restartPolicy: "Never", containers: [{ image: "img:2", command: api.migrate!.command }] } });
+    expect(job.template).toMatchObject({
+      spec: { restartPolicy: "Never", containers: [{ image: "img:2", command: api.migrate!.command }] },
+    });
     // Its pod is not one the Service sends requests to.
     const selector = serviceSpec(api).selector as Record<string, string>;
     const labels = plain(plain(plain(job.template).metadata).labels);
@@ -60,6 +62,9 @@ describe("Kubernetes specs from the plan", () => {
     expect(kubernetesCluster("/x/kube.yaml", {})).toEqual({ kubeconfig: "/x/kube.yaml" });
     expect(kubernetesCluster(undefined, { KUBECONFIG: "/y/a.yaml:/y/b.yaml" })).toEqual({ kubeconfig: "/y/a.yaml" });
     const test = clusterLayout();
-    expect(kubernetesCluster(test.adminKubeconfig, {})).toEqual({ kubeconfig: test.adminKubeconfig, testCluster: { volumesDir: join(test.dir, "volumes") } });
+    expect(kubernetesCluster(test.adminKubeconfig, {})).toEqual({
+      kubeconfig: test.adminKubeconfig,
+      testCluster: { volumesDir: join(test.dir, "volumes") },
+    });
   });
 });

@@ -44,8 +44,8 @@ describe("build arguments of a build Dockerfile", () => {
       "ARG PLATFORM_PYTHON_IMAGE=python:3.11-slim",
       "FROM ${PLATFORM_PYTHON_IMAGE}",
       "arg lower",
-      "ARG A=1 B \"C=x y\"",
-      "ARG D=\"quoted value\" \\",
+      'ARG A=1 B "C=x y"',
+      'ARG D="quoted value" \\',
       "    E",
       "RUN echo ARG NOT_THIS",
       "ARG A",
@@ -55,7 +55,12 @@ describe("build arguments of a build Dockerfile", () => {
 
   it("passes only declared names that the service has, never the docker client's own variables", () => {
     const dockerfile = "ARG NEXT_PUBLIC_API_URL\nARG PATH\nARG DOCKER_HOST\nARG MISSING\nFROM x\n";
-    const picked = pickBuildArgVariables(dockerfile, { NEXT_PUBLIC_API_URL: "https://a", DATABASE_URL: "secret", PATH: "/x", DOCKER_HOST: "tcp://x" });
+    const picked = pickBuildArgVariables(dockerfile, {
+      NEXT_PUBLIC_API_URL: "https://a",
+      DATABASE_URL: "secret",
+      PATH: "/x",
+      DOCKER_HOST: "tcp://x",
+    });
     expect(picked).toEqual({ NEXT_PUBLIC_API_URL: "https://a" });
   });
 });
@@ -91,22 +96,46 @@ describe("diagnoseBuildLog", () => {
     ["psycopg2 from source", "#12 45.20       Error: pg_config executable not found.", /C compiler/],
     ["a wheel that did not build", "#12 50.1   ERROR: Failed building wheel for greenlet", /C compiler/],
     // Seen deploying vercel/next-learn dashboard/final-example (bcrypt 5 through node-pre-gyp).
-    ["node-pre-gyp offline", "#11 82.17 .../bcrypt@5.1.1/node_modules/bcrypt install: node-pre-gyp WARN Pre-built binaries not installable for bcrypt@5.1.1 and node@22.23.3", /bcryptjs/],
-    ["node-gyp without Python", "#11 82.56 .../bcrypt install: gyp ERR! find Python Python is not set from command line or npm configuration", /Python and a C compiler/],
+    [
+      "node-pre-gyp offline",
+      "#11 82.17 .../bcrypt@5.1.1/node_modules/bcrypt install: node-pre-gyp WARN Pre-built binaries not installable for bcrypt@5.1.1 and node@22.23.3",
+      /bcryptjs/,
+    ],
+    [
+      "node-gyp without Python",
+      "#11 82.56 .../bcrypt install: gyp ERR! find Python Python is not set from command line or npm configuration",
+      /Python and a C compiler/,
+    ],
     ["node-gyp without make", "#9 gyp ERR! stack Error: not found: make", /C compiler/],
-    ["npm ci out of sync", "#10 npm error `npm ci` can only install packages when your package.json and package-lock.json or npm-shrinkwrap.json are in sync. Please update your lock file", /npm install and commit package-lock\.json/],
+    [
+      "npm ci out of sync",
+      "#10 npm error `npm ci` can only install packages when your package.json and package-lock.json or npm-shrinkwrap.json are in sync. Please update your lock file",
+      /npm install and commit package-lock\.json/,
+    ],
     ["npm ci lock file's", "npm error Invalid: lock file's next@15.0.0 does not satisfy next@15.5.29", /package-lock\.json/],
-    ["pnpm outdated", " ERR_PNPM_OUTDATED_LOCKFILE  Cannot install with \"frozen-lockfile\"", /pnpm install and commit/],
+    ["pnpm outdated", ' ERR_PNPM_OUTDATED_LOCKFILE  Cannot install with "frozen-lockfile"', /pnpm install and commit/],
     ["yarn frozen", "error Your lockfile needs to be updated, but yarn was run with `--frozen-lockfile`.", /yarn install and commit/],
-    ["yarn berry immutable", "➤ YN0028: │ The lockfile would have been modified by this install, which is explicitly forbidden.", /yarn install/],
+    [
+      "yarn berry immutable",
+      "➤ YN0028: │ The lockfile would have been modified by this install, which is explicitly forbidden.",
+      /yarn install/,
+    ],
     ["bun frozen", "error: lockfile had changes, but lockfile is frozen", /bun install and commit/],
     ["uv lock stale", "error: The lockfile at `uv.lock` needs to be updated, but `--frozen` was provided.", /uv lock and commit/],
-    ["poetry lock stale", "pyproject.toml changed significantly since poetry.lock was last generated. Run `poetry lock` to fix the lock file.", /poetry lock and commit/],
+    [
+      "poetry lock stale",
+      "pyproject.toml changed significantly since poetry.lock was last generated. Run `poetry lock` to fix the lock file.",
+      /poetry lock and commit/,
+    ],
     ["poetry not consistent", "Error: poetry.lock is not consistent with pyproject.toml.", /poetry lock/],
     // Poetry's own installer (no poetry.lock) against an index without the JSON API.
     ["poetry without candidates", "#12 6.231     | Unable to find installation candidates for sniffio (1.2.0)", /poetry lock --regenerate/],
     // Seen deploying fastapi/full-stack-fastapi-template (requires-python >=3.14) on Python 3.11.
-    ["requires-python (uv)", "#13 2.923   cause: Because the current Python version (3.11.2) does not satisfy Python>=3.14,<4.0 and app==0.1.0 depends on Python>=3.14,<4.0", /requires-python/],
+    [
+      "requires-python (uv)",
+      "#13 2.923   cause: Because the current Python version (3.11.2) does not satisfy Python>=3.14,<4.0 and app==0.1.0 depends on Python>=3.14,<4.0",
+      /requires-python/,
+    ],
     ["requires-python (pip)", "ERROR: Package 'app' requires a different Python: 3.11.2 not in '>=3.14,<4.0'", /requires-python/],
     ["pip without a distribution", "ERROR: No matching distribution found for asyncpg==0.21.0", /not on the package index/],
   ];
@@ -117,7 +146,7 @@ describe("diagnoseBuildLog", () => {
   });
 
   it("says nothing about a log it does not recognise", () => {
-    expect(diagnoseBuildLog("#5 ERROR: process \"/bin/sh -c exit 3\" did not complete successfully: exit code: 3")).toBeUndefined();
+    expect(diagnoseBuildLog('#5 ERROR: process "/bin/sh -c exit 3" did not complete successfully: exit code: 3')).toBeUndefined();
   });
 });
 

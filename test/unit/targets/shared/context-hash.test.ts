@@ -15,7 +15,12 @@ function write(rel: string, text: string, mode = 0o644): void {
   chmodSync(join(ctx, rel), mode);
 }
 
-const inputs = (extra: Partial<BuildInputs> = {}): BuildInputs => ({ context: ctx, dockerfile: "FROM scratch\nCOPY . /\n", buildArgs: {}, ...extra });
+const inputs = (extra: Partial<BuildInputs> = {}): BuildInputs => ({
+  context: ctx,
+  dockerfile: "FROM scratch\nCOPY . /\n",
+  buildArgs: {},
+  ...extra,
+});
 const hash = (extra: Partial<BuildInputs> = {}) => hashBuildInputs(inputs(extra));
 const paths = (dockerignore?: string) => listBuildContext(ctx, dockerignore).map((e) => e.path);
 
@@ -166,6 +171,8 @@ describe("hashBuildInputs: what else is part of the identity", () => {
   });
 
   it("says clearly when the context is missing", () => {
-    expect(() => hashBuildInputs({ ...inputs(), context: join(work, "nope") })).toThrow(/the build context .*nope is not a readable directory/);
+    expect(() => hashBuildInputs({ ...inputs(), context: join(work, "nope") })).toThrow(
+      /the build context .*nope is not a readable directory/,
+    );
   });
 });
