@@ -15,30 +15,46 @@ export async function runDomains(o: StackOptions): Promise<void> {
   const owned = Object.values(t.config.services).flatMap((s) => s.domains.map((domain) => ({ service: s.name, domain })));
   if (owned.length === 0) {
     if (o.json) printJson({ project: t.project, env: t.env, domains: [] });
-    else process.stdout.write(`${t.project} (${t.env}): no custom domains; add domains: [shop.example.com] to a public service in platform.yml\n`);
+    else
+      process.stdout.write(
+        `${t.project} (${t.env}): no custom domains; add domains: [shop.example.com] to a public service in platform.yml\n`,
+      );
     return;
   }
   const edge = await inspectEdge().catch(() => undefined);
   const dns = await checkDns(owned.map((d) => d.domain));
-  const rows = await Promise.all(owned.map(async ({ service, domain }, i) => {
-    const d = dns[i]!;
-    const cert = edge?.running && edge.httpsPort ? await currentCertificate(edge.httpsPort, domain) : undefined;
-    // A certificate of the local CA is no certificate to a browser: only the public edge's count.
-    const trusted = cert && edge?.mode === "public" && !/Caddy Local Authority/.test(cert.issuer) ? cert : undefined;
-    return { service, domain, dns: d, certificate: trusted };
-  }));
+  const rows = await Promise.all(
+    owned.map(async ({ service, domain }, i) => {
+      const d = dns[i]!;
+      const cert = edge?.running && edge.httpsPort ? await currentCertificate(edge.httpsPort, domain) : undefined;
+      // A certificate of the local CA is no certificate to a browser: only the public edge's count.
+      const trusted = cert && edge?.mode === "public" && !/Caddy Local Authority/.test(cert.issuer) ? cert : undefined;
+      return { service, domain, dns: d, certificate: trusted };
+    }),
+  );
   if (o.json) {
     printJson({ project: t.project, env: t.env, edge: edge?.mode ?? null, domains: rows });
   } else {
     process.stdout.write(`${t.project} (${t.env})\n`);
-    process.stdout.write(formatTable(["DOMAIN", "SERVICE", "DNS", "CERTIFICATE"], rows.map((r) => [
-      r.domain,
-      r.service,
-      r.dns.pointsHere ? "points here" : r.dns.addresses.length ? `points to ${r.dns.addresses.join(", ")}` : (r.dns.error ?? "no address"),
-      r.certificate ? `${r.certificate.issuer}, expires ${r.certificate.expires.slice(0, 10)}` : "none yet",
-    ])));
-    for (const r of rows.filter((x) => !x.dns.pointsHere)) process.stdout.write(`hint: create the DNS record ${r.dns.record} for ${r.domain}\n`);
-    if (edge?.mode !== "public") process.stdout.write("note: the edge is local; custom domains are served by the public edge (PLATFORM_EDGE=public on a deploy)\n");
+    process.stdout.write(
+      formatTable(
+        ["DOMAIN", "SERVICE", "DNS", "CERTIFICATE"],
+        rows.map((r) => [
+          r.domain,
+          r.service,
+          r.dns.pointsHere
+            ? "points here"
+            : r.dns.addresses.length
+              ? `points to ${r.dns.addresses.join(", ")}`
+              : (r.dns.error ?? "no address"),
+          r.certificate ? `${r.certificate.issuer}, expires ${r.certificate.expires.slice(0, 10)}` : "none yet",
+        ]),
+      ),
+    );
+    for (const r of rows.filter((x) => !x.dns.pointsHere))
+      process.stdout.write(`hint: create the DNS record ${r.dns.record} for ${r.domain}\n`);
+    if (edge?.mode !== "public")
+      process.stdout.write("note: the edge is local; custom domains are served by the public edge (PLATFORM_EDGE=public on a deploy)\n");
   }
   if (rows.some((r) => !r.dns.pointsHere || !r.certificate)) process.exitCode = 1;
 }
