@@ -8,7 +8,7 @@
 //   serverAddress:53     challtestsrv's DNS: every A query answers `defaultIPv4` unless a record
 //                        was added (addA); no AAAA. Pebble's only resolver.
 //   127.0.0.1:15000      Pebble's management API (its issuing roots: /roots/0)
-//   127.0.0.1:18055      challtestsrv's management API (/add-a)
+//   127.0.0.1:18055      challtestsrv's management API (/add-a, /clear-a)
 //
 // Pebble validates HTTP-01 at <A record>:httpPort and TLS-ALPN-01 at <A record>:tlsPort: the
 // host ports Docker publishes the edge's 80 and 443 on (where a real CA dials 80 and 443).
@@ -189,6 +189,8 @@ export interface Pebble {
   mgmt: (path: string) => Promise<{ status: number; body: string }>;
   /** An A record in challtestsrv (names without one answer serverAddress). */
   addA: (host: string, addresses: string[]) => Promise<void>;
+  /** Removes a host's A record from challtestsrv (it answers serverAddress again). */
+  clearA: (host: string) => Promise<void>;
   stop: () => void;
 }
 
@@ -268,6 +270,14 @@ export async function startPebble(o: StartPebbleOptions): Promise<Pebble> {
         signal: AbortSignal.timeout(5000),
       });
       if (r.status !== 200) throw new Error(`challtestsrv /add-a ${host}: HTTP ${r.status} ${await r.text()}`);
+    },
+    clearA: async (host) => {
+      const r = await fetch(`http://127.0.0.1:${ports.challMgmt}/clear-a`, {
+        method: "POST",
+        body: JSON.stringify({ host }),
+        signal: AbortSignal.timeout(5000),
+      });
+      if (r.status !== 200) throw new Error(`challtestsrv /clear-a ${host}: HTTP ${r.status} ${await r.text()}`);
     },
     stop,
   };
