@@ -26,7 +26,9 @@ export async function runDomains(o: StackOptions): Promise<void> {
   const rows = await Promise.all(
     owned.map(async ({ service, domain }, i) => {
       const d = dns[i]!;
-      const cert = edge?.running && edge.httpsPort ? await currentCertificate(edge.httpsPort, domain) : undefined;
+      // A handshake for a name that points elsewhere would make the edge order a certificate the
+      // CA cannot validate (a failed order, and a CA's rate limit counts them).
+      const cert = d.pointsHere && edge?.running && edge.httpsPort ? await currentCertificate(edge.httpsPort, domain) : undefined;
       // A certificate of the local CA is no certificate to a browser: only the public edge's count.
       const trusted = cert && edge?.mode === "public" && !/Caddy Local Authority/.test(cert.issuer) ? cert : undefined;
       return { service, domain, dns: d, certificate: trusted };

@@ -2,6 +2,7 @@ import { requireCredentials } from "../engine/credentials.js";
 import { listRecords } from "../engine/history.js";
 import { kubeClusterOf, stackUrls } from "../engine/stack-ops.js";
 import { currentCertificate } from "../engine/certificates.js";
+import { checkDns } from "../engine/dns-check.js";
 import { describeEdge, type EdgeState, inspectEdge, liveStates, listServiceContainers, requireEngine } from "../runtime/docker.js";
 import { kubeServices } from "../runtime/kubernetes.js";
 import { resolveStack } from "./context.js";
@@ -15,10 +16,13 @@ async function certificatesOf(
   urls: readonly string[],
 ): Promise<{ host: string; cert?: { issuer: string; expires: string } }[]> {
   if (!edge?.running || /^(tcp|ssh):/.test(process.env.DOCKER_HOST ?? "")) return [];
+  // On the public edge, a handshake for a name whose DNS points elsewhere would order a
+  // certificate the CA cannot validate: such a name is shown without one.
+  const hosts = urls.map((u) => new URL(u));
+  const here = edge.mode === "public" ? new Set((await checkDns(hosts.map((h) => h.hostname))).filter((d) => d.pointsHere).map((d) => d.host)) : undefined;
   return Promise.all(
-    urls.map(async (u) => {
-      const { hostname, port } = new URL(u);
-      const cert = await currentCertificate(Number(port || 443), hostname);
+    hosts.map(async ({ hostname, port }) => {
+      const cert = !here || here.has(hostname) ? await currentCertificate(Number(port || 443), hostname) : undefined;
       return { host: hostname, ...(cert ? { cert } : {}) };
     }),
   );
