@@ -34,31 +34,64 @@ let ca = "";
 // A web change rebuilds Next.js (an env change too: build-time variables), minutes on a busy
 // machine: one of them; the rest are the API's kinds.
 const REDEPLOYS = [
-  "api-code", "api-env", "no-change", "api-code", "failing-migration", "api-env", "crashing-version", "api-code", "web-code", "api-env",
-  "api-code", "no-change", "failing-migration", "api-code", "api-env", "crashing-version", "api-code", "api-env", "api-code", "api-code",
+  "api-code",
+  "api-env",
+  "no-change",
+  "api-code",
+  "failing-migration",
+  "api-env",
+  "crashing-version",
+  "api-code",
+  "web-code",
+  "api-env",
+  "api-code",
+  "no-change",
+  "failing-migration",
+  "api-code",
+  "api-env",
+  "crashing-version",
+  "api-code",
+  "api-env",
+  "api-code",
+  "api-code",
 ] as const;
 type Redeploy = (typeof REDEPLOYS)[number];
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    }).on("error", reject);
+    const s = createServer()
+      .listen(0, "127.0.0.1", () => {
+        const { port } = s.address() as { port: number };
+        s.close(() => resolve(port));
+      })
+      .on("error", reject);
   });
 }
 
 const file = (...p: string[]) => join(dir, ...p);
 const containerOf = (service: string) =>
-  execFileSync("docker", ["ps", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.service=${service}`, "--format", "{{.Names}}"]).toString().trim();
+  execFileSync("docker", [
+    "ps",
+    "--filter",
+    `label=platform.project=${project}`,
+    "--filter",
+    `label=platform.service=${service}`,
+    "--format",
+    "{{.Names}}",
+  ])
+    .toString()
+    .trim();
 
 /** platform.yml with a RELEASE variable for the API: a change of it is an env-only redeploy. */
 const baseYml = () => readFileSync(join(ROOT, "examples", "fullstack", "platform.yml"), "utf8");
 const releases = { api: 0 };
 function writeYml(): void {
-  const yml = baseYml()
-    .replace("      CORS_ORIGINS: ${web.external_url}\n", `      CORS_ORIGINS: \${web.external_url}\n      RELEASE: "${releases.api}"\n`);
-  if (!yml.includes(`RELEASE: "${releases.api}"\n    depends_on`)) throw new Error("examples/fullstack/platform.yml changed shape: update writeYml");
+  const yml = baseYml().replace(
+    "      CORS_ORIGINS: ${web.external_url}\n",
+    `      CORS_ORIGINS: \${web.external_url}\n      RELEASE: "${releases.api}"\n`,
+  );
+  if (!yml.includes(`RELEASE: "${releases.api}"\n    depends_on`))
+    throw new Error("examples/fullstack/platform.yml changed shape: update writeYml");
   writeFileSync(file("platform.yml"), yml);
 }
 
@@ -68,15 +101,41 @@ async function redeploy(kind: Redeploy, n: number): Promise<{ r: CliResult; want
   const original = readFileSync(main, "utf8");
   const broken = file("api", "migrations", "versions", "9999_broken.py");
   switch (kind) {
-    case "api-code": writeFileSync(file("api", "app", "version.txt"), `v${n}\n`); break;
-    case "api-env": releases.api = n; writeYml(); break;
-    case "web-code": writeFileSync(file("web", "app", "release.txt"), `v${n}\n`); break;
-    case "no-change": break;
-    case "failing-migration":
-      writeFileSync(broken, ['revision = "9999broken"', 'down_revision = "0001"', "branch_labels = None", "depends_on = None", "",
-        "from alembic import op", "", "def upgrade():", '    op.execute("SELECT no_such_column FROM no_such_table")', "", "def downgrade():", "    pass", ""].join("\n"));
+    case "api-code":
+      writeFileSync(file("api", "app", "version.txt"), `v${n}\n`);
       break;
-    case "crashing-version": writeFileSync(main, `${original}\nraise RuntimeError("boom: this version cannot start")\n`); break;
+    case "api-env":
+      releases.api = n;
+      writeYml();
+      break;
+    case "web-code":
+      writeFileSync(file("web", "app", "release.txt"), `v${n}\n`);
+      break;
+    case "no-change":
+      break;
+    case "failing-migration":
+      writeFileSync(
+        broken,
+        [
+          'revision = "9999broken"',
+          'down_revision = "0001"',
+          "branch_labels = None",
+          "depends_on = None",
+          "",
+          "from alembic import op",
+          "",
+          "def upgrade():",
+          '    op.execute("SELECT no_such_column FROM no_such_table")',
+          "",
+          "def downgrade():",
+          "    pass",
+          "",
+        ].join("\n"),
+      );
+      break;
+    case "crashing-version":
+      writeFileSync(main, `${original}\nraise RuntimeError("boom: this version cannot start")\n`);
+      break;
   }
   const r = await cli("deploy", "--yes", "--project", project);
   rmSync(broken, { force: true });
@@ -99,19 +158,31 @@ describe("zero failed requests under load across 20 redeploys", () => {
     cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
     // A route that answers after 3 s: a request in flight when the web container is told to stop.
     mkdirSync(file("web", "app", "slow"), { recursive: true });
-    writeFileSync(file("web", "app", "slow", "route.js"), [
-      'export const dynamic = "force-dynamic";',
-      "export async function GET() {",
-      "  await new Promise((r) => setTimeout(r, 3000));",
-      '  return new Response("slow ok");',
-      "}", ""].join("\n"));
+    writeFileSync(
+      file("web", "app", "slow", "route.js"),
+      [
+        'export const dynamic = "force-dynamic";',
+        "export async function GET() {",
+        "  await new Promise((r) => setTimeout(r, 3000));",
+        '  return new Response("slow ok");',
+        "}",
+        "",
+      ].join("\n"),
+    );
     writeYml();
   });
 
   afterAll(async () => {
     await cli("destroy", "--yes", "--delete-data", "--project", project);
-    for (const args of [["rm", "-f", edge, `${edge}-next`], ["volume", "rm", "-f", `${edge}-data`]]) {
-      try { execFileSync("docker", args, { stdio: "ignore" }); } catch { /* already gone */ }
+    for (const args of [
+      ["rm", "-f", edge, `${edge}-next`],
+      ["volume", "rm", "-f", `${edge}-data`],
+    ]) {
+      try {
+        execFileSync("docker", args, { stdio: "ignore" });
+      } catch {
+        /* already gone */
+      }
     }
     rmSync(dir, { recursive: true, force: true });
     forgetProject(project);
@@ -128,7 +199,11 @@ describe("zero failed requests under load across 20 redeploys", () => {
     const before = await eventCount();
     let posted = 0;
     const load = startLoad({
-      clients: 8, h2: { clients: 2, streams: 4 }, ca, maxRequests: 200_000, maxMs: 1_700_000,
+      clients: 8,
+      h2: { clients: 2, streams: 4 },
+      ca,
+      maxRequests: 200_000,
+      maxMs: 1_700_000,
       mix: [
         { name: "GET web /", url: `${urls.web}/` },
         { name: "GET api /health", url: `${urls.api}/health` },
@@ -156,13 +231,15 @@ describe("zero failed requests under load across 20 redeploys", () => {
     expect(result.stoppedBy, "the load stopped at one of its bounds before the test stopped it").toBe("stop");
     const rest = latencies.get("rest") ?? [];
     const during = latencies.get("redeploys") ?? [];
-    console.log([
-      `zero-downtime: ${sent} requests, ${failures.length} failed`,
-      `  at rest:          ${rest.length} requests, p50 ${ms(quantile(rest, 0.5))}, p99 ${ms(quantile(rest, 0.99))}`,
-      `  during redeploys: ${during.length} requests, p50 ${ms(quantile(during, 0.5))}, p99 ${ms(quantile(during, 0.99))}`,
-      ...describeLoad(result),
-      ...outcomes.map((o) => `  ${o}`),
-    ].join("\n"));
+    console.log(
+      [
+        `zero-downtime: ${sent} requests, ${failures.length} failed`,
+        `  at rest:          ${rest.length} requests, p50 ${ms(quantile(rest, 0.5))}, p99 ${ms(quantile(rest, 0.99))}`,
+        `  during redeploys: ${during.length} requests, p50 ${ms(quantile(during, 0.5))}, p99 ${ms(quantile(during, 0.99))}`,
+        ...describeLoad(result),
+        ...outcomes.map((o) => `  ${o}`),
+      ].join("\n"),
+    );
     expect(failures.slice(0, 20)).toEqual([]);
     expect({ "http/1.1": byProtocol["http/1.1"].failures.length, h2: byProtocol.h2.failures.length }).toEqual({ "http/1.1": 0, h2: 0 });
     expect(during.length).toBeGreaterThan(1000);

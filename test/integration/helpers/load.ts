@@ -15,12 +15,23 @@ import { H2ConnectError, type H2Log, H2Tab, h2Request, newH2Log } from "./h2.js"
  * the protocol and the phase it was sent in, so that the test can compare a quiet phase with the
  * redeploys. Both protocols share one budget: `maxRequests` requests, `maxMs` of time.
  */
-export interface LoadRequest { name: string; url: string; method?: string; body?: () => unknown }
+export interface LoadRequest {
+  name: string;
+  url: string;
+  method?: string;
+  body?: () => unknown;
+}
 
 export type Protocol = "http/1.1" | "h2";
 export const PROTOCOLS: Protocol[] = ["http/1.1", "h2"];
 
-export interface LoadFailure { protocol: Protocol; client: string; request: string; phase: string; what: string }
+export interface LoadFailure {
+  protocol: Protocol;
+  client: string;
+  request: string;
+  phase: string;
+  what: string;
+}
 
 export interface LoadOptions {
   /** HTTP/1.1 clients: even ones open a TLS connection per request, odd ones keep one. */
@@ -35,7 +46,12 @@ export interface LoadOptions {
   timeoutMs?: number;
 }
 
-export interface ProtocolStats { sent: number; failures: LoadFailure[]; okCounts: Map<string, number>; latencies: Map<string, number[]> }
+export interface ProtocolStats {
+  sent: number;
+  failures: LoadFailure[];
+  okCounts: Map<string, number>;
+  latencies: Map<string, number[]>;
+}
 
 export interface LoadResult {
   /** All protocols together. */
@@ -66,13 +82,26 @@ export function startLoad(o: LoadOptions) {
   const more = () => running && sent < o.maxRequests && performance.now() < deadline;
 
   /** Counts one request sent: call it before sending it. */
-  const count = (p: Protocol) => { sent++; stats[p].sent++; };
-  const fail = (f: LoadFailure) => { stats[f.protocol].failures.push(f); };
+  const count = (p: Protocol) => {
+    sent++;
+    stats[p].sent++;
+  };
+  const fail = (f: LoadFailure) => {
+    stats[f.protocol].failures.push(f);
+  };
   /** What became of a request: an answer (2xx or it failed) or an error. */
-  function outcome(p: Protocol, client: string, r: LoadRequest, at: string, t0: number, res: { status: number; body: string } | { error: string }) {
+  function outcome(
+    p: Protocol,
+    client: string,
+    r: LoadRequest,
+    at: string,
+    t0: number,
+    res: { status: number; body: string } | { error: string },
+  ) {
     const s = stats[p];
     if ("error" in res) fail({ protocol: p, client, request: r.name, phase: at, what: res.error });
-    else if (res.status < 200 || res.status > 299) fail({ protocol: p, client, request: r.name, phase: at, what: `HTTP ${res.status} ${res.body.slice(0, 120)}` });
+    else if (res.status < 200 || res.status > 299)
+      fail({ protocol: p, client, request: r.name, phase: at, what: `HTTP ${res.status} ${res.body.slice(0, 120)}` });
     else s.okCounts.set(r.name, (s.okCounts.get(r.name) ?? 0) + 1);
     const list = s.latencies.get(at) ?? [];
     list.push(performance.now() - t0);
@@ -91,7 +120,10 @@ export function startLoad(o: LoadOptions) {
       const t0 = performance.now();
       // A CERT_NOT_YET_VALID that httpsRequest retried is a failed request (a browser shows an
       // error page), and the retry one more request sent.
-      const onRetry = (what: string) => { count("http/1.1"); fail({ protocol: "http/1.1", client, request: r.name, phase: at, what }); };
+      const onRetry = (what: string) => {
+        count("http/1.1");
+        fail({ protocol: "http/1.1", client, request: r.name, phase: at, what });
+      };
       try {
         const res = await httpsRequest(r.url, o.ca, { method: r.method, body: r.body?.(), agent, timeoutMs, onRetry });
         outcome("http/1.1", client, r, at, t0, res);
@@ -139,7 +171,9 @@ export function startLoad(o: LoadOptions) {
   });
   return {
     /** Latencies from now on are counted under this phase. */
-    setPhase: (p: string) => { phase = p; },
+    setPhase: (p: string) => {
+      phase = p;
+    },
     sent: () => sent,
     stop: async (): Promise<LoadResult> => {
       running = false;
@@ -169,13 +203,16 @@ const latencyLine = (label: string, values: number[]) =>
 
 /** What a load did, per protocol and phase, with its failures grouped by reason: lines for the test's output. */
 export function describeLoad(r: LoadResult): string[] {
-  const lines = [`load: ${r.sent} requests (bounds: ${r.options.maxRequests} requests, ${r.options.maxMs ?? "no"} ms; stopped by ${r.stoppedBy}), ${r.failures.length} failed`];
+  const lines = [
+    `load: ${r.sent} requests (bounds: ${r.options.maxRequests} requests, ${r.options.maxMs ?? "no"} ms; stopped by ${r.stoppedBy}), ${r.failures.length} failed`,
+  ];
   for (const p of PROTOCOLS) {
     const s = r.byProtocol[p];
     const h1 = r.options.clients;
-    const who = p === "h2"
-      ? `${r.options.h2?.clients ?? 0} clients x ${r.options.h2?.streams ?? 0} streams, ${r.h2.opened} sessions opened (ALPN h2), up to ${r.h2.maxStreams} streams at once on one session`
-      : `${h1} clients: ${Math.ceil(h1 / 2)} with a TLS connection per request, ${Math.floor(h1 / 2)} on a kept connection`;
+    const who =
+      p === "h2"
+        ? `${r.options.h2?.clients ?? 0} clients x ${r.options.h2?.streams ?? 0} streams, ${r.h2.opened} sessions opened (ALPN h2), up to ${r.h2.maxStreams} streams at once on one session`
+        : `${h1} clients: ${Math.ceil(h1 / 2)} with a TLS connection per request, ${Math.floor(h1 / 2)} on a kept connection`;
     lines.push(`  ${p}: ${s.sent} sent (${((100 * s.sent) / Math.max(1, r.sent)).toFixed(1)}%), ${s.failures.length} failed; ${who}`);
     lines.push(`    ok by kind: ${JSON.stringify(Object.fromEntries(s.okCounts))}`);
     lines.push(`    ${latencyLine("all", [...s.latencies.values()].flat())}`);
@@ -190,7 +227,13 @@ export function describeLoad(r: LoadResult): string[] {
     reasons.set(key, (reasons.get(key) ?? 0) + 1);
   }
   if (reasons.size > 0) {
-    lines.push("  failures by reason:", ...[...reasons].sort((a, b) => b[1] - a[1]).slice(0, 30).map(([k, n]) => `    ${n} x ${k}`));
+    lines.push(
+      "  failures by reason:",
+      ...[...reasons]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 30)
+        .map(([k, n]) => `    ${n} x ${k}`),
+    );
   }
   return lines;
 }
