@@ -19,7 +19,10 @@ async function certificatesOf(
   // On the public edge, a handshake for a name whose DNS points elsewhere would order a
   // certificate the CA cannot validate: such a name is shown without one.
   const hosts = urls.map((u) => new URL(u));
-  const here = edge.mode === "public" ? new Set((await checkDns(hosts.map((h) => h.hostname))).filter((d) => d.pointsHere).map((d) => d.host)) : undefined;
+  const here =
+    edge.mode === "public"
+      ? new Set((await checkDns(hosts.map((h) => h.hostname))).filter((d) => d.pointsHere).map((d) => d.host))
+      : undefined;
   return Promise.all(
     hosts.map(async ({ hostname, port }) => {
       const cert = !here || here.has(hostname) ? await currentCertificate(Number(port || 443), hostname) : undefined;
