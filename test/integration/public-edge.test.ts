@@ -18,6 +18,11 @@
 // deploy reports it with the record to create and does not wait for it, and `platform domains`
 // says so too. A second stack that claims shop is refused at its container's creation.
 //
+// Under load (helpers/load.ts, HTTP/1.1 and HTTP/2 to 127.0.0.1:18443, bounded in requests and
+// time): 3 redeploys that replace web and api fail no request; a switch of the edge to local
+// mode and back (the edge replaced on the same port) is measured, with a handshake probe beside
+// the load, and must only recover and end with Pebble's certificates served again.
+//
 // The engine's shared edge (platform-edge, 127.0.0.1:443) is never touched: this test's edge has
 // its own name, ports and data volume, and its mode is remembered under its own name
 // ($PLATFORM_HOME/edges/<name>@local.json, removed at the end).
@@ -25,12 +30,14 @@ import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect as tlsConnect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
-import { assertFree, docker, makeDirectoryTls, PLATFORM_HOME, type Pebble, type PebbleTls, startPebble } from "./helpers/acme.js";
-import { type CliResult, parseUrls, runCli } from "./helpers/cli.js";
+import { assertFree, docker, makeDirectoryTls, PLATFORM_HOME, type Pebble, type PebbleTls, sleep, startPebble } from "./helpers/acme.js";
+import { type CliResult, httpsRequest, parseUrls, runCli } from "./helpers/cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { createInternet, destroyInternet, type Internet, run, runInInternet } from "./helpers/internet.js";
+import { describeLoad, type LoadFailure, type LoadResult, PROTOCOLS, type Protocol, quantile, startLoad } from "./helpers/load.js";
 
 const PORTS = { http: 18080, https: 18443 };
 const DOMAIN = "apps.test";
@@ -48,6 +55,9 @@ const backend = freshBackend();
 const work = mkdtempSync(join(tmpdir(), "platform-public-edge-"));
 const dir = join(work, "fullstack");
 const dir2 = join(work, "second");
+/** Think time of each load loop: spreads the request budget (3,000) over the redeploys and the mode switches. */
+const ZD_PAUSE_MS = 250;
+const SWITCH_PAUSE_MS = 150;
 const edgeRecordFile = (name: string) => join(PLATFORM_HOME, "edges", `${name}@local.json`);
 
 /** Edges, their volumes and records of crashed earlier runs (their pid is gone). Never a live run's. */
@@ -62,6 +72,52 @@ async function removeStaleEdges(): Promise<void> {
   for (const name of volumes.stdout.split("\n").filter(dead)) await docker(["volume", "rm", "-f", name]);
   const edges = join(PLATFORM_HOME, "edges");
   for (const f of existsSync(edges) ? readdirSync(edges) : []) if (dead(f)) rmSync(join(edges, f), { force: true });
+}
+
+interface Probe {
+  sentAt: number;
+  at: number;
+  ok: boolean;
+  /** The error, or the served certificate's issuer. */
+  what: string;
+}
+
+/**
+ * A TCP and TLS handshake with the edge at 127.0.0.1:<port> (SNI `host`, any certificate: only
+ * whether the edge answers counts), every `everyMs`, each given `timeoutMs`; no HTTP request.
+ * Bounded: at most `maxProbes`, and it stops when stopped. It times a gap more finely than the
+ * load does (a client that waits in a SYN retransmission is slow there, not failed).
+ */
+function startHandshakeProbe(port: number, host: string, o = { everyMs: 20, timeoutMs: 500, maxProbes: 5_000 }) {
+  const probes: Probe[] = [];
+  let running = true;
+  const once = () =>
+    new Promise<Pick<Probe, "ok" | "what">>((resolve) => {
+      const socket = tlsConnect({ host: "127.0.0.1", port, servername: host, rejectUnauthorized: false });
+      const done = (r: Pick<Probe, "ok" | "what">) => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(r);
+      };
+      const timer = setTimeout(() => done({ ok: false, what: `no handshake within ${o.timeoutMs} ms` }), o.timeoutMs);
+      socket.once("secureConnect", () => done({ ok: true, what: String(socket.getPeerCertificate().issuer?.CN ?? "") }));
+      socket.once("error", (e: NodeJS.ErrnoException) => done({ ok: false, what: e.code ?? e.message }));
+    });
+  const loop = (async () => {
+    while (running && probes.length < o.maxProbes) {
+      const sentAt = performance.now();
+      const r = await once();
+      probes.push({ sentAt, at: performance.now(), ...r });
+      await sleep(o.everyMs);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return probes;
+    },
+  };
 }
 
 type LogLine = Record<string, unknown> & { msg?: string; identifier?: string; ts?: number };
@@ -141,6 +197,9 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     return r.code === 0;
   };
   const hostOf = (service: string) => new URL(urls[service] as string).hostname;
+  /** The deploy's one warning: elsewhere's DNS points away from this server. */
+  const elsewhereWarning = () =>
+    `⚠ ${ELSEWHERE}: no certificate yet: DNS: ${ELSEWHERE} resolves to ${net!.clientAddress}, not to this server`;
   const needDeploy = () => {
     if (deployed?.code !== 0) throw new Error("the deploy did not succeed (see the first test)");
   };
@@ -239,7 +298,7 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     expect(r.stdout).toMatch(/^Deployment complete \(dep_[a-z0-9]+\)$/m);
     // One host has no certificate: elsewhere, whose DNS points away. It is reported with the
     // record to create (this server's address), before "Deployment complete", and not waited for.
-    const warning = `⚠ ${ELSEWHERE}: no certificate yet: DNS: ${ELSEWHERE} resolves to ${net!.clientAddress}, not to this server`;
+    const warning = elsewhereWarning();
     expect(r.stdout.match(/^⚠.*$/gm), "the deploy's warnings").toEqual([warning]);
     const out = r.stdout.split("\n");
     const warnAt = out.indexOf(warning);
@@ -528,6 +587,321 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     }
     expect(certLines.map((l) => l.split(" ")[1])).toEqual(expect.arrayContaining([SHOP, hostOf("api")]));
   }, 60_000);
+
+  /** The ids of a service's running containers. */
+  const containerIds = async (service: string) =>
+    (
+      await docker([
+        "ps",
+        "-q",
+        "--no-trunc",
+        "--filter",
+        `label=platform.project=${project}`,
+        "--filter",
+        `label=platform.service=${service}`,
+      ])
+    ).stdout
+      .split("\n")
+      .filter(Boolean);
+  /**
+   * Gives api and web a new value of RELEASE in the deployed platform.yml: both containers are
+   * replaced (web's image is built again, as next build sees the variables; BuildKit's cache
+   * answers when an earlier run built the same value, and the redeploy takes ~8 s instead of ~30 s).
+   */
+  const setRelease = (n: number) => {
+    const yml = parseDocument(readFileSync(join(dir, "platform.yml"), "utf8"));
+    for (const s of ["api", "web"]) yml.setIn(["services", s, "env", "RELEASE"], String(n));
+    writeFileSync(join(dir, "platform.yml"), yml.toString());
+  };
+  /** A deploy with the public edge: it succeeded, and warned only about elsewhere (whose DNS points away), as the first one. */
+  const expectPublicDeploy = (r: CliResult, what: string) => {
+    expect(r.code, `${what}: exit ${r.code}\n${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout, what).toMatch(/^Deployment complete \(dep_[a-z0-9]+\)$/m);
+    expect(r.stdout.match(/^⚠.*$/gm), `${what}'s warnings`).toEqual([elsewhereWarning()]);
+  };
+  const eventCount = async () => {
+    const r = await httpsRequest(`${urls.api}/api/status`, pebble!.root);
+    expect(r.status, r.body).toBe(200);
+    return (JSON.parse(r.body) as { event_count: number }).event_count;
+  };
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  const okIn = (result: LoadResult, p: Protocol, phase: string) =>
+    (result.byProtocol[p].latencies.get(phase)?.length ?? 0) - result.byProtocol[p].failures.filter((f) => f.phase === phase).length;
+
+  // The load comes from 127.0.0.1 (the edge publishes on every interface, loopback included), with
+  // each URL's host as TLS server name and :authority, and trusts Pebble's issuing root only.
+  it("zero downtime with the public edge: no request fails over HTTP/1.1 or HTTP/2 while 3 redeploys replace web and api", async () => {
+    needDeploy();
+    const before = await eventCount();
+    let posted = 0;
+    const load = startLoad({
+      clients: 4,
+      h2: { clients: 1, streams: 4 },
+      ca: pebble!.root,
+      maxRequests: 3_000,
+      maxMs: 180_000,
+      pauseMs: ZD_PAUSE_MS,
+      mix: [
+        { name: "GET web / (shop)", url: `${urls.web}/` },
+        { name: "GET api /health", url: `${urls.api}/health` },
+        { name: "GET web / (platform URL)", url: `https://${webPlatformHost}:${PORTS.https}/` },
+        {
+          name: "POST api /api/events",
+          url: `${urls.api}/api/events`,
+          method: "POST",
+          body: () => ({ message: `public load ${++posted}` }),
+        },
+      ],
+    });
+    const outcomes: string[] = [];
+    let result: LoadResult | undefined;
+    try {
+      await sleep(5_000);
+      load.setPhase("redeploys");
+      for (let i = 1; i <= 3; i++) {
+        const was = { api: await containerIds("api"), web: await containerIds("web") };
+        setRelease(i);
+        const r = await cli("deploy", "--yes", "--project", project);
+        outcomes.push(`redeploy ${i}: exit ${r.code} in ${r.seconds.toFixed(1)} s; ${load.sent()} requests so far`);
+        console.log(`[public-edge] ${outcomes.at(-1)}`);
+        expectPublicDeploy(r, `redeploy ${i}`);
+        for (const s of ["api", "web"] as const) {
+          const now = await containerIds(s);
+          expect(now.length, `${s} runs after redeploy ${i}`).toBe(1);
+          expect(was[s], `redeploy ${i} replaced ${s}`).not.toContain(now[0]);
+        }
+      }
+      load.setPhase("rest");
+      await sleep(5_000);
+    } finally {
+      result = await load.stop();
+      const all = [...result.latencies.values()].flat();
+      console.log(
+        [
+          `[public-edge] zero downtime, public edge: ${result.sent} requests, ${result.failures.length} failed; p50 ${ms(quantile(all, 0.5))}, p99 ${ms(quantile(all, 0.99))}`,
+          ...describeLoad(result),
+          ...outcomes.map((o) => `  ${o}`),
+        ].join("\n"),
+      );
+    }
+    const { sent, byProtocol } = result;
+    expect(result.stoppedBy, "the load reached a bound before the last redeploy ended: raise it").toBe("stop");
+    expect(result.failures.slice(0, 20)).toEqual([]);
+    expect({ "http/1.1": byProtocol["http/1.1"].failures.length, h2: byProtocol.h2.failures.length }).toEqual({ "http/1.1": 0, h2: 0 });
+    for (const p of PROTOCOLS) {
+      expect(byProtocol[p].sent / sent, `${p}'s share of the requests`).toBeGreaterThanOrEqual(0.2);
+      expect(byProtocol[p].latencies.get("redeploys")?.length ?? 0, `${p} requests during the redeploys`).toBeGreaterThan(100);
+    }
+    // Every HTTP/2 answer came on a session that negotiated h2 (h2.ts fails any other), and they multiplexed.
+    expect(result.h2.opened).toBeGreaterThanOrEqual(3);
+    expect(result.h2.maxStreams, "the most HTTP/2 streams in flight at once on one session").toBeGreaterThan(1);
+    // Every POST answered 201 is one row, no more.
+    expect(await eventCount()).toBe(before + (result.okCounts.get("POST api /api/events") ?? 0));
+  }, 300_000);
+
+  /**
+   * The local CA's root, as the local edge writes it into its data volume when it first starts:
+   * read from the host's side of the volume every 20 ms when this process can (a local engine),
+   * else from the containers every 250 ms; until found or `until` says stop.
+   */
+  const watchLocalRoot = async (until: () => boolean): Promise<{ pem: string; at: number } | undefined> => {
+    const file = "caddy/pki/authorities/local/root.crt";
+    const mount = (await docker(["volume", "inspect", "-f", "{{.Mountpoint}}", `${EDGE}-data`])).stdout.trim();
+    const onHost = mount !== "" && existsSync(mount);
+    while (!until()) {
+      if (onHost) {
+        const path = join(mount, file);
+        const pem = existsSync(path) ? readFileSync(path, "utf8") : "";
+        if (pem.includes("END CERTIFICATE")) return { pem, at: performance.now() };
+        await sleep(20);
+      } else {
+        for (const name of [`${EDGE}-next`, EDGE]) {
+          const r = await docker(["exec", name, "cat", `/data/${file}`], 5_000);
+          if (r.code === 0 && r.stdout.includes("END CERTIFICATE")) return { pem: r.stdout, at: performance.now() };
+        }
+        await sleep(250);
+      }
+    }
+    return undefined;
+  };
+
+  const edgeState = async () => {
+    const r = await docker([
+      "inspect",
+      "-f",
+      '{{index .Config.Labels "platform.edge-mode"}} {{.State.StartedAt}} {{json .HostConfig.PortBindings}}',
+      EDGE,
+    ]);
+    const [mode, started, ...bindings] = r.stdout.trim().split(" ");
+    return { mode, startedAt: Date.parse(started ?? ""), bindings: bindings.join(" ") };
+  };
+
+  // The product replaces the edge on the same port: the old one is stopped (5 s grace), the new
+  // one started. This measures what clients see meanwhile; it asserts only that they recover and
+  // that the public URLs serve Pebble's certificates again at the end. The load trusts Pebble's
+  // root and, once the local edge has made it, its local CA (as a user of `platform ca` would),
+  // and speaks only to the hosts under the apps domain (the local edge serves no custom domain).
+  it("a switch to the local edge and back under load: the gaps are measured, the load recovers, public URLs serve again", async () => {
+    needDeploy();
+    const localEnv = { ...env, PLATFORM_EDGE: "local" };
+    let localRoot = "";
+    const load = startLoad({
+      clients: 4,
+      h2: { clients: 1, streams: 4 },
+      ca: () => pebble!.root + localRoot,
+      maxRequests: 3_000,
+      maxMs: 180_000,
+      pauseMs: SWITCH_PAUSE_MS,
+      errorPauseMs: 50,
+      timeoutMs: 10_000,
+      mix: [
+        { name: "GET api /health", url: `${urls.api}/health` },
+        { name: "GET web / (platform URL)", url: `https://${webPlatformHost}:${PORTS.https}/` },
+      ],
+    });
+    const probe = startHandshakeProbe(PORTS.https, hostOf("api"));
+    let probes: Probe[] = [];
+    let rootAt = Number.POSITIVE_INFINITY;
+    const QUIET_MS = 6_000;
+    const switches: {
+      name: string;
+      phase: string;
+      after: string;
+      t0: number;
+      wall0: number;
+      deploy?: CliResult;
+      quietFrom: number;
+      edgeStarted?: number;
+    }[] = [];
+    const lines: string[] = [];
+    let result: LoadResult | undefined;
+    try {
+      // The first phase is "rest" (public, before the switches): the load starts in it.
+      await sleep(4_000);
+      for (const [name, to, phase, after] of [
+        ["public -> local", localEnv, "switching to local", "local"],
+        ["local -> public", env, "switching to public", "public after"],
+      ] as const) {
+        load.setPhase(phase);
+        const s: (typeof switches)[number] = { name, phase, after, t0: performance.now(), wall0: Date.now(), quietFrom: 0 };
+        switches.push(s);
+        let deployDone = false;
+        // The load trusts the local CA from the moment its root is in the volume, not when the deploy ends.
+        const watcher = localRoot
+          ? undefined
+          : watchLocalRoot(() => deployDone).then((root) => {
+              if (root) localRoot = root.pem;
+              return root;
+            });
+        s.deploy = await runCli(["deploy", "--yes", "--project", project], { cwd: dir, env: to });
+        deployDone = true;
+        const root = await watcher;
+        if (root) {
+          rootAt = root.at;
+          lines.push(`  the local CA's root was read ${((root.at - s.t0) / 1000).toFixed(2)} s after the deploy began`);
+        }
+        const d = s.deploy;
+        const warnings = d.stdout.match(/^⚠.*$/gm) ?? [];
+        lines.push(
+          `  ${name}: deploy exit ${d.code} in ${d.seconds.toFixed(1)} s; warnings: ${warnings.length ? warnings.join(" | ") : "none"}`,
+        );
+        expect(d.code, `${name}: exit ${d.code}\n${d.stdout}\n${d.stderr}`).toBe(0);
+        expect(d.stdout).toMatch(/^Deployment complete \(dep_[a-z0-9]+\)$/m);
+        const edge = await edgeState();
+        s.edgeStarted = edge.startedAt;
+        lines.push(`  ${name}: edge now ${edge.mode}, ports ${edge.bindings}; printed URLs ${JSON.stringify(parseUrls(d.stdout))}`);
+        expect(edge.mode, `${name}: the edge's mode`).toBe(to === env ? "public" : "local");
+        if (to === localEnv) {
+          // `platform ca` prints the local edge's root: the one the load was given.
+          const ca = await runCli(["ca"], { cwd: dir, env: localEnv });
+          expect(ca.code, ca.stderr).toBe(0);
+          expect(ca.stdout.trim()).toBe(localRoot.trim());
+          // Measured only: what the URL the local deploy printed for web (its custom domain) answers.
+          const printed = parseUrls(d.stdout).web;
+          const answer = await httpsRequest(`${printed}/`, pebble!.root + localRoot, { timeoutMs: 5_000 }).then(
+            (r) => `HTTP ${r.status}`,
+            (e: Error) => e.message,
+          );
+          lines.push(`  local edge: web's printed URL ${printed}/ answers: ${answer}`);
+          // Measured only: the local edge listens on 127.0.0.1, not for the internet.
+          lines.push(
+            `  local edge from the internet (serverAddress:${PORTS.https}): ${(await reachable(PORTS.https)) ? "answers" : "does not answer"}`,
+          );
+        } else expectPublicDeploy(d, name);
+        load.setPhase(after);
+        s.quietFrom = performance.now();
+        await sleep(QUIET_MS);
+      }
+    } finally {
+      result = await load.stop();
+      probes = await probe.stop();
+    }
+    const trustFailure = (f: LoadFailure) => /certificate|self.signed|issuer|CERT_/i.test(f.what);
+    const sec = (t: number, s: (typeof switches)[number]) => `+${((t - s.t0) / 1000).toFixed(2)} s`;
+    const summary: string[] = [];
+    for (const s of switches) {
+      const failed = result.failures.filter((f) => f.phase === s.phase || f.phase === s.after).sort((a, b) => a.at - b.at);
+      const down = failed.filter((f) => !trustFailure(f));
+      const byProto = PROTOCOLS.map((p) => `${p} ${failed.filter((f) => f.protocol === p).length}`).join(", ");
+      const sent = PROTOCOLS.map(
+        (p) =>
+          `${p} ${(result.byProtocol[p].latencies.get(s.phase)?.length ?? 0) + (result.byProtocol[p].latencies.get(s.after)?.length ?? 0)}`,
+      ).join(", ");
+      const started = s.edgeStarted ? `; the new edge started at +${((s.edgeStarted - s.wall0) / 1000).toFixed(2)} s` : "";
+      summary.push(`  ${s.name} (deploy ${s.deploy?.seconds.toFixed(1)} s${started}): sent ${sent}; failed ${failed.length} (${byProto})`);
+      const window = (list: LoadFailure[]) => {
+        const first = list[0]!;
+        const last = list.at(-1)!;
+        return `first failure at ${sec(first.at, s)} (sent ${sec(first.sentAt, s)}), last at ${sec(last.at, s)}: ${((last.at - first.at) / 1000).toFixed(3)} s first to last failure`;
+      };
+      summary.push(down.length > 0 ? `    unreachable (${down.length} failed to connect): ${window(down)}` : "    no connection failed");
+      const trust = failed.filter(trustFailure);
+      if (trust.length > 0) {
+        const early = trust.filter((f) => f.sentAt < rootAt).length;
+        summary.push(
+          `    ${trust.length} failed on the certificate (the edge answered, with a CA the load did not trust yet; ${early} of them sent before the local root existed): ${window(trust)}`,
+        );
+      }
+      // The handshake probe: from the first probe that failed to the first that succeeded after the last failure.
+      const mine = probes.filter((p) => p.sentAt >= s.t0 && p.sentAt < (s.quietFrom || Number.POSITIVE_INFINITY) + QUIET_MS);
+      const bad = mine.filter((p) => !p.ok);
+      if (bad.length > 0) {
+        const back = mine.find((p) => p.ok && p.sentAt > bad.at(-1)!.sentAt);
+        const whats = [...new Set(bad.map((p) => p.what))].join(", ");
+        const issuers = [...new Set(mine.filter((p) => p.ok).map((p) => p.what))].join(" -> ");
+        summary.push(
+          `    handshake probe (${mine.length} probes, every 20 ms): no handshake from ${sec(bad[0]!.sentAt, s)} to ${back ? sec(back.sentAt, s) : "the end"}: ${back ? ((back.sentAt - bad[0]!.sentAt) / 1000).toFixed(3) : "?"} s (${bad.length} probes failed: ${whats}); issuers served: ${issuers}`,
+        );
+      } else summary.push(`    handshake probe (${mine.length} probes): every handshake succeeded`);
+      const reasons = new Map<string, number>();
+      for (const f of failed) {
+        const key = `${f.protocol}: ${f.what.replace(/\d+\.\d+\.\d+\.\d+:\d+/g, "<addr>").slice(0, 200)}`;
+        reasons.set(key, (reasons.get(key) ?? 0) + 1);
+      }
+      for (const [k, n] of [...reasons].sort((a, b) => b[1] - a[1])) summary.push(`      ${n} x ${k}`);
+    }
+    console.log(["[public-edge] edge mode switches under load:", ...lines, ...summary, ...describeLoad(result)].join("\n"));
+
+    expect(result.stoppedBy, "the load reached a bound before the switches ended: raise it").toBe("stop");
+    // It recovers: after each switch, both protocols' requests succeed again, and none failed in
+    // the second half of the quiet time after it.
+    for (const s of switches) {
+      for (const p of PROTOCOLS) expect(okIn(result, p, s.after), `${p} requests that succeeded after ${s.name}`).toBeGreaterThan(0);
+      const late = result.failures.filter((f) => f.phase === s.after && f.sentAt > s.quietFrom + QUIET_MS / 2);
+      expect(late, `failures late after ${s.name}`).toEqual([]);
+    }
+    // The public URLs serve again, from the internet, with Pebble's certificates.
+    for (const url of [`${urls.web}/`, `https://${webPlatformHost}:${PORTS.https}/`, `${urls.api}/health`]) {
+      const r = await client(url, ["-o", "/dev/null", "-w", "%{http_code}"]);
+      expect(r.stdout, `${url}: ${r.stderr}`).toBe("200");
+    }
+    for (const host of [SHOP, hostOf("api")]) {
+      const served = await servedTo(host);
+      expect(served.verify, `${host}'s certificate chains to Pebble's root`).toBe("0 (ok)");
+      expect(served.issuer).toMatch(/Pebble Intermediate CA/);
+    }
+    expect(JSON.parse(readFileSync(edgeRecordFile(EDGE), "utf8"))).toMatchObject({ mode: "public", httpsPort: PORTS.https });
+  }, 600_000);
 
   it("a second stack that claims shop is refused, naming the domain and its owner; shop keeps serving", async () => {
     needDeploy();

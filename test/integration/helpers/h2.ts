@@ -108,11 +108,12 @@ class H2Connection {
 export class H2Tab {
   private readonly current = new Map<string, H2Connection>();
   private readonly all: H2Connection[] = [];
-  private readonly ca: string;
+  /** The CA certificates to trust (PEM); a function is read again for each new session. */
+  private readonly ca: string | (() => string);
   private readonly timeoutMs: number;
   readonly log: H2Log;
 
-  constructor(ca: string, timeoutMs: number, log: H2Log) {
+  constructor(ca: string | (() => string), timeoutMs: number, log: H2Log) {
     this.ca = ca;
     this.timeoutMs = timeoutMs;
     this.log = log;
@@ -121,7 +122,7 @@ export class H2Tab {
   connection(origin: string): H2Connection {
     const c = this.current.get(origin);
     if (c?.usable) return c;
-    const next = new H2Connection(origin, this.ca, this.timeoutMs, this.log);
+    const next = new H2Connection(origin, typeof this.ca === "function" ? this.ca() : this.ca, this.timeoutMs, this.log);
     this.current.set(origin, next);
     this.all.push(next);
     // Dead ones are kept only until they are closed.

@@ -3,7 +3,8 @@ import { httpsRequest } from "./cli.js";
 import { H2ConnectError, type H2Log, H2Tab, h2Request, newH2Log } from "./h2.js";
 
 /**
- * A bounded load generator for the zero-downtime test, speaking both protocols browsers use:
+ * A bounded load generator for the zero-downtime test (and the public-edge test's redeploys and
+ * edge mode switches), speaking both protocols browsers use:
  * - HTTP/1.1 (node:https): `clients` loops, each sending one request at a time from a fixed
  *   mix, half of them on a fresh TLS connection per request and half on one pooled keep-alive
  *   connection;
@@ -31,6 +32,9 @@ export interface LoadFailure {
   request: string;
   phase: string;
   what: string;
+  /** performance.now() when the request was sent, and when it failed. */
+  sentAt: number;
+  at: number;
 }
 
 export interface LoadOptions {
@@ -39,11 +43,29 @@ export interface LoadOptions {
   /** HTTP/2 clients (one session per origin each) and the streams each keeps in flight. */
   h2?: { clients: number; streams: number };
   mix: LoadRequest[];
-  ca: string;
+  /**
+   * The CA certificates to trust (PEM, one or several). A function is read again for every
+   * HTTP/1.1 request and every new HTTP/2 session: a trust that changes while the load runs.
+   */
+  ca: string | (() => string);
   maxRequests: number;
   /** The load stops by itself after this long, if it was not stopped before. */
   maxMs?: number;
   timeoutMs?: number;
+  /**
+   * How long an HTTP/1.1 loop waits after a request that failed with an error (no answer) before
+   * its next one (instead of `pauseMs`), so that an edge that is down (connection refused at
+   * once) does not burn the budget, and is probed often enough to time its gap. Default 0: no
+   * wait. (HTTP/2 loops wait 1 s after a connection that could not be made.)
+   */
+  errorPauseMs?: number;
+  /**
+   * How long every loop (HTTP/1.1 client, HTTP/2 stream loop) waits after each request before
+   * its next one, a user's think time: it spreads a small request budget over a longer sequence
+   * of deploys. Default 0: the next request as soon as the answer came. (An HTTP/1.1 request
+   * that got no answer is followed by `errorPauseMs` instead.)
+   */
+  pauseMs?: number;
 }
 
 export interface ProtocolStats {
@@ -79,6 +101,7 @@ export function startLoad(o: LoadOptions) {
   const agents: Agent[] = [];
   const h2Log = newH2Log();
   const tabs: H2Tab[] = [];
+  const trust = typeof o.ca === "function" ? o.ca : () => o.ca as string;
   const more = () => running && sent < o.maxRequests && performance.now() < deadline;
 
   /** Counts one request sent: call it before sending it. */
@@ -99,9 +122,10 @@ export function startLoad(o: LoadOptions) {
     res: { status: number; body: string } | { error: string },
   ) {
     const s = stats[p];
-    if ("error" in res) fail({ protocol: p, client, request: r.name, phase: at, what: res.error });
+    const times = { sentAt: t0, at: performance.now() };
+    if ("error" in res) fail({ protocol: p, client, request: r.name, phase: at, what: res.error, ...times });
     else if (res.status < 200 || res.status > 299)
-      fail({ protocol: p, client, request: r.name, phase: at, what: `HTTP ${res.status} ${res.body.slice(0, 120)}` });
+      fail({ protocol: p, client, request: r.name, phase: at, what: `HTTP ${res.status} ${res.body.slice(0, 120)}`, ...times });
     else s.okCounts.set(r.name, (s.okCounts.get(r.name) ?? 0) + 1);
     const list = s.latencies.get(at) ?? [];
     list.push(performance.now() - t0);
@@ -122,14 +146,17 @@ export function startLoad(o: LoadOptions) {
       // error page), and the retry one more request sent.
       const onRetry = (what: string) => {
         count("http/1.1");
-        fail({ protocol: "http/1.1", client, request: r.name, phase: at, what });
+        fail({ protocol: "http/1.1", client, request: r.name, phase: at, what, sentAt: t0, at: performance.now() });
       };
+      let pause = o.pauseMs;
       try {
-        const res = await httpsRequest(r.url, o.ca, { method: r.method, body: r.body?.(), agent, timeoutMs, onRetry });
+        const res = await httpsRequest(r.url, trust(), { method: r.method, body: r.body?.(), agent, timeoutMs, onRetry });
         outcome("http/1.1", client, r, at, t0, res);
       } catch (e) {
         outcome("http/1.1", client, r, at, t0, { error: (e as Error).message });
+        pause = o.errorPauseMs;
       }
+      if (pause) await sleep(pause);
     }
   }
 
@@ -153,12 +180,13 @@ export function startLoad(o: LoadOptions) {
           await sleep(1000);
         }
       }
+      if (o.pauseMs) await sleep(o.pauseMs);
     }
   }
 
   const loops: Promise<void>[] = Array.from({ length: o.clients }, (_, i) => http1Client(i));
   for (let t = 0; t < (o.h2?.clients ?? 0); t++) {
-    const tab = new H2Tab(o.ca, timeoutMs, h2Log);
+    const tab = new H2Tab(trust, timeoutMs, h2Log);
     tabs.push(tab);
     for (let s = 0; s < (o.h2?.streams ?? 0); s++) loops.push(h2Stream(tab, t, s));
   }
