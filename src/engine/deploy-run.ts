@@ -70,8 +70,12 @@ async function certificatesOf(result: DeployResult, o: RunDeploymentOptions): Pr
   const port = Number(new URL(first).port || 443);
   const publicMode = Boolean(o.publicEdge !== undefined ? o.publicEdge : keptEdgeSettings(o.project, o.env).publicEdge);
   const since = Math.floor(Date.now() / 1000) - 600;
+  if (!publicMode) {
+    // The local edge serves no custom domain: only the platform URLs get (local) certificates.
+    if (o.domains?.length) o.onNote?.(`custom domains (${o.domains.join(", ")}) are served by the public edge only: deploy with PLATFORM_EDGE=public`);
+    return ensureCertificates(result.hosts, { port, public: false, timeoutMs: 15_000, edgeLog: () => edgeLogSince(since) });
+  }
   const hosts = [...new Set([...result.hosts, ...(o.domains ?? [])])];
-  if (!publicMode) return ensureCertificates(hosts, { port, public: false, timeoutMs: 15_000, edgeLog: () => edgeLogSince(since) });
   // A CA validates a name by its DNS: a name that points elsewhere gets no certificate, so it is
   // reported with the record to create instead of being waited for.
   const dns = await checkDns(hosts);
