@@ -87,18 +87,15 @@ http:// {
 	redir https://{host}${port}{uri} 308
 }
 
-*.${appsDomain} {
-\ttls {
-\t\ton_demand
-\t}
-\t${HSTS}
-\trequest_body {
-\t\tmax_size ${MAX_REQUEST_BODY}
-\t}
-${proxyTo(hostLabelPlaceholder(appsDomain))}
+${publicSite(`*.${appsDomain}`, hostLabelPlaceholder(appsDomain))}
+
+${publicSite("https://", "{http.request.host}")}
+`;
 }
 
-https:// {
+/** A public site: on-demand certificates, HSTS, the body limit, and the proxy to `upstream`'s alias. */
+function publicSite(address: string, upstream: string): string {
+  return `${address} {
 \ttls {
 \t\ton_demand
 \t}
@@ -106,7 +103,6 @@ https:// {
 \trequest_body {
 \t\tmax_size ${MAX_REQUEST_BODY}
 \t}
-${proxyTo("{http.request.host}")}
-}
-`;
+${proxyTo(upstream)}
+}`;
 }
