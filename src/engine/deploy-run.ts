@@ -72,7 +72,8 @@ async function certificatesOf(result: DeployResult, o: RunDeploymentOptions): Pr
   const since = Math.floor(Date.now() / 1000) - 600;
   if (!publicMode) {
     // The local edge serves no custom domain: only the platform URLs get (local) certificates.
-    if (o.domains?.length) o.onNote?.(`custom domains (${o.domains.join(", ")}) are served by the public edge only: deploy with PLATFORM_EDGE=public`);
+    if (o.domains?.length)
+      o.onNote?.(`custom domains (${o.domains.join(", ")}) are served by the public edge only: deploy with PLATFORM_EDGE=public`);
     return ensureCertificates(result.hosts, { port, public: false, timeoutMs: 15_000, edgeLog: () => edgeLogSince(since) });
   }
   const hosts = [...new Set([...result.hosts, ...(o.domains ?? [])])];
