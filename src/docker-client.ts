@@ -13,6 +13,14 @@ export function dockerFromEnv(): Docker {
   return new Docker({ socketPath: host ? host.replace(/^unix:\/\//, "") : "/var/run/docker.sock" });
 }
 
+/**
+ * An engine on another machine (DOCKER_HOST tcp:// or ssh://): its edge is not on this machine's
+ * 127.0.0.1, so what looks at the edge from here (certificates) does not apply.
+ */
+export function isRemoteEngine(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(tcp|ssh):/.test(env.DOCKER_HOST ?? "");
+}
+
 let client: Docker | undefined;
 
 /** The process's client, made on first use. */

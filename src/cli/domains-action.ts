@@ -1,4 +1,5 @@
-import { currentCertificate } from "../engine/certificates.js";
+import { isRemoteEngine } from "../docker-client.js";
+import { servedCertificates } from "../engine/certificates.js";
 import { checkDns } from "../engine/dns-check.js";
 import { inspectEdge } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
@@ -22,18 +23,21 @@ export async function runDomains(o: StackOptions): Promise<void> {
     return;
   }
   const edge = await inspectEdge().catch(() => undefined);
-  const dns = await checkDns(owned.map((d) => d.domain));
-  const rows = await Promise.all(
-    owned.map(async ({ service, domain }, i) => {
-      const d = dns[i]!;
-      // A handshake for a name that points elsewhere would make the edge order a certificate the
-      // CA cannot validate (a failed order, and a CA's rate limit counts them).
-      const cert = d.pointsHere && edge?.running && edge.httpsPort ? await currentCertificate(edge.httpsPort, domain) : undefined;
-      // A certificate of the local CA is no certificate to a browser: only the public edge's count.
-      const trusted = cert && edge?.mode === "public" && !/Caddy Local Authority/.test(cert.issuer) ? cert : undefined;
-      return { service, domain, dns: d, certificate: trusted };
-    }),
-  );
+  const port = edge?.running && !isRemoteEngine() ? edge.httpsPort : undefined;
+  // The DNS is always checked; a certificate is read only where it points here (servedCertificates).
+  const served = port
+    ? await servedCertificates(
+        owned.map((d) => d.domain),
+        { port, checkDns: true },
+      )
+    : undefined;
+  const dns = served ? served.map((s) => s.dns!) : await checkDns(owned.map((d) => d.domain));
+  const rows = owned.map(({ service, domain }, i) => {
+    const cert = served?.[i]?.cert;
+    // A certificate of the local CA is no certificate to a browser: only the public edge's count.
+    const trusted = cert && edge?.mode === "public" && !cert.local ? { issuer: cert.issuer, expires: cert.expires } : undefined;
+    return { service, domain, dns: dns[i]!, certificate: trusted };
+  });
   if (o.json) {
     printJson({ project: t.project, env: t.env, edge: edge?.mode ?? null, domains: rows });
   } else {

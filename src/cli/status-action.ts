@@ -1,8 +1,8 @@
 import { requireCredentials } from "../engine/credentials.js";
 import { listRecords } from "../engine/history.js";
 import { kubeClusterOf, stackUrls } from "../engine/stack-ops.js";
-import { currentCertificate } from "../engine/certificates.js";
-import { checkDns } from "../engine/dns-check.js";
+import { isRemoteEngine } from "../docker-client.js";
+import { type ServedCertificate, servedCertificates } from "../engine/certificates.js";
 import { describeEdge, type EdgeState, inspectEdge, liveStates, listServiceContainers, requireEngine } from "../runtime/docker.js";
 import { kubeServices } from "../runtime/kubernetes.js";
 import { resolveStack } from "./context.js";
@@ -11,24 +11,13 @@ import { formatTable } from "./table.js";
 import type { StackOptions } from "./stack-options.js";
 
 /** Each public URL's certificate as the edge serves it now (its expiry: renewal is automatic). */
-async function certificatesOf(
-  edge: EdgeState | undefined,
-  urls: readonly string[],
-): Promise<{ host: string; cert?: { issuer: string; expires: string } }[]> {
-  if (!edge?.running || /^(tcp|ssh):/.test(process.env.DOCKER_HOST ?? "")) return [];
-  // On the public edge, a handshake for a name whose DNS points elsewhere would order a
-  // certificate the CA cannot validate: such a name is shown without one.
-  const hosts = urls.map((u) => new URL(u));
-  const here =
-    edge.mode === "public"
-      ? new Set((await checkDns(hosts.map((h) => h.hostname))).filter((d) => d.pointsHere).map((d) => d.host))
-      : undefined;
-  return Promise.all(
-    hosts.map(async ({ hostname, port }) => {
-      const cert = !here || here.has(hostname) ? await currentCertificate(Number(port || 443), hostname) : undefined;
-      return { host: hostname, ...(cert ? { cert } : {}) };
-    }),
+async function certificatesOf(edge: EdgeState | undefined, urls: readonly string[]): Promise<ServedCertificate[]> {
+  if (!edge?.running || !edge.httpsPort || isRemoteEngine()) return [];
+  const served = await servedCertificates(
+    urls.map((u) => new URL(u).hostname),
+    { port: edge.httpsPort, checkDns: edge.mode === "public" },
   );
+  return served.map(({ dns: _dns, ...c }) => c);
 }
 
 type Live = Map<string, { running: boolean; detail: string; image: string }>;

@@ -1,4 +1,5 @@
 import { connect, type PeerCertificate } from "node:tls";
+import { checkDns, type DnsCheck } from "./dns-check.js";
 
 /** What a host's certificate is after a deploy made sure of it. */
 export interface CertificateState {
@@ -48,10 +49,35 @@ function issuerOf(c: PeerCertificate): string {
   return String(c.issuer?.O ?? c.issuer?.CN ?? "");
 }
 
-/** The certificate the edge serves for a host now, without waiting: what status shows. */
-export async function currentCertificate(port: number, host: string): Promise<{ issuer: string; expires: string } | undefined> {
-  const c = await servedCertificate(port, host);
-  return c ? { issuer: issuerOf(c), expires: new Date(c.valid_to).toISOString() } : undefined;
+/** Caddy's own CA (the local edge's), named in the issuer's common name or organisation. */
+function fromLocalCa(c: PeerCertificate): boolean {
+  return LOCAL_ISSUER.test(`${c.issuer?.CN} ${c.issuer?.O}`);
+}
+
+/** A host's certificate as the edge serves it now, and where the host's DNS points (when it was checked). */
+export interface ServedCertificate {
+  readonly host: string;
+  readonly dns?: DnsCheck;
+  /** Absent when none is served, or when the public edge would have to order one (its DNS points elsewhere). */
+  readonly cert?: { readonly issuer: string; readonly expires: string; readonly local: boolean };
+}
+
+/**
+ * What the edge serves now for each host, without waiting: what `status` and `domains` show.
+ * With `checkDns` (always on the public edge), a host whose DNS points elsewhere gets no
+ * handshake: it would make the edge order a certificate the CA cannot validate (a failed order
+ * each time, which a CA's rate limit counts, and a 15 s wait).
+ */
+export async function servedCertificates(hosts: readonly string[], o: { port: number; checkDns: boolean }): Promise<ServedCertificate[]> {
+  const dns = o.checkDns ? await checkDns(hosts) : undefined;
+  return Promise.all(
+    hosts.map(async (host, i) => {
+      const d = dns?.[i];
+      const c = !d || d.pointsHere ? await servedCertificate(o.port, host) : undefined;
+      const cert = c ? { issuer: issuerOf(c), expires: new Date(c.valid_to).toISOString(), local: fromLocalCa(c) } : undefined;
+      return { host, ...(d ? { dns: d } : {}), ...(cert ? { cert } : {}) };
+    }),
+  );
 }
 
 /** A certificate a visitor can use now: for this host, valid from a moment that has passed, and from the right CA. */
@@ -61,7 +87,7 @@ function usable(c: PeerCertificate, host: string, publicMode: boolean, now: numb
   const covers = names.some((n) => n === host || n === `*.${parent}`);
   // A certificate valid from a later second than the client's clock fails with CERT_NOT_YET_VALID.
   const started = Date.parse(c.valid_from) <= now;
-  return covers && started && !(publicMode && LOCAL_ISSUER.test(`${c.issuer?.CN} ${c.issuer?.O}`));
+  return covers && started && !(publicMode && fromLocalCa(c));
 }
 
 /** The edge's error for a host, from its JSON log lines (Caddy's tls.obtain and tls.issuance loggers). */

@@ -1,3 +1,4 @@
+import { isRemoteEngine } from "../docker-client.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { imageRepository } from "../plan/naming.js";
 import { inSyncWithDocker } from "../provider/drift.js";
@@ -65,7 +66,7 @@ export async function runDeployment(o: RunDeploymentOptions): Promise<Deployment
  */
 async function certificatesOf(result: DeployResult, o: RunDeploymentOptions): Promise<CertificateState[]> {
   const first = Object.values(result.urls)[0];
-  if (!first || /^(tcp|ssh):/.test(process.env.DOCKER_HOST ?? "")) return [];
+  if (!first || isRemoteEngine()) return [];
   // Every public URL goes through the one edge, on one port.
   const port = Number(new URL(first).port || 443);
   const publicMode = Boolean(o.publicEdge !== undefined ? o.publicEdge : keptEdgeSettings(o.project, o.env).publicEdge);

@@ -36,9 +36,12 @@ export const homePaths = {
   imagesFile: () => under("images.json"),
   otelLayersFile: () => under("otel-layers.json"),
   toolchainFile: () => under("toolchain.json"),
-  /** The Kubernetes test cluster's files, and what its set-up built (kubernetes.json). */
-  clusterDir: () => under("cluster"),
-  clusterToolchainFile: () => under("kubernetes.json"),
+  /**
+   * The Kubernetes test cluster's files, and what its set-up built (kubernetes.json). They take a
+   * home: the cluster's tests lay one out under a scratch home.
+   */
+  clusterDir: (home = platformHome()) => join(home, "cluster"),
+  clusterToolchainFile: (home = platformHome()) => join(home, "kubernetes.json"),
   /**
    * The telemetry store's directory: the OTLP receiver writes `telemetry.sqlite` here
    * (bind-mounted into its container), and Studio opens it read-only. PLATFORM_TELEMETRY_DIR moves it.

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { platformHome } from "../home/layout.js";
+import { homePaths, platformHome } from "../home/layout.js";
 
 /**
  * Where the test cluster keeps its things, its fixed addresses, and what the set-up built for
@@ -38,7 +38,7 @@ export interface ClusterLayout {
 }
 
 export function clusterLayout(home = platformHome()): ClusterLayout {
-  const dir = join(home, "cluster");
+  const dir = homePaths.clusterDir(home);
   return {
     dir,
     pki: join(dir, "pki"),
@@ -114,7 +114,7 @@ export interface ClusterToolchain {
 }
 
 export function toolchainFile(home = platformHome()): string {
-  return join(home, "kubernetes.json");
+  return homePaths.clusterToolchainFile(home);
 }
 
 /** The toolchain when every file it names exists, else undefined (the set-up must run). */

@@ -557,10 +557,9 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     // Reading the domains' state orders no certificate: a handshake for elsewhere would make the
     // edge (elsewhere is in its allow-list) order one on demand, which the CA must refuse (its DNS
     // points away), on every run of the command. Let's Encrypt allows 5 failed validations per
-    // host name per hour. Fails on the product as of 2026-11-26: src/cli/domains-action.ts reads
-    // every domain's certificate with a TLS handshake (currentCertificate), elsewhere's too
-    // (2 failed orders, and the command takes about 15 s instead of 0.4 s). Passes with the fix
-    // in the report: no handshake for a domain whose DNS does not point here.
+    // host name per hour. The first `platform domains` made a TLS handshake for every domain,
+    // elsewhere's too (2 failed orders, and about 15 s instead of 0.4 s); servedCertificates
+    // (src/engine/certificates.ts) now checks DNS first and makes none for a name that points away.
     const elsewhereOrders = pebble!
       .log()
       .split("\n")
