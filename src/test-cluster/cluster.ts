@@ -16,7 +16,15 @@ import { buildCorednsManifests } from "./coredns.js";
 import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
 import { importArchive } from "./images.js";
-import { defaultServiceAccountExists, deploymentReady, describePods, kubectl, patchNodeAddress, readNode } from "./kubectl.js";
+import {
+  defaultServiceAccountExists,
+  deploymentReady,
+  describePods,
+  kubectl,
+  patchNodeAddress,
+  podsRunningSince,
+  readNode,
+} from "./kubectl.js";
 import { API_SERVER_URL, type ClusterLayout, clusterLayout, type ClusterToolchain, readClusterToolchain, toolchainFile } from "./layout.js";
 import { writePki } from "./pki.js";
 import { isHealthy, logTail, runningPid, startComponent, stopComponent } from "./processes.js";
@@ -169,18 +177,22 @@ export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResu
     timeoutMs: 120_000,
     onTimeout: () => logTail(l, "kube-controller-manager"),
   });
-  let details: string[] = [];
-  await waitFor("CoreDNS to be ready", async () => ((await deploymentReady(l, tc, "kube-system", "coredns")) ? true : undefined), {
-    timeoutMs: 240_000,
-    onTimeout: () => details,
-  }).catch(async (e: unknown) => {
-    details = await describePods(l, tc, "kube-system", "k8s-app=kube-dns");
-    throw e instanceof VisibleError ? new VisibleError(e.message, { details }) : e;
-  });
-  // After a restart CoreDNS's Deployment can still carry the ready count of before the stop:
-  // `up` returns only once `status` says ready too (a CI run saw it say not ready just after).
+  await waitForDns(l, tc, "CoreDNS to be ready", () => deploymentReady(l, tc, "kube-system", "coredns"));
+  // After a restart the API still carries CoreDNS's ready state of before the stop (two CI runs
+  // saw `status` say not ready just after `up`): wait for its containers to start again.
+  if (started.includes("containerd")) {
+    await waitForDns(l, tc, "CoreDNS to run again", () => podsRunningSince(l, tc, "kube-system", "k8s-app=kube-dns", t0));
+  }
   await waitFor("the cluster to be ready", async () => ((await clusterStatus()).ready ? true : undefined), { timeoutMs: 120_000 });
   return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000 };
+}
+
+/** Waits for a CoreDNS condition; on timeout the error carries its pods and the namespace's last events. */
+async function waitForDns(l: ClusterLayout, tc: ClusterToolchain, what: string, check: () => Promise<boolean>): Promise<void> {
+  await waitFor(what, async () => ((await check()) ? true : undefined), { timeoutMs: 240_000 }).catch(async (e: unknown) => {
+    const details = await describePods(l, tc, "kube-system", "k8s-app=kube-dns");
+    throw e instanceof VisibleError ? new VisibleError(e.message, { details }) : e;
+  });
 }
 
 export interface DownResult {

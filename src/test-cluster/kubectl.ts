@@ -80,3 +80,37 @@ export async function describePods(l: ClusterLayout, tc: ClusterToolchain, names
   const events = await kubectl(l, tc, ["get", "events", "-n", namespace, "--sort-by=.lastTimestamp"], { allowFail: true });
   return [...(r.stdout || r.stderr).trimEnd().split("\n"), ...events.stdout.trimEnd().split("\n").slice(-8)].map((s) => `  ${s}`);
 }
+
+interface PodListJson {
+  items?: {
+    status?: {
+      conditions?: { type: string; status: string }[];
+      containerStatuses?: { state?: { running?: { startedAt?: string } } }[];
+    };
+  }[];
+}
+
+/**
+ * Every pod of a selector Ready with all its containers started at or after `sinceMs`. After
+ * containerd restarts, the API still carries the pods' ready state of before the stop until the
+ * kubelet reports again: only a start after the restart says they really run.
+ */
+export async function podsRunningSince(
+  l: ClusterLayout,
+  tc: ClusterToolchain,
+  namespace: string,
+  selector: string,
+  sinceMs: number,
+): Promise<boolean> {
+  const list = await getJson<PodListJson>(l, tc, ["pods", "-n", namespace, "-l", selector]);
+  const since = Math.floor(sinceMs / 1000) * 1000;
+  const pods = list?.items ?? [];
+  return (
+    pods.length > 0 &&
+    pods.every((p) => {
+      const ready = p.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
+      const starts = (p.status?.containerStatuses ?? []).map((c) => Date.parse(c.state?.running?.startedAt ?? ""));
+      return ready && starts.length > 0 && starts.every((t) => t >= since);
+    })
+  );
+}

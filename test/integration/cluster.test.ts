@@ -314,7 +314,8 @@ describe("the Kubernetes test cluster", () => {
     r = await cli("up", "--json");
     timings.upWarm = r.seconds;
     expect(JSON.parse(r.stdout)).toMatchObject({ alreadyRunning: false });
-    expect(JSON.parse((await cli("status", "--json")).stdout).ready).toBe(true);
+    const status = (await cli("status", "--json")).stdout;
+    expect(JSON.parse(status).ready, status).toBe(true);
     // The pods really run again, started after the stop: CoreDNS's and the test's own.
     const t1 = Date.now();
     const dns = await expectPodsBack("kube-system", "k8s-app=kube-dns", stoppedAt);
