@@ -2,10 +2,12 @@ import Docker from "dockerode";
 
 /**
  * The one Docker Engine API client module: the CLI, the runtime reads, Studio and the provider
- * plugin all reach the engine through here. DOCKER_HOST (unix:// or tcp://) picks the engine.
+ * plugin all reach the engine through here. DOCKER_HOST (unix:// or tcp://) picks the engine;
+ * an ssh:// one is reached through the socket docker-ssh.ts serves once the process connected.
  */
 export function dockerFromEnv(): Docker {
   const host = process.env.DOCKER_HOST;
+  if (host?.startsWith("ssh://")) throw new Error("the engine over SSH was not connected in this process (docker-ssh.ts connectEngine)");
   if (host?.startsWith("tcp://")) {
     const u = new URL(host.replace(/^tcp:/, "http:"));
     return new Docker({ host: u.hostname, port: Number(u.port || 2375) });
@@ -14,11 +16,11 @@ export function dockerFromEnv(): Docker {
 }
 
 /**
- * An engine on another machine (DOCKER_HOST tcp:// or ssh://): its edge is not on this machine's
- * 127.0.0.1, so what looks at the edge from here (certificates) does not apply.
+ * An engine at tcp://: what it publishes on its host's 127.0.0.1 (the edge's port, a tunnel) is
+ * out of this machine's reach. One over SSH is reached through forwards (docker-ssh.ts).
  */
-export function isRemoteEngine(env: NodeJS.ProcessEnv = process.env): boolean {
-  return /^(tcp|ssh):/.test(env.DOCKER_HOST ?? "");
+export function isTcpEngine(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^tcp:/.test(env.DOCKER_HOST ?? "");
 }
 
 let client: Docker | undefined;

@@ -1,3 +1,4 @@
+import { connectEngine } from "../docker-ssh.js";
 import { Command } from "commander";
 import { registerCa } from "./ca.js";
 import { registerCluster } from "./cluster.js";
@@ -17,6 +18,16 @@ import { registerDomains } from "./domains.js";
 import { registerStudio } from "./studio.js";
 import { registerValidate } from "./validate.js";
 
+/** Commands that never talk to the engine: they need no connection to a server. */
+const OFFLINE_COMMANDS = new Set(["login", "validate", "link", "secrets", "cluster"]);
+
+/** The top-level command a (sub)command belongs to: `secrets` for `platform secrets set`. */
+function topLevel(command: Command): string {
+  let c = command;
+  while (c.parent?.parent) c = c.parent;
+  return c.name();
+}
+
 /**
  * Builds the commander program. A command's module only defines its flags, and its action
  * imports the module that does the work (`<command>-action.ts`, which imports engine and
@@ -30,6 +41,10 @@ export function buildProgram(version: string): Command {
     .option("--verbose", "show stack traces for internal errors")
     .showHelpAfterError()
     .exitOverride();
+  // DOCKER_HOST=ssh://: one SSH connection for the command and what it starts (docker-ssh.ts).
+  program.hook("preAction", async (_program, command) => {
+    if (!OFFLINE_COMMANDS.has(topLevel(command))) await connectEngine();
+  });
   registerLogin(program);
   registerValidate(program);
   registerPlan(program);

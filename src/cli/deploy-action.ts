@@ -7,6 +7,7 @@ import { ExitCode, VisibleError } from "../errors.js";
 import { buildPlan } from "../plan/build-plan.js";
 import { scanSources } from "../plan/scan-source.js";
 import type { Plan } from "../plan/types.js";
+import { copyBaseImagesToServer } from "../runtime/base-images.js";
 import { requireEngine } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
 import { runDeploySession } from "./deploy-session.js";
@@ -62,6 +63,8 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   const target = targetSettings(o, process.env);
   const where = await deployTarget(t, creds, target);
   await refuseForeignNamespace(t, where, plan);
+  // A server over SSH gets the base images this machine's set-up built, once.
+  if (where.target !== "kubernetes") await copyBaseImagesToServer(plan.images, (line) => process.stderr.write(`→ ${line}\n`));
   const notes = [...recipeNotes(plan), ...(where.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
   await runDeploySession(t, creds, { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) }, o, notes);
 }

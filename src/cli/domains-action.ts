@@ -1,4 +1,4 @@
-import { isRemoteEngine } from "../docker-client.js";
+import { isTcpEngine } from "../docker-client.js";
 import { servedCertificates } from "../engine/certificates.js";
 import { checkDns } from "../engine/dns-check.js";
 import { inspectEdge } from "../runtime/docker.js";
@@ -23,7 +23,7 @@ export async function runDomains(o: StackOptions): Promise<void> {
     return;
   }
   const edge = await inspectEdge().catch(() => undefined);
-  const port = edge?.running && !isRemoteEngine() ? edge.httpsPort : undefined;
+  const port = edge?.running && !isTcpEngine() ? edge.httpsPort : undefined;
   // The DNS is always checked; a certificate is read only where it points here (servedCertificates).
   const served = port
     ? await servedCertificates(

@@ -1,7 +1,7 @@
 import { requireCredentials } from "../engine/credentials.js";
 import { listRecords } from "../engine/history.js";
 import { kubeClusterOf, stackUrls } from "../engine/stack-ops.js";
-import { isRemoteEngine } from "../docker-client.js";
+import { isTcpEngine } from "../docker-client.js";
 import { type ServedCertificate, servedCertificates } from "../engine/certificates.js";
 import { describeEdge, type EdgeState, inspectEdge, liveStates, listServiceContainers, requireEngine } from "../runtime/docker.js";
 import { kubeServices } from "../runtime/kubernetes.js";
@@ -12,7 +12,7 @@ import type { StackOptions } from "./stack-options.js";
 
 /** Each public URL's certificate as the edge serves it now (its expiry: renewal is automatic). */
 async function certificatesOf(edge: EdgeState | undefined, urls: readonly string[]): Promise<ServedCertificate[]> {
-  if (!edge?.running || !edge.httpsPort || isRemoteEngine()) return [];
+  if (!edge?.running || !edge.httpsPort || isTcpEngine()) return [];
   const served = await servedCertificates(
     urls.map((u) => new URL(u).hostname),
     { port: edge.httpsPort, checkDns: edge.mode === "public" },

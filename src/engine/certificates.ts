@@ -1,4 +1,5 @@
 import { connect, type PeerCertificate } from "node:tls";
+import { engineLoopbackPort } from "../docker-ssh.js";
 import { checkDns, type DnsCheck } from "./dns-check.js";
 
 /** What a host's certificate is after a deploy made sure of it. */
@@ -29,7 +30,10 @@ const LOCAL_ISSUER = /Caddy Local Authority/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The certificate the edge serves for `host` (the TLS handshake with its SNI makes the edge get one on demand). */
-function servedCertificate(port: number, host: string): Promise<PeerCertificate | undefined> {
+async function servedCertificate(edgePort: number, host: string): Promise<PeerCertificate | undefined> {
+  // The edge's port on its engine's host; over SSH, a forward to the server's.
+  const port = await engineLoopbackPort(edgePort);
+  if (port === undefined) return undefined;
   return new Promise((resolve) => {
     const socket = connect({ host: "127.0.0.1", port, servername: host, rejectUnauthorized: false, timeout: 15_000 });
     const done = (c: PeerCertificate | undefined) => {

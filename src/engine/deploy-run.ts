@@ -1,4 +1,4 @@
-import { isRemoteEngine } from "../docker-client.js";
+import { isTcpEngine } from "../docker-client.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { imageRepository } from "../plan/naming.js";
 import { inSyncWithDocker } from "../provider/drift.js";
@@ -60,13 +60,13 @@ export async function runDeployment(o: RunDeploymentOptions): Promise<Deployment
 }
 
 /**
- * The public hosts' certificates, obtained through the edge on this machine before the URLs are
- * printed. An engine elsewhere (DOCKER_HOST tcp:// or ssh://) has its edge there: its hosts get
- * their certificates on their first visit.
+ * The public hosts' certificates, obtained through the edge before the URLs are printed (on a
+ * server over SSH, through a forward to its edge). A tcp:// engine's edge is out of reach from
+ * here: its hosts get their certificates on their first visit.
  */
 async function certificatesOf(result: DeployResult, o: RunDeploymentOptions): Promise<CertificateState[]> {
   const first = Object.values(result.urls)[0];
-  if (!first || isRemoteEngine()) return [];
+  if (!first || isTcpEngine()) return [];
   // Every public URL goes through the one edge, on one port.
   const port = Number(new URL(first).port || 443);
   const publicMode = Boolean(o.publicEdge !== undefined ? o.publicEdge : keptEdgeSettings(o.project, o.env).publicEdge);

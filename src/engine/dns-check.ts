@@ -1,5 +1,7 @@
 import { Resolver } from "node:dns/promises";
+import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
+import { remoteEngineAddress } from "../docker-ssh.js";
 
 /** Where a public host name points, and whether that is this server. */
 export interface DnsCheck {
@@ -13,14 +15,20 @@ export interface DnsCheck {
 }
 
 /**
- * This server's public addresses: PLATFORM_PUBLIC_ADDRESS (comma-separated: behind NAT, or a
- * load balancer's), else every non-loopback address of its interfaces.
+ * The server's public addresses: PLATFORM_PUBLIC_ADDRESS (comma-separated: behind NAT, or a
+ * load balancer's); else, for an engine reached over SSH, the address its host name is (or
+ * resolves to); else every non-loopback address of this machine's interfaces.
  */
-export function serverAddresses(env: NodeJS.ProcessEnv = process.env): string[] {
+export async function serverAddresses(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   const given = env.PLATFORM_PUBLIC_ADDRESS?.split(",")
     .map((a) => a.trim())
     .filter(Boolean);
   if (given?.length) return given;
+  const remote = remoteEngineAddress(env);
+  if (remote) {
+    const host = new URL(remote).hostname.replace(/^\[|\]$/g, "");
+    return isIP(host) ? [host] : (await lookup(resolver(env), host)).addresses;
+  }
   return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).filter((i) => !i.internal).map((i) => i.address));
 }
 
@@ -47,7 +55,7 @@ async function lookup(r: Resolver, host: string): Promise<{ addresses: string[];
 
 /** Whether each host resolves to this server; the record to create for one that does not. */
 export async function checkDns(hosts: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<DnsCheck[]> {
-  const here = serverAddresses(env);
+  const here = await serverAddresses(env);
   const r = resolver(env);
   const ipv4 = here.find((a) => a.includes(".")) ?? here[0] ?? "<this server's public address>";
   return Promise.all(

@@ -3,6 +3,7 @@
 // First: the SDK's closure-serialization modules load only if used (see the preload).
 import "../preload/lazy-sdk-modules.cjs";
 import { main } from "@pulumi/pulumi/provider/index.js";
+import { connectEngine } from "../docker-ssh.js";
 import { platformProvider } from "./provider.js";
 
 // Its engine gone (killed with its CLI), the plugin stops at once: half-made objects are found
@@ -16,7 +17,10 @@ setInterval(() => {
 // the engine runs in a session of its own (engine/workspace.ts).
 process.umask(0o077);
 
-main(platformProvider, process.argv.slice(2)).catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+// DOCKER_HOST=ssh:// (a `pulumi up` of an infra engineer's; under `platform deploy` the CLI's socket is inherited).
+connectEngine()
+  .then(() => main(platformProvider, process.argv.slice(2)))
+  .catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });

@@ -1,5 +1,7 @@
 import { baseImages } from "../home/images.js";
 import { docker } from "../docker-client.js";
+import { engineLoopbackPort } from "../docker-ssh.js";
+import { VisibleError } from "../errors.js";
 
 /**
  * A local tunnel to a service port on a stack's private network. Nothing of a stack is
@@ -86,9 +88,20 @@ export async function openTunnel(network: string, alias: string, port: number, o
   }
   if (hostPort === undefined) throw new Error(`the tunnel container ${name} did not publish its port`);
   const containerId = id;
+  // On an engine over SSH the port is on the server's loopback: a forward reaches it from here.
+  const localPort = await engineLoopbackPort(hostPort);
+  if (localPort === undefined) {
+    await engine
+      .getContainer(containerId)
+      .remove({ force: true })
+      .catch(() => undefined);
+    throw new VisibleError(
+      "a tunnel into the stack needs the engine on this machine or over SSH (DOCKER_HOST=ssh://user@host), not tcp://",
+    );
+  }
   return {
     host: "127.0.0.1",
-    port: hostPort,
+    port: localPort,
     containerId,
     close: async () => {
       await engine

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { detachedEngineEnv } from "../docker-ssh.js";
 import { mkdirSync, openSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { logFile, stateFile } from "./files.js";
@@ -57,7 +58,7 @@ export async function startStudio(port?: number): Promise<StudioState> {
   const out = openSync(logFile(), "a", 0o600);
   const bin = fileURLToPath(new URL("../bin.js", import.meta.url));
   const args = [bin, "studio", "--serve", ...(port ? ["--port", String(port)] : [])];
-  const child = spawn(process.execPath, args, { detached: true, stdio: ["ignore", out, out], env: process.env });
+  const child = spawn(process.execPath, args, { detached: true, stdio: ["ignore", out, out], env: detachedEngineEnv() });
   child.unref();
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {

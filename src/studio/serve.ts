@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -6,6 +7,8 @@ import { serve } from "@hono/node-server";
 import writeFileAtomic from "write-file-atomic";
 import { closeTunnels } from "../runtime/tunnel.js";
 import { STORE_FILE, TelemetryStore } from "../telemetry/index.js";
+import { remoteEngineAddress } from "../docker-ssh.js";
+import { copyServerTelemetry } from "../runtime/telemetry-snapshot.js";
 import { buildApp } from "./app.js";
 import { Sessions } from "./auth.js";
 import { DbConsole } from "./db-console.js";
@@ -35,6 +38,9 @@ function listen(app: ReturnType<typeof buildApp>, port: number): Promise<{ serve
 
 /** Opens the telemetry store read-only once the receiver has created it. */
 function telemetryOpener(): () => TelemetryStore | undefined {
+  const server = remoteEngineAddress();
+  if (server)
+    return serverTelemetry(join(homePaths.telemetryDir(), "servers", createHash("sha256").update(server).digest("hex").slice(0, 16)));
   let store: TelemetryStore | undefined;
   return () => {
     if (!store && existsSync(join(homePaths.telemetryDir(), STORE_FILE))) {
@@ -46,6 +52,27 @@ function telemetryOpener(): () => TelemetryStore | undefined {
     }
     return store;
   };
+}
+
+/** How often Studio copies the store of an engine on a server: its metrics are this much behind at most. */
+const SERVER_TELEMETRY_EVERY_MS = 5000;
+
+/** An engine over SSH: a copy of its store, made again every few seconds and opened afresh. */
+function serverTelemetry(dir: string): () => TelemetryStore | undefined {
+  let store: TelemetryStore | undefined;
+  const refresh = async () => {
+    if (!(await copyServerTelemetry(dir))) return;
+    const old = store;
+    try {
+      store = TelemetryStore.openReadOnly(dir);
+    } catch {
+      store = undefined;
+    }
+    old?.close();
+  };
+  void refresh();
+  setInterval(() => void refresh(), SERVER_TELEMETRY_EVERY_MS).unref();
+  return () => store;
 }
 
 /**

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import type Docker from "dockerode";
 import { buildAttachmentMethods } from "./attachment.js";
 import { docker, logTail, unlessGone } from "../../docker-client.js";
+import { remoteEngineAddress } from "../../docker-ssh.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "../handler.js";
 import { waitHealthy } from "./health.js";
@@ -75,19 +76,30 @@ export async function ensureReceiverImage(baseImage: string): Promise<{ tag: str
   return { tag: ctx.tag, hash: ctx.hash, built: true };
 }
 
-/** Starts the receiver as the host user, so the store's files stay theirs (Studio opens them). */
-async function startReceiver(tag: string, hash: string, storeDir: string, networks: string[]): Promise<Docker.Container> {
+/** The engine's own volume holds the store of an engine over SSH: the platform home is not on its machine. */
+export const REMOTE_STORE_VOLUME = "platform-telemetry";
+
+/** Where the store lives: the home's directory (bound), or on a server the engine's volume. */
+function storeMount(storeDir: string): { label: string; mount: Docker.MountSettings; user?: string } {
+  if (remoteEngineAddress())
+    return { label: `volume:${REMOTE_STORE_VOLUME}`, mount: { Type: "volume", Source: REMOTE_STORE_VOLUME, Target: TELEMETRY_DATA } };
   mkdirSync(storeDir, { recursive: true, mode: 0o700 });
+  // As the host user, so the store's files stay theirs (Studio opens them).
   const user = typeof process.getuid === "function" ? `${process.getuid()}:${process.getgid!()}` : undefined;
+  return { label: storeDir, mount: { Type: "bind", Source: storeDir, Target: TELEMETRY_DATA }, ...(user ? { user } : {}) };
+}
+
+async function startReceiver(tag: string, hash: string, storeDir: string, networks: string[]): Promise<Docker.Container> {
+  const store = storeMount(storeDir);
   const c = await docker().createContainer({
     name: TELEMETRY_CONTAINER,
     Image: tag,
-    ...(user ? { User: user } : {}),
-    Labels: { "platform.managed": "true", [TELEMETRY_HASH_LABEL]: hash, [STORE_LABEL]: storeDir },
+    ...(store.user ? { User: store.user } : {}),
+    Labels: { "platform.managed": "true", [TELEMETRY_HASH_LABEL]: hash, [STORE_LABEL]: store.label },
     HostConfig: {
       // On application networks only, never the default bridge: nothing but their services reaches it.
       NetworkMode: networks[0],
-      Mounts: [{ Type: "bind", Source: storeDir, Target: TELEMETRY_DATA }],
+      Mounts: [store.mount],
       RestartPolicy: { Name: "unless-stopped" },
       SecurityOpt: ["no-new-privileges:true"],
       Init: true,
@@ -118,7 +130,8 @@ async function ensureReceiver(t: TelemetryInputs): Promise<string> {
     const existing = docker().getContainer(TELEMETRY_CONTAINER);
     const info = await unlessGone(() => existing.inspect());
     const labels = info?.Config.Labels ?? {};
-    if (info && labels[TELEMETRY_HASH_LABEL] === hash && labels[STORE_LABEL] === t.storeDir) {
+    const storeLabel = remoteEngineAddress() ? `volume:${REMOTE_STORE_VOLUME}` : t.storeDir;
+    if (info && labels[TELEMETRY_HASH_LABEL] === hash && labels[STORE_LABEL] === storeLabel) {
       if (!info.State.Running) await existing.start();
       return info.Id;
     }
