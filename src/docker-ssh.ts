@@ -10,7 +10,7 @@ import { VisibleError } from "./errors.js";
  * reaches it: through this machine's OpenSSH (so ~/.ssh/config, keys, the agent and
  * known_hosts all apply, host keys checked) and `docker system dial-stdio` on the server.
  *
- * One master connection per process (ControlMaster); a unix socket in this process carries each
+ * Master connections (ControlMaster) opened by this process; a unix socket in this process carries each
  * API connection over it, and DOCKER_HOST becomes that socket for this process and its children
  * (the Pulumi engine, the provider plugin, `docker build`). BuildKit builds run on the server:
  * only the build context travels. PLATFORM_REMOTE_ENGINE keeps the ssh:// address, for what
@@ -24,9 +24,18 @@ interface Master {
   readonly url: string;
   readonly target: string[];
   readonly control: string;
+  /** Sessions open over it now (each API connection, each forwarded connection is one). */
+  sessions: number;
 }
 
-let master: Promise<Master> | undefined;
+/**
+ * OpenSSH's sshd allows 10 sessions per connection (MaxSessions); a deploy opens more API
+ * connections than that at once (builds, log streams, health checks), so this process keeps a
+ * pool: a new master connection when every one has SESSIONS_PER_MASTER open.
+ */
+const SESSIONS_PER_MASTER = 8;
+const ready: Master[] = [];
+let starting: Promise<void> | undefined;
 let connected = false;
 
 /** The ssh:// address of the engine, when it is one (set directly, or kept by a connected parent). */
@@ -63,13 +72,26 @@ function unixPath(dockerHost: string | undefined): string | undefined {
   return dockerHost?.startsWith("unix://") ? dockerHost.slice("unix://".length) : undefined;
 }
 
-/** This process's master connection to the server, opened on first use, closed when the process exits. */
-function openMaster(url: string): Promise<Master> {
-  master ??= startMaster(url).catch((e: unknown) => {
-    master = undefined;
-    throw e;
-  });
-  return master;
+/**
+ * Reserves a session on a master connection of this process (opened on first use, closed when
+ * the process exits); the caller's `ssh` child gives it back when it exits (overSsh).
+ */
+async function reserveSession(url: string): Promise<Master> {
+  for (;;) {
+    const free = ready.find((m) => m.sessions < SESSIONS_PER_MASTER);
+    if (free) {
+      free.sessions++;
+      return free;
+    }
+    starting ??= startMaster(url)
+      .then((m) => {
+        ready.push(m);
+      })
+      .finally(() => {
+        starting = undefined;
+      });
+    await starting;
+  }
 }
 
 async function startMaster(url: string): Promise<Master> {
@@ -102,7 +124,7 @@ async function startMaster(url: string): Promise<Master> {
   }
   child.unref();
   process.once("exit", cleanup);
-  return { url, target, control };
+  return { url, target, control, sessions: 0 };
 }
 
 /**
@@ -115,9 +137,10 @@ export async function connectEngine(): Promise<void> {
   if (!url || connected) return;
   const inherited = unixPath(process.env.DOCKER_HOST);
   if (process.env[REMOTE_ENGINE_VAR] && inherited && existsSync(inherited)) return;
-  const m = await openMaster(url);
+  const m = await reserveSession(url);
+  m.sessions--;
   const socket = join(dirname(m.control), "docker.sock");
-  await serveForward(socket, () => overSsh(m, [], ["docker", "system", "dial-stdio"]));
+  await serveForward(socket, async () => overSsh(await reserveSession(url), [], ["docker", "system", "dial-stdio"]));
   connected = true;
   process.env[REMOTE_ENGINE_VAR] = url;
   process.env.DOCKER_HOST = `unix://${socket}`;
@@ -170,17 +193,25 @@ function checkServerEngine(control: string, target: string[], url: string): void
     });
 }
 
-/** An `ssh` over the master connection (a command on the server, or `-W` forwarding), its stdio the caller's stream. */
+/** An `ssh` session over a master connection (a command on the server, or `-W` forwarding), its stdio the caller's stream. */
 function overSsh(m: Master, options: string[], command: string[]): ChildProcess {
-  return spawn("ssh", ["-S", m.control, "-o", "ControlMaster=no", "-T", ...options, ...m.target, ...command], {
+  const child = spawn("ssh", ["-S", m.control, "-o", "ControlMaster=no", "-T", ...options, ...m.target, ...command], {
     stdio: ["pipe", "pipe", "ignore"],
   });
+  child.once("exit", () => m.sessions--);
+  return child;
 }
 
-/** A local listener whose every connection is piped through a new `ssh` child; closed with this process. */
-function serveForward(listenOn: string | { host: string; port: number }, open: () => ChildProcess): Promise<Server> {
-  const server = createServer((client: Socket) => {
-    const child = open();
+/** A local listener whose every connection is piped through a new `ssh` session; closed with this process. */
+function serveForward(listenOn: string | { host: string; port: number }, open: () => Promise<ChildProcess>): Promise<Server> {
+  const server = createServer(async (client: Socket) => {
+    client.pause();
+    client.on("error", () => client.destroy());
+    const child = await open().catch(() => undefined);
+    if (!child) {
+      client.destroy();
+      return;
+    }
     const end = () => {
       client.destroy();
       if (child.exitCode === null) child.kill();
@@ -212,9 +243,9 @@ export async function engineLoopbackPort(port: number): Promise<number | undefin
   if (!url) return process.env.DOCKER_HOST?.startsWith("tcp://") ? undefined : port;
   let local = forwards.get(port);
   if (!local) {
-    local = openMaster(url)
-      .then((m) => serveForward({ host: "127.0.0.1", port: 0 }, () => overSsh(m, ["-W", `127.0.0.1:${port}`], [])))
-      .then((s) => (s.address() as { port: number }).port);
+    local = serveForward({ host: "127.0.0.1", port: 0 }, async () =>
+      overSsh(await reserveSession(url), ["-W", `127.0.0.1:${port}`], []),
+    ).then((s) => (s.address() as { port: number }).port);
     forwards.set(port, local);
     local.catch(() => forwards.delete(port));
   }

@@ -1,6 +1,13 @@
 import { resolve } from "node:path";
 import { type Config, parseTemplate, referencedSecrets, type ServiceConfig, type TemplatePart } from "../config/index.js";
-import { DEFAULT_HEALTH_TIMEOUT_SECONDS, HTTP_PORT, POSTGRES_PORT } from "./constants.js";
+import {
+  DATABASE_CA_FILE,
+  DATABASE_CERT_FILE,
+  DATABASE_KEY_FILE,
+  DEFAULT_HEALTH_TIMEOUT_SECONDS,
+  HTTP_PORT,
+  POSTGRES_PORT,
+} from "./constants.js";
 import { orderByDependencies } from "./graph.js";
 import { hostPrefix, stackName, stackPrefix } from "./naming.js";
 import { buildFastapiRecipe, buildNextjsRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
@@ -21,6 +28,33 @@ export const SYNC_PASSWORD = [
   "-c",
   `printf '%s\\n' '\\getenv pw POSTGRES_PASSWORD' "ALTER ROLE CURRENT_USER PASSWORD :'pw';" | psql -v ON_ERROR_STOP=1 -q --no-psqlrc -U "$POSTGRES_USER" -d "$POSTGRES_DB"`,
 ];
+
+/**
+ * The server's command: TLS on, with the stack's certificate (written into the container before
+ * it starts). pg_hba's `host` lines match TLS and plain connections alike, so clients with
+ * sslmode=disable keep working; `-c` options work with the official image's entrypoint too.
+ */
+export function postgresCommand(tls: DatabaseSpec["tls"]): string[] {
+  return ["postgres", "-c", "ssl=on", "-c", `ssl_cert_file=${tls.certFile}`, "-c", `ssl_key_file=${tls.keyFile}`];
+}
+
+/** True when a service's variables reference a postgres service (its url, host, password...). */
+function referencesDatabase(s: ServiceConfig, config: Config): boolean {
+  return Object.values(s.env).some((v) =>
+    parseTemplate(v).some((p) => p.kind === "ref" && config.services[p.service]?.type === "postgres"),
+  );
+}
+
+/**
+ * The CA a database client finds without code: libpq (psycopg, psql) and asyncpg read
+ * PGSSLROOTCERT, Node reads NODE_EXTRA_CA_CERTS (pg treats sslmode=require as verify-full).
+ * platform.yml's own values win.
+ */
+function databaseCaEnv(s: ServiceConfig): Record<string, TemplatePart[]> {
+  const env: Record<string, TemplatePart[]> = {};
+  for (const name of ["PGSSLROOTCERT", "NODE_EXTRA_CA_CERTS"]) if (!(name in s.env)) env[name] = literal(DATABASE_CA_FILE);
+  return env;
+}
 
 /** `path.resolve` only joins strings: the plan stays pure. */
 function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<string, SourceSnapshot>): BuildSpec | undefined {
@@ -54,7 +88,13 @@ function literal(text: string): TemplatePart[] {
   return [{ kind: "text", text }];
 }
 
-function envTemplates(s: ServiceConfig, ctx: PlanContext, sampleRatio: number, database?: DatabaseSpec): Record<string, TemplatePart[]> {
+function envTemplates(
+  s: ServiceConfig,
+  ctx: PlanContext,
+  sampleRatio: number,
+  database: DatabaseSpec | undefined,
+  trustsDatabaseCa: boolean,
+): Record<string, TemplatePart[]> {
   if (database) {
     // The official image's interface; the password reference resolves to the stack's secret.
     return {
@@ -68,6 +108,7 @@ function envTemplates(s: ServiceConfig, ctx: PlanContext, sampleRatio: number, d
   const env: Record<string, TemplatePart[]> = {
     PORT: literal(String(HTTP_PORT)),
     ...buildTelemetryEnv(ctx.project, ctx.env, s.name, sampleRatio),
+    ...(trustsDatabaseCa ? databaseCaEnv(s) : {}),
   };
   for (const [k, v] of Object.entries(s.env)) env[k] = parseTemplate(v);
   return env;
@@ -75,6 +116,7 @@ function envTemplates(s: ServiceConfig, ctx: PlanContext, sampleRatio: number, d
 
 function planService(
   s: ServiceConfig,
+  config: Config,
   ctx: PlanContext,
   sources: ReadonlyMap<string, SourceSnapshot>,
   sampleRatio: number,
@@ -87,9 +129,11 @@ function planService(
           volumeName: stackName(ctx.project, ctx.env, s.name, "data"),
           retain: s.resources.retention !== "delete",
           dataPath: PGDATA,
+          tls: { certFile: DATABASE_CERT_FILE, keyFile: DATABASE_KEY_FILE, owner: "postgres" },
           ...(s.resources.storage ? { storage: s.resources.storage } : {}),
         }
       : undefined;
+  const trustsDatabaseCa = !database && referencesDatabase(s, config);
   return {
     name: s.name,
     type: s.type,
@@ -102,10 +146,12 @@ function planService(
     port: database ? POSTGRES_PORT : HTTP_PORT,
     build: buildSpec(s, ctx, sources),
     image: database ? ctx.images.postgres : undefined,
-    env: envTemplates(s, ctx, sampleRatio, database),
+    ...(trustsDatabaseCa ? { databaseCaFile: DATABASE_CA_FILE } : {}),
+    env: envTemplates(s, ctx, sampleRatio, database, trustsDatabaseCa),
     buildEnv: s.source || s.build ? Object.keys(s.env) : [],
     // A recipe bakes start into its image's CMD; a Dockerfile's CMD is replaced at run time.
     ...(s.build && s.start ? { command: toStartCommand(s.start) } : {}),
+    ...(database ? { command: postgresCommand(database.tls) } : {}),
     health: healthSpec(s, database),
     postStart: database ? SYNC_PASSWORD : undefined,
     healthTimeoutSeconds: DEFAULT_HEALTH_TIMEOUT_SECONDS,
@@ -137,7 +183,7 @@ export function buildPlan(config: Config, ctx: PlanContext, sources: ReadonlyMap
     httpsPort: ctx.httpsPort,
     ...(ctx.publicEdge ? { publicEdge: ctx.publicEdge } : {}),
     images: ctx.images,
-    services: order.map((n) => planService(byName[n] as ServiceConfig, ctx, sources, sampleRatioOf(config))),
+    services: order.map((n) => planService(byName[n] as ServiceConfig, config, ctx, sources, sampleRatioOf(config))),
     secrets: referencedSecrets(config),
   };
 }

@@ -16,3 +16,11 @@ export const DEFAULT_HEALTH_TIMEOUT_SECONDS = 120;
 export const edgeContainer = (): string => process.env.PLATFORM_EDGE_NAME || "platform-edge";
 export const edgeDataVolume = (): string => `${edgeContainer()}-data`;
 export const EDGE_CA_PATH = "/data/caddy/pki/authorities/local/root.crt";
+/**
+ * The managed Postgres's TLS files inside containers: the server's certificate and key (the
+ * database's), and the stack's CA that the services referencing a database trust.
+ */
+export const DATABASE_TLS_DIR = "/etc/platform/tls";
+export const DATABASE_CA_FILE = `${DATABASE_TLS_DIR}/ca.crt`;
+export const DATABASE_CERT_FILE = `${DATABASE_TLS_DIR}/server.crt`;
+export const DATABASE_KEY_FILE = `${DATABASE_TLS_DIR}/server.key`;

@@ -54,6 +54,8 @@ export interface DatabaseSpec {
   readonly volumeName: string;
   readonly retain: boolean;
   readonly dataPath: string;
+  /** The server's TLS certificate and key files in its container (ssl=on; plain connections still accepted). */
+  readonly tls: { readonly certFile: string; readonly keyFile: string; readonly owner: string };
   /** The size platform.yml asks for (`storage:`): enforced where the target can (a Kubernetes volume). */
   readonly storage?: string;
 }
@@ -77,6 +79,11 @@ export interface PlannedService {
   readonly build?: BuildSpec;
   /** Prebuilt image (postgres). */
   readonly image?: string;
+  /**
+   * Where the stack's database CA goes in its containers (PGSSLROOTCERT and NODE_EXTRA_CA_CERTS
+   * name it): set for a service that references a database, so `sslmode=verify-full` works.
+   */
+  readonly databaseCaFile?: string;
   /** Variables: literal values, and templates whose references resolve at deploy time. */
   readonly env: Readonly<Record<string, readonly TemplatePart[]>>;
   /**

@@ -9,6 +9,7 @@ import { jobHandler } from "./docker/job.js";
 import { networkHandler } from "./docker/network.js";
 import { passwordHandler, wordsHandler } from "./random/random.js";
 import { telemetryHandler } from "./docker/receiver.js";
+import { certificateAuthorityHandler, serverCertificateHandler } from "./tls/tls.js";
 import { volumeHandler } from "./docker/volume.js";
 import { reveal } from "./wire.js";
 
@@ -24,6 +25,9 @@ const HANDLERS: Record<string, ResourceHandler> = {
   "platform:docker:TelemetryAttachment": telemetryHandler,
   "platform:random:Password": passwordHandler,
   "platform:random:Words": wordsHandler,
+  // A stack's databases serve TLS: its CA and their server certificates.
+  "platform:tls:CertificateAuthority": certificateAuthorityHandler,
+  "platform:tls:ServerCertificate": serverCertificateHandler,
   // The Kubernetes target's own needs: images into the test cluster, and the edge's way in.
   "platform:kubernetes:ClusterImage": clusterImageHandler,
   "platform:kubernetes:RegistryImage": registryImageHandler,

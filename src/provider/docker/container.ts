@@ -3,6 +3,7 @@ import type Docker from "dockerode";
 import { docker, isNotFound, unlessGone } from "../../docker-client.js";
 import type { ResourceHandler } from "../handler.js";
 import { limits } from "./hardening.js";
+import { type ContainerFile, putFiles } from "./files.js";
 import { execIn, type HealthCheck, waitHealthy } from "./health.js";
 import { syncEdgeAllowList } from "./edge-allow.js";
 import { DOMAIN_LABEL_PREFIX, PUBLIC_HOST_LABEL } from "./ownership.js";
@@ -17,6 +18,8 @@ export interface ContainerInputs {
   command?: string[];
   networks: { name: string; aliases?: string[] }[];
   volumes?: { name: string; target: string }[];
+  /** Written into the container before it starts (a database's TLS key: a secret input). */
+  files?: ContainerFile[];
   labels?: Record<string, string>;
   cpus?: number;
   memoryBytes?: number;
@@ -44,6 +47,7 @@ const INPUT_KEYS = [
   "command",
   "networks",
   "volumes",
+  "files",
   "labels",
   "cpus",
   "memoryBytes",
@@ -115,6 +119,7 @@ async function startContainer(c: ContainerInputs): Promise<{ id: string; contain
         .getNetwork(n.name)
         .connect({ Container: container.id, EndpointConfig: { Aliases: n.aliases ?? [] } });
     }
+    await putFiles(container, c.files ?? [], c.image);
     await container.start();
     await waitHealthy(container.id, c.health ?? { kind: "running" }, c.healthTimeoutSeconds ?? 120, `service container ${containerName}`);
     if (c.postStart) await runPostStart(container.id, c.postStart, containerName);

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { demuxLogs, docker } from "../../docker-client.js";
+import { type ContainerFile, putFiles } from "./files.js";
 import { limits } from "./hardening.js";
 import type { ResourceHandler } from "../handler.js";
 
@@ -11,6 +12,8 @@ export interface JobInputs {
   command: string[];
   env?: Record<string, string>;
   networks: { name: string }[];
+  /** Written into the container before it starts (the CA its service trusts). */
+  files?: ContainerFile[];
   timeoutSeconds: number;
   labels?: Record<string, string>;
   logDir: string;
@@ -39,6 +42,7 @@ async function runJob(j: JobInputs): Promise<{ exitCode: number; output: string;
   });
   try {
     for (const n of rest) await docker().getNetwork(n.name).connect({ Container: c.id });
+    await putFiles(c, j.files ?? [], j.image);
     await c.start();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"timeout">((r) => {
@@ -57,7 +61,7 @@ async function runJob(j: JobInputs): Promise<{ exitCode: number; output: string;
 }
 
 export const jobHandler: ResourceHandler = {
-  // Any change runs the job again (a new image brings new migrations); new limits alone do not.
+  // Any change runs the job again (a new image brings new migrations); new limits or files alone do not.
   inputKeys: ["name", "image", "command", "env", "networks"],
 
   async create(_urn, inputs) {

@@ -4,11 +4,13 @@ import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/otel-env.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { receiverContext, TELEMETRY_ENDPOINT } from "../../provider/docker/receiver-image.js";
 import { createImage, type ImageBuildOptions } from "../shared/build-image.js";
+import { createDatabaseTls } from "../shared/database-tls.js";
 import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";
 import { createPublicRoutes, edgeAliases, publicHostLabels } from "../shared/public-routes.js";
 import { resolveEnv, type ReferenceValues } from "../shared/references.js";
 import { Network } from "../shared/resources.js";
 import { buildServiceValues } from "../shared/service-values.js";
+import { databaseTlsFiles } from "./database-files.js";
 import { Container, Job, TelemetryAttachment, Volume } from "./resources.js";
 
 export interface DockerTargetOptions extends ImageBuildOptions {
@@ -52,6 +54,8 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
   const telemetry = createTelemetry(plan, network, opts);
   if (telemetry) values.set(TELEMETRY_REF, { [OTLP_ENDPOINT_PROPERTY]: TELEMETRY_ENDPOINT });
   const refs: ReferenceValues = values;
+  // A database's certificate names its network aliases: `${db.url}` uses the service name.
+  const tls = createDatabaseTls(plan, (s) => [s.name, ...s.aliases]);
 
   const containers = new Map<string, Container>();
   const outputs: TargetOutputs = {};
@@ -61,6 +65,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     // The tag carries the inputs hash: same tag, same image (and `platform status` shows it).
     const image = s.build ? createImage(s, plan, env, opts).tag : (s.image as string);
     const serviceLabels = { ...labels, "platform.service": s.name };
+    const files = databaseTlsFiles(s, tls);
     // A rollback runs no migration: the older code's migrations may not know the schema's
     // newest revision, and migrations are not reversed anyway.
     const migrate =
@@ -73,6 +78,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
               command: s.migrate.command,
               env,
               networks: [{ name: plan.network }],
+              ...(files ? { files } : {}),
               timeoutSeconds: s.migrate.timeoutSeconds,
               labels: serviceLabels,
               logDir: opts.logDir,
@@ -100,6 +106,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
         networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
         // The volume's real name: an adopted volume keeps its data whatever name the plan wants.
         volumes: volume && dataPath ? volume.volumeName.apply((name) => [{ name, target: dataPath }]) : [],
+        ...(files ? { files } : {}),
         labels: containerLabels,
         cpus: s.cpus,
         memoryBytes: s.memoryBytes,

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import type { Plan, PlannedService } from "../../plan/types.js";
@@ -19,7 +19,56 @@ export interface DatabaseArgs {
   readonly envSecret: pulumi.Input<string>;
   readonly imageSource: ImageSource;
   readonly storage: DataStorage;
+  /** The Secret (type kubernetes.io/tls) with the server's tls.crt and tls.key; without it the server serves no TLS. */
+  readonly tlsSecret?: pulumi.Input<string>;
   readonly opts: pulumi.CustomResourceOptions;
+}
+
+const TLS_FILES_VOLUME = "tls";
+const TLS_SECRET_VOLUME = "tls-secret";
+const TLS_SECRET_DIR = "/run/platform/tls-secret";
+
+/**
+ * The server's TLS files where its command expects them, owned by the image's postgres user
+ * (the server refuses a key that others can read, and a Secret volume's files belong to root):
+ * an init container of the same image copies them from the Secret into a memory-backed
+ * emptyDir, so the key is never on the node's disk.
+ */
+export function tlsInitContainer(a: DatabaseArgs): k8s.types.input.core.v1.Container {
+  const { certFile, keyFile, owner } = a.service.database!.tls;
+  const script = [
+    "set -e",
+    `cp ${TLS_SECRET_DIR}/tls.crt ${certFile}`,
+    `cp ${TLS_SECRET_DIR}/tls.key ${keyFile}`,
+    `chown "$(id -u ${owner}):$(id -g ${owner})" ${certFile} ${keyFile}`,
+    `chmod 0644 ${certFile}`,
+    `chmod 0600 ${keyFile}`,
+  ].join("\n");
+  return {
+    name: "tls-files",
+    image: a.image,
+    imagePullPolicy: a.imageSource.pullPolicy,
+    command: ["sh", "-c", script],
+    volumeMounts: [
+      { name: TLS_SECRET_VOLUME, mountPath: TLS_SECRET_DIR, readOnly: true },
+      { name: TLS_FILES_VOLUME, mountPath: dirname(certFile) },
+    ],
+    resources: { limits: { cpu: "100m", memory: "32Mi" }, requests: { cpu: "10m", memory: "16Mi" } },
+    securityContext: { allowPrivilegeEscalation: false },
+  };
+}
+
+/** The pod's volumes: its data claim, and with TLS the Secret and the memory-backed directory the server reads. */
+export function databaseVolumes(a: DatabaseArgs, claimName: pulumi.Input<string>): k8s.types.input.core.v1.Volume[] {
+  return [
+    { name: "data", persistentVolumeClaim: { claimName } },
+    ...(a.tlsSecret
+      ? [
+          { name: TLS_SECRET_VOLUME, secret: { secretName: a.tlsSecret, defaultMode: 0o400 } },
+          { name: TLS_FILES_VOLUME, emptyDir: { medium: "Memory", sizeLimit: "1Mi" } },
+        ]
+      : []),
+  ];
 }
 
 /**
@@ -35,10 +84,15 @@ export function postgresContainer(a: DatabaseArgs): k8s.types.input.core.v1.Cont
   // (retention: permanent). A postStart hook runs beside the entrypoint: it waits for the real
   // server (the initdb one listens on no TCP address), then syncs.
   const waitThenSync = ["sh", "-c", `until pg_isready -q -h 127.0.0.1; do sleep 1; done; ${shellArgs(s.postStart ?? [])}`];
+  // Without its certificate the server cannot start with ssl=on: the plan's command is for a TLS server.
+  const { args: _tlsCommand, ...rest } = base;
   return {
-    ...base,
+    ...(a.tlsSecret ? base : rest),
     env: [{ name: "PGDATA", value: `${dataPath}/pgdata` }],
-    volumeMounts: [{ name: "data", mountPath: dataPath }],
+    volumeMounts: [
+      { name: "data", mountPath: dataPath },
+      ...(a.tlsSecret ? [{ name: TLS_FILES_VOLUME, mountPath: dirname(s.database!.tls.certFile), readOnly: true }] : []),
+    ],
     // The database stops first anyway (a StatefulSet replaces its one pod), and gets its grace.
     lifecycle: s.postStart?.length ? { postStart: { exec: { command: waitThenSync } } } : undefined,
     securityContext: undefined,
@@ -106,8 +160,8 @@ export function createDatabase(a: DatabaseArgs): k8s.apps.v1.StatefulSet {
         template: {
           metadata: { labels: podLabels(a.plan, s) },
           spec: {
-            ...podSpec(s, postgresContainer(a), a.imageSource),
-            volumes: [{ name: "data", persistentVolumeClaim: { claimName: claim.metadata.name } }],
+            ...podSpec(s, postgresContainer(a), a.imageSource, a.tlsSecret ? [tlsInitContainer(a)] : []),
+            volumes: databaseVolumes(a, claim.metadata.name),
           },
         },
       },

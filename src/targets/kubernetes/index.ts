@@ -2,6 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { type ImageBuildOptions, createImage } from "../shared/build-image.js";
+import { createDatabaseTls } from "../shared/database-tls.js";
 import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";
 import { createPublicRoutes, edgeAliases, publicHostLabels } from "../shared/public-routes.js";
 import { Network, type Words } from "../shared/resources.js";
@@ -9,7 +10,7 @@ import { buildServiceValues } from "../shared/service-values.js";
 import { resolveEnv, type ReferenceValues } from "../shared/references.js";
 import { createDatabase, type DataStorage } from "./database.js";
 import { buildForwarderCaddyfile, FORWARDER_COMMAND } from "./edge.js";
-import { namespaceName, serviceHost } from "./names.js";
+import { databaseHosts, namespaceName, serviceHost } from "./names.js";
 import { checkImageRoute, imagePlacement } from "./images.js";
 import { EdgeForwarder } from "./resources.js";
 import { appContainer, deploymentSpec, migrateJobSpec, podLabels, serviceSpec, timeouts } from "./specs.js";
@@ -89,6 +90,15 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
 
   const values = buildServiceValues(plan, (s) => serviceHost(s, namespace), words?.words, opts.secrets);
   const refs: ReferenceValues = values;
+  const tls = createDatabaseTls(plan, (s) => databaseHosts(s, namespace));
+  // Named by Pulumi (a suffix), like the env Secrets: a renewed CA rolls the pods that trust it.
+  const caConfigMap = tls
+    ? new k8s.core.v1.ConfigMap(
+        "database-ca",
+        { metadata: { namespace, labels: { ...plan.labels } }, data: { "ca.crt": tls.caCertPem } },
+        inNs,
+      ).metadata.name
+    : undefined;
 
   const ready = new Map<string, pulumi.Resource[]>();
   const outputs: TargetOutputs = {};
@@ -126,6 +136,19 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
         },
         inNs,
       );
+      const server = tls?.servers.get(s.name);
+      // Named by Pulumi: a renewed certificate makes a new Secret, whose new name rolls the pod.
+      const tlsSecret = server
+        ? new k8s.core.v1.Secret(
+            `${s.name}-tls`,
+            {
+              metadata: { namespace, labels },
+              type: "kubernetes.io/tls",
+              stringData: pulumi.secret({ "tls.crt": server.certPem, "tls.key": server.keyPem }),
+            },
+            inNs,
+          ).metadata.name
+        : undefined;
       workload = createDatabase({
         plan,
         service: s,
@@ -134,6 +157,7 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
         envSecret: envSecret.metadata.name,
         imageSource,
         storage,
+        ...(tlsSecret ? { tlsSecret } : {}),
         opts: { provider, dependsOn: [ns, ...deps] },
       });
     } else {
@@ -142,7 +166,7 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
         s.migrate && !opts.pinnedImages
           ? new k8s.batch.v1.Job(
               `${s.name}-migrate`,
-              { metadata: { namespace, labels }, spec: migrateJobSpec(plan, s, image, envSecret.metadata.name, imageSource) },
+              { metadata: { namespace, labels }, spec: migrateJobSpec(plan, s, image, envSecret.metadata.name, imageSource, caConfigMap) },
               {
                 provider,
                 dependsOn: [ns, ...deps],
@@ -154,7 +178,7 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
         s.name,
         {
           metadata: { name: s.name, namespace, labels },
-          spec: deploymentSpec(plan, s, appContainer(s, image, envSecret.metadata.name, imageSource), imageSource),
+          spec: deploymentSpec(plan, s, appContainer(s, image, envSecret.metadata.name, imageSource), imageSource, caConfigMap),
         },
         { provider, dependsOn: [ns, ...deps, ...(migrate ? [migrate] : [])], customTimeouts: timeouts(s.healthTimeoutSeconds + 60) },
       );

@@ -17,6 +17,14 @@ export function serviceHost(s: Pick<PlannedService, "name">, namespace: string):
   return `${s.name}.${namespace}.svc.cluster.local`;
 }
 
+/**
+ * The names a database's server certificate carries: every form of its Service's DNS name a
+ * pod in the cluster can dial (`${db.url}` uses the full one).
+ */
+export function databaseHosts(s: Pick<PlannedService, "name">, namespace: string): string[] {
+  return [serviceHost(s, namespace), s.name, `${s.name}.${namespace}`, `${s.name}.${namespace}.svc`];
+}
+
 /** The claim (and, on the test cluster, the volume) of a database's data. */
 export function dataClaimName(s: Pick<PlannedService, "name">): string {
   return `${s.name}-data`;

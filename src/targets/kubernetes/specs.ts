@@ -1,3 +1,4 @@
+import { basename, dirname } from "node:path";
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import type { HealthSpec, Plan, PlannedService } from "../../plan/types.js";
@@ -125,6 +126,25 @@ export function dependencyWait(plan: Plan, s: PlannedService, image: pulumi.Inpu
     : [];
 }
 
+const DATABASE_CA_VOLUME = "database-ca";
+
+/**
+ * The stack's database CA, from its ConfigMap, where the service's PGSSLROOTCERT and
+ * NODE_EXTRA_CA_CERTS name it: a volume for the pod and a read-only mount for its container.
+ * Nothing for a service that references no database.
+ */
+export function databaseCaMount(
+  s: PlannedService,
+  caConfigMap: pulumi.Input<string> | undefined,
+): { volumes: k8s.types.input.core.v1.Volume[]; mounts: k8s.types.input.core.v1.VolumeMount[] } {
+  const file = s.databaseCaFile;
+  if (!file || !caConfigMap) return { volumes: [], mounts: [] };
+  return {
+    volumes: [{ name: DATABASE_CA_VOLUME, configMap: { name: caConfigMap, items: [{ key: "ca.crt", path: basename(file) }] } }],
+    mounts: [{ name: DATABASE_CA_VOLUME, mountPath: dirname(file), readOnly: true }],
+  };
+}
+
 export function podSpec(s: PlannedService, container: Container, src: ImageSource, initContainers: Container[] = []): PodSpec {
   return {
     ...(initContainers.length ? { initContainers } : {}),
@@ -141,7 +161,11 @@ export function deploymentSpec(
   s: PlannedService,
   container: Container,
   src: ImageSource,
+  caConfigMap?: pulumi.Input<string>,
 ): k8s.types.input.apps.v1.DeploymentSpec {
+  const ca = databaseCaMount(s, caConfigMap);
+  const withCa = ca.mounts.length ? { ...container, volumeMounts: ca.mounts } : container;
+  const pod = podSpec(s, withCa, src, dependencyWait(plan, s, container.image as pulumi.Input<string>, src));
   return {
     replicas: 1,
     selector: { matchLabels: selectorLabels(s) },
@@ -151,7 +175,7 @@ export function deploymentSpec(
     minReadySeconds: 0,
     template: {
       metadata: { labels: podLabels(plan, s) },
-      spec: podSpec(s, container, src, dependencyWait(plan, s, container.image as pulumi.Input<string>, src)),
+      spec: ca.volumes.length ? { ...pod, volumes: ca.volumes } : pod,
     },
   };
 }
@@ -170,9 +194,11 @@ export function migrateJobSpec(
   image: pulumi.Input<string>,
   envSecret: pulumi.Input<string>,
   src: ImageSource,
+  caConfigMap?: pulumi.Input<string>,
 ): k8s.types.input.batch.v1.JobSpec {
   const m = s.migrate!;
   const wait = dependencyWait(plan, s, image, src);
+  const ca = databaseCaMount(s, caConfigMap);
   return {
     backoffLimit: 0,
     activeDeadlineSeconds: m.timeoutSeconds,
@@ -184,6 +210,7 @@ export function migrateJobSpec(
         enableServiceLinks: false,
         ...pullSecretsOf(src),
         ...(wait.length ? { initContainers: wait } : {}),
+        ...(ca.volumes.length ? { volumes: ca.volumes } : {}),
         containers: [
           {
             name: "migrate",
@@ -191,6 +218,7 @@ export function migrateJobSpec(
             imagePullPolicy: src.pullPolicy,
             command: [...m.command],
             envFrom: [{ secretRef: { name: envSecret } }],
+            ...(ca.mounts.length ? { volumeMounts: ca.mounts } : {}),
             resources: resources(s),
             securityContext: { allowPrivilegeEscalation: false },
           },

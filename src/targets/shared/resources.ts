@@ -52,3 +52,43 @@ export class Words extends pulumi.CustomResource {
     super("platform:random:Words", name, { ...args, words: undefined }, opts);
   }
 }
+
+/** A stack's CA for its databases' TLS; the key is a secret of the stack's state. */
+export class CertificateAuthority extends pulumi.CustomResource {
+  declare readonly certPem: pulumi.Output<string>;
+  declare readonly keyPem: pulumi.Output<string>;
+  declare readonly notAfter: pulumi.Output<string>;
+  /** @param args.renewBeforeDays a deploy within this many days of its end makes a new one */
+  constructor(
+    name: string,
+    args: Args<{ commonName: string; validityDays: number; renewBeforeDays: number }>,
+    opts?: pulumi.CustomResourceOptions,
+  ) {
+    super(
+      "platform:tls:CertificateAuthority",
+      name,
+      { ...args, certPem: undefined, keyPem: undefined, notAfter: undefined },
+      { ...opts, additionalSecretOutputs: ["keyPem"] },
+    );
+  }
+}
+
+/** A database's server certificate, signed by the stack's CA, naming the hosts clients dial. */
+export class ServerCertificate extends pulumi.CustomResource {
+  declare readonly certPem: pulumi.Output<string>;
+  declare readonly keyPem: pulumi.Output<string>;
+  declare readonly notAfter: pulumi.Output<string>;
+  /** @param args.renewBeforeDays a deploy within this many days of its end makes a new one */
+  constructor(
+    name: string,
+    args: Args<{ caCertPem: string; caKeyPem: string; hosts: string[]; validityDays: number; renewBeforeDays: number }>,
+    opts?: pulumi.CustomResourceOptions,
+  ) {
+    super(
+      "platform:tls:ServerCertificate",
+      name,
+      { ...args, certPem: undefined, keyPem: undefined, notAfter: undefined },
+      { ...opts, additionalSecretOutputs: ["keyPem"] },
+    );
+  }
+}

@@ -172,6 +172,8 @@ export interface StartPebbleOptions {
   tls?: PebbleTls;
   /** Written here: Pebble's configuration file. */
   dir: string;
+  /** The A answer for every name, when the server is not at serverAddress (a server in its own namespace). */
+  answer?: string;
 }
 
 export interface Pebble {
@@ -215,7 +217,7 @@ export async function startPebble(o: StartPebbleOptions): Promise<Pebble> {
   };
   // DNS only: its HTTP-01, TLS-ALPN-01 and DoH test servers are off.
   const dns = `${o.serverAddress}:${ports.dns}`;
-  const chall = { dnsserver: dns, management: `127.0.0.1:${ports.challMgmt}`, defaultIPv4: o.serverAddress, defaultIPv6: "" };
+  const chall = { dnsserver: dns, management: `127.0.0.1:${ports.challMgmt}`, defaultIPv4: o.answer ?? o.serverAddress, defaultIPv6: "" };
   procs.push(startServer(rec.challtestsrv, { ...chall, http01: "", https01: "", tlsalpn01: "", doh: "" }, {}, challLog));
   const pebbleConfig = {
     listenAddress: `${o.serverAddress}:${ports.acme}`,

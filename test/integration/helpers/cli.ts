@@ -84,6 +84,8 @@ export interface HttpsOptions {
   body?: unknown;
   agent?: Agent;
   timeoutMs?: number;
+  /** Where the request goes, whatever the URL's name: 127.0.0.1 unless given (a server in a test's own namespace). */
+  address?: string;
   /** Called for each attempt retried (CERT_NOT_YET_VALID), with what failed, also when the request fails in the end. */
   onRetry?: (what: string) => void;
 }
@@ -120,7 +122,7 @@ function httpsRequestOnce(url: string, ca: string, opts: HttpsOptions): Promise<
   return new Promise((resolve, reject) => {
     const req = request(
       {
-        host: "127.0.0.1",
+        host: opts.address ?? "127.0.0.1",
         port: Number(u.port || 443),
         path: `${u.pathname}${u.search}`,
         method: opts.method ?? "GET",
@@ -156,7 +158,7 @@ function httpsRequestOnce(url: string, ca: string, opts: HttpsOptions): Promise<
  * Polls a URL every `everyMs` until stopped: how many requests failed (error or status ≥ 400).
  * A CERT_NOT_YET_VALID that httpsRequest retried is one more request sent, and failed.
  */
-export function startPoller(url: string, ca: string, everyMs = 50) {
+export function startPoller(url: string, ca: string, everyMs = 50, address?: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   const stats = { sent: 0, failed: 0, failures: [] as string[] };
   const onRetry = (what: string) => {
@@ -170,7 +172,7 @@ export function startPoller(url: string, ca: string, everyMs = 50) {
       const t = Date.now();
       stats.sent++;
       try {
-        const r = await httpsRequest(url, ca, { agent, onRetry });
+        const r = await httpsRequest(url, ca, { agent, onRetry, ...(address ? { address } : {}) });
         if (r.status >= 400) {
           stats.failed++;
           stats.failures.push(`HTTP ${r.status}`);

@@ -9,6 +9,16 @@ import { type CliResult, ok, parseUrls, startPoller, writeBrokenMigration } from
  * then `Deployment complete` and the two public URLs. Returns the URLs.
  */
 export function expectFullstackDeployed(stdout: string, project: string): Record<string, string> {
+  expectFullstackPhases(stdout);
+  const urls = parseUrls(stdout);
+  expect(urls.api).toMatch(new RegExp(`^https://${project}-api-[a-z]+-[a-z]+\\.localhost$`));
+  expect(urls.web).toMatch(new RegExp(`^https://${project}-web-[a-z]+-[a-z]+\\.localhost$`));
+  expect(urls.database).toBeUndefined();
+  return urls;
+}
+
+/** The phases of a first deploy of examples/fullstack in dependency order, then `Deployment complete`. */
+export function expectFullstackPhases(stdout: string): void {
   const lines = stdout.split("\n");
   const at = (needle: string) => lines.indexOf(needle);
   expect(at("database: healthy")).toBeGreaterThanOrEqual(0);
@@ -16,11 +26,6 @@ export function expectFullstackDeployed(stdout: string, project: string): Record
   expect(at("api: healthy")).toBeGreaterThan(at("api: migrated"));
   expect(at("web: starting")).toBeGreaterThan(at("api: healthy"));
   expect(stdout).toMatch(/^Deployment complete \(dep_[a-z0-9]+\)$/m);
-  const urls = parseUrls(stdout);
-  expect(urls.api).toMatch(new RegExp(`^https://${project}-api-[a-z]+-[a-z]+\\.localhost$`));
-  expect(urls.web).toMatch(new RegExp(`^https://${project}-web-[a-z]+-[a-z]+\\.localhost$`));
-  expect(urls.database).toBeUndefined();
-  return urls;
 }
 
 /**

@@ -74,6 +74,12 @@ export interface RemoteEngineOptions {
   sourceDockerHost?: string;
   /** Bound for dockerd's API to answer. Default 60 s. */
   startTimeoutMs?: number;
+  /**
+   * Let the server's builds reach the package registries (PyPI, npm, the Debian mirror), as this
+   * machine's builds do: a default route to the root namespace and a NAT of the server's one
+   * address there, removed at stop. Default false (the namespace reaches only its /30).
+   */
+  egress?: boolean;
 }
 
 export interface RemoteEngine {
@@ -161,6 +167,33 @@ async function terminate(child: ChildProcess | undefined, graceMs: number): Prom
   if (await within(exited, graceMs)) return;
   child.kill("SIGKILL");
   await within(exited, 5000);
+}
+
+/**
+ * The server namespace's outbound path to what this machine reaches (the registries, through
+ * its own route): a default route in the namespace via the root side, and in the root namespace
+ * a NAT of that one address plus the forwarding Docker's FORWARD policy (DROP) needs, in its
+ * DOCKER-USER chain. Returns what removes it all.
+ */
+async function openEgress(net: Internet): Promise<() => Promise<void>> {
+  const rules = [
+    ["-t", "nat", "POSTROUTING", "-s", `${net.clientAddress}/32`, "!", "-d", `${net.serverAddress}/30`, "-j", "MASQUERADE"],
+    ["-t", "filter", "DOCKER-USER", "-s", `${net.clientAddress}/32`, "-j", "ACCEPT"],
+    ["-t", "filter", "DOCKER-USER", "-d", `${net.clientAddress}/32`, "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT"],
+  ];
+  const iptables = (op: "-I" | "-D", [flag, table, chain, ...rest]: string[]) => run("iptables", [flag!, table!, op, chain!, ...rest]);
+  for (const r of rules) {
+    const done = await iptables("-I", r);
+    if (done.code !== 0) throw new Error(`iptables ${r.join(" ")}: ${done.stderr.trim()}`);
+  }
+  await must(
+    "nsenter",
+    [`--net=/run/netns/${net.ns}`, "ip", "route", "replace", "default", "via", net.serverAddress],
+    "the server's default route",
+  );
+  return async () => {
+    for (const r of rules) await iptables("-D", r);
+  };
 }
 
 async function must(file: string, args: string[], what: string, timeoutMs?: number): Promise<string> {
@@ -567,6 +600,7 @@ export async function startRemoteEngine(net: Internet, o: RemoteEngineOptions = 
   let dockerd: ChildProcess | undefined;
   let sshd: ChildProcess | undefined;
   let stopped = false;
+  let closeEgress: (() => Promise<void>) | undefined;
 
   const docker = (args: string[], timeoutMs?: number) => run(DOCKER, ["-H", dockerHost, ...args], timeoutMs);
   const stop = async () => {
@@ -578,12 +612,14 @@ export async function startRemoteEngine(net: Internet, o: RemoteEngineOptions = 
     await terminate(sshd, 5000);
     await terminate(dockerd, 20_000);
     await sweep(rec, runDir, false);
+    await closeEgress?.();
     releaseSlot(rec.lock, name);
     rmSync(runDir, { recursive: true, force: true });
   };
 
   try {
     const ssh = await writeSshFiles(join(runDir, "ssh"), address, socket, runDir);
+    if (o.egress) closeEgress = await openEgress(net);
     mkdirSync(slot.dataRoot, { recursive: true, mode: 0o710 });
 
     let t0 = performance.now();

@@ -18,7 +18,13 @@ pulumi.runtime.setMocks(
   {
     newResource: (args) => {
       recorded.push({ type: args.type, name: args.name, inputs: args.inputs });
-      const computed: Record<string, unknown> = { words: "brave-otter", value: "s3cretpassw0rd", imageId: "sha256:abc" };
+      const computed: Record<string, unknown> = {
+        words: "brave-otter",
+        value: "s3cretpassw0rd",
+        imageId: "sha256:abc",
+        certPem: `CERT ${args.name}`,
+        keyPem: `KEY ${args.name}`,
+      };
       // A volume adopted under an older name: containers must mount the real one.
       if (args.type === "platform:docker:Volume") computed.volumeName = "fullstack_preview_database_data-old";
       return { id: `${args.name}-id`, state: { ...args.inputs, ...computed } };
@@ -61,6 +67,8 @@ describe("docker target (mocked engine)", () => {
       "platform:docker:Volume database-data",
       "platform:random:Password database-password",
       "platform:random:Words url-words",
+      "platform:tls:CertificateAuthority database-ca",
+      "platform:tls:ServerCertificate database-tls",
     ]);
     expect(byName("edge").inputs).toMatchObject({
       network: "fullstack_preview",
@@ -129,6 +137,25 @@ describe("docker target (mocked engine)", () => {
       const { buildEnv: _secret, ...rest } = byName(name).inputs;
       expect(JSON.stringify(rest)).not.toContain("s3cretpassw0rd");
     }
+  });
+
+  it("TLS: the database gets its certificate and key (a secret) before it starts; the API and its migration the CA", () => {
+    expect(byName("database-tls").inputs).toMatchObject({ hosts: ["database", "localhost", "127.0.0.1"], validityDays: 825 });
+    const db = byName("database").inputs;
+    expect(db.command).toEqual(expect.arrayContaining(["ssl=on", "ssl_key_file=/etc/platform/tls/server.key"]));
+    expect(db.files).toMatchObject({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" });
+    expect(reveal(db.files)).toEqual([
+      { path: "/etc/platform/tls/server.crt", content: "CERT database-tls", mode: 0o644, owner: "postgres" },
+      { path: "/etc/platform/tls/server.key", content: "KEY database-tls", mode: 0o600, owner: "postgres" },
+    ]);
+    const ca = [{ path: "/etc/platform/tls/ca.crt", content: "CERT database-ca", mode: 0o644 }];
+    expect(reveal(byName("api").inputs.files)).toEqual(ca);
+    expect(reveal(byName("api-migrate").inputs.files)).toEqual(ca);
+    expect(reveal(byName("api").inputs.env)).toMatchObject({ PGSSLROOTCERT: "/etc/platform/tls/ca.crt" });
+    expect(byName("web").inputs.files).toBeUndefined();
+    // The key goes nowhere else: no image, no other container.
+    for (const r of recorded.filter((x) => x.name !== "database" && x.name !== "database-tls"))
+      expect(JSON.stringify(reveal(r.inputs))).not.toContain("KEY database-tls");
   });
 
   it("exports URLs, and the database URL as a secret", async () => {
