@@ -1,8 +1,9 @@
 /**
  * The one I/O step of the build recipes: a service directory read into a SourceSnapshot
  * before the plan is built, so that the recipes themselves stay pure. It lists files a few
- * levels deep and keeps the text of the small files recipes look at; it never reads
- * lockfiles (their presence is enough) nor anything large.
+ * levels deep and keeps the text of the small files recipes look at; of Node lockfiles only
+ * the head, where their version is (which release of the package manager reads them), and
+ * nothing large.
  */
 import type { Dirent } from "node:fs";
 import { open, readdir, readFile, stat } from "node:fs/promises";
@@ -54,13 +55,21 @@ const ROOT_MANIFESTS = new Set([
   "next.config.mts",
 ]);
 
+/**
+ * Node lockfiles whose head says which release wrote them (lockfileVersion, yarn.lock's header
+ * and __metadata, the first checksum's form): a few kilobytes, whatever the lockfile's size.
+ */
+const LOCKFILE_HEADS = new Set(["pnpm-lock.yaml", "yarn.lock", "package-lock.json", "npm-shrinkwrap.json"]);
+const LOCKFILE_HEAD_BYTES = 8 * 1024;
+
 /** How much of a file to keep: the whole (up to the limit), its head, or nothing. */
-function toReadLimit(rel: string, depth: number): { bytes: number; head: boolean } | undefined {
+function toReadLimit(rel: string, depth: number): { bytes: number; head: boolean; module?: boolean } | undefined {
   const name = basename(rel);
   if (depth === 1 && ROOT_MANIFESTS.has(name)) return { bytes: MANIFEST_BYTES, head: false };
+  if (depth === 1 && LOCKFILE_HEADS.has(name)) return { bytes: LOCKFILE_HEAD_BYTES, head: true };
   // Requirement files and what they include with -r (requirements/base.txt, constraints.txt...).
   if (/\.(txt|in)$/.test(name)) return { bytes: MANIFEST_BYTES, head: false };
-  if (name.endsWith(".py")) return { bytes: MODULE_HEAD_BYTES, head: true };
+  if (name.endsWith(".py")) return { bytes: MODULE_HEAD_BYTES, head: true, module: true };
   return undefined;
 }
 
@@ -180,8 +189,8 @@ export async function scanSource(dir: string, projectDir?: string): Promise<Sour
       if (!isFile) continue;
       files.push(childRel);
       const limit = toReadLimit(childRel, depth);
-      if (!limit || (limit.head && modules >= MAX_MODULES)) continue;
-      if (limit.head) modules++;
+      if (!limit || (limit.module && modules >= MAX_MODULES)) continue;
+      if (limit.module) modules++;
       try {
         const text = await readText(childAbs, limit);
         if (text !== undefined) texts.set(childRel, text);

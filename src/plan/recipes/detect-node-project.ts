@@ -2,7 +2,8 @@
  * What a Next.js service's directory says about itself: package manager (by lockfile),
  * build script, standalone output, wanted Node version.
  */
-import { parsePackageManagerField, type PackageManagerSpec } from "./package-manager.js";
+import { chooseByLockfile, readYarnrcSetting } from "./lockfile-version.js";
+import { choosePackageManagerVersion, parsePackageManagerField, type PackageManagerSpec } from "./package-manager.js";
 import { RecipeError, type SourceSnapshot } from "./types.js";
 
 export type PackageManager = "npm" | "pnpm" | "yarn" | "yarn-berry" | "bun";
@@ -13,6 +14,15 @@ export interface NodeProject {
   readonly lockfile?: string;
   /** The `packageManager` field when it names this manager: its exact version (and hash) win. */
   readonly managerSpec?: PackageManagerSpec;
+  /**
+   * The release the build installs: packageManager's, else the one the lockfile's version
+   * asks for, else the platform's pin; undefined for the image's own npm.
+   */
+  readonly managerVersion?: string;
+  /** Which release runs and why, for plan; undefined for the image's npm with nothing to say. */
+  readonly managerNote?: string;
+  /** yarn berry installs with nodeLinker node-modules although .yarnrc.yml asks for Plug'n'Play. */
+  readonly nodeModulesLinker?: boolean;
   readonly buildScript?: string;
   /** The start script runs bun (`bun run next start`, `bun --bun next start`): the image keeps bun to run it. */
   readonly startsWithBun: boolean;
@@ -61,11 +71,34 @@ export function detectStandalone(configText: string): boolean {
   return /\boutput\s*:\s*["'`]standalone["'`]/.test(configText);
 }
 
-function detectManager(
-  src: SourceSnapshot,
-  pkg: PackageJson,
-  notes: string[],
-): { manager: PackageManager; lockfile?: string; spec?: PackageManagerSpec } {
+interface ManagerChoice {
+  manager: PackageManager;
+  lockfile?: string;
+  spec?: PackageManagerSpec;
+  version?: string;
+  note?: string;
+}
+
+/** The release that runs and why: packageManager's, the lockfile's, or the platform's pin. */
+function describeRelease(manager: PackageManager, spec: PackageManagerSpec | undefined, why: string | undefined): ManagerChoice {
+  const name = manager === "yarn-berry" ? "yarn" : manager;
+  if (manager === "npm") {
+    const note = spec
+      ? `packageManager ${spec.name}@${spec.version}: npm is the image's own (its version is not enforced)`
+      : why && `the image's npm, ${why}`;
+    return { manager, note };
+  }
+  const version = choosePackageManagerVersion(manager, spec);
+  if (!spec) return { manager, version, note: `${name} ${version} (the platform's pin; set packageManager in package.json to choose)` };
+  const hash = spec.hash
+    ? manager === "bun"
+      ? ", its hash not checked (corepack has no bun)"
+      : `, verified by its ${spec.hash.algorithm}`
+    : "";
+  return { manager, version, note: `${name} ${version} from package.json packageManager${hash}` };
+}
+
+function detectManager(src: SourceSnapshot, pkg: PackageJson, notes: string[]): ManagerChoice {
   const present = LOCKFILES.filter(([f]) => src.files.includes(f));
   const declared = parsePackageManagerField(pkg.packageManager);
   // With several lockfiles, the packageManager field breaks the tie; else the first in our order.
@@ -73,9 +106,23 @@ function detectManager(
   if (present.length > 1) notes.push(`several lockfiles (${present.map(([f]) => f).join(", ")}): using ${chosen?.[0]}`);
   const name = chosen?.[1] ?? declared?.name ?? "npm";
   const spec = declared?.name === name ? declared : undefined;
+  const lockfile = chosen?.[0];
+  // A committed yarn release (yarnPath) runs whatever yarn is installed: the lockfile's version is its business.
+  const yarnPath = name === "yarn" ? readYarnrcSetting(src.read(".yarnrc.yml"), "yarnPath") : undefined;
+  const byLock = spec || !lockfile || yarnPath ? undefined : chooseByLockfile(lockfile, src.read(lockfile));
+  if (byLock) {
+    const shown = byLock.version ? `${byLock.manager === "yarn-berry" ? "yarn" : byLock.manager} ${byLock.version}` : undefined;
+    return {
+      manager: byLock.manager,
+      lockfile,
+      version: byLock.version,
+      note: shown ? `${shown}, ${byLock.why}` : `the image's npm, ${byLock.why}`,
+    };
+  }
   const berry = name === "yarn" && (src.files.includes(".yarnrc.yml") || Number(spec?.version.split(".")[0]) >= 2);
-  const manager: PackageManager = berry ? "yarn-berry" : name;
-  return { manager, lockfile: chosen?.[0], spec };
+  const release = describeRelease(berry ? "yarn-berry" : name, spec, undefined);
+  if (yarnPath) notes.push(`.yarnrc.yml yarnPath: the committed ${yarnPath} runs the install`);
+  return { ...release, lockfile, spec };
 }
 
 function detectNodeRequest(src: SourceSnapshot, pkg: PackageJson): NodeProject["nodeRequest"] {
@@ -85,16 +132,39 @@ function detectNodeRequest(src: SourceSnapshot, pkg: PackageJson): NodeProject["
   return { from: src.read(".nvmrc") !== undefined ? ".nvmrc" : ".node-version", range: nvmrc.trim().split(/\s/)[0] as string };
 }
 
+/**
+ * yarn berry's linker: Plug'n'Play (its default) leaves no node_modules, which next start,
+ * node_modules/.bin and the standalone output need; node-modules installs the same
+ * yarn.lock, so a PnP project is installed with it (measured: the lockfile is unchanged).
+ */
+function detectNodeModulesLinker(src: SourceSnapshot, manager: PackageManager, notes: string[]): boolean {
+  if (manager !== "yarn-berry") return false;
+  const linker = readYarnrcSetting(src.read(".yarnrc.yml"), "nodeLinker");
+  if (linker === "node-modules" || linker === "pnpm") {
+    notes.push(`.yarnrc.yml nodeLinker ${linker}`);
+    return false;
+  }
+  const asked = linker === undefined ? "sets no nodeLinker (yarn's default is Plug'n'Play)" : `asks for nodeLinker ${linker}`;
+  notes.push(
+    `.yarnrc.yml ${asked}, but next start and the standalone output need node_modules: installing with nodeLinker node-modules (the same yarn.lock)`,
+  );
+  return true;
+}
+
 /** A workspace root's package manager (its lockfile and packageManager) and Node version request. */
-export function detectWorkspaceManager(root: SourceSnapshot): Pick<NodeProject, "manager" | "lockfile" | "managerSpec" | "nodeRequest"> {
+export function detectWorkspaceManager(
+  root: SourceSnapshot,
+): Pick<NodeProject, "manager" | "lockfile" | "managerSpec" | "managerVersion" | "managerNote" | "nodeRequest"> {
   const text = root.read("package.json");
   const pkg = text === undefined ? {} : parsePackageJson(text);
-  const { manager, lockfile, spec } = detectManager(root, pkg, []);
+  const { manager, lockfile, spec, version, note } = detectManager(root, pkg, []);
   const request = detectNodeRequest(root, pkg);
   return {
     manager,
     lockfile,
     managerSpec: spec,
+    managerVersion: version,
+    managerNote: note,
     nodeRequest: request && { from: `the workspace root's ${request.from}`, range: request.range },
   };
 }
@@ -114,7 +184,7 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
     throw new RecipeError("package.json does not depend on next", "add it: npm install next react react-dom");
   }
   const notes: string[] = [];
-  const { manager, lockfile, spec } = detectManager(src, pkg, notes);
+  const { manager, lockfile, spec, version, note } = detectManager(src, pkg, notes);
   const shown = manager === "yarn-berry" ? "yarn (berry)" : manager;
   const why = spec ? `package.json packageManager names ${spec.name}` : "no packageManager field either";
   notes.unshift(
@@ -122,6 +192,8 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
       ? `${lockfile}: installing with ${shown}${manager === "bun" ? " install --frozen-lockfile" : ""}`
       : `no lockfile (${why}): installing with ${shown} install; versions resolve at build time (commit a lockfile to pin them)`,
   );
+
+  const nodeModulesLinker = detectNodeModulesLinker(src, manager, notes);
 
   const nextConfig = NEXT_CONFIGS.find((f) => src.files.includes(f));
   const configText = nextConfig === undefined ? "" : (src.read(nextConfig) ?? "");
@@ -149,6 +221,9 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
     manager,
     lockfile,
     managerSpec: spec,
+    managerVersion: version,
+    managerNote: note,
+    nodeModulesLinker,
     buildScript,
     startsWithBun,
     nextIsDevDependency: !inDeps,

@@ -16,7 +16,7 @@ import {
   parseTagVersion,
   toWorkspaceIgnores,
 } from "./dockerfile-parts.js";
-import { buildPackageManagerInstall, choosePackageManagerVersion } from "./package-manager.js";
+import { buildBuildCommand, buildInstallCommand, buildPruneCommand } from "./node-install.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
 import { buildNodeDrainStep, buildNodeOptionsEnv } from "./node-drain.js";
 import { buildNodeOtelCopy, buildNodeOtelStage, NODE_REGISTER } from "./opentelemetry.js";
@@ -63,68 +63,6 @@ function chooseNodeImage(project: NodeProject, baseImage: string): { image: stri
   return { image: baseImage, notes: [`Node: ${wanted}, but ${baseImage} has only Node ${base}: building with Node ${base}`] };
 }
 
-/** pnpm and yarn at an exact version (the project's packageManager, else ours), then the frozen install. */
-function buildInstallCommand(p: NodeProject): string {
-  const locked = p.lockfile !== undefined;
-  if (p.manager === "npm") return locked ? "npm ci --no-audit --no-fund" : "npm install --no-audit --no-fund";
-  const tool = `(${buildPackageManagerInstall(p.manager, p.managerSpec)})`;
-  switch (p.manager) {
-    case "pnpm":
-      return `${tool} && pnpm install${locked ? " --frozen-lockfile" : ""}`;
-    case "yarn":
-      return `${tool} && yarn install --non-interactive${locked ? " --frozen-lockfile" : ""}`;
-    case "yarn-berry":
-      return `${tool} && yarn install${locked ? " --immutable" : ""}`;
-    case "bun":
-      return `${tool} && bun install${locked ? " --frozen-lockfile" : ""}`;
-  }
-}
-
-/** Which version runs, and why, for the Dockerfile header. */
-function describeManagerVersion(p: NodeProject): string | undefined {
-  if (p.manager === "npm")
-    return p.managerSpec
-      ? `packageManager ${p.managerSpec.name}@${p.managerSpec.version}: npm is the image's own (its version is not enforced)`
-      : undefined;
-  const name = p.manager === "yarn-berry" ? "yarn" : p.manager;
-  const version = choosePackageManagerVersion(p.manager, p.managerSpec);
-  if (!p.managerSpec) return `${name} ${version} (the platform's pin; set packageManager in package.json to choose)`;
-  const hash = p.managerSpec.hash
-    ? p.manager === "bun"
-      ? ", its hash not checked (corepack has no bun)"
-      : `, verified by its ${p.managerSpec.hash.algorithm}`
-    : "";
-  return `${name} ${version} from package.json packageManager${hash}`;
-}
-
-function buildBuildCommand(p: NodeProject): string {
-  if (!p.buildScript) return "node_modules/.bin/next build";
-  return p.manager === "npm"
-    ? "npm run build"
-    : p.manager === "pnpm"
-      ? "pnpm run build"
-      : p.manager === "bun"
-        ? "bun run build"
-        : "yarn run build";
-}
-
-/** Drops dev dependencies after the build, for the next start image; undefined when it cannot. */
-function buildPruneCommand(p: NodeProject): string | undefined {
-  switch (p.manager) {
-    case "npm":
-      return "npm prune --omit=dev --no-audit --no-fund";
-    case "pnpm":
-      return "pnpm prune --prod";
-    case "yarn":
-      return `yarn install --non-interactive --production --ignore-scripts --prefer-offline${p.lockfile ? " --frozen-lockfile" : ""}`;
-    case "yarn-berry":
-      return undefined;
-    case "bun":
-      // bun has no prune: a fresh production install from its cache.
-      return `rm -rf node_modules && bun install --production${p.lockfile ? " --frozen-lockfile" : ""}`;
-  }
-}
-
 export interface NextjsRecipeOptions {
   /** platform.yml's start: replaces the server command (server.js or next start). */
   readonly start?: string | readonly string[];
@@ -155,6 +93,8 @@ function detectWorkspace(
       manager: root.manager,
       lockfile: root.lockfile,
       managerSpec: root.managerSpec,
+      managerVersion: root.managerVersion,
+      managerNote: root.managerNote,
       nodeRequest: own.nodeRequest ?? root.nodeRequest,
       notes: [note, ...own.notes.slice(1)],
     },
@@ -171,7 +111,7 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
   const installSrc = ws?.root ?? src;
   const at = ws ? `/app/${ws.member}` : "/app";
   const runtime = chooseNodeImage(project, images.node);
-  const managerNote = describeManagerVersion(project);
+  const managerNote = project.managerNote;
   const notes = [...project.notes, ...(managerNote ? [managerNote] : []), ...runtime.notes];
   const hasPublic = src.files.some((f) => f.startsWith("public/"));
 

@@ -84,14 +84,18 @@ export function choosePackageManagerVersion(manager: InstalledManager, spec: Pac
 }
 
 /**
- * Shell that leaves exactly that version of the manager on PATH: the image's own when it
+ * Shell that leaves exactly that version of the manager on PATH (the project's pin, else
+ * `version`, which the lockfile may have chosen): the image's own when it
  * already is that version (asked from /, so no package.json makes it switch versions), else
  * installed from the npm registry (--force: node images ship yarn outside npm's own tree),
  * checked against the project's hash first when it gave one.
  */
-export function buildPackageManagerInstall(manager: InstalledManager, spec: PackageManagerSpec | undefined): string {
+export function buildPackageManagerInstall(
+  manager: InstalledManager,
+  spec: PackageManagerSpec | undefined,
+  version = choosePackageManagerVersion(manager, spec),
+): string {
   const p = PACKAGES[manager];
-  const version = choosePackageManagerVersion(manager, spec);
   // corepack has no bun, so a packageManager hash for it is not something to check against.
   if (manager === "bun") return buildBunInstall(version);
   const check = `[ "$(cd / && ${p.bin} --version 2>/dev/null)" = "${version}" ]`;

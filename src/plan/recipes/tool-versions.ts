@@ -37,3 +37,35 @@ export const YARN_BERRY_VERSION = "4.18.1";
  * `npm view bun version`.
  */
 export const BUN_VERSION = "1.4.5";
+
+/**
+ * The package manager a lockfile's version asks for, when package.json names none
+ * (lockfile-version.ts says which lockfile versions each reads; measured with the real
+ * releases). pnpm 7 reads lockfileVersion 5.3 and 5.4, pnpm 8 reads 6.0 and 6.1, pnpm 9's
+ * pre-releases wrote 7.0; 9.0 goes to PNPM_VERSION.
+ */
+export const PNPM_7_VERSION = "7.33.7";
+export const PNPM_8_VERSION = "8.15.9";
+export const PNPM_9_VERSION = "9.15.9";
+
+/**
+ * Yarn berry (@yarnpkg/cli-dist) by yarn.lock's `__metadata` version: an immutable install
+ * refuses a lockfile that another release would write differently, so each is the newest
+ * release that writes exactly that lockfile.
+ */
+export const YARN_BERRY_FOR_LOCKFILE = {
+  /** version 4: yarn 2.x and 3.0 (3.0 itself fails to fetch on Node 22 and later). */
+  v4: "2.4.2",
+  v5: "3.1.1",
+  v6: "3.8.7",
+  v7: "4.0.0-rc.42",
+  /** version 8 with bare checksums: yarn 4.0. */
+  v8Bare: "4.0.2",
+  /** version 8 with "10c0/" checksums: yarn 4.1 to 4.13. */
+  v8: "4.13.0",
+  v9: "4.14.1",
+  v10: YARN_BERRY_VERSION,
+} as const;
+
+/** npm for package-lock.json lockfileVersion 1 (npm 5 and 6 wrote it); 2 and 3 use the image's npm. */
+export const NPM_6_VERSION = "6.14.18";

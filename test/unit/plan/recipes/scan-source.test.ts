@@ -105,6 +105,7 @@ describe("the examples build with their recipes", () => {
     expect(recipe.notes).toEqual([
       "package-lock.json: installing with npm",
       'next.config.mjs: output "standalone": running node server.js',
+      "the image's npm, for package-lock.json lockfileVersion 3 (npm 7 and later read it)",
       'Node: engines.node ">=20"; platform-local/node:22 has Node 22',
       "start: node server.js",
     ]);
