@@ -31,7 +31,7 @@ function header(name: string, e: { size: number; mode: number; uid: number; gid:
   h.write(octal(e.uid, 8), 108, "ascii");
   h.write(octal(e.gid, 8), 116, "ascii");
   h.write(octal(e.size, 12), 124, "ascii");
-  h.write(octal(0, 12), 136, "ascii");
+  h.write(octal(Math.floor(Date.now() / 1000), 12), 136, "ascii");
   h.write("        ", 148, "ascii");
   h.write("0", 156, "ascii");
   h.write("ustar\u000000", 257, "ascii");
@@ -42,8 +42,9 @@ function header(name: string, e: { size: number; mode: number; uid: number; gid:
 }
 
 /**
- * A tar archive of the files, paths relative to the root, for PUT /containers/{id}/archive?path=/
- * with copyUIDGID. No directory entries: the engine makes missing parents (root, 0755) and an
+ * A tar archive of the files, paths relative to the root, for PUT /containers/{id}/archive?path=/.
+ * The engine keeps the headers' owners (copyUIDGID would instead give every file to the
+ * container's USER, looked up with getent in an image that may not have it). No directory entries: the engine makes missing parents (root, 0755) and an
  * entry for an existing one (/etc) would change its owner and mode.
  */
 export function buildTar(files: readonly (ContainerFile & { uid: number; gid: number })[]): Buffer {
@@ -95,5 +96,5 @@ export async function putFiles(container: Docker.Container, files: readonly Cont
     }
     owned.push({ ...f, ...ids });
   }
-  await container.putArchive(buildTar(owned), { path: "/", copyUIDGID: "true" });
+  await container.putArchive(buildTar(owned), { path: "/" });
 }
