@@ -7,6 +7,8 @@ import { ExitCode, VisibleError } from "../errors.js";
 import { buildPlan } from "../plan/build-plan.js";
 import { scanSources } from "../plan/scan-source.js";
 import type { Plan } from "../plan/types.js";
+import { ensureBaseImages } from "../provider/docker/base-images.js";
+import { remoteEngineAddress } from "../docker-ssh.js";
 import { copyBaseImagesToServer } from "../runtime/base-images.js";
 import { requireEngine } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
@@ -63,8 +65,12 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   const target = targetSettings(o, process.env);
   const where = await deployTarget(t, creds, target);
   await refuseForeignNamespace(t, where, plan);
-  // A server over SSH gets the base images this machine's set-up built, once.
-  if (where.target !== "kubernetes") await copyBaseImagesToServer(plan.images, (line) => process.stderr.write(`→ ${line}\n`));
+  // A Python or Node version the set-up did not build is built now, once (first need), on this
+  // machine's engine; a server over SSH gets the base images from here, once.
+  const progress = (line: string) => process.stderr.write(`→ ${line}\n`);
+  const bases = plan.services.flatMap((s) => (s.build?.kind === "recipe" ? [s.build.recipe.baseImage] : []));
+  await ensureBaseImages(bases, plan.images, { progress, local: where.target !== "kubernetes" && !!remoteEngineAddress() });
+  if (where.target !== "kubernetes") await copyBaseImagesToServer(plan.images, progress, bases);
   const notes = [...recipeNotes(plan), ...(where.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
   await runDeploySession(t, creds, { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) }, o, notes);
 }

@@ -88,13 +88,29 @@ async function checkDocker(): Promise<Check[]> {
       return false;
     }
   };
-  const { otelLayers, ...roles } = baseImages();
+  const { otelLayers, pythonVersions, nodeVersions, ...roles } = baseImages();
   for (const [role, image] of Object.entries(roles)) {
     checks.push({
       name: `base image (${role})`,
       ok: await present(image),
       detail: image,
       fix: engine ? SETUP : "start the Docker engine first",
+    });
+  }
+  // Not required: a deploy builds a version it needs (about a minute or two, once).
+  for (const [language, versions] of [
+    ["Python", pythonVersions],
+    ["Node", nodeVersions],
+  ] as const) {
+    if (!versions) continue;
+    const built: string[] = [];
+    const later: string[] = [];
+    for (const [version, tag] of Object.entries(versions)) ((await present(tag)) ? built : later).push(version);
+    checks.push({
+      name: `${language} versions`,
+      ok: true,
+      detail: `built: ${built.join(", ") || "none"}${later.length ? `; built on first need: ${later.join(", ")}` : ""}`,
+      fix: SETUP,
     });
   }
   // Not required: without its layer, a first build installs the OpenTelemetry SDK itself (slower).

@@ -66,7 +66,8 @@ function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<stri
   if (!s.source) return undefined;
   const snapshot = sources.get(s.name);
   if (!snapshot) throw new Error(`no source snapshot for service ${s.name}`);
-  const images = { python: ctx.images.python, node: ctx.images.node, otelLayers: ctx.images.otelLayers };
+  const { python, node, pythonVersions, nodeVersions, otelLayers } = ctx.images;
+  const images = { python, node, pythonVersions, nodeVersions, otelLayers };
   try {
     // Zero-code OpenTelemetry: every recipe image carries the SDK and starts under it.
     const opts = { instrument: true, ...(s.start ? { start: s.start } : {}) };

@@ -34,6 +34,12 @@ export interface BaseImageSet {
   readonly node: string;
   readonly postgres: string;
   readonly caddy: string;
+  /**
+   * Other Python minors and Node majors, version -> image: the set-up's catalogue of local images
+   * that are built on first need (images.json "python-versions", "node-versions").
+   */
+  readonly pythonVersions?: Readonly<Record<string, string>>;
+  readonly nodeVersions?: Readonly<Record<string, string>>;
   /** The OpenTelemetry layer images the set-up built ($PLATFORM_HOME/otel-layers.json). */
   readonly otelLayers?: readonly string[];
 }

@@ -10,10 +10,15 @@ import type { BaseImageSet } from "../plan/types.js";
  * Images neither engine has are left to the server to pull (public ones). App images are
  * always built on the server: this is the only time images travel.
  */
-export async function copyBaseImagesToServer(images: BaseImageSet, progress: (line: string) => void = () => {}): Promise<string[]> {
+export async function copyBaseImagesToServer(
+  images: BaseImageSet,
+  progress: (line: string) => void = () => {},
+  /** Other base images the plan's recipes start from (a Python or Node version of the catalogues). */
+  needed: readonly string[] = [],
+): Promise<string[]> {
   if (!remoteEngineAddress()) return [];
-  const { otelLayers = [], ...roles } = images;
-  const wanted = [...new Set([...Object.values(roles), ...otelLayers])];
+  const { otelLayers = [], pythonVersions: _p, nodeVersions: _n, ...roles } = images;
+  const wanted = [...new Set([...Object.values(roles), ...otelLayers, ...needed])];
   const server = docker();
   const missing = (
     await Promise.all(wanted.map(async (name) => ((await unlessGone(() => server.getImage(name).inspect())) ? [] : [name])))

@@ -4,7 +4,10 @@
  */
 import { chooseByLockfile, readYarnrcSetting } from "./lockfile-version.js";
 import { choosePackageManagerVersion, parsePackageManagerField, type PackageManagerSpec } from "./package-manager.js";
+import { detectNodeRequest, fromWorkspaceRoot, type NodeRequest } from "./node-version.js";
 import { RecipeError, type SourceSnapshot } from "./types.js";
+
+export { matchesNodeRange } from "./node-version.js";
 
 export type PackageManager = "npm" | "pnpm" | "yarn" | "yarn-berry" | "bun";
 
@@ -31,7 +34,7 @@ export interface NodeProject {
   readonly standalone: boolean;
   /** next.config file, if any. */
   readonly nextConfig?: string;
-  readonly nodeRequest?: { readonly from: string; readonly range: string };
+  readonly nodeRequest?: NodeRequest;
   readonly notes: string[];
 }
 
@@ -40,6 +43,7 @@ interface PackageJson {
   devDependencies?: Record<string, string>;
   scripts?: Record<string, string>;
   engines?: { node?: string };
+  volta?: { node?: string };
   packageManager?: unknown;
 }
 
@@ -125,13 +129,6 @@ function detectManager(src: SourceSnapshot, pkg: PackageJson, notes: string[]): 
   return { ...release, lockfile, spec };
 }
 
-function detectNodeRequest(src: SourceSnapshot, pkg: PackageJson): NodeProject["nodeRequest"] {
-  const nvmrc = src.read(".nvmrc") ?? src.read(".node-version");
-  if (pkg.engines?.node) return { from: "engines.node", range: pkg.engines.node };
-  if (!nvmrc?.trim()) return undefined;
-  return { from: src.read(".nvmrc") !== undefined ? ".nvmrc" : ".node-version", range: nvmrc.trim().split(/\s/)[0] as string };
-}
-
 /**
  * yarn berry's linker: Plug'n'Play (its default) leaves no node_modules, which next start,
  * node_modules/.bin and the standalone output need; node-modules installs the same
@@ -165,7 +162,7 @@ export function detectWorkspaceManager(
     managerSpec: spec,
     managerVersion: version,
     managerNote: note,
-    nodeRequest: request && { from: `the workspace root's ${request.from}`, range: request.range },
+    nodeRequest: request && fromWorkspaceRoot(request),
   };
 }
 
@@ -232,48 +229,4 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
     nodeRequest,
     notes,
   };
-}
-
-function nodeClauseHolds(clause: string, major: number): boolean | undefined {
-  if (clause === "*" || clause === "x") return true;
-  const m = /^(>=|<=|>|<|\^|~|=)?\s*v?(\d+)(?:\.(\d+|x|\*))?(?:\.(\d+|x|\*))?$/.exec(clause);
-  if (!m) return undefined;
-  const v = Number(m[2]);
-  const rest = [m[3], m[4]].filter((p) => p !== undefined && p !== "x" && p !== "*").map(Number);
-  const restIsZero = rest.every((p) => p === 0);
-  switch (m[1]) {
-    case ">=":
-      return major >= v;
-    case ">":
-      return rest.length === 0 ? major > v : major >= v;
-    case "<=":
-      return major <= v;
-    case "<":
-      // "<20" and "<20.0.0" exclude Node 20; "<20.5" admits it.
-      return restIsZero ? major < v : major <= v;
-    default: // "^20", "~20.1", "=20", "20", "20.x"
-      return major === v;
-  }
-}
-
-/** Whether a Node major satisfies an engines-style range; undefined when unreadable ("lts/*"). */
-export function matchesNodeRange(range: string, major: number): boolean | undefined {
-  let result = false;
-  for (const alt of range.split("||")) {
-    const clauses = alt
-      .replace(/([<>=^~])\s+/g, "$1")
-      .trim()
-      .split(/\s+(?=[<>=^~v\d*x])|,/)
-      .map((c) => c.trim())
-      .filter(Boolean);
-    if (clauses.length === 0) return undefined;
-    let all = true;
-    for (const clause of clauses) {
-      const holds = nodeClauseHolds(clause, major);
-      if (holds === undefined) return undefined;
-      all &&= holds;
-    }
-    result ||= all;
-  }
-  return result;
 }

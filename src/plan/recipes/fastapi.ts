@@ -15,8 +15,7 @@ import {
   toShellWord,
   toWorkspaceIgnores,
 } from "./dockerfile-parts.js";
-import { choosePythonRuntime, parsePythonVersionFile, type PythonRequest } from "./python-version.js";
-import type { Pyproject } from "./parse-pyproject.js";
+import { choosePythonRuntime, detectPythonRequest } from "./python-version.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
 import { POETRY_EXPORT_VERSION, POETRY_VERSION, UV_VERSION } from "./tool-versions.js";
 import { buildPythonOtelCopy, buildPythonOtelStage, OTEL_PYTHON_SITECUSTOMIZE_ENV, OTEL_PYTHON_START_PREFIX } from "./opentelemetry.js";
@@ -78,15 +77,6 @@ function buildInstrumentation(opts: FastapiRecipeOptions, image: string, layers?
     copy: opts.start ? [...copy, OTEL_PYTHON_SITECUSTOMIZE_ENV] : copy,
     prefix: OTEL_PYTHON_START_PREFIX,
   };
-}
-
-function detectPythonRequest(src: SourceSnapshot, pyproject: Pyproject | undefined): PythonRequest | undefined {
-  const file = src.read(".python-version");
-  const exact = file === undefined ? undefined : parsePythonVersionFile(file);
-  if (exact) return { from: ".python-version", exact };
-  if (pyproject?.requiresPython) return { from: "requires-python", spec: pyproject.requiresPython };
-  if (pyproject?.poetryPython) return { from: "tool.poetry python", spec: pyproject.poetryPython };
-  return undefined;
 }
 
 /** uvicorn comes with it, or the recipe adds it: the start command needs it. */
@@ -198,7 +188,11 @@ function buildStart(app: FastapiApp, prefix: string): string[] {
 export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts: FastapiRecipeOptions = {}): Recipe {
   const project = detectPythonProject(src);
   const app = opts.start ? undefined : detectFastapiApp(src, project.pyproject?.fastapiEntrypoint);
-  const runtime = choosePythonRuntime(detectPythonRequest(src, project.pyproject), images.python);
+  const runtime = choosePythonRuntime(
+    detectPythonRequest((p) => src.read(p), project.pyproject),
+    images.python,
+    images.pythonVersions,
+  );
   const instrumentation = buildInstrumentation(opts, runtime.image, images.otelLayers);
   const plan = buildInstallPlan(project.installer);
   const notes = [...project.notes, ...runtime.notes, ...(app ? [app.note] : [])];
@@ -252,5 +246,14 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
   };
   const ignoreFrom = plan.context ? (src.workspace?.snapshot ?? src) : src;
   const dockerignore = buildDockerignore(plan.context ? toWorkspaceIgnores(DOCKERIGNORE) : DOCKERIGNORE, ignoreFrom.read(".dockerignore"));
-  return { dockerfile, dockerignore, ...(plan.context ? { context: plan.context } : {}), port: HTTP_PORT, start, notes, summary };
+  return {
+    dockerfile,
+    dockerignore,
+    baseImage: runtime.image,
+    ...(plan.context ? { context: plan.context } : {}),
+    port: HTTP_PORT,
+    start,
+    notes,
+    summary,
+  };
 }

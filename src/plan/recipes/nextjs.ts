@@ -5,15 +5,14 @@
  * next.config asks for it, else the app with production dependencies and `next start`.
  */
 import { HTTP_PORT } from "../constants.js";
-import { detectNodeProject, detectWorkspaceManager, matchesNodeRange, type NodeProject } from "./detect-node-project.js";
+import { detectNodeProject, detectWorkspaceManager, type NodeProject } from "./detect-node-project.js";
+import { chooseNodeRuntime } from "./node-version.js";
 import {
   BUILD_ENV_HASH_ARG,
   buildCopyStep,
   buildCreateUserStep,
   buildDockerignore,
   buildNetworkRun,
-  parseImageRef,
-  parseTagVersion,
   toWorkspaceIgnores,
 } from "./dockerfile-parts.js";
 import { buildBuildCommand, buildInstallCommand, buildPruneCommand } from "./node-install.js";
@@ -21,9 +20,6 @@ import { describeStartCommand, toStartCommand } from "../start-command.js";
 import { buildNodeDrainStep, buildNodeOptionsEnv } from "./node-drain.js";
 import { buildNodeOtelCopy, buildNodeOtelStage, NODE_REGISTER } from "./opentelemetry.js";
 import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } from "./types.js";
-
-/** Majors with official `node:<v>-slim` images, oldest first. */
-export const PUBLIC_NODE_MAJORS = [18, 20, 22, 24] as const;
 
 const DOCKERIGNORE = [
   ".git",
@@ -45,23 +41,6 @@ const DOCKERIGNORE = [
 /** Files the install reads besides package.json and the lockfile (registry config, workspace, patches). */
 const INSTALL_INPUTS = [".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml", ".pnpmfile.cjs"];
 const INSTALL_INPUT_DIRS = [".yarn/releases/", ".yarn/plugins/", ".yarn/patches/", "patches/"];
-
-function chooseNodeImage(project: NodeProject, baseImage: string): { image: string; notes: string[] } {
-  const ref = parseImageRef(baseImage);
-  const base = parseTagVersion(ref.tag, 1);
-  const req = project.nodeRequest;
-  if (!req) return { image: baseImage, notes: [`Node: no engines.node or .nvmrc; using ${baseImage}`] };
-  const wanted = `${req.from} "${req.range}"`;
-  if (!base) return { image: baseImage, notes: [`Node: ${wanted}; cannot tell the Node version of ${baseImage}, using it as is`] };
-  const fits = matchesNodeRange(req.range, Number(base));
-  if (fits === undefined) return { image: baseImage, notes: [`Node: could not read ${wanted}; using ${baseImage} (Node ${base})`] };
-  if (fits) return { image: baseImage, notes: [`Node: ${wanted}; ${baseImage} has Node ${base}`] };
-  if (ref.official && ref.repository === "node") {
-    const pick = PUBLIC_NODE_MAJORS.filter((m) => matchesNodeRange(req.range, m)).pop();
-    if (pick) return { image: `node:${pick}-slim`, notes: [`Node: ${wanted}; using node:${pick}-slim`] };
-  }
-  return { image: baseImage, notes: [`Node: ${wanted}, but ${baseImage} has only Node ${base}: building with Node ${base}`] };
-}
 
 export interface NextjsRecipeOptions {
   /** platform.yml's start: replaces the server command (server.js or next start). */
@@ -110,7 +89,7 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
   const project = ws?.project ?? own;
   const installSrc = ws?.root ?? src;
   const at = ws ? `/app/${ws.member}` : "/app";
-  const runtime = chooseNodeImage(project, images.node);
+  const runtime = chooseNodeRuntime(project.nodeRequest, images.node, images.nodeVersions);
   const managerNote = project.managerNote;
   const notes = [...project.notes, ...(managerNote ? [managerNote] : []), ...runtime.notes];
   const hasPublic = src.files.some((f) => f.startsWith("public/"));
@@ -206,6 +185,7 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
   return {
     dockerfile,
     dockerignore,
+    baseImage: runtime.image,
     ...(ws ? { context: { root: ws.rootDir, member: ws.member } } : {}),
     port: HTTP_PORT,
     start,

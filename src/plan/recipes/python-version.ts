@@ -4,6 +4,7 @@
  * major.minor level: a base image tag names a minor release, and any patch of it counts.
  */
 import { parseImageRef, parseTagVersion } from "./dockerfile-parts.js";
+import { chooseVersion } from "./runtime-choice.js";
 
 /** Minor releases with official `python:<v>-slim` images, oldest first. */
 export const PUBLIC_PYTHON_VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13", "3.14"] as const;
@@ -90,12 +91,10 @@ export function matchesPythonSpec(spec: string, version: string): boolean | unde
   return any;
 }
 
+/** What a service asks for: a pin (.python-version, runtime.txt) and a range (requires-python, Poetry's python). */
 export interface PythonRequest {
-  /** Where it came from, for notes: ".python-version", "requires-python", "tool.poetry python". */
-  readonly from: string;
-  /** An exact minor version (.python-version) or a specifier (requires-python). */
-  readonly exact?: string;
-  readonly spec?: string;
+  readonly pin?: { readonly from: string; readonly version: string };
+  readonly range?: { readonly from: string; readonly spec: string };
 }
 
 export interface PythonRuntime {
@@ -105,44 +104,113 @@ export interface PythonRuntime {
   readonly notes: string[];
 }
 
+/** "3.12" from Heroku's runtime.txt ("python-3.12.4"); undefined for anything else. */
+export function parseRuntimeTxt(text: string): string | undefined {
+  const m = /^\s*python-(\d+)\.(\d+)/m.exec(text);
+  return m ? `${m[1]}.${m[2]}` : undefined;
+}
+
+/** The pin and the range a service's files state; `undefined` when they state neither. */
+export function detectPythonRequest(
+  read: (path: string) => string | undefined,
+  pyproject: { readonly requiresPython?: string; readonly poetryPython?: string } | undefined,
+): PythonRequest | undefined {
+  const file = read(".python-version");
+  const fromFile = file === undefined ? undefined : parsePythonVersionFile(file);
+  const runtimeTxt = read("runtime.txt");
+  const fromRuntime = runtimeTxt === undefined ? undefined : parseRuntimeTxt(runtimeTxt);
+  const pin = fromFile
+    ? { from: ".python-version", version: fromFile }
+    : fromRuntime
+      ? { from: "runtime.txt", version: fromRuntime }
+      : undefined;
+  const range = pyproject?.requiresPython
+    ? { from: "requires-python", spec: pyproject.requiresPython }
+    : pyproject?.poetryPython
+      ? { from: "tool.poetry python", spec: pyproject.poetryPython }
+      : undefined;
+  return pin || range ? { ...(pin ? { pin } : {}), ...(range ? { range } : {}) } : undefined;
+}
+
+/** Every CPython minor a range may aim at, oldest first (for the nearest one when none is here). */
+const KNOWN_PYTHON_VERSIONS = Array.from({ length: 14 }, (_, i) => `3.${i + 7}`);
+const pythonKey = (v: string) => {
+  const [a, b] = toMinor(v);
+  return a * 1000 + b;
+};
+
 /**
- * Picks the base image. A local image (no registry) is used whatever is requested, with a
- * note when it does not match: it is the only Python there is. A public `python` image is
- * swapped for the requested minor's `-slim` tag, since a registry has them all.
+ * The versions to choose from: the catalogue the set-up wrote (local images, built on first
+ * need), else the official tags when the role's image is the official python image, else only
+ * the role's image (a team's own image, PLATFORM_PYTHON_IMAGE).
  */
-export function choosePythonRuntime(request: PythonRequest | undefined, baseImage: string): PythonRuntime {
+function pythonCatalogue(baseImage: string, baseVersion: string, versions?: Readonly<Record<string, string>>): Record<string, string> {
   const ref = parseImageRef(baseImage);
-  const baseVersion = parseTagVersion(ref.tag, 2);
-  const swappable = ref.official && ref.repository === "python";
+  if (versions && Object.keys(versions).length > 0) return { ...versions, [baseVersion]: baseImage };
+  if (ref.official && ref.repository === "python")
+    return Object.fromEntries(PUBLIC_PYTHON_VERSIONS.map((v) => [v, v === baseVersion ? baseImage : `${ref.repository}:${v}-slim`]));
+  return { [baseVersion]: baseImage };
+}
+
+/**
+ * Picks the base image by the policy of runtime-choice.ts, among `versions` (version -> image,
+ * the set-up's catalogue) or the official tags. Notes say what was asked, where, what was
+ * chosen and why; a note with ", but" is a fallback (`platform plan` lists it).
+ */
+export function choosePythonRuntime(
+  request: PythonRequest | undefined,
+  baseImage: string,
+  versions?: Readonly<Record<string, string>>,
+): PythonRuntime {
+  const baseVersion = parseTagVersion(parseImageRef(baseImage).tag, 2);
   if (!request) {
     const notes = [`Python: no .python-version or requires-python; using ${baseImage}`];
     return { image: baseImage, version: baseVersion, notes };
   }
-  const wanted = request.exact ? `${request.from} ${request.exact}` : `${request.from} "${request.spec}"`;
-  const spec = request.exact ? `==${request.exact}` : (request.spec as string);
+  const wanted = request.pin ? `${request.pin.from} ${request.pin.version}` : `${request.range?.from} "${request.range?.spec}"`;
   if (!baseVersion) {
     return { image: baseImage, notes: [`Python: ${wanted}; cannot tell the Python version of ${baseImage}, using it as is`] };
   }
-  const fits = matchesPythonSpec(spec, baseVersion);
-  if (fits === undefined) {
-    return {
-      image: baseImage,
-      version: baseVersion,
-      notes: [`Python: could not read ${wanted}; using ${baseImage} (Python ${baseVersion})`],
-    };
+  const catalogue = pythonCatalogue(baseImage, baseVersion, versions);
+  const available = Object.keys(catalogue).sort((a, b) => pythonKey(a) - pythonKey(b));
+  const spec = request.range?.spec;
+  const choice = chooseVersion(
+    {
+      ...(request.pin ? { pin: request.pin } : {}),
+      ...(request.range && spec
+        ? { range: { from: request.range.from, text: spec, admits: (v: string) => matchesPythonSpec(spec, v) } }
+        : {}),
+    },
+    { available, defaultVersion: baseVersion, known: KNOWN_PYTHON_VERSIONS, key: pythonKey },
+  );
+  const image = catalogue[choice.version] as string;
+  const chosen = { image, version: choice.version };
+  switch (choice.reason) {
+    case "default":
+      return { ...chosen, notes: [`Python: could not read ${wanted}; using ${image} (Python ${choice.version})`] };
+    case "default-admitted":
+      return { ...chosen, notes: [`Python: ${wanted}; ${image} has Python ${choice.version}`] };
+    case "pinned":
+      return {
+        ...chosen,
+        notes: [image === baseImage ? `Python: ${wanted}; ${image} has Python ${choice.version}` : `Python: ${wanted}; using ${image}`],
+      };
+    case "newest-admitted":
+      return {
+        ...chosen,
+        notes: [`Python: ${wanted}; using ${image}, the newest Python here that it admits (not the default ${baseVersion})`],
+      };
+    case "nearest":
+      if (available.length === 1)
+        return {
+          ...chosen,
+          notes: [`Python: ${wanted}, but ${image} has only Python ${choice.version}: building with Python ${choice.version}`],
+        };
+      return {
+        ...chosen,
+        notes: [
+          `Python: ${wanted}, but no image here has ${choice.wanted ? `Python ${choice.wanted}` : "a Python it admits"} (there are ${available.join(", ")}): building with Python ${choice.version} (${image}), the nearest`,
+        ],
+      };
   }
-  if (fits) return { image: baseImage, version: baseVersion, notes: [`Python: ${wanted}; ${baseImage} has Python ${baseVersion}`] };
-  if (swappable) {
-    const candidates = request.exact ? [request.exact] : PUBLIC_PYTHON_VERSIONS.filter((v) => matchesPythonSpec(spec, v));
-    const pick = candidates[candidates.length - 1];
-    if (pick) {
-      const image = `${ref.repository}:${pick}-slim`;
-      return { image, version: pick, notes: [`Python: ${wanted}; using ${image}`] };
-    }
-  }
-  return {
-    image: baseImage,
-    version: baseVersion,
-    notes: [`Python: ${wanted}, but ${baseImage} has only Python ${baseVersion}: building with Python ${baseVersion}`],
-  };
 }

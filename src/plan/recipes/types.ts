@@ -42,6 +42,13 @@ export interface WorkspaceSnapshot {
 export interface BaseImages {
   readonly python: string;
   readonly node: string;
+  /**
+   * The other versions there are, version -> image ("3.14" -> "platform-local/python:3.14-<hash>"):
+   * the set-up's catalogue (images.json), built on first need. Without one, an official image's
+   * other tags are the choice (python:3.14-slim), and a team's own image is the only one.
+   */
+  readonly pythonVersions?: Readonly<Record<string, string>>;
+  readonly nodeVersions?: Readonly<Record<string, string>>;
   /** OpenTelemetry layer images the set-up built (opentelemetry.ts, `otelLayer`): used when one matches. */
   readonly otelLayers?: readonly string[];
 }
@@ -56,6 +63,8 @@ export interface Recipe {
   readonly context?: { readonly root: string; readonly member: string };
   /** Used instead of the directory's own .dockerignore (whose lines it includes). */
   readonly dockerignore: string;
+  /** The image the generated Dockerfile starts from (the Python or Node version chosen): a deploy makes sure it exists. */
+  readonly baseImage: string;
   /** The port the container listens on (it also honours $PORT). */
   readonly port: number;
   /** The container's command, as in the Dockerfile's CMD. */

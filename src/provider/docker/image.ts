@@ -6,6 +6,8 @@ import { docker, unlessGone } from "../../docker-client.js";
 import { parseDockerfileArgs } from "../../plan/dockerfile-args.js";
 import { BUILD_ENV_HASH_ARG, BUILD_ENV_SECRET } from "../../plan/recipes/dockerfile-parts.js";
 import type { ResourceHandler } from "../handler.js";
+import { baseImages } from "../../home/images.js";
+import { ensureBaseImages, parseFromImages } from "./base-images.js";
 
 /** Inputs of platform:docker:Image. `hash` identifies the build inputs; `tag` embeds it. */
 export interface ImageInputs {
@@ -185,6 +187,8 @@ export const imageHandler: ResourceHandler = {
     if (!imageId) {
       mkdirSync(i.logDir, { recursive: true });
       logFile = join(i.logDir, `build-${i.label}-${Date.now()}.log`);
+      // A Python or Node version built on first need (platform deploy did it already; pulumi up has not).
+      await ensureBaseImages(parseFromImages(i.dockerfile), baseImages());
       await runBuild(i, logFile);
       imageId = await existingImageId(i.tag, i.hash);
       if (!imageId) throw new Error(`build of ${i.label} finished but image ${i.tag} is missing`);

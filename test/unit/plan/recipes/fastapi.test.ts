@@ -388,7 +388,7 @@ describe("buildFastapiRecipe: uvicorn and the Python version", () => {
       files: { "pyproject.toml": '[project]\nname="x"\nrequires-python = ">=3.12,<3.14"\n' },
       images: PUBLIC,
       from: "python:3.13-slim",
-      note: 'Python: requires-python ">=3.12,<3.14"; using python:3.13-slim',
+      note: 'Python: requires-python ">=3.12,<3.14"; using python:3.13-slim, the newest Python here that it admits (not the default 3.11)',
     },
     {
       name: "requires-python the local image cannot meet",
@@ -402,7 +402,7 @@ describe("buildFastapiRecipe: uvicorn and the Python version", () => {
       files: { "pyproject.toml": POETRY_PYPROJECT.replace("^3.11", "~3.12"), "poetry.lock": null },
       images: PUBLIC,
       from: "python:3.12-slim",
-      note: 'Python: tool.poetry python "~3.12"; using python:3.12-slim',
+      note: 'Python: tool.poetry python "~3.12"; using python:3.12-slim, the newest Python here that it admits (not the default 3.11)',
     },
     {
       name: ".python-version wins over requires-python",

@@ -261,7 +261,7 @@ describe("buildNextjsRecipe: Node version", () => {
       files: { "package.json": pkg({ engines: { node: "20.x" } }) },
       images: PUBLIC,
       from: "node:20-slim",
-      note: 'Node: engines.node "20.x"; using node:20-slim',
+      note: 'Node: engines.node "20.x"; using node:20-slim, the newest Node here that it admits (not the default 22)',
     },
     {
       name: ".nvmrc",
@@ -272,10 +272,10 @@ describe("buildNextjsRecipe: Node version", () => {
     },
     {
       name: "unreadable .nvmrc",
-      files: { ".nvmrc": "lts/*\n" },
+      files: { ".nvmrc": "system\n" },
       images: LOCAL,
       from: "platform-local/node:22",
-      note: 'Node: could not read .nvmrc "lts/*"; using platform-local/node:22 (Node 22)',
+      note: 'Node: could not read .nvmrc "system"; using platform-local/node:22 (Node 22)',
     },
   ])("$name", ({ files, images, from, note }) => {
     const recipe = buildNextjsRecipe(snapshot({ "package.json": pkg(), "package-lock.json": null, ...files }), images);

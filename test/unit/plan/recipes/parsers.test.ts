@@ -60,18 +60,18 @@ describe("parsePythonVersionFile", () => {
 
 describe("choosePythonRuntime", () => {
   it("keeps an image whose Python version it cannot tell", () => {
-    expect(choosePythonRuntime({ from: ".python-version", exact: "3.12" }, "my/python:latest")).toEqual({
+    expect(choosePythonRuntime({ pin: { from: ".python-version", version: "3.12" } }, "my/python:latest")).toEqual({
       image: "my/python:latest",
       notes: ["Python: .python-version 3.12; cannot tell the Python version of my/python:latest, using it as is"],
     });
   });
   it("says when it cannot read a specifier", () => {
-    expect(choosePythonRuntime({ from: "requires-python", spec: "whatever" }, "python:3.11-slim").notes).toEqual([
+    expect(choosePythonRuntime({ range: { from: "requires-python", spec: "whatever" } }, "python:3.11-slim").notes).toEqual([
       'Python: could not read requires-python "whatever"; using python:3.11-slim (Python 3.11)',
     ]);
   });
   it("swaps docker.io/library/python too", () => {
-    expect(choosePythonRuntime({ from: ".python-version", exact: "3.13" }, "docker.io/library/python:3.11-slim").image).toBe(
+    expect(choosePythonRuntime({ pin: { from: ".python-version", version: "3.13" } }, "docker.io/library/python:3.11-slim").image).toBe(
       "python:3.13-slim",
     );
   });
