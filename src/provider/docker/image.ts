@@ -6,6 +6,7 @@ import { docker, unlessGone } from "../../docker-client.js";
 import { parseDockerfileArgs } from "../../plan/dockerfile-args.js";
 import { BUILD_ENV_HASH_ARG, BUILD_ENV_SECRET } from "../../plan/recipes/dockerfile-parts.js";
 import type { ResourceHandler } from "../handler.js";
+import { diagnoseBuildLog } from "./build-diagnoses.js";
 import { baseImages } from "../../home/images.js";
 import { ensureBaseImages, parseFromImages } from "./base-images.js";
 
@@ -71,57 +72,6 @@ export function pickBuildArgVariables(dockerfile: string, values: Readonly<Recor
     if (Object.hasOwn(values, name) && !CLIENT_VARIABLES.test(name)) out[name] = values[name] as string;
   }
   return out;
-}
-
-/** Known causes of failed builds, by what their log says, with what to do. First match wins. */
-const DIAGNOSES: ReadonlyArray<[RegExp, string]> = [
-  [
-    /Failed to fetch `[^`]*` from Google Fonts|fonts\.googleapis\.com|fonts\.gstatic\.com/,
-    "next/font/google downloads fonts during next build, and this build cannot reach Google Fonts: use next/font/local with the font files in the repository",
-  ],
-  [
-    /error: command '[^']*gcc' failed|gcc: not found|unable to execute '[^']*gcc'|command 'cc' failed|cc: not found|gyp ERR! .*not found: make|No such file or directory: '[^']*gcc'|pg_config executable not found|Failed building wheel for/,
-    "a package is compiled from source and the image has no C compiler: pin a version that ships a prebuilt wheel (or binary) for this platform and Python/Node version, or use a build Dockerfile that installs build-essential",
-  ],
-  [
-    /Pre-built binaries not installable|prebuild-install (?:warn|WARN) install|gyp ERR! find Python/,
-    "a native npm package fetches its prebuilt binary from outside the npm registry (GitHub releases), which this build cannot reach, and compiling it needs Python and a C compiler: use a package that ships its binary through npm (bcryptjs for bcrypt, for example), or a build Dockerfile that installs python3 and build-essential",
-  ],
-  [
-    /npm ci` can only install packages when your package\.json and package-lock\.json[^\n]* are in sync|lock file's [^\n]* (?:does not satisfy|do not match)/,
-    "package-lock.json does not match package.json: run npm install and commit package-lock.json",
-  ],
-  [/ERR_PNPM_OUTDATED_LOCKFILE/, "pnpm-lock.yaml does not match package.json: run pnpm install and commit pnpm-lock.yaml"],
-  [
-    /Your lockfile needs to be updated, but yarn was run with `--frozen-lockfile`|YN0028/,
-    "yarn.lock does not match package.json: run yarn install and commit yarn.lock",
-  ],
-  [/lockfile had changes, but lockfile is frozen/, "bun.lock does not match package.json: run bun install and commit the lockfile"],
-  [
-    /lockfile at `uv\.lock` needs to be updated|uv\.lock[^\n]*needs to be updated/,
-    "uv.lock does not match pyproject.toml: run uv lock and commit uv.lock",
-  ],
-  [
-    /poetry\.lock[^\n]*not consistent|pyproject\.toml changed significantly since poetry\.lock was last generated/,
-    "poetry.lock does not match pyproject.toml: run poetry lock and commit poetry.lock",
-  ],
-  [
-    /Unable to find installation candidates for/,
-    "Poetry finds no installable files for a version that poetry.lock pins (an old lock format, or no wheel for this Python version): run poetry lock --regenerate and commit poetry.lock",
-  ],
-  [
-    /current Python version \([\d.]+\) does not satisfy Python|requires a different Python: [\d.]+ not in/,
-    "the project's requires-python excludes the Python this build has (see the Python note above the build): use a Python version the platform offers, or widen requires-python",
-  ],
-  [
-    /No matching distribution found for|Could not find a version that satisfies the requirement/,
-    "a Python requirement is not on the package index for this Python version: check its name and version, or the Python version the build uses",
-  ],
-];
-
-/** One line that says what most likely went wrong and what to do, or undefined when the log matches nothing known. */
-export function diagnoseBuildLog(text: string): string | undefined {
-  return DIAGNOSES.find(([re]) => re.test(text))?.[1];
 }
 
 /**
