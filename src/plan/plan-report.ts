@@ -50,6 +50,13 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
       `data: volume ${s.database.volumeName} (retention ${s.database.retain ? "permanent" : "delete"}${s.database.storage ? `, storage ${s.database.storage}` : ""})`,
     );
   }
+  if (s.database) details.push("tls: ssl=on, a certificate from the stack's own CA; plain connections accepted too");
+  if (s.databaseCaFile) {
+    const names = ["PGSSLROOTCERT", "NODE_EXTRA_CA_CERTS"].filter((n) =>
+      s.env[n]?.some((p) => p.kind === "text" && p.text === s.databaseCaFile),
+    );
+    details.push(`db CA: ${s.databaseCaFile}${names.length ? ` (${names.join(", ")})` : ""}, for sslmode=verify-full`);
+  }
   if (s.migrate)
     details.push(
       `migrate: ${s.migrate.command.join(" ")} (timeout ${s.migrate.timeoutSeconds}s, on_failure ${s.migrate.continueOnFailure ? "continue" : "abort"})`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { validateConfig } from "../../../src/config/index.js";
 import { buildPlan, postgresCommand } from "../../../src/plan/build-plan.js";
+import { buildPlanReport } from "../../../src/plan/plan-report.js";
 import type { TemplatePart } from "../../../src/config/index.js";
 import { CTX, FULLSTACK, fullstackPlan } from "../../fixtures/plans.js";
 
@@ -69,5 +70,13 @@ services:
     expect(text(worker.env.NODE_EXTRA_CA_CERTS)).toBe("/etc/ssl/company.pem");
     // Platform variables are run-time only: a build sees platform.yml's names alone.
     expect(worker.buildEnv).toEqual(["PGHOST", "NODE_EXTRA_CA_CERTS"]);
+  });
+
+  it("platform plan says so: the database's TLS, and where a service finds the CA", async () => {
+    const report = buildPlanReport(await fullstackPlan(), FULLSTACK, () => "", new Set());
+    const details = (name: string) => report.services.find((s) => s.name === name)?.details;
+    expect(details("database")).toContain("tls: ssl=on, a certificate from the stack's own CA; plain connections accepted too");
+    expect(details("api")).toContain("db CA: /etc/platform/tls/ca.crt (PGSSLROOTCERT, NODE_EXTRA_CA_CERTS), for sslmode=verify-full");
+    expect(details("web")?.some((d) => d.startsWith("db CA"))).toBe(false);
   });
 });
