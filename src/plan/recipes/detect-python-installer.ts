@@ -126,10 +126,13 @@ export function detectPythonProject(src: SourceSnapshot): PythonProject {
   }
 
   if (pyproject?.hasProject && (pyproject.dependencies.length > 0 || pyproject.dynamicDependencies)) {
-    const installProject = pyproject.hasBuildSystem;
+    // As uv sync would: [tool.uv] package = false keeps even a project with a build system uninstalled.
+    const installProject = pyproject.uvPackage ?? pyproject.hasBuildSystem;
     notes.push(
       "pyproject.toml without a lockfile: installing [project] dependencies with uv pip (versions resolve at build time; commit uv.lock to pin them)",
     );
+    if (pyproject.hasBuildSystem && pyproject.uvPackage === false)
+      notes.push("[tool.uv] package = false: the project itself is not installed as a package");
     if (pyproject.dynamicDependencies)
       notes.push("pyproject.toml declares dynamic dependencies: the project is built to find them, so code changes reinstall dependencies");
     return {

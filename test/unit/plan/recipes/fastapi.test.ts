@@ -105,6 +105,27 @@ describe("buildFastapiRecipe: dependency layouts", () => {
       install: /uv venv \/opt\/venv && \/opt\/tools\/bin\/uv pip install --python \/opt\/venv\/bin\/python -r pyproject\.toml/,
     },
     {
+      name: "pyproject.toml (PEP 621) with a build system, without a lockfile: the package is installed too",
+      src: snapshot({
+        "pyproject.toml": `${UV_PYPROJECT}\n[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n`,
+        "main.py": MAIN,
+      }),
+      note: /without a lockfile: installing \[project\] dependencies with uv pip/,
+      manifests: ["pyproject.toml"],
+      install: /uv pip install --python \/opt\/venv\/bin\/python -r pyproject\.toml/,
+      project: /uv pip install --python \/opt\/venv\/bin\/python --no-deps \./,
+    },
+    {
+      name: "pyproject.toml with a build system and [tool.uv] package = false, without a lockfile: not installed as a package",
+      src: snapshot({
+        "pyproject.toml": `${UV_PYPROJECT}\n[tool.uv]\npackage = false\n\n[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n`,
+        "main.py": MAIN,
+      }),
+      note: /^\[tool\.uv\] package = false: the project itself is not installed as a package$/,
+      manifests: ["pyproject.toml"],
+      install: /uv pip install --python \/opt\/venv\/bin\/python -r pyproject\.toml/,
+    },
+    {
       name: "uv.lock wins over requirements.txt",
       src: snapshot({ "pyproject.toml": UV_PYPROJECT, "uv.lock": null, "requirements.txt": REQS, "main.py": MAIN }),
       note: /^uv\.lock:/,

@@ -24,12 +24,15 @@ const cases: Array<[string, string, RegExp | string]> = [
     'next build prerenders /, and a fetch there failed (api.example.invalid): render the page at request time (export const dynamic = "force-dynamic" in its page or layout), or make what it fetches reachable from the build',
   ],
   [
+    // Next.js 15.5.29, the same page at /isr fetching http://api:8000/stats.
     "prerender fetch failed (Next 15, another service of the stack)",
     [
-      '#13 9.80 Error occurred prerendering page "/isr". Read more: https://nextjs.org/docs/messages/prerender-error',
-      "#13 9.80 TypeError: fetch failed",
-      "#13 9.80     at node:internal/deps/undici/undici:13510:13 {",
-      "#13 9.80   [cause]: Error: getaddrinfo EAI_AGAIN api",
+      '#14 38.77 Error occurred prerendering page "/isr". Read more: https://nextjs.org/docs/messages/prerender-error',
+      "#14 38.77 TypeError: fetch failed",
+      "#14 38.77     at async f (.next/server/app/isr/page.js:1:882) {",
+      "#14 38.77   digest: '2267215542',",
+      "#14 38.77   [cause]: [Error: getaddrinfo ENOTFOUND api] {",
+      "#14 38.77     errno: -3008,",
     ].join("\n"),
     /prerenders \/isr, and a fetch there failed \(api, a service\? builds run outside the stack's network\)/,
   ],
