@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseImages } from "../../src/home/images.js";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { CLI, forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { expectFolderWithFiles } from "./helpers/leaks.js";
 
 /**
@@ -175,6 +175,39 @@ c.connect()
     const withoutCa = node([]);
     expect(withoutCa.status).not.toBe(0);
     expect(JSON.parse(withoutCa.stdout).error).toMatch(/certificate/);
+  }, 180_000);
+
+  it("through `platform db connect --tunnel-only` on 127.0.0.1, psql on this machine verifies the certificate too", async () => {
+    const child = spawn(process.execPath, [CLI, "db", "connect", "database", "--tunnel-only", "--json", "--project", project], {
+      cwd: dir,
+      env: { ...process.env, ...backend, CI: "true" },
+    });
+    try {
+      const tunnel = await new Promise<{ host: string; port: number }>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (d) => {
+          out += d;
+          const line = out.split("\n").find((l) => l.startsWith("{"));
+          if (line) resolve(JSON.parse(line));
+        });
+        child.on("close", (code) => reject(new Error(`db connect exited ${code}: ${out}`)));
+      });
+      expect(tunnel.host).toBe("127.0.0.1");
+      const conninfo = `host=127.0.0.1 port=${tunnel.port} user=app dbname=app sslmode=verify-full sslrootcert=${join(work, "ca.crt")} connect_timeout=10`;
+      const r = spawnSync("psql", [conninfo, "-tAc", "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"], {
+        encoding: "utf8",
+        env: { ...process.env, PGPASSWORD: stackFacts().url.password },
+        timeout: 60_000,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe("t");
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const closed = new Promise((r) => child.once("close", r));
+        child.kill("SIGINT");
+        await closed;
+      }
+    }
   }, 180_000);
 
   it("the private key is in the database's container only: not in the app, the images, the output, the logs or the state in clear", async () => {
