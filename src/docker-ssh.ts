@@ -45,7 +45,7 @@ export function remoteEngineAddress(env: NodeJS.ProcessEnv = process.env): strin
 }
 
 /** `ssh` options naming the server: -F, -p and user@host. */
-function sshTarget(url: string): string[] {
+export function sshTarget(url: string): string[] {
   let u: URL;
   try {
     u = new URL(url);

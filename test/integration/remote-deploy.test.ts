@@ -35,7 +35,8 @@ describe("deploying to a server over SSH (DOCKER_HOST=ssh://), public edge with 
   let net: Internet | undefined;
   let server: RemoteEngine | undefined;
   let pebble: Pebble | undefined;
-  let pebbleRoot = "";
+  /** Pebble's issuing root (PEM): the only CA the test's client trusts. */
+  let pebbleRootPem = "";
   let env: Record<string, string> = {};
   let urls: Record<string, string> = {};
   let deployed: CliResult | undefined;
@@ -47,7 +48,7 @@ describe("deploying to a server over SSH (DOCKER_HOST=ssh://), public edge with 
       .trim();
   const here = (...args: string[]) => execFileSync("docker", args).toString().trim();
   const get = (url: string, o: { method?: string; body?: unknown } = {}) =>
-    httpsRequest(url, pebbleRoot, { ...o, address: server!.address });
+    httpsRequest(url, pebbleRootPem, { ...o, address: server!.address });
   const apiStatus = async () => JSON.parse((await get(`${urls.api}/api/status`)).body) as { event_count: number; version?: string };
   const needDeploy = () => {
     if (deployed?.code !== 0) throw new Error("the first deploy did not succeed (see the first test)");
@@ -61,8 +62,7 @@ describe("deploying to a server over SSH (DOCKER_HOST=ssh://), public edge with 
     const tls = await makeDirectoryTls(work, net.serverAddress);
     // Pebble validates at the server's own 80 and 443; every name's A record is the server.
     pebble = await startPebble({ serverAddress: net.serverAddress, answer: server.address, httpPort: 80, tlsPort: 443, tls, dir: work });
-    pebbleRoot = join(work, "pebble-root.pem");
-    writeFileSync(pebbleRoot, pebble.root);
+    pebbleRootPem = pebble.root;
     cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
     env = {
       ...backend,
@@ -95,6 +95,7 @@ describe("deploying to a server over SSH (DOCKER_HOST=ssh://), public edge with 
     deployed = await cli("deploy", "--yes");
     const r = deployed;
     if (r.code !== 0) throw new Error(`deploy exit ${r.code}\n${r.stdout}\n${r.stderr}\n${server!.logs().slice(-3000)}`);
+    console.log(`[remote-deploy] first deploy over SSH: ${r.seconds.toFixed(1)} s (base images copied, builds on the server)`);
     expectFullstackPhases(r.stdout);
     expect(r.stdout.match(/^⚠.*$/gm), "no warnings").toBeNull();
     urls = parseUrls(r.stdout);
@@ -142,7 +143,7 @@ describe("deploying to a server over SSH (DOCKER_HOST=ssh://), public edge with 
   it("POST /api/events raises event_count", async () => {
     needDeploy();
     const before = (await apiStatus()).event_count;
-    expect((await get(`${urls.api}/api/events`, { method: "POST", body: { kind: "remote" } })).status).toBeLessThan(300);
+    expect((await get(`${urls.api}/api/events`, { method: "POST", body: { message: "hello from the laptop" } })).status).toBeLessThan(300);
     expect((await apiStatus()).event_count).toBe(before + 1);
   });
 
@@ -164,6 +165,7 @@ describe("deploying to a server over SSH (DOCKER_HOST=ssh://), public edge with 
   it("redeploys with no change: nothing replaced", async () => {
     needDeploy();
     const r = ok(await cli("deploy", "--yes"));
+    console.log(`[remote-deploy] no-op redeploy over SSH: ${r.seconds.toFixed(1)} s`);
     for (const s of ["database", "api", "web"]) expect(r.stdout).toContain(`${s}: unchanged`);
   }, 600_000);
 
@@ -173,7 +175,7 @@ describe("deploying to a server over SSH (DOCKER_HOST=ssh://), public edge with 
       JSON.parse(ok(await cli("status", "--json")).stdout).services.find((x: { service: string }) => x.service === "api").image as string;
     const before = await image();
     writeFileSync(join(dir, "api", "app", "version.txt"), "v2\n");
-    const poll = startPoller(`${urls.api}/api/status`, pebbleRoot, 100, server!.address);
+    const poll = startPoller(`${urls.api}/api/status`, pebbleRootPem, 100, server!.address);
     ok(await cli("deploy", "--yes"));
     expect(await image()).not.toBe(before);
     const r = ok(await cli("rollback"));
@@ -182,6 +184,7 @@ describe("deploying to a server over SSH (DOCKER_HOST=ssh://), public edge with 
     expect(await image()).toBe(before);
     expect(stats.failures).toEqual([]);
     expect(stats.sent).toBeGreaterThan(10);
+    console.log(`[remote-deploy] change + rollback under load: ${stats.sent} requests, ${stats.failed} failed`);
   }, 900_000);
 
   it("db connect --tunnel-only reaches the server's database through SSH", async () => {
