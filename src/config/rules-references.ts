@@ -4,6 +4,7 @@ import type { DiagnosticSink } from "./sink.js";
 import { SECRETS_REF } from "./rules-names.js";
 import { parseTemplate, scanTemplate, type TemplateProblem, type TemplateRef } from "./template.js";
 import type { Config } from "./types.js";
+import { isServerCallName } from "./url-roles.js";
 
 /** Properties every service offers, and the extra connection parts of a postgres service. */
 export const SERVICE_PROPERTIES = ["url", "external_url"] as const;
@@ -34,12 +35,6 @@ export function collectReferences(view: ConfigView): FoundTemplates {
   }
   return out;
 }
-
-/**
- * Variable names whose value is meant for browsers or for cross-origin settings: a public URL
- * is right there. Anywhere else a public URL sends server-to-server traffic out through the edge.
- */
-const BROWSER_FACING = /^NEXT_PUBLIC_|CORS|ORIGIN|PUBLIC|EXTERNAL|REDIRECT|CALLBACK|ALLOWED_HOST|CSRF|TRUSTED/;
 
 /** Secret names: environment-variable style, since they usually become one. */
 export const SECRET_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -145,7 +140,7 @@ export function validateReferences(view: ConfigView, found: FoundTemplates, sink
         hint: `set public: true on ${s}, or use \${${s}.url} for calls from server to server`,
         at,
       });
-    } else if (prop === "external_url" && target !== ref.from && !BROWSER_FACING.test(ref.key)) {
+    } else if (prop === "external_url" && target !== ref.from && isServerCallName(ref.key, target.type)) {
       sink.warn({
         path,
         code: "external-url-server-side",
