@@ -64,7 +64,8 @@ async function ip(args: string[]): Promise<string> {
   return r.stdout;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of that pid exists (EPERM: it does, someone else's). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

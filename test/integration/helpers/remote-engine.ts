@@ -53,7 +53,7 @@ import {
 import { connect } from "node:net";
 import { join } from "node:path";
 import { DOCKER, PLATFORM_HOME, sleep, waitFor } from "./acme.js";
-import { type Internet, type RunResult, run } from "./internet.js";
+import { alive, type Internet, type RunResult, run } from "./internet.js";
 
 export const REMOTE_ENGINE_PREFIX = "plt-remote-";
 const RUN_ROOT = "/run";
@@ -128,15 +128,6 @@ interface RunRecord {
 }
 
 let created = 0;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 function signal(pid: number, sig: NodeJS.Signals): void {
   try {
