@@ -18,6 +18,7 @@ import {
 import { buildBuildCommand, buildInstallCommand, buildPruneCommand } from "./node-install.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
 import { buildNodeDrainStep, buildNodeOptionsEnv } from "./node-drain.js";
+import { buildCheckedPrune, buildNextScriptsStep, wrapNextBuild } from "./next-build-scripts.js";
 import { buildNodeOtelCopy, buildNodeOtelStage, NODE_REGISTER } from "./opentelemetry.js";
 import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } from "./types.js";
 
@@ -108,13 +109,15 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
     "WORKDIR /app",
     ...manifests.map((f) => buildCopyStep(f)),
     buildNetworkRun(buildInstallCommand(project)),
+    buildNextScriptsStep(),
     "COPY . .",
     ...(ws ? [`WORKDIR ${at}`] : []),
     // next build imports the app's modules and inlines NEXT_PUBLIC_* values: it runs with the
     // service's variables, and again whenever one of them changes (the hash argument).
     `ARG ${BUILD_ENV_HASH_ARG}`,
-    // The build may download too (next/font/google): it gets the CA as well.
-    buildNetworkRun(buildBuildCommand(project), { env: true }),
+    // The build may download too (next/font/google, or the npm font packages that stand in for
+    // Google Fonts when it cannot be reached): it gets the CA as well.
+    buildNetworkRun(wrapNextBuild(buildBuildCommand(project)), { env: true }),
   ];
 
   let start: string[];
@@ -140,7 +143,10 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
       notes.push("next is a devDependency: dev dependencies are kept in the image (move next to dependencies)");
     else if (ws) notes.push('pnpm workspace: dev dependencies are kept in the image (output: "standalone" makes it small)');
     else if (!prune) notes.push("yarn (berry): dev dependencies are kept in the image");
-    build.push(prune ? buildNetworkRun(`${prune} && rm -rf .next/cache`) : "RUN rm -rf .next/cache");
+    // next start loads next.config: the prune stands only if the config still loads after it.
+    build.push(
+      prune ? buildNetworkRun(`${buildCheckedPrune(prune, buildInstallCommand(project))} && rm -rf .next/cache`) : "RUN rm -rf .next/cache",
+    );
     // The start script decides only when it asks for bun; else next start runs on Node.
     const withBun = project.manager === "bun" && project.startsWithBun;
     start = ["/bin/sh", "-c", withBun ? "exec bun run start" : `exec node_modules/.bin/next start -p "$PORT" -H 0.0.0.0`];

@@ -13,12 +13,19 @@ const SOURCE = new URL("../../../images/node/platform-drain.cjs", import.meta.ur
 
 let lines: string[] | undefined;
 
-/** The preload's code without its comments, under one line that says where it comes from. */
-function readCode(): string[] {
-  const code = readFileSync(SOURCE, "utf8")
+/** A script of images/ without its comment lines, under one line that says where it comes from. */
+export function readImageScript(source: URL, origin: string): string[] {
+  const code = readFileSync(source, "utf8")
     .split("\n")
     .filter((l) => l.trim() !== "" && !/^\s*(\/\/|\/\*\*.*\*\/$)/.test(l));
-  return ["// The platform's graceful stop for Node servers (generated from the platform's images/node/platform-drain.cjs).", ...code];
+  return [`// ${origin}`, ...code];
+}
+
+function readCode(): string[] {
+  return readImageScript(
+    SOURCE,
+    "The platform's graceful stop for Node servers (generated from the platform's images/node/platform-drain.cjs).",
+  );
 }
 
 /** Final-stage step that writes the preload (root-owned, read-only to the app). */

@@ -3,6 +3,7 @@ import { matchesNodeRange } from "../../../../src/plan/recipes/detect-node-proje
 import { buildNextjsRecipe, RecipeError } from "../../../../src/plan/recipes/index.js";
 import { LOCAL, PUBLIC, snapshot, stage } from "./snapshot.js";
 import { buildNodeDrainStep } from "../../../../src/plan/recipes/node-drain.js";
+import { buildNextScriptsStep, wrapNextBuild } from "../../../../src/plan/recipes/next-build-scripts.js";
 
 const STANDALONE = 'const nextConfig = { output: "standalone" };\nexport default nextConfig;\n';
 /** corepack's hash of pnpm 9.12.0 (the sha512 of its npm tarball, as `corepack use pnpm@9.12.0` writes it). */
@@ -133,12 +134,14 @@ describe("buildNextjsRecipe: package managers", () => {
     const installAt = lines.findIndex((l) => l.endsWith(`; ${install}'`) || (install.endsWith("(case") && l.includes(`; ${install}`)));
     expect(installAt, recipe.dockerfile).toBeGreaterThan(0);
     expect(lines.slice(0, installAt).filter((l) => l.startsWith("COPY "))).toEqual(manifests.map((m) => `COPY ${m} ${m}`));
-    expect(lines[installAt + 1]).toBe("COPY . .");
+    // The platform's build scripts (next/font/google offline, the checked prune) before the app's files.
+    expect(lines[installAt + 1]).toBe(buildNextScriptsStep());
+    expect(lines[installAt + 2]).toBe("COPY . .");
     // The build re-runs when a variable changes (the hash argument) and sources them from the secret.
-    expect(lines[installAt + 2]).toBe("ARG PLATFORM_BUILD_ENV_HASH");
-    expect(lines[installAt + 3]).toMatch(
+    expect(lines[installAt + 3]).toBe("ARG PLATFORM_BUILD_ENV_HASH");
+    expect(lines[installAt + 4]).toMatch(
       new RegExp(
-        `^RUN --mount=type=secret,id=ca --mount=type=secret,id=platform-env sh -c 'if \\[ -f /run/secrets/platform-env \\]; then set -a; \\. /run/secrets/platform-env; set \\+a; fi; .*; ${build.replace(/[.]/g, "\\.")}'$`,
+        `^RUN --mount=type=secret,id=ca --mount=type=secret,id=platform-env sh -c 'if \\[ -f /run/secrets/platform-env \\]; then set -a; \\. /run/secrets/platform-env; set \\+a; fi; .*; ${wrapNextBuild(build).replace(/[.]/g, "\\.")}'$`,
       ),
     );
     // The install does not see them: its layer stays cached when only a value changes.
@@ -190,17 +193,16 @@ describe("buildNextjsRecipe: what runs", () => {
   });
 
   it.each([
-    ["npm", { "package-lock.json": null }, "npm prune --omit=dev --no-audit --no-fund && rm -rf .next/cache"],
-    ["pnpm", { "pnpm-lock.yaml": null }, "pnpm prune --prod && rm -rf .next/cache"],
-    [
-      "yarn",
-      { "yarn.lock": null },
-      "yarn install --non-interactive --production --ignore-scripts --prefer-offline --frozen-lockfile && rm -rf .next/cache",
-    ],
+    ["npm", { "package-lock.json": null }, "npm prune --omit=dev --no-audit --no-fund"],
+    ["pnpm", { "pnpm-lock.yaml": null }, "pnpm prune --prod"],
+    ["yarn", { "yarn.lock": null }, "yarn install --non-interactive --production --ignore-scripts --prefer-offline --frozen-lockfile"],
   ] as const)("no standalone output (%s): next start on $PORT with production dependencies", (_pm, lock, prune) => {
     const recipe = buildNextjsRecipe(snapshot({ "package.json": pkg(), ...lock, "next.config.ts": "export default {}" }), LOCAL);
     expect(recipe.start).toEqual(["/bin/sh", "-c", 'exec node_modules/.bin/next start -p "$PORT" -H 0.0.0.0']);
-    expect(stage(recipe.dockerfile, 0).at(-1)).toMatch(new RegExp(`; ${prune.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}'$`));
+    // Pruned, unless next.config then no longer loads (next-prune.cjs runs the install again).
+    const last = stage(recipe.dockerfile, 0).at(-1) ?? "";
+    expect(last).toContain(`; node /opt/platform/next-prune.cjs '\\''${prune}'\\'' '\\''`);
+    expect(last.endsWith("' && rm -rf .next/cache'")).toBe(true);
     const final = stage(recipe.dockerfile, 1);
     expect(final).toContain("COPY --from=build --chown=app:app /app ./");
     expect(final.at(-1)).toBe('CMD exec node_modules/.bin/next start -p "$PORT" -H 0.0.0.0');
@@ -223,7 +225,7 @@ describe("buildNextjsRecipe: what runs", () => {
       snapshot({ "package.json": pkg({ scripts: { build: "node scripts/prebuild.js && next build" } }), "package-lock.json": null }),
       LOCAL,
     );
-    expect(recipe.dockerfile).toContain("; npm run build'");
+    expect(recipe.dockerfile).toContain(" /app npm run build'");
     expect(recipe.notes.some((n) => n.startsWith("the build script"))).toBe(false);
     const other = buildNextjsRecipe(
       snapshot({ "package.json": pkg({ scripts: { build: "turbo run build" } }), "package-lock.json": null }),
