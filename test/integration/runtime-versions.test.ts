@@ -4,7 +4,7 @@
 // the engine lacks (the set-up builds only 3.11 and 22), and each app is built with BuildKit,
 // started, and asked which interpreter serves it on a port published on 127.0.0.1. Two
 // processes that need one version at once build it once (the images lock). Nothing is skipped.
-import { execFile, spawn } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -97,6 +97,17 @@ beforeAll(async () => {
   if (!images.pythonVersions?.["3.14"] || !images.nodeVersions?.["24"]) {
     throw new Error("images.json has no catalogue of Python and Node versions: run npm run setup (its Base images step writes it)");
   }
+  // The set-up wrote the tags of the recipes as they were then (images/ may have changed since).
+  const catalogue: Array<[string, string | undefined]> = [
+    ["python@3.13", images.pythonVersions["3.13"]],
+    ["python@3.14", images.pythonVersions["3.14"]],
+    ["node@20", images.nodeVersions["20"]],
+    ["node@24", images.nodeVersions["24"]],
+  ];
+  for (const [spec, tag] of catalogue) {
+    const now = spawnSync("bash", [join(ROOT, "scripts", "setup", "base-image.sh"), "--tag", spec], { encoding: "utf8" }).stdout.trim();
+    if (now !== tag) throw new Error(`images.json names ${tag} for ${spec}, but its recipe makes ${now} now: run npm run setup`);
+  }
 });
 
 afterAll(async () => {
@@ -135,6 +146,23 @@ describe("base images on first need", () => {
     expect(recipe.summary.runtime).toBe(
       `Python: requires-python ">=3.14"; using ${tag}, the newest Python here that it admits (not the default 3.11)`,
     );
+    // platform plan says which version and why, and that the first deploy builds its image.
+    writeFileSync(
+      join(work, "platform.yml"),
+      'version: "1.0"\nname: versions\nservices:\n  clock:\n    type: fastapi\n    source: ./api-uv-py314\n',
+    );
+    const plan = spawnSync(process.execPath, [join(ROOT, "dist", "bin.js"), "plan", "--no-preview"], {
+      cwd: work,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+      timeout: 60_000,
+    });
+    expect(plan.status, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`  runtime:    ${recipe.summary.runtime}\n`);
+    expect(plan.stdout).toContain(
+      `  base image: ${tag} is not built on this machine yet: the first deploy builds it (about a minute or two, once)\n`,
+    );
+
     const lines: string[] = [];
     const started = Date.now();
     expect(await ensureBaseImages([recipe.baseImage], images, { progress: (l) => lines.push(l) })).toEqual(["python@3.14"]);

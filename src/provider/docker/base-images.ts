@@ -80,6 +80,18 @@ function runScript(spec: string, env: NodeJS.ProcessEnv, progress: (line: string
   });
 }
 
+/** The catalogue images among `tags` that the engine lacks; undefined when the engine cannot be asked. */
+export async function findMissingBaseImages(tags: readonly string[], images: BaseImageSet): Promise<string[] | undefined> {
+  const specs = toBaseImageSpecs(images);
+  const wanted = [...new Set(tags)].filter((t) => specs.has(t));
+  try {
+    const found = await Promise.all(wanted.map((t) => unlessGone(() => docker().getImage(t).inspect())));
+    return wanted.filter((_, i) => !found[i]);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Makes sure the engine has each of `tags` that is a catalogue image, building the missing ones;
  * other tags (the set-up's, public ones, a team's own) are left alone. Returns the specs built.
@@ -111,7 +123,7 @@ export async function ensureBaseImages(tags: readonly string[], images: BaseImag
     if (!(await unlessGone(() => engine.getImage(tag).inspect()))) {
       throw new VisibleError(`${SCRIPT} ${spec} finished, but the engine has no ${tag}`, {
         details: [
-          "  hint: the images.json catalogue is older than the recipes: run npm run setup (it rewrites images.json), then deploy again",
+          "  hint: images.json named a tag older than the recipes (they changed since npm run setup); it names the current ones now: deploy again",
         ],
       });
     }
