@@ -7,4 +7,19 @@ export function registerDb(program: Command): void {
     .description("open psql on a postgres service through a local tunnel")
     .option("--tunnel-only", "only open the tunnel, print its address and keep it until Ctrl-C")
     .action(async (service, o) => (await import("./db-action.js")).runDbConnect(service, o));
+  stackOptions(db.command("backup").argument("<service>", "a postgres service of platform.yml"))
+    .description("make a backup of a postgres service now (encrypted, verified)")
+    .action(async (service, o) => (await import("./db-backup-action.js")).runDbBackup(service, o));
+  stackOptions(db.command("backups").argument("[service]", "only this postgres service's backups"))
+    .description("list the backups of the environment's databases: when, size, kind, deployment, verified")
+    .action(async (service, o) => (await import("./db-backup-action.js")).runDbBackups(service, o));
+  stackOptions(
+    db
+      .command("restore")
+      .argument("<service>", "a postgres service of platform.yml")
+      .argument("[backup]", "the backup to restore (default: the newest)"),
+  )
+    .description("replace a database's data with a backup's (a safety backup is made first)")
+    .option("-y, --yes", "do not ask for confirmation")
+    .action(async (service, backup, o) => (await import("./db-backup-action.js")).runDbRestore(service, backup, o));
 }

@@ -32,6 +32,9 @@ export const homePaths = {
   /** Locks that serialise work on a shared container (the edge, the receiver). */
   lockFile: (name: string) => under(name),
   keysDir: () => under("keys"),
+  /** Database backups (encrypted), per stack and postgres service; PLATFORM_BACKUP_DIR moves them. */
+  backupsDir: (project: string, env: string, service?: string) =>
+    join(process.env.PLATFORM_BACKUP_DIR || under("backups"), project, env, ...(service ? [service] : [])),
   /** What the set-up built: base images, OpenTelemetry layers, toolchain. */
   imagesFile: () => under("images.json"),
   otelLayersFile: () => under("otel-layers.json"),

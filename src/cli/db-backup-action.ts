@@ -1,0 +1,180 @@
+import { createInterface } from "node:readline/promises";
+import { parseTemplate } from "../config/index.js";
+import type { BackupRecord } from "../engine/backups.js";
+import { listBackups } from "../engine/backups.js";
+import { requireCredentials } from "../engine/credentials.js";
+import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup } from "../engine/db-backup.js";
+import { ExitCode, VisibleError } from "../errors.js";
+import { listServiceContainers, requireEngine } from "../runtime/docker.js";
+import { type StackContext, resolveStack } from "./context.js";
+import { printJson } from "./render.js";
+import type { StackOptions } from "./stack-options.js";
+import { formatTable } from "./table.js";
+
+export interface DbRestoreOptions extends StackOptions {
+  yes?: boolean;
+}
+
+/** Bytes as people read them: 1.4 MB. */
+export function humanBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ["kB", "MB", "GB", "TB"];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
+function postgresService(t: StackContext, service: string): void {
+  const svc = t.config.services[service];
+  const postgres = Object.values(t.config.services)
+    .filter((s) => s.type === "postgres")
+    .map((s) => s.name);
+  if (!svc)
+    throw new VisibleError(`no service "${service}" in ${t.configFile}; postgres services: ${postgres.join(", ") || "none"}`, {
+      exitCode: ExitCode.usage,
+    });
+  if (svc.type !== "postgres")
+    throw new VisibleError(
+      `${service} is a ${svc.type} service: backups are made of postgres services (${postgres.join(", ") || "none here"})`,
+      {
+        exitCode: ExitCode.usage,
+      },
+    );
+}
+
+async function databaseTarget(t: StackContext, service: string): Promise<DatabaseTarget> {
+  postgresService(t, service);
+  await requireEngine();
+  const c = (await listServiceContainers(t.project, t.env)).find((x) => x.service === service && x.state === "running");
+  if (!c)
+    throw new VisibleError(`${service} is not running in ${t.project} (${t.env}): run platform deploy (platform status says why)`, {
+      exitCode: ExitCode.failed,
+    });
+  const { DB_USER, DB_NAME } = await import("../plan/build-plan.js");
+  return { project: t.project, env: t.env, service, containerId: c.containerId, user: DB_USER, database: DB_NAME };
+}
+
+/** backup.keep of the service in platform.yml, when it sets one. */
+function keepOf(t: StackContext, service: string): number | undefined {
+  const b = (t.config.services[service] as { backup?: { keep?: number } } | undefined)?.backup;
+  return b?.keep;
+}
+
+const when = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$/, "Z");
+
+function backupLine(r: BackupRecord): string {
+  return `${r.id} (${r.kind}, ${when(r.createdAt)}, ${humanBytes(r.bytes)}${r.verified ? ", verified" : ""})`;
+}
+
+/** `platform db backup SERVICE`: one backup now. */
+export async function runDbBackup(service: string, o: StackOptions): Promise<void> {
+  const t = await resolveStack(o);
+  const creds = requireCredentials();
+  const target = await databaseTarget(t, service);
+  const keep = keepOf(t, service);
+  const { record, expired } = await makeBackup(target, creds.passphrase, "manual", keep === undefined ? {} : { keep });
+  if (o.json) {
+    printJson({ backup: record, expired: expired.map((r) => r.id) });
+    return;
+  }
+  process.stdout.write(`✓ Backup ${record.id} of ${service} (${t.project}, ${t.env}): ${humanBytes(record.bytes)}, encrypted, verified\n`);
+  process.stdout.write(`  restore it with: platform db restore ${service} ${record.id}\n`);
+  if (expired.length) process.stdout.write(`  removed by retention (keep: ${keep}): ${expired.map((r) => r.id).join(", ")}\n`);
+}
+
+/** `platform db backups [SERVICE]`: the good backups, newest first. */
+export async function runDbBackups(service: string | undefined, o: StackOptions): Promise<void> {
+  const t = await resolveStack(o);
+  if (service) postgresService(t, service);
+  const list = listBackups(t.project, t.env, service);
+  if (o.json) {
+    printJson({ project: t.project, env: t.env, backups: list });
+    return;
+  }
+  if (!list.length) {
+    process.stdout.write(
+      `No backups of ${service ?? "any database"} in ${t.project} (${t.env}) yet: platform db backup ${service ?? "SERVICE"} makes one\n`,
+    );
+    return;
+  }
+  process.stdout.write(
+    formatTable(
+      ["BACKUP", "SERVICE", "MADE (UTC)", "KIND", "SIZE", "DEPLOYMENT", "VERIFIED"],
+      list.map((r) => [r.id, r.service, when(r.createdAt), r.kind, humanBytes(r.bytes), r.deployment ?? "-", r.verified ? "yes" : "no"]),
+    ),
+  );
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** The running services whose variables reference the database: they keep serving during a restore. */
+async function clientsOf(t: StackContext, service: string): Promise<string[]> {
+  const running = new Set((await listServiceContainers(t.project, t.env)).filter((c) => c.state === "running").map((c) => c.service));
+  return Object.values(t.config.services)
+    .filter(
+      (s) =>
+        running.has(s.name) && Object.values(s.env).some((v) => parseTemplate(v).some((p) => p.kind === "ref" && p.service === service)),
+    )
+    .map((s) => s.name);
+}
+
+/** `platform db restore SERVICE [BACKUP]`: the newest backup when none is named; a safety backup first. */
+export async function runDbRestore(service: string, backupId: string | undefined, o: DbRestoreOptions): Promise<void> {
+  const t = await resolveStack(o);
+  const creds = requireCredentials();
+  postgresService(t, service);
+  const list = listBackups(t.project, t.env, service);
+  const chosen = backupId ? list.find((r) => r.id === backupId) : (list.find((r) => r.kind !== "safety") ?? list[0]);
+  if (!chosen)
+    throw new VisibleError(
+      backupId
+        ? `no backup ${backupId} of ${service} in ${t.project} (${t.env}); platform db backups ${service} lists them`
+        : `no backup of ${service} in ${t.project} (${t.env}) to restore: platform db backup ${service} makes one`,
+      { exitCode: ExitCode.usage },
+    );
+  const target = await databaseTarget(t, service);
+  const now = await describeDatabase(target);
+  const clients = await clientsOf(t, service);
+  const out = (line: string) => process[o.json ? "stderr" : "stdout"].write(`${line}\n`);
+  out(
+    `Restore ${service} of ${t.project} (${t.env}) from ${backupLine(chosen)}${chosen.deployment ? `, made under deployment ${chosen.deployment}` : ""}.`,
+  );
+  out(
+    `  This replaces ALL data of database "${target.database}" now in ${service}${now.tables !== undefined ? ` (${now.tables} tables, ${now.size ?? "?"})` : ""}: rows written since ${when(chosen.createdAt)} are lost.`,
+  );
+  out("  A safety backup of the data as it is now is made first: the restore can be undone with it.");
+  if (!o.yes) {
+    if (!process.stdin.isTTY)
+      throw new VisibleError(
+        `restore needs confirmation: run again with --yes to replace the data of ${service} in ${t.project} (${t.env})`,
+        {
+          exitCode: ExitCode.usage,
+        },
+      );
+    if (!(await confirm(`Replace the data of ${service} with ${chosen.id}? (y/N) `)))
+      throw new VisibleError("nothing was restored", { exitCode: ExitCode.failed });
+  }
+  const safety = await makeBackup(target, creds.passphrase, "safety", { note: `before restoring ${chosen.id}` });
+  out(`  safety backup: ${backupLine(safety.record)}`);
+  const serving = clients.length
+    ? `${clients.join(", ")} kept serving: the data was replaced in one transaction, so their requests waited for it and then saw the restored data`
+    : "no running service uses this database";
+  await restoreBackup(target, chosen, creds.passphrase);
+  if (o.json) {
+    printJson({ restored: chosen.id, service, safetyBackup: safety.record.id, keptServing: clients });
+    return;
+  }
+  process.stdout.write(`✓ Restored ${service} from ${chosen.id}; ${serving}\n`);
+  process.stdout.write(`  undo: platform db restore ${service} ${safety.record.id} --yes\n`);
+}

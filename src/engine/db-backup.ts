@@ -1,0 +1,136 @@
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream, rmSync } from "node:fs";
+import { pipeline } from "node:stream/promises";
+import { ExitCode, VisibleError } from "../errors.js";
+import { execText, execWithInput, pgDump, pgReadWhole, pgReplaceFrom } from "../runtime/pg-exec.js";
+import { BackupDecryptError, decryptFile, encryptStream } from "./backup-crypto.js";
+import {
+  type BackupKind,
+  type BackupRecord,
+  backupFile,
+  chooseExpired,
+  commitBackup,
+  listBackups,
+  newBackupId,
+  partialFile,
+  removeBackup,
+  removeLeftovers,
+} from "./backups.js";
+import { listRecords } from "./history.js";
+
+/** A running postgres service of a stack: its container and the database's user and name. */
+export interface DatabaseTarget {
+  project: string;
+  env: string;
+  service: string;
+  containerId: string;
+  user: string;
+  database: string;
+}
+
+const psqlValue = async (t: DatabaseTarget, sql: string): Promise<string | undefined> => {
+  const r = await execText(t.containerId, ["psql", "-X", "-q", "-tA", "--no-password", "-U", t.user, "-d", t.database, "-c", sql]);
+  return r.code === 0 ? r.stdout.trim() : undefined;
+};
+
+/** The deployment that is current: the newest that succeeded. */
+function currentDeployment(project: string, env: string): string | undefined {
+  return listRecords(project, env).find((r) => r.outcome === "succeeded")?.id;
+}
+
+/**
+ * Makes one backup: pg_dump (custom format) in the database's container, encrypted as it
+ * streams into a temporary file, read back whole by pg_restore (decrypted, in the container),
+ * then renamed and recorded. Any failure removes the temporary file and records nothing.
+ */
+export async function makeBackup(
+  t: DatabaseTarget,
+  passphrase: string,
+  kind: BackupKind,
+  opts: { note?: string; keep?: number } = {},
+): Promise<{ record: BackupRecord; expired: BackupRecord[] }> {
+  removeLeftovers(t.project, t.env, t.service);
+  const startedAt = new Date();
+  const id = newBackupId(t.service, startedAt);
+  const partial = partialFile(t.project, t.env, t.service, id);
+  const fail = (what: string): never => {
+    rmSync(partial, { force: true });
+    throw new VisibleError(`backup of ${t.service} failed: ${what}; nothing was recorded`, { exitCode: ExitCode.failed });
+  };
+  const postgres = await psqlValue(t, "SHOW server_version");
+  const dump = pgDump(t.containerId, t.user, t.database);
+  const sealed = encryptStream(dump.stdout, passphrase);
+  const written = await pipeline(sealed.chunks, createWriteStream(partial, { mode: 0o600 })).then(
+    () => undefined,
+    (e: Error) => e,
+  );
+  const dumped = await dump.done;
+  if (dumped.code !== 0) fail(`pg_dump exited ${dumped.code}${dumped.stderr ? `: ${dumped.stderr}` : ""}`);
+  if (written) fail(`could not write ${partial}: ${written.message}`);
+  const { bytes, sha256 } = await sealed.done;
+  const read = await pgReadWhole(t.containerId, decryptFile(partial, passphrase)).catch((e: Error) => ({ code: -1, stderr: e.message }));
+  if (read.code !== 0) fail(`the dump did not read back whole (pg_restore: ${read.stderr || `exit ${read.code}`})`);
+  const deployment = currentDeployment(t.project, t.env);
+  const record: BackupRecord = {
+    id,
+    project: t.project,
+    env: t.env,
+    service: t.service,
+    kind,
+    startedAt: startedAt.toISOString(),
+    createdAt: new Date().toISOString(),
+    bytes,
+    sha256,
+    ...(deployment ? { deployment } : {}),
+    verified: { at: new Date().toISOString(), how: "decrypted and read whole by pg_restore" },
+    ...(postgres ? { postgres } : {}),
+    ...(opts.note ? { note: opts.note } : {}),
+  };
+  commitBackup(partial, record);
+  let expired: BackupRecord[] = [];
+  if (opts.keep !== undefined) {
+    expired = chooseExpired(listBackups(t.project, t.env, t.service), opts.keep).filter((r) => r.id !== id);
+    for (const r of expired) removeBackup(r);
+  }
+  return { record, expired };
+}
+
+async function fileSha256(file: string): Promise<string> {
+  const h = createHash("sha256");
+  for await (const c of createReadStream(file)) h.update(c as Buffer);
+  return h.digest("hex");
+}
+
+/** What a restore would replace: the tables and the size of the database now. */
+export async function describeDatabase(t: DatabaseTarget): Promise<{ tables?: number; size?: string }> {
+  const tables = await psqlValue(
+    t,
+    "SELECT count(*) FROM pg_tables WHERE schemaname NOT LIKE 'pg\\_%' AND schemaname <> 'information_schema'",
+  );
+  const size = await psqlValue(t, "SELECT pg_size_pretty(pg_database_size(current_database()))");
+  return { ...(tables ? { tables: Number(tables) } : {}), ...(size ? { size } : {}) };
+}
+
+/**
+ * Replaces the database's data with a backup's: checked against its recorded SHA-256,
+ * decrypted into the container (a file only the container's root reads, removed after), then
+ * replayed in one transaction (pgReplaceFrom). On any failure the data is as it was.
+ */
+export async function restoreBackup(t: DatabaseTarget, r: BackupRecord, passphrase: string): Promise<void> {
+  const file = backupFile(r);
+  const failed = (what: string) =>
+    new VisibleError(`restore of ${t.service} from ${r.id} failed: ${what}; the data was not changed`, { exitCode: ExitCode.failed });
+  if ((await fileSha256(file)) !== r.sha256) throw failed(`${file} is not the file that was recorded (its SHA-256 differs)`);
+  const inContainer = `/tmp/platform-restore-${r.id}.dump`;
+  const copied = await execWithInput(
+    t.containerId,
+    ["sh", "-c", 'umask 077; cat > "$0"', inContainer],
+    decryptFile(file, passphrase),
+  ).catch((e: Error) => {
+    void execText(t.containerId, ["rm", "-f", inContainer]);
+    throw failed(e instanceof BackupDecryptError ? e.message : `could not copy the dump into the container: ${e.message}`);
+  });
+  if (copied.code !== 0) throw failed(`could not copy the dump into the container: ${copied.stderr}`);
+  const replaced = await pgReplaceFrom(t.containerId, t.user, t.database, inContainer);
+  if (replaced.code !== 0) throw failed(replaced.stderr || `psql exited ${replaced.code}`);
+}
