@@ -375,6 +375,14 @@ ensure_one_image() {
   if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then images_docker image rm "$old_id" >/dev/null 2>&1 || true; fi
   printf '  %-32s built in %ss, %s%s\n' "$tag" "$(images_elapsed "$t0")" \
     "$(images_docker image inspect -f '{{.Size}}' "$tag" | awk '{printf "%d MB", $1 / 1000000}')" "$(describe_built "$spec" "$tag")"
+  # A version's tag of an older recipe names an image nothing builds from any more (app images
+  # keep the layers they were built on): untagged, so that the old ones do not pile up.
+  case $spec in
+    python@* | node@*)
+      images_docker image ls --format '{{.Repository}}:{{.Tag}}' "platform-local/$name" 2>/dev/null \
+        | grep "^platform-local/$name:$version-" | grep -vxF "$tag" \
+        | while read -r stale; do images_docker image rm "$stale" >/dev/null 2>&1 || true; done ;;
+  esac
   ENSURED=built
 }
 
