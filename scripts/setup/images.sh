@@ -381,7 +381,7 @@ ensure_one_image() {
     python@* | node@*)
       images_docker image ls --format '{{.Repository}}:{{.Tag}}' "platform-local/$name" 2>/dev/null \
         | grep "^platform-local/$name:$version-" | grep -vxF "$tag" \
-        | while read -r stale; do images_docker image rm "$stale" >/dev/null 2>&1 || true; done ;;
+        | while read -r stale; do images_docker image rm "$stale" >/dev/null 2>&1 || true; done || true ;;
   esac
   ENSURED=built
 }

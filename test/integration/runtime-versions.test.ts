@@ -141,7 +141,8 @@ describe("base images on first need", () => {
     if (await present(tag)) await docker(["rmi", tag]).catch(() => undefined);
     const context = join(work, "api-uv-py314");
     cpSync(join(FIXTURES, "api-uv-py314"), context, { recursive: true });
-    const recipe = buildFastapiRecipe(await scanSource(context), images);
+    // As a deploy makes it: with zero-code OpenTelemetry (its SDK installed on 3.14 too).
+    const recipe = buildFastapiRecipe(await scanSource(context), images, { instrument: true });
     expect(recipe.baseImage).toBe(tag);
     expect(recipe.summary.runtime).toBe(
       `Python: requires-python ">=3.14"; using ${tag}, the newest Python here that it admits (not the default 3.11)`,
