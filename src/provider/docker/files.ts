@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import type Docker from "dockerode";
+import { isNotFound } from "../../docker-client.js";
 
 /**
  * Files a container gets before it starts (a database's TLS key and certificate, the CA the
@@ -81,6 +82,16 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** The image's /etc/passwd, read from the created container; an image without one is said plainly. */
+async function readPasswd(container: Docker.Container, image: string): Promise<string> {
+  try {
+    return firstFileOfTar(await readAll(await container.getArchive({ path: "/etc/passwd" })));
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    throw new Error(`the image ${image} has no /etc/passwd: the platform gives a database's TLS key to its postgres user, named there`);
+  }
+}
+
 /** Writes the files into a created (not yet started) container, owners looked up in its own /etc/passwd. */
 export async function putFiles(container: Docker.Container, files: readonly ContainerFile[], image: string): Promise<void> {
   if (files.length === 0) return;
@@ -89,9 +100,12 @@ export async function putFiles(container: Docker.Container, files: readonly Cont
   for (const f of files) {
     let ids = { uid: 0, gid: 0 };
     if (f.owner && f.owner !== "root") {
-      passwd ??= firstFileOfTar(await readAll(await container.getArchive({ path: "/etc/passwd" })));
+      passwd ??= await readPasswd(container, image);
       const found = lookupUser(passwd, f.owner);
-      if (!found) throw new Error(`the image ${image} has no user "${f.owner}" (in its /etc/passwd) to own ${f.path}`);
+      if (!found)
+        throw new Error(
+          `the image ${image} has no user "${f.owner}" (in its /etc/passwd) to own ${f.path}: use an image that has one (the official postgres image and the platform's have "postgres"; PLATFORM_POSTGRES_IMAGE picks it)`,
+        );
       ids = found;
     }
     owned.push({ ...f, ...ids });
