@@ -39,6 +39,7 @@ function toServiceConfig(name: string, svc: ParsedService, locator: Locator): Se
   if (svc.build !== undefined) out.build = { source: svc.build.source, dockerfile: svc.build.dockerfile };
   if (svc.start !== undefined) out.start = typeof svc.start === "string" ? svc.start : [...svc.start];
   if (svc.health !== undefined) out.health = { http: svc.health.http };
+  if (svc.backup !== undefined) out.backup = { ...svc.backup };
   const m = svc.lifecycle?.migrate;
   if (m !== undefined) out.migrate = { command: [...m.command], on_failure: m.on_failure, timeoutSeconds: parseDuration(m.timeout) ?? 300 };
   return out;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { backupSchema } from "./backup-schema.js";
 import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
 
 /**
@@ -165,6 +166,11 @@ const typeRules = [
       properties: { resources: { anyOf: [{ type: "string" }, { type: "object", properties: { storage: false, retention: false } }] } },
     },
   },
+  {
+    if: { properties: { type: { not: { const: "postgres" } } }, required: ["type"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
+    then: { properties: { backup: false } },
+  },
 ];
 
 /** A DNS name of at least two labels, lowercase (as DNS compares names), no trailing dot. */
@@ -208,6 +214,7 @@ export const serviceSchema = z
     resources,
     lifecycle: lifecycle.optional(),
     health: health.optional(),
+    backup: backupSchema.optional(),
   })
   .describe("One service. Its key in services is its name.")
   .meta({ allOf: typeRules });

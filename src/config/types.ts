@@ -64,6 +64,8 @@ export interface ServiceConfig {
   /** platform.yml's start: a string for sh -c, or a program and its arguments. */
   start?: string | string[];
   health?: { http: string };
+  /** postgres only: when backups are made on their own (cron, UTC) and how many are kept. */
+  backup?: { schedule?: string; keep?: number };
   migrate?: { command: string[]; on_failure: OnFailure; timeoutSeconds: number };
 }
 

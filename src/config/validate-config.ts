@@ -7,6 +7,7 @@ import { validateNames } from "./rules-names.js";
 import { validatePaths } from "./rules-paths.js";
 import { collectReferences, validateReferences } from "./rules-references.js";
 import { validateEnvNames, validateServiceKinds } from "./rules-services.js";
+import { validateBackups } from "./backup-schema.js";
 import { validateGraph } from "./rules-graph.js";
 import { configSchema } from "./schema.js";
 import { reportShapeIssues } from "./shape-issues.js";
@@ -53,6 +54,7 @@ export function validateConfig(text: string, opts: ValidateOptions): ValidationR
   }
   validateNames(view, sink);
   validateServiceKinds(view, sink);
+  validateBackups(view, sink);
   validateEnvNames(view, sink);
   validateDomains(view, sink);
   const found = collectReferences(view);
