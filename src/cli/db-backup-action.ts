@@ -59,10 +59,7 @@ async function databaseTarget(t: StackContext, service: string): Promise<Databas
 }
 
 /** backup.keep of the service in platform.yml, when it sets one. */
-function keepOf(t: StackContext, service: string): number | undefined {
-  const b = (t.config.services[service] as { backup?: { keep?: number } } | undefined)?.backup;
-  return b?.keep;
-}
+const keepOf = (t: StackContext, service: string): number | undefined => t.config.services[service]?.backup?.keep;
 
 const when = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$/, "Z");
 

@@ -1,0 +1,225 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { homePaths } from "../../src/home/layout.js";
+import { type CliResult, httpsRequest, ok, runCli, startCli, startPoller } from "./helpers/cli.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
+import { expectFolderWithFiles, regularFilesUnder } from "./helpers/leaks.js";
+
+/**
+ * Issue #26, backups and restore on the real Docker engine, with examples/fullstack: rows
+ * written through the API's /api/events, a backup, more rows, a restore (the later rows gone,
+ * the earlier there, the API serving throughout), the safety backup undoing it, kill -9 of the
+ * CLI and of the database container during a backup (nothing half-made listed, the next
+ * backup works), and no password or passphrase in any output, record or backup file.
+ */
+const project = unique("bk");
+const backend = freshBackend();
+const dir = join(mkdtempSync(join(tmpdir(), "platform-backups-")), "fullstack");
+const cli = (...args: string[]) => runCli(args, { cwd: dir, env: backend });
+const outputs: CliResult[] = [];
+const run = async (...args: string[]) => {
+  const r = await cli(...args, "--project", project);
+  outputs.push(r);
+  return r;
+};
+const backups = () => homePaths.backupsDir(project, "preview", "database");
+const marker = unique("m");
+let urls: Record<string, string> = {};
+let ca = "";
+
+const containerOf = (service: string) =>
+  execFileSync("docker", [
+    "ps",
+    "--filter",
+    `label=platform.project=${project}`,
+    "--filter",
+    `label=platform.service=${service}`,
+    "--format",
+    "{{.Names}}",
+  ])
+    .toString()
+    .trim();
+
+async function post(message: string): Promise<void> {
+  const r = await httpsRequest(`${urls.api}/api/events`, ca, { method: "POST", body: { message } });
+  expect(r.status, r.body).toBe(201);
+}
+
+async function messages(): Promise<string[]> {
+  const r = await httpsRequest(`${urls.api}/api/events?limit=100`, ca);
+  expect(r.status, r.body).toBe(200);
+  return (JSON.parse(r.body) as { message: string }[]).map((e) => e.message).filter((m) => m.startsWith(marker));
+}
+
+interface Listed {
+  id: string;
+  kind: string;
+  bytes: number;
+  deployment?: string;
+  verified?: { how: string };
+}
+async function listed(): Promise<Listed[]> {
+  return (JSON.parse(ok(await run("db", "backups", "database", "--json")).stdout) as { backups: Listed[] }).backups;
+}
+
+/** Starts a backup and resolves once its temporary file holds data: the dump is under way. */
+async function backupUnderWay() {
+  const started = startCli(["db", "backup", "database", "--project", project], { cwd: dir, env: backend });
+  for (let i = 0; i < 600; i++) {
+    const partial = existsSync(backups()) ? readdirSync(backups()).find((f) => /\.partial-\d+$/.test(f)) : undefined;
+    if (partial && readFileSync(join(backups(), partial)).length > 1_000_000) return { started, partial };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no backup under way: ${JSON.stringify(await started.done)}`);
+}
+
+function psqlInDatabase(sql: string): string {
+  return execFileSync("docker", ["exec", containerOf("database"), "psql", "-X", "-tA", "-U", "app", "-d", "app", "-c", sql], {
+    encoding: "utf8",
+  }).trim();
+}
+
+describe("backups and restore (Docker)", () => {
+  beforeAll(() => {
+    requireToolchain();
+    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+  });
+
+  afterAll(async () => {
+    await cli("destroy", "--yes", "--delete-data", "--project", project);
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(homePaths.backupsDir(project, "preview"), { recursive: true, force: true });
+    forgetProject(project);
+  });
+
+  it("deploys the fullstack example and writes rows through the API", async () => {
+    const r = ok(await run("deploy", "--yes"));
+    urls = expectFullstackDeployed(r.stdout, project);
+    ca = ok(await cli("ca")).stdout;
+    await post(`${marker}-before-1`);
+    await post(`${marker}-before-2`);
+    expect(await messages()).toEqual([`${marker}-before-2`, `${marker}-before-1`]);
+  }, 900_000);
+
+  it("db backups before any backup says how to make one", async () => {
+    const r = ok(await run("db", "backups"));
+    expect(r.stdout).toContain("No backups");
+    expect(r.stdout).toContain("platform db backup");
+  });
+
+  it("db backup makes an encrypted, verified backup, recorded with the current deployment", async () => {
+    const r = ok(await run("db", "backup", "database"));
+    expect(r.stdout).toMatch(/^✓ Backup database-\d{8}T\d{6}Z-[0-9a-f]{4} of database \(.+\): .+, encrypted, verified$/m);
+    const [b] = await listed();
+    expect(b).toMatchObject({ kind: "manual", verified: { how: expect.stringContaining("pg_restore") } });
+    expect(b?.deployment).toMatch(/^dep_/);
+    const file = readFileSync(join(backups(), `${b?.id}.pgdump.enc`));
+    expect(file.length).toBe(b?.bytes);
+    // encrypted at rest: not the custom format's "PGDMP" header, not a row's text
+    expect(file.includes(Buffer.from("PGDMP"))).toBe(false);
+    expect(file.includes(Buffer.from(marker))).toBe(false);
+    const table = ok(await run("db", "backups")).stdout;
+    expect(table).toMatch(/^BACKUP\s+SERVICE\s+MADE \(UTC\)\s+KIND\s+SIZE\s+DEPLOYMENT\s+VERIFIED$/m);
+    expect(table).toContain(`${b?.id}  database`);
+  }, 300_000);
+
+  it("restore asks for confirmation: without --yes and without a terminal it changes nothing", async () => {
+    await post(`${marker}-after-1`);
+    const r = await run("db", "restore", "database");
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toContain("This replaces ALL data");
+    expect(r.stderr).toContain("--yes");
+    expect(await messages()).toContain(`${marker}-after-1`);
+    expect((await listed()).length).toBe(1);
+  }, 120_000);
+
+  it("restore --yes brings back the newest backup: later rows gone, earlier there; the API keeps serving", async () => {
+    const poll = startPoller(`${urls.api}/api/status`, ca, 100);
+    const r = ok(await run("db", "restore", "database", "--yes"));
+    const stats = await poll.stop();
+    expect(r.stdout).toMatch(/^Restore database of .+ from database-\S+ \(manual, /m);
+    expect(r.stdout).toMatch(/This replaces ALL data of database "app" now in database \(\d+ tables, /);
+    expect(r.stdout).toContain("safety backup: database-");
+    expect(r.stdout).toMatch(/^✓ Restored database from database-\S+; api kept serving/m);
+    expect(r.stdout).toMatch(/^ {2}undo: platform db restore database database-\S+ --yes$/m);
+    expect(await messages()).toEqual([`${marker}-before-2`, `${marker}-before-1`]);
+    console.log(
+      `restore: ${r.seconds.toFixed(1)} s; /api/status polled ${stats.sent} times, ${stats.failed} failed`,
+      stats.failures.slice(0, 3),
+    );
+    expect(stats.sent).toBeGreaterThan(0);
+    expect(stats.failed).toBe(0);
+    // nothing plain left in the database's container
+    expect(execFileSync("docker", ["exec", containerOf("database"), "ls", "/tmp"], { encoding: "utf8" })).not.toContain("platform-restore");
+  }, 300_000);
+
+  it("the safety backup undoes the restore", async () => {
+    const safety = (await listed()).find((b) => b.kind === "safety");
+    expect(safety).toBeDefined();
+    ok(await run("db", "restore", "database", safety?.id as string, "--yes"));
+    expect(await messages()).toEqual([`${marker}-after-1`, `${marker}-before-2`, `${marker}-before-1`]);
+    // writes go on after a restore
+    await post(`${marker}-after-2`);
+    expect((await messages())[0]).toBe(`${marker}-after-2`);
+  }, 300_000);
+
+  it("kill -9 of the CLI during a backup: nothing half-made is listed, and the next backup works", async () => {
+    // Enough data that the dump takes a moment: random text does not compress.
+    psqlInDatabase(
+      "CREATE TABLE filler AS SELECT g AS id, md5(random()::text) || md5(random()::text) || md5(random()::text) AS v FROM generate_series(1, 600000) g",
+    );
+    const before = (await listed()).map((b) => b.id);
+    const { started, partial } = await backupUnderWay();
+    started.child.kill("SIGKILL");
+    await started.done;
+    expect((await listed()).map((b) => b.id)).toEqual(before);
+    expect(readdirSync(backups())).toContain(partial);
+    const r = ok(await run("db", "backup", "database"));
+    expect(readdirSync(backups())).not.toContain(partial);
+    const after = await listed();
+    expect(after.length).toBe(before.length + 1);
+    expect(r.stdout).toContain(after[0]?.id as string);
+  }, 600_000);
+
+  it("kill -9 of the database container during a backup: the backup fails, nothing is listed, the next one works", async () => {
+    const before = (await listed()).map((b) => b.id);
+    const db = containerOf("database");
+    const { started } = await backupUnderWay();
+    execFileSync("docker", ["kill", "--signal", "KILL", db]);
+    const r = await started.done;
+    outputs.push(r);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/backup of database failed: .*nothing was recorded/);
+    expect((await listed()).map((b) => b.id)).toEqual(before);
+    expect(readdirSync(backups()).filter((f) => f.includes(".partial-"))).toEqual([]);
+    // the database comes back (its restart policy, else a start), and so do backups
+    for (let i = 0; i < 120; i++) {
+      const state = spawnSync("docker", ["inspect", "-f", "{{.State.Running}}", db], { encoding: "utf8" }).stdout.trim();
+      if (state !== "true" && i === 10) execFileSync("docker", ["start", db]);
+      if (state === "true" && spawnSync("docker", ["exec", db, "pg_isready", "-h", "127.0.0.1"]).status === 0) break;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    ok(await run("db", "backup", "database"));
+    expect((await listed()).length).toBe(before.length + 1);
+    psqlInDatabase("DROP TABLE filler");
+  }, 600_000);
+
+  it("no password or passphrase in any output, record or backup file", async () => {
+    const url = new URL(execFileSync("docker", ["exec", containerOf("api"), "printenv", "DATABASE_URL"], { encoding: "utf8" }).trim());
+    const password = decodeURIComponent(url.password);
+    expect(password.length).toBeGreaterThan(8);
+    const secrets = [password, backend.PLATFORM_PASSPHRASE as string];
+    for (const r of outputs) for (const s of secrets) expect(`${r.stdout}\n${r.stderr}`).not.toContain(s);
+    expectFolderWithFiles(backups());
+    for (const f of regularFilesUnder(homePaths.backupsDir(project, "preview"))) {
+      const bytes = readFileSync(f);
+      for (const s of secrets) expect(bytes.includes(Buffer.from(s)), `${f} holds a secret`).toBe(false);
+    }
+    for (const f of readdirSync(backups())) for (const s of secrets) expect(f).not.toContain(s);
+    for (const f of regularFilesUnder(homePaths.logDir(project, "preview"))) expect(readFileSync(f, "utf8")).not.toContain(password);
+  }, 120_000);
+});
