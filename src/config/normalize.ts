@@ -66,7 +66,7 @@ function toResources(svc: ParsedService): ResourcesConfig {
   const r = svc.resources;
   const preset = typeof r === "string" ? r : r.preset;
   const out: ResourcesConfig = { preset, ...PRESETS[preset] };
-  if (svc.type === "postgres") {
+  if (svc.type === "postgres" || svc.type === "redis") {
     const storage = (typeof r === "object" ? r.storage : undefined) ?? POSTGRES_DEFAULTS.storage;
     out.storage = storage;
     out.storageWritten = typeof r === "object" && r.storage !== undefined;

@@ -40,7 +40,10 @@ export function validateDomains(view: ConfigView, sink: DiagnosticSink): void {
         path: base,
         code: "domains-not-public",
         message: "custom domains are served by the public edge, and this service is not public",
-        hint: svc.type === "postgres" ? "remove domains: a database is never public" : "add public: true to the service, or remove domains",
+        hint:
+          svc.type === "postgres" || svc.type === "redis"
+            ? "remove domains: a database is never public"
+            : "add public: true to the service, or remove domains",
         at: "key",
       });
     }

@@ -122,15 +122,22 @@ function warnUnused(view: ConfigView, found: FoundTemplates, sink: DiagnosticSin
   const dependedOn = new Set(view.services.flatMap((s) => s.dependsOn.filter((d) => d.name !== s.name).map((d) => d.name)));
   for (const svc of view.services) {
     const path = ["services", svc.name];
-    if (svc.type === "postgres" && !referenced.has(svc.name)) {
+    if ((svc.type === "postgres" || svc.type === "redis") && !referenced.has(svc.name)) {
       sink.warn({
         path,
         code: "unused-database",
-        message: `no service refers to this database (\${${svc.name}.url})`,
-        hint: `give its connection string to a service, e.g. DATABASE_URL: \${${svc.name}.url}`,
+        message: `no service refers to this ${svc.type === "redis" ? "Redis" : "database"} (\${${svc.name}.url})`,
+        hint: `give its connection string to a service, e.g. ${svc.type === "redis" ? "REDIS_URL" : "DATABASE_URL"}: \${${svc.name}.url}`,
         at: "key",
       });
-    } else if (svc.type && svc.type !== "postgres" && svc.isPublic === false && !referenced.has(svc.name) && !dependedOn.has(svc.name)) {
+    } else if (
+      svc.type &&
+      svc.type !== "postgres" &&
+      svc.type !== "redis" &&
+      svc.isPublic === false &&
+      !referenced.has(svc.name) &&
+      !dependedOn.has(svc.name)
+    ) {
       sink.warn({
         path,
         code: "unused-service",

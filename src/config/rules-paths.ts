@@ -89,7 +89,7 @@ export function validatePaths(view: ConfigView, sink: DiagnosticSink, projectDir
   };
   for (const svc of view.services) {
     if (sink.full) return;
-    if (svc.type === "postgres") continue; // reported as not allowed already
+    if (svc.type === "postgres" || svc.type === "redis") continue; // reported as not allowed already
     if (svc.source !== undefined && svc.source !== "") checkDir(["services", svc.name, "source"], svc.source);
     const buildSource = svc.build?.source;
     if (buildSource === undefined || buildSource === "") continue;

@@ -9,6 +9,7 @@ import { isServerCallName } from "./url-roles.js";
 /** Properties every service offers, and the extra connection parts of a postgres service. */
 export const SERVICE_PROPERTIES = ["url", "external_url"] as const;
 export const POSTGRES_PROPERTIES = ["url", "host", "port", "user", "password", "database"] as const;
+export const REDIS_PROPERTIES = ["url", "host", "port", "password"] as const;
 const ALL_PROPERTIES: readonly string[] = [...SERVICE_PROPERTIES, ...POSTGRES_PROPERTIES.slice(1)];
 
 /** One `${x.y}` found in an env value, with where it is. */
@@ -105,22 +106,30 @@ export function validateReferences(view: ConfigView, found: FoundTemplates, sink
       });
       continue;
     }
-    const offered: readonly string[] = target.type === "postgres" ? POSTGRES_PROPERTIES : target.type ? SERVICE_PROPERTIES : ALL_PROPERTIES;
+    const offered: readonly string[] =
+      target.type === "postgres"
+        ? POSTGRES_PROPERTIES
+        : target.type === "redis"
+          ? REDIS_PROPERTIES
+          : target.type
+            ? SERVICE_PROPERTIES
+            : ALL_PROPERTIES;
     const prop = ref.property;
     const s = ref.service;
-    if (target.type && target.type !== "postgres" && (POSTGRES_PROPERTIES as readonly string[]).includes(prop) && prop !== "url") {
+    const isData = target.type === "postgres" || target.type === "redis";
+    if (target.type && !isData && (POSTGRES_PROPERTIES as readonly string[]).includes(prop) && prop !== "url") {
       sink.error({
         path,
         code: "not-postgres",
-        message: `"${prop}" is only available on postgres services; ${s} is a ${target.type} service`,
+        message: `"${prop}" is only available on postgres and redis services; ${s} is a ${target.type} service`,
         hint: `use \${${s}.url} for its internal URL`,
         at,
       });
-    } else if (prop === "external_url" && target.type === "postgres") {
+    } else if (prop === "external_url" && isData) {
       sink.error({
         path,
         code: "not-public",
-        message: `${s} is a postgres service and never has a public URL`,
+        message: `${s} is a ${target.type} service and never has a public URL`,
         hint: `use \${${s}.url}, its internal connection string`,
         at,
       });

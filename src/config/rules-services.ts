@@ -10,13 +10,14 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
   for (const svc of view.services) {
     const base = ["services", svc.name];
     const has = (k: string) => Object.hasOwn(svc.raw, k);
-    if (svc.type === "postgres") {
+    if (svc.type === "postgres" || svc.type === "redis") {
+      const what = svc.type === "postgres" ? "PostgreSQL" : "Redis";
       for (const k of ["source", "build"]) {
         if (has(k))
           sink.error({
             path: [...base, k],
             code: "postgres-source",
-            message: `a postgres service takes no ${k}: the platform runs PostgreSQL for you`,
+            message: `a ${svc.type} service takes no ${k}: the platform runs ${what} for you`,
             hint: `remove ${k}`,
             at: "key",
           });
@@ -25,8 +26,8 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
         sink.error({
           path: [...base, "lifecycle", "migrate"],
           code: "postgres-migrate",
-          message: "a postgres service has no migration step",
-          hint: `put lifecycle.migrate on the service that owns the schema (the one that uses \${${svc.name}.url})`,
+          message: `a ${svc.type} service has no migration step`,
+          hint: `put lifecycle.migrate on the service that owns the schema or data (the one that uses \${${svc.name}.url})`,
           at: "key",
         });
       }
@@ -34,7 +35,7 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
         sink.error({
           path: [...base, "start"],
           code: "postgres-start",
-          message: "a postgres service takes no start command: the platform runs PostgreSQL for you",
+          message: `a ${svc.type} service takes no start command: the platform runs ${what} for you`,
           hint: "remove start",
           at: "key",
         });
@@ -43,7 +44,7 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
         sink.error({
           path: [...base, "health"],
           code: "postgres-health",
-          message: "a postgres service takes no health check: the platform checks the database itself",
+          message: `a ${svc.type} service takes no health check: the platform checks the ${svc.type === "postgres" ? "database" : "server"} itself`,
           hint: "remove health",
           at: "key",
         });
@@ -52,8 +53,8 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
         sink.error({
           path: [...base, "public"],
           code: "postgres-public",
-          message: "a database is never put on the public HTTPS edge",
-          hint: `remove public: true; services reach the database through \${${svc.name}.url}, its internal connection string`,
+          message: `${svc.type === "postgres" ? "a database" : "a redis service"} is never put on the public HTTPS edge`,
+          hint: `remove public: true; services reach the ${svc.type === "postgres" ? "database" : "server"} through \${${svc.name}.url}, its internal connection string`,
         });
       }
     } else if (svc.type) {
@@ -81,7 +82,7 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
             sink.error({
               path: [...base, "resources", k],
               code: "postgres-only",
-              message: `${k} is only for postgres services`,
+              message: `${k} is only for postgres and redis services`,
               hint: `remove it: ${svc.type} services keep no data on disk`,
               at: "key",
             });

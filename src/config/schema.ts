@@ -9,7 +9,7 @@ import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
  * use and in README's field reference, so it states each decision a user would ask about.
  */
 
-export const SERVICE_TYPES = ["fastapi", "nextjs", "postgres"] as const;
+export const SERVICE_TYPES = ["fastapi", "nextjs", "postgres", "redis"] as const;
 export const RETENTIONS = ["permanent", "delete"] as const;
 export const ON_FAILURE = ["abort", "continue"] as const;
 
@@ -29,13 +29,15 @@ const preset = z.enum(["small", "medium", "large"]).describe(`Resource preset: $
 const storage = z
   .string()
   .regex(STORAGE_RE)
-  .describe('Persistent volume size of a postgres service, in binary units Mi, Gi or Ti, from 64Mi to 16Ti. postgres only. Default "1Gi".')
+  .describe(
+    'Persistent volume size of a postgres or redis service, in binary units Mi, Gi or Ti, from 64Mi to 16Ti. postgres and redis only. Default "1Gi".',
+  )
   .meta({ examples: ["10Gi"] });
 
 const retention = z
   .enum(RETENTIONS)
   .describe(
-    'What happens to the data volume when the service or project is removed: "permanent" keeps it, "delete" removes it with the service. postgres only. Default "permanent", so data is never lost by accident.',
+    'What happens to the data volume when the service or project is removed: "permanent" keeps it, "delete" removes it with the service. postgres and redis only. Default "permanent", so data is never lost by accident.',
   );
 
 const resourcesObject = z
@@ -44,13 +46,13 @@ const resourcesObject = z
     storage: storage.optional(),
     retention: retention.optional(),
   })
-  .describe("Object form: a preset plus, on postgres services only, storage and retention.");
+  .describe("Object form: a preset plus, on postgres and redis services only, storage and retention.");
 
 const resources = z
   .union([preset, resourcesObject])
   .default("small")
   .describe(
-    `CPU and memory limits: a preset name (${presetList}), or an object {preset, storage, retention}. storage and retention are only allowed on postgres services, which default to storage "1Gi" and retention "permanent".`,
+    `CPU and memory limits: a preset name (${presetList}), or an object {preset, storage, retention}. storage and retention are only allowed on postgres and redis services, which default to storage "1Gi" and retention "permanent".`,
   )
   .meta({ examples: ["small", { preset: "small", storage: "10Gi", retention: "permanent" }] });
 
@@ -69,7 +71,7 @@ const build = z
       .meta({ examples: ["Dockerfile"] }),
   })
   .describe(
-    "Build the service from your own Dockerfile. fastapi and nextjs services need exactly one of source or build; postgres takes neither.",
+    "Build the service from your own Dockerfile. fastapi and nextjs services need exactly one of source or build; postgres and redis take neither.",
   )
   .meta({ examples: [{ source: "./api", dockerfile: "Dockerfile" }] });
 
@@ -93,7 +95,7 @@ const migrate = z
       .describe('How long the migration may run: <n>s, <n>m or <n>h, more than 0 and at most 24h. Default "5m".')
       .meta({ examples: ["5m", "90s"] }),
   })
-  .describe("Migration step. Not allowed on postgres services: put it on the service that owns the schema.")
+  .describe("Migration step. Not allowed on postgres or redis services: put it on the service that owns the schema.")
   .meta({ examples: [{ command: ["alembic", "upgrade", "head"], on_failure: "abort", timeout: "5m" }] });
 
 const lifecycle = z
@@ -111,7 +113,7 @@ const health = z
       )
       .meta({ examples: ["/health"] }),
   })
-  .describe("Health check. Not allowed on postgres services: the platform checks databases itself.")
+  .describe("Health check. Not allowed on postgres or redis services: the platform checks databases itself.")
   .meta({ examples: [{ http: "/health" }] });
 
 const start = z
@@ -120,7 +122,7 @@ const start = z
     z.array(z.string().min(1)).min(1).describe("Program and arguments, run as they are (no shell)."),
   ])
   .describe(
-    "The command that starts the service, instead of the one the platform finds (like render.yaml's startCommand): a string is run by sh -c (so $PORT expands), a list is run as it is. It must listen on $PORT. For a `source` service it replaces the discovered start (the FastAPI app, next start); for a `build` service, the Dockerfile's CMD. Not allowed on postgres services.",
+    "The command that starts the service, instead of the one the platform finds (like render.yaml's startCommand): a string is run by sh -c (so $PORT expands), a list is run as it is. It must listen on $PORT. For a `source` service it replaces the discovered start (the FastAPI app, next start); for a `build` service, the Dockerfile's CMD. Not allowed on postgres or redis services.",
   )
   .meta({ examples: ['uvicorn service.app:create_app --factory --host 0.0.0.0 --port "$PORT"', ["node", "server.js"]] });
 
@@ -145,7 +147,7 @@ const env = z
  */
 const typeRules = [
   {
-    if: { properties: { type: { const: "postgres" } }, required: ["type"] },
+    if: { properties: { type: { enum: ["postgres", "redis"] } }, required: ["type"] },
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
     then: {
       properties: {
@@ -181,10 +183,10 @@ export const serviceSchema = z
     type: z
       .enum(SERVICE_TYPES)
       .describe(
-        "What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app) or postgres (a managed PostgreSQL database). Required.",
+        "What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app), postgres (a managed PostgreSQL database) or redis (a managed Redis 7: a generated password, AOF persistence on a volume, ${<service>.url} is redis://:<password>@<host>:6379/0). Required.",
       ),
     source: path(
-      "Directory of the application, relative to the project directory; the platform installs its dependencies and starts it. Must exist and stay inside the project. fastapi and nextjs services need exactly one of source or build; postgres takes neither.",
+      "Directory of the application, relative to the project directory; the platform installs its dependencies and starts it. Must exist and stay inside the project. fastapi and nextjs services need exactly one of source or build; postgres and redis take neither.",
     )
       .meta({ examples: ["./api"] })
       .optional(),
@@ -194,7 +196,7 @@ export const serviceSchema = z
       .boolean()
       .default(false)
       .describe(
-        "true gives the service a public HTTPS URL, https://<project>-<service>-<word>-<word>.<apps domain>. Never allowed on postgres: a database is not put on the public edge. Default false.",
+        "true gives the service a public HTTPS URL, https://<project>-<service>-<word>-<word>.<apps domain>. Never allowed on postgres or redis: a data service is not put on the public edge. Default false.",
       ),
     domains: z
       .array(z.string())

@@ -29,7 +29,7 @@ export interface ValidationResult {
   warnings: Diagnostic[];
 }
 
-export type ServiceType = "fastapi" | "nextjs" | "postgres";
+export type ServiceType = "fastapi" | "nextjs" | "postgres" | "redis";
 export type PresetName = "small" | "medium" | "large";
 export type Retention = "permanent" | "delete";
 export type OnFailure = "abort" | "continue";
@@ -40,7 +40,7 @@ export interface ResourcesConfig {
   memoryBytes: number;
   /** Most processes (and threads) at once. */
   pidsLimit: number;
-  /** postgres only, as written (e.g. "10Gi"). */
+  /** postgres and redis only, as written (e.g. "10Gi"). */
   storage?: string;
   storageBytes?: number;
   /** storage was written in platform.yml (not the default): what a target that cannot enforce it mentions. */

@@ -3,9 +3,15 @@ import { homePaths } from "./layout.js";
 import { readRecord } from "./records.js";
 
 /** Public images by default; the set-up writes images.json when it built local ones. */
-export const PUBLIC_IMAGES: BaseImageSet = { python: "python:3.11-slim", node: "node:22-slim", postgres: "postgres:17", caddy: "caddy:2" };
+export const PUBLIC_IMAGES: BaseImageSet = {
+  python: "python:3.11-slim",
+  node: "node:22-slim",
+  postgres: "postgres:17",
+  caddy: "caddy:2",
+  redis: "redis:7",
+};
 
-type Role = "python" | "node" | "postgres" | "caddy";
+type Role = "python" | "node" | "postgres" | "caddy" | "redis";
 const ROLES = Object.keys(PUBLIC_IMAGES) as Role[];
 
 /** images.json: the roles' images, and the catalogues of other versions (version -> tag), built on first need. */

@@ -7,13 +7,15 @@ import {
   DEFAULT_HEALTH_TIMEOUT_SECONDS,
   HTTP_PORT,
   POSTGRES_PORT,
+  REDIS_PORT,
 } from "./constants.js";
 import { orderByDependencies } from "./graph.js";
 import { hostPrefix, stackName, stackPrefix } from "./naming.js";
 import { buildFastapiRecipe, buildNextjsRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
+import { PUBLIC_REDIS_IMAGE, REDIS_HEALTH, redisEnv, redisSpec } from "./redis.js";
 import { toStartCommand } from "./start-command.js";
 import { buildTelemetryEnv, sampleRatioOf } from "./otel-env.js";
-import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedService } from "./types.js";
+import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedService, RedisSpec } from "./types.js";
 
 /** Postgres identity inside a stack; the password is generated per stack by the target. */
 export const DB_USER = "app";
@@ -134,6 +136,8 @@ function planService(
           ...(s.resources.storage ? { storage: s.resources.storage } : {}),
         }
       : undefined;
+  const redis = s.type === "redis" ? redisSpec(s, ctx) : undefined;
+  if (redis) return planRedis(s, ctx, redis);
   const trustsDatabaseCa = !database && referencesDatabase(s, config);
   return {
     name: s.name,
@@ -165,6 +169,33 @@ function planService(
     database,
     stopFirst: database !== undefined,
     stopGraceSeconds: database ? 60 : 20,
+  };
+}
+
+/** A managed Redis: the platform's image, a volume for its AOF files, one server per volume. */
+function planRedis(s: ServiceConfig, ctx: PlanContext, redis: RedisSpec): PlannedService {
+  return {
+    name: s.name,
+    type: "redis",
+    public: false,
+    dependsOn: s.depends_on,
+    containerName: stackName(ctx.project, ctx.env, s.name),
+    aliases: [s.name],
+    hostPrefix: hostPrefix(ctx.project, s.name),
+    domains: [],
+    port: REDIS_PORT,
+    image: ctx.images.redis ?? PUBLIC_REDIS_IMAGE,
+    env: redisEnv(s),
+    buildEnv: [],
+    health: REDIS_HEALTH,
+    healthTimeoutSeconds: DEFAULT_HEALTH_TIMEOUT_SECONDS,
+    cpus: s.resources.cpus,
+    memoryBytes: s.resources.memoryBytes,
+    pidsLimit: s.resources.pidsLimit,
+    redis,
+    stopFirst: true,
+    // appendfsync everysec: a clean shutdown writes the last second too.
+    stopGraceSeconds: 30,
   };
 }
 

@@ -1,6 +1,7 @@
 /** Every HTTP service listens on $PORT, which the platform sets to this. */
 export const HTTP_PORT = 8080;
 export const POSTGRES_PORT = 5432;
+export const REDIS_PORT = 6379;
 /** Suffix of the network alias that the edge proxy dials (see provider/docker/edge-config.ts). */
 export const EDGE_ALIAS_SUFFIX_TEXT = ".edge";
 export const DEFAULT_APPS_DOMAIN = "localhost";

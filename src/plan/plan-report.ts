@@ -50,6 +50,11 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
       `data: volume ${s.database.volumeName} (retention ${s.database.retain ? "permanent" : "delete"}${s.database.storage ? `, storage ${s.database.storage}` : ""})`,
     );
   }
+  if (s.redis) {
+    details.push(
+      `data: volume ${s.redis.volumeName} (retention ${s.redis.retain ? "permanent" : "delete"}; AOF, appendfsync everysec), password generated per stack`,
+    );
+  }
   if (s.database) details.push("tls: ssl=on, a certificate from the stack's own CA; plain connections accepted too");
   if (s.databaseCaFile) {
     const names = ["PGSSLROOTCERT", "NODE_EXTRA_CA_CERTS"].filter((n) =>

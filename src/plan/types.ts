@@ -34,6 +34,8 @@ export interface BaseImageSet {
   readonly node: string;
   readonly postgres: string;
   readonly caddy: string;
+  /** Redis 7 for `type: redis` (absent in hand-made sets: REDIS_IMAGE applies). */
+  readonly redis?: string;
   /**
    * Other Python minors and Node majors, version -> image: the set-up's catalogue of local images
    * that are built on first need (images.json "python-versions", "node-versions").
@@ -66,10 +68,18 @@ export interface DatabaseSpec {
   readonly storage?: string;
 }
 
+/** A managed Redis: AOF persistence in its data volume, the stack's generated password. */
+export interface RedisSpec {
+  readonly volumeName: string;
+  readonly retain: boolean;
+  readonly dataPath: string;
+  readonly storage?: string;
+}
+
 /** One service, everything decided: the program only turns this into resources. */
 export interface PlannedService {
   readonly name: string;
-  readonly type: "fastapi" | "nextjs" | "postgres";
+  readonly type: "fastapi" | "nextjs" | "postgres" | "redis";
   readonly public: boolean;
   /** Services this one waits for (healthy) before it migrates and starts. */
   readonly dependsOn: readonly string[];
@@ -113,6 +123,7 @@ export interface PlannedService {
   /** Most processes (and threads) at once, for the service and its migration. */
   readonly pidsLimit: number;
   readonly database?: DatabaseSpec;
+  readonly redis?: RedisSpec;
   /** Replace by stopping first (one server per data directory). */
   readonly stopFirst: boolean;
   readonly stopGraceSeconds: number;

@@ -90,10 +90,9 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
             { dependsOn: [network, ...deps] },
           )
         : undefined;
-    const volume = s.database
-      ? new Volume(`${s.name}-data`, { name: s.database.volumeName, retain: s.database.retain, labels: serviceLabels })
-      : undefined;
-    const dataPath = s.database?.dataPath;
+    const data = s.database ?? s.redis;
+    const volume = data ? new Volume(`${s.name}-data`, { name: data.volumeName, retain: data.retain, labels: serviceLabels }) : undefined;
+    const dataPath = data?.dataPath;
     const aliases = s.public && words ? edgeAliases(s, words.words).apply((a) => [...s.aliases, ...a]) : [...s.aliases];
     const containerLabels = s.public && words ? publicHostLabels(serviceLabels, s, words.words) : serviceLabels;
     const container = new Container(

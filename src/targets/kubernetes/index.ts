@@ -1,5 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { VisibleError } from "../../errors.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { type ImageBuildOptions, createImage } from "../shared/build-image.js";
 import { createDatabaseTls } from "../shared/database-tls.js";
@@ -60,6 +61,15 @@ function createForwarder(
   );
 }
 
+/** What only the Docker target runs so far (README "What is not built yet"): said before any resource. */
+function checkNotBuiltHere(plan: Plan): void {
+  const missing = plan.services.filter((s) => s.type === "redis");
+  if (missing.length)
+    throw new VisibleError(
+      `${missing.map((s) => `services.${s.name} (type ${s.type})`).join(", ")}: not on the Kubernetes target yet (a Redis StatefulSet is not built); deploy to Docker (the default target) for now`,
+    );
+}
+
 /**
  * Turns a plan into Kubernetes resources in the stack's namespace, in the Docker target's
  * order: a database is ready before its dependents migrate; a migration Job succeeds before its
@@ -67,6 +77,7 @@ function createForwarder(
  * rolled out before its dependents start. Public services come in through the platform's edge.
  */
 export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions): TargetOutputs {
+  checkNotBuiltHere(plan);
   checkImageRoute(plan, opts);
   const provider = new k8s.Provider("cluster", { kubeconfig: opts.kubeconfig });
   const namespace = namespaceName(plan);

@@ -17,7 +17,7 @@ export function buildServiceValues(
 ): Map<string, Record<string, pulumi.Input<string>>> {
   const values = new Map<string, Record<string, pulumi.Input<string>>>();
   for (const s of plan.services) {
-    const password = s.database ? new Password(`${s.name}-password`, { length: 32 }) : undefined;
+    const password = s.database || s.redis ? new Password(`${s.name}-password`, { length: 32 }) : undefined;
     values.set(s.name, referenceValues(s, plan, hostOf(s), words, password?.value));
   }
   values.set(SECRETS_REF, { ...(secrets ?? {}) });

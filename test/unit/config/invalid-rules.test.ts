@@ -121,13 +121,13 @@ const cases: Case[] = [
   {
     name: "connection part of a non-postgres service",
     yaml: webEnv("${api.host}"),
-    expect: '18:16 not-postgres "host" is only available on postgres services; api is a fastapi service',
+    expect: '18:16 not-postgres "host" is only available on postgres and redis services; api is a fastapi service',
     hint: "use ${api.url}",
   },
   {
     name: "password of a non-postgres service",
     yaml: webEnv("${api.password}"),
-    expect: '18:16 not-postgres "password" is only available on postgres services; api is a fastapi service',
+    expect: '18:16 not-postgres "password" is only available on postgres and redis services; api is a fastapi service',
   },
   {
     name: "unclosed reference",
@@ -199,12 +199,12 @@ const cases: Case[] = [
   {
     name: "storage on fastapi",
     yaml: edit("    source: ./api\n", "    source: ./api\n    resources: {storage: 10Gi}\n"),
-    expect: "9:17 postgres-only storage is only for postgres services",
+    expect: "9:17 postgres-only storage is only for postgres and redis services",
   },
   {
     name: "retention on nextjs",
     yaml: edit("    source: ./web\n", "    source: ./web\n    resources: {preset: small, retention: delete}\n"),
-    expect: "16:32 postgres-only retention is only for postgres services",
+    expect: "16:32 postgres-only retention is only for postgres and redis services",
   },
   // names
   {
