@@ -189,7 +189,7 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
   const project = detectPythonProject(src);
   const app = opts.start ? undefined : detectFastapiApp(src, project.pyproject?.fastapiEntrypoint);
   const runtime = choosePythonRuntime(
-    detectPythonRequest((p) => src.read(p), project.pyproject),
+    detectPythonRequest((p) => src.read(p), project.pyproject, src.workspace && ((p) => src.workspace?.snapshot.read(p))),
     images.python,
     images.pythonVersions,
   );

@@ -114,13 +114,17 @@ export function parseRuntimeTxt(text: string): string | undefined {
 export function detectPythonRequest(
   read: (path: string) => string | undefined,
   pyproject: { readonly requiresPython?: string; readonly poetryPython?: string } | undefined,
+  /** A workspace member's root: its .python-version counts when the member has none (as uv reads it). */
+  readRoot?: (path: string) => string | undefined,
 ): PythonRequest | undefined {
-  const file = read(".python-version");
+  const own = read(".python-version");
+  const rootFile = own === undefined ? readRoot?.(".python-version") : undefined;
+  const file = own ?? rootFile;
   const fromFile = file === undefined ? undefined : parsePythonVersionFile(file);
   const runtimeTxt = read("runtime.txt");
   const fromRuntime = runtimeTxt === undefined ? undefined : parseRuntimeTxt(runtimeTxt);
   const pin = fromFile
-    ? { from: ".python-version", version: fromFile }
+    ? { from: rootFile === undefined ? ".python-version" : "the workspace root's .python-version", version: fromFile }
     : fromRuntime
       ? { from: "runtime.txt", version: fromRuntime }
       : undefined;

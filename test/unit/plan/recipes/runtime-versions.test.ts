@@ -170,6 +170,24 @@ describe("Python: the local catalogue (images.json)", () => {
   });
 });
 
+describe("Python: a uv workspace member", () => {
+  it("takes the workspace root's .python-version when it has none (as uv does)", () => {
+    const root = snapshot({
+      "pyproject.toml": '[project]\nname = "root"\nversion = "0"\n\n[tool.uv.workspace]\nmembers = ["backend"]\n',
+      "uv.lock": null,
+      ".python-version": "3.14\n",
+      "backend/pyproject.toml": null,
+    });
+    const member = {
+      ...snapshot({ "pyproject.toml": pyproject(">=3.13"), "main.py": MAIN }),
+      workspace: { kind: "uv" as const, root: "..", member: "backend", snapshot: root },
+    };
+    const recipe = buildFastapiRecipe(member, LOCAL);
+    expect(recipe.baseImage).toBe(PY["3.14"]);
+    expect(recipe.summary.runtime).toBe(`Python: the workspace root's .python-version 3.14; using ${PY["3.14"]}`);
+  });
+});
+
 describe("Python: public images and a team's own", () => {
   it("public mode takes the official tag of the version chosen", () => {
     expect(choosePythonRuntime({ pin: { from: ".python-version", version: "3.14" } }, "python:3.11-slim").image).toBe("python:3.14-slim");
