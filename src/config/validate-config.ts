@@ -7,7 +7,7 @@ import { validateNames } from "./rules-names.js";
 import { validatePaths } from "./rules-paths.js";
 import { collectReferences, validateReferences } from "./rules-references.js";
 import { validateEnvNames, validateServiceKinds } from "./rules-services.js";
-import { validateBackups } from "./backup-schema.js";
+import { validateBackups } from "./rules-backup.js";
 import { validateGraph } from "./rules-graph.js";
 import { configSchema } from "./schema.js";
 import { reportShapeIssues } from "./shape-issues.js";
