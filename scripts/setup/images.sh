@@ -5,6 +5,7 @@
 #   platform-local/node:22           like node:22-slim       (images/node)
 #   platform-local/postgres:15       like postgres, Debian's PostgreSQL 15 (images/postgres)
 #   platform-local/caddy:2.11        Caddy built from Go modules (images/caddy, scripts/setup/go/caddy)
+#   platform-local/redis:7.0         Debian's redis-server 7.0, for type: redis (images/redis)
 # Other Python and Node versions are built on first need, by the deploy that asks for one
 # (scripts/setup/base-image.sh; README "Python and Node versions"), and tagged by version and
 # recipe hash: platform-local/python:3.14-<hash>, on platform-local/debian:forky. The set-up
@@ -34,7 +35,7 @@ BASE_YARN_VERSION=1.22.22
 BASE_PNPM_VERSION=10.34.8
 BASE_CADDY_VERSION=2.11.9     # github.com/caddyserver/caddy/v2, pinned in scripts/setup/go/caddy
 BASE_COREPACK_VERSION=0.36.0
-BASE_IMAGE_NAMES="debian python node postgres caddy"   # build order: debian first
+BASE_IMAGE_NAMES="debian python node postgres caddy redis"   # build order: debian first
 BASE_IMAGE_LABEL=platform.recipe-hash
 
 spec_name() { echo "${1%%@*}"; }
@@ -71,7 +72,7 @@ check_spec() {
   case $name in
     python) python_suite "$version" >/dev/null || fail "no local base image for Python $version: there are $(table_keys "$BASE_PYTHON_SUITES")(scripts/setup/images.sh BASE_PYTHON_SUITES)" ;;
     node) node_package_version "$version" >/dev/null || fail "no local base image for Node $version: there are $(table_keys "$BASE_NODE_VERSIONS")(scripts/setup/images.sh BASE_NODE_VERSIONS)" ;;
-    debian | postgres | caddy) ;;
+    debian | postgres | caddy | redis) ;;
     *) fail "unknown base image $1 (known: debian@SUITE, python@MINOR, node@MAJOR, postgres, caddy)" ;;
   esac
 }
@@ -88,6 +89,7 @@ base_image_local_tag() {
           else echo "platform-local/node:$version-$(base_image_recipe_hash "$1" | cut -c1-12)"; fi ;;
     postgres) echo platform-local/postgres:15 ;;
     caddy) echo platform-local/caddy:2.11 ;;
+    redis) echo platform-local/redis:7.0 ;;
   esac
 }
 
@@ -98,6 +100,7 @@ base_image_public_tag() {
     node) echo "node:$BASE_NODE_DEFAULT-slim" ;;
     postgres) echo postgres:17 ;;
     caddy) echo caddy:2 ;;
+    redis) echo redis:7 ;;
   esac
 }
 

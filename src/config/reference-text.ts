@@ -63,7 +63,7 @@ export const REFERENCE_SECTIONS = {
     "",
     "| Reference | Available on | Value |",
     "|---|---|---|",
-    "| `${<service>.url}` | every service | Internal URL (`http://...`), for calls from server to server inside the platform. For a postgres service: its connection string `postgresql://user:password@host:port/database`; for a redis service: `redis://:password@host:6379/0`. |",
+    "| `${<service>.url}` | every service but a worker (it has no port: an error) | Internal URL (`http://...`), for calls from server to server inside the platform. For a postgres service: its connection string `postgresql://user:password@host:port/database`; for a redis service: `redis://:password@host:6379/0`. |",
     "| `${<service>.external_url}` | services with `public: true` | Public HTTPS URL, `https://<project>-<service>-<word>-<word>.<apps domain>`: for browsers and CORS settings. An error on a service that is not public; postgres and redis never are. |",
     ...pgParts.map(
       (p) =>

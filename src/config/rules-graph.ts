@@ -134,6 +134,7 @@ function warnUnused(view: ConfigView, found: FoundTemplates, sink: DiagnosticSin
       svc.type &&
       svc.type !== "postgres" &&
       svc.type !== "redis" &&
+      svc.type !== "worker" &&
       svc.isPublic === false &&
       !referenced.has(svc.name) &&
       !dependedOn.has(svc.name)

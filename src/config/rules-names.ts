@@ -86,7 +86,7 @@ export function validateNames(view: ConfigView, sink: DiagnosticSink): void {
       continue;
     }
     // postgres is never public, so only services that may get a public host are limited.
-    if (!projectOk || svc.type === "postgres" || svc.type === "redis" || project === undefined) continue;
+    if (!projectOk || svc.type === "postgres" || svc.type === "redis" || svc.type === "worker" || project === undefined) continue;
     const length = project.length + svc.name.length + HOST_OVERHEAD;
     if (length > MAX_LABEL) {
       const room = MAX_LABEL - HOST_OVERHEAD - project.length;

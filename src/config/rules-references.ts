@@ -117,6 +117,16 @@ export function validateReferences(view: ConfigView, found: FoundTemplates, sink
     const prop = ref.property;
     const s = ref.service;
     const isData = target.type === "postgres" || target.type === "redis";
+    if (target.type === "worker") {
+      sink.error({
+        path,
+        code: "worker-url",
+        message: `${s} is a worker: it has no port and no URL, so ${ref.text} has no value`,
+        hint: `a worker reaches others (\${x.url}); others reach it through a queue, e.g. a redis service both use`,
+        at,
+      });
+      continue;
+    }
     if (target.type && !isData && (POSTGRES_PROPERTIES as readonly string[]).includes(prop) && prop !== "url") {
       sink.error({
         path,

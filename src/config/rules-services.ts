@@ -75,6 +75,7 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
           at: "key",
         });
       }
+      if (svc.type === "worker") validateWorker(svc, sink);
       const res = svc.raw.resources;
       if (isRecord(res)) {
         for (const k of ["storage", "retention"]) {
@@ -92,6 +93,35 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
     }
     validateRanges(svc, sink);
   }
+}
+
+/** A worker listens on nothing: no URL, no HTTP check; from source it needs the command it runs. */
+function validateWorker(svc: ServiceView, sink: DiagnosticSink): void {
+  const base = ["services", svc.name];
+  const has = (k: string) => Object.hasOwn(svc.raw, k);
+  if (svc.raw.public === true)
+    sink.error({
+      path: [...base, "public"],
+      code: "worker-public",
+      message: "a worker has no port, so it is never put on the public HTTPS edge",
+      hint: "remove public: true, or make it a fastapi or nextjs service if it answers HTTP",
+    });
+  if (svc.hasHealth)
+    sink.error({
+      path: [...base, "health"],
+      code: "worker-health",
+      message: "a worker takes no HTTP health check: it is healthy while it keeps running",
+      hint: "remove health",
+      at: "key",
+    });
+  if (has("source") && !has("build") && !has("start"))
+    sink.error({
+      path: base,
+      code: "worker-start",
+      message: "a worker built from source needs start: the command it runs",
+      hint: 'add e.g. start: "python -m app.worker" (a string runs under sh -c; a list runs as it is)',
+      at: "key",
+    });
 }
 
 function validateRanges(svc: ServiceView, sink: DiagnosticSink): void {

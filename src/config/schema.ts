@@ -9,7 +9,7 @@ import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
  * use and in README's field reference, so it states each decision a user would ask about.
  */
 
-export const SERVICE_TYPES = ["fastapi", "nextjs", "postgres", "redis"] as const;
+export const SERVICE_TYPES = ["fastapi", "nextjs", "postgres", "redis", "worker"] as const;
 export const RETENTIONS = ["permanent", "delete"] as const;
 export const ON_FAILURE = ["abort", "continue"] as const;
 
@@ -122,7 +122,7 @@ const start = z
     z.array(z.string().min(1)).min(1).describe("Program and arguments, run as they are (no shell)."),
   ])
   .describe(
-    "The command that starts the service, instead of the one the platform finds (like render.yaml's startCommand): a string is run by sh -c (so $PORT expands), a list is run as it is. It must listen on $PORT. For a `source` service it replaces the discovered start (the FastAPI app, next start); for a `build` service, the Dockerfile's CMD. Not allowed on postgres or redis services.",
+    "The command that starts the service, instead of the one the platform finds (like render.yaml's startCommand): a string is run by sh -c (so $PORT expands), a list is run as it is. It must listen on $PORT (a worker listens on nothing). For a `source` service it replaces the discovered start (the FastAPI app, next start); for a `build` service, the Dockerfile's CMD. Required on a worker built from `source` (what it runs; a Python project is built with the FastAPI recipe's image). Not allowed on postgres or redis services.",
   )
   .meta({ examples: ['uvicorn service.app:create_app --factory --host 0.0.0.0 --port "$PORT"', ["node", "server.js"]] });
 
@@ -161,7 +161,7 @@ const typeRules = [
     },
   },
   {
-    if: { properties: { type: { enum: ["fastapi", "nextjs"] } }, required: ["type"] },
+    if: { properties: { type: { enum: ["fastapi", "nextjs", "worker"] } }, required: ["type"] },
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
     then: {
       oneOf: [{ required: ["source"] }, { required: ["build"] }],
@@ -173,6 +173,16 @@ const typeRules = [
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
     then: { properties: { backup: false } },
   },
+  {
+    if: { properties: { type: { const: "worker" } }, required: ["type"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
+    then: { properties: { public: { const: false }, health: false, domains: { maxItems: 0 } } },
+  },
+  {
+    if: { properties: { type: { const: "worker" } }, required: ["type", "source"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
+    then: { required: ["start"] },
+  },
 ];
 
 /** A DNS name of at least two labels, lowercase (as DNS compares names), no trailing dot. */
@@ -183,7 +193,7 @@ export const serviceSchema = z
     type: z
       .enum(SERVICE_TYPES)
       .describe(
-        "What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app), postgres (a managed PostgreSQL database) or redis (a managed Redis 7: a generated password, AOF persistence on a volume, ${<service>.url} is redis://:<password>@<host>:6379/0). Required.",
+        "What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app), postgres (a managed PostgreSQL database) redis (a managed Redis 7: a generated password, AOF persistence on a volume, ${<service>.url} is redis://:<password>@<host>:6379/0) or worker (a process with no port and no URL, e.g. a queue consumer: source or build, and start; healthy while it keeps running). Required.",
       ),
     source: path(
       "Directory of the application, relative to the project directory; the platform installs its dependencies and starts it. Must exist and stay inside the project. fastapi and nextjs services need exactly one of source or build; postgres and redis take neither.",

@@ -65,7 +65,7 @@ export const MISSING_HINTS: Record<string, string> = {
   version: 'add version: "1.0" at the top of the file',
   name: "add name: my-app at the top of the file (lowercase letters, digits and '-')",
   services: "add services: with at least one service, e.g.\n  services:\n    api:\n      type: fastapi\n      source: ./api",
-  "services.*.type": "add type: fastapi, nextjs, postgres or redis",
+  "services.*.type": "add type: fastapi, nextjs, postgres, redis or worker",
   "services.*.build.source": "add source: ./dir, the directory to build",
   "services.*.lifecycle.migrate.command": "add command: [program, arg, ...], e.g. command: [alembic, upgrade, head]",
   "services.*.health.http": "add http: /health (the path of a health endpoint)",

@@ -29,7 +29,7 @@ export interface ValidationResult {
   warnings: Diagnostic[];
 }
 
-export type ServiceType = "fastapi" | "nextjs" | "postgres" | "redis";
+export type ServiceType = "fastapi" | "nextjs" | "postgres" | "redis" | "worker";
 export type PresetName = "small" | "medium" | "large";
 export type Retention = "permanent" | "delete";
 export type OnFailure = "abort" | "continue";

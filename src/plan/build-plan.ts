@@ -14,6 +14,7 @@ import { hostPrefix, stackName, stackPrefix } from "./naming.js";
 import { buildFastapiRecipe, buildNextjsRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
 import { PUBLIC_REDIS_IMAGE, REDIS_HEALTH, redisEnv, redisSpec } from "./redis.js";
 import { toStartCommand } from "./start-command.js";
+import { buildWorkerRecipe, WORKER_HEALTH, WORKER_STOP_GRACE_SECONDS } from "./worker.js";
 import { buildTelemetryEnv, sampleRatioOf } from "./otel-env.js";
 import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedService, RedisSpec } from "./types.js";
 
@@ -73,7 +74,12 @@ function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<stri
   try {
     // Zero-code OpenTelemetry: every recipe image carries the SDK and starts under it.
     const opts = { instrument: true, ...(s.start ? { start: s.start } : {}) };
-    const recipe = s.type === "nextjs" ? buildNextjsRecipe(snapshot, images, opts) : buildFastapiRecipe(snapshot, images, opts);
+    const recipe =
+      s.type === "nextjs"
+        ? buildNextjsRecipe(snapshot, images, opts)
+        : s.type === "worker"
+          ? buildWorkerRecipe(snapshot, images, opts)
+          : buildFastapiRecipe(snapshot, images, opts);
     return { kind: "recipe", context: resolve(ctx.projectDir, s.source, recipe.context?.root ?? "."), recipe, buildArgs };
   } catch (e) {
     if (e instanceof RecipeError) throw new RecipeError(`services.${s.name} (source ${s.source}): ${e.message}`, e.hint);
@@ -83,6 +89,7 @@ function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<stri
 
 function healthSpec(s: ServiceConfig, database?: DatabaseSpec): HealthSpec {
   if (database) return { kind: "exec", command: ["pg_isready", "-h", "127.0.0.1", "-U", database.user, "-d", database.database] };
+  if (s.type === "worker") return WORKER_HEALTH;
   // No health path: any HTTP answer on $PORT is the readiness signal.
   return s.health ? { kind: "http", path: s.health.http, port: HTTP_PORT } : { kind: "http", path: "/", port: HTTP_PORT, anyStatus: true };
 }
@@ -109,7 +116,7 @@ function envTemplates(
   }
   // The service's own OTEL_* names win (validate warns about them).
   const env: Record<string, TemplatePart[]> = {
-    PORT: literal(String(HTTP_PORT)),
+    ...(s.type === "worker" ? {} : { PORT: literal(String(HTTP_PORT)) }),
     ...buildTelemetryEnv(ctx.project, ctx.env, s.name, sampleRatio),
     ...(trustsDatabaseCa ? databaseCaEnv(s) : {}),
   };
@@ -148,7 +155,7 @@ function planService(
     aliases: [s.name],
     hostPrefix: hostPrefix(ctx.project, s.name),
     domains: s.public ? [...(s.domains ?? [])] : [],
-    port: database ? POSTGRES_PORT : HTTP_PORT,
+    port: database ? POSTGRES_PORT : s.type === "worker" ? 0 : HTTP_PORT,
     build: buildSpec(s, ctx, sources),
     image: database ? ctx.images.postgres : undefined,
     ...(trustsDatabaseCa ? { databaseCaFile: DATABASE_CA_FILE } : {}),
@@ -168,7 +175,7 @@ function planService(
     pidsLimit: s.resources.pidsLimit,
     database,
     stopFirst: database !== undefined,
-    stopGraceSeconds: database ? 60 : 20,
+    stopGraceSeconds: database ? 60 : s.type === "worker" ? WORKER_STOP_GRACE_SECONDS : 20,
   };
 }
 

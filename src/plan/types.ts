@@ -50,7 +50,8 @@ export type HealthSpec =
   /** `anyStatus`: any HTTP answer counts (no health path declared: the server is up when it answers). */
   | { readonly kind: "http"; readonly path: string; readonly port: number; readonly anyStatus?: boolean }
   | { readonly kind: "exec"; readonly command: string[] }
-  | { readonly kind: "running" };
+  /** `settleSeconds`: it must keep running that long (no exit, no restart) to count as started: a worker's check. */
+  | { readonly kind: "running"; readonly settleSeconds?: number };
 
 export type BuildSpec =
   | { readonly kind: "recipe"; readonly context: string; readonly recipe: Recipe; readonly buildArgs: Record<string, string> }
@@ -79,7 +80,7 @@ export interface RedisSpec {
 /** One service, everything decided: the program only turns this into resources. */
 export interface PlannedService {
   readonly name: string;
-  readonly type: "fastapi" | "nextjs" | "postgres" | "redis";
+  readonly type: "fastapi" | "nextjs" | "postgres" | "redis" | "worker";
   readonly public: boolean;
   /** Services this one waits for (healthy) before it migrates and starts. */
   readonly dependsOn: readonly string[];
@@ -91,6 +92,7 @@ export interface PlannedService {
   readonly hostPrefix: string;
   /** Custom domains of a public service; the first is its external URL. */
   readonly domains: readonly string[];
+  /** 0 for a worker: it listens on nothing and has no URL. */
   readonly port: number;
   readonly build?: BuildSpec;
   /** Prebuilt image (postgres). */

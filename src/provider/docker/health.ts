@@ -8,7 +8,7 @@ import { isMissingBinary, isRefused, judgeAnswer, LOOPBACK_HINT, NO_CLIENT, PROB
 export type HealthCheck =
   | { kind: "http"; path: string; port: number; anyStatus?: boolean }
   | { kind: "exec"; command: string[] }
-  | { kind: "running" };
+  | { kind: "running"; settleSeconds?: number };
 
 export class HealthError extends Error {}
 
@@ -120,7 +120,15 @@ export async function waitHealthy(id: string, check: HealthCheck, timeoutSeconds
         `${label} exited with code ${state.ExitCode} before it was healthy${state.OOMKilled ? " (killed: out of memory; raise its resources preset)" : ""}\n--- last log lines ---\n${tail || "(no output)"}`,
       );
     }
-    if (check.kind === "running") return;
+    if (check.kind === "running") {
+      // A worker is started once it has kept running for a while: an import error or a refused
+      // connection at start exits within seconds, and must fail the deploy with its log.
+      const settle = (check.settleSeconds ?? 0) * 1000;
+      const started = Date.parse(state.StartedAt);
+      if (!settle || Date.now() - started >= settle) return;
+      await sleep(Math.min(500, settle));
+      continue;
+    }
     // Until something listens on the port, look from the host (free for the container) every
     // 50 ms instead of probing inside it; the process gone or unreadable ends the wait at once.
     last =

@@ -64,7 +64,8 @@ export function referenceValues(
   } else if (s.redis && password) {
     values.url = pulumi.secret(pulumi.interpolate`redis://:${password}@${host}:${s.port}/0`);
     Object.assign(values, { host, port: String(s.port), password });
-  } else {
+  } else if (s.type !== "worker") {
+    // A worker listens on nothing: it has no url (validation refuses ${worker.url}).
     values.url = `http://${host}:${s.port}`;
   }
   if (s.public && words) {

@@ -101,7 +101,7 @@ const cases: Case[] = [
     name: "type missing",
     yaml: `${HEAD}  api:\n    source: ./api\n    public: true\n`,
     expect: '4:3 missing-field missing required field "type"',
-    hint: "add type: fastapi, nextjs, postgres or redis",
+    hint: "add type: fastapi, nextjs, postgres, redis or worker",
   },
   {
     name: "type typo",
@@ -122,7 +122,7 @@ const cases: Case[] = [
   {
     name: "type is a number",
     yaml: api().replace("type: fastapi", "type: 3"),
-    expect: "5:11 invalid-value must be one of fastapi, nextjs, postgres, redis, not the number 3",
+    expect: "5:11 invalid-value must be one of fastapi, nextjs, postgres, redis, worker, not the number 3",
   },
   {
     name: "service is text",

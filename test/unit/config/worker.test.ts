@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { buildPlan } from "../../../src/plan/build-plan.js";
+import type { SourceSnapshot } from "../../../src/plan/recipes/index.js";
+import { buildWorkerRecipe } from "../../../src/plan/worker.js";
+import { all, brief, check, PROJECT, y } from "./helpers.js";
+
+const BASE = y`
+  version: "1.0"
+  name: shop
+  services:
+    queue:
+      type: redis
+    api:
+      type: fastapi
+      build: {source: ./api}
+      public: true
+      depends_on: [queue]
+      env:
+        REDIS_URL: \${queue.url}
+    worker:
+      type: worker
+      build: {source: ./worker}
+      start: python -m worker
+      depends_on: [queue, api]
+      env:
+        REDIS_URL: \${queue.url}
+`;
+
+const messages = (text: string) => all(check(text)).map(brief);
+
+describe("type: worker in platform.yml", () => {
+  it("is valid with build and start, and not warned about as unused", () => {
+    expect(messages(BASE)).toEqual([]);
+  });
+
+  it("refuses public, health, and a reference to its url", () => {
+    const text = BASE.replace(
+      "    start: python -m worker\n",
+      "    start: python -m worker\n    public: true\n    health: {http: /}\n",
+    ).replace(
+      "      REDIS_URL: ${queue.url}\n  worker:",
+      "      REDIS_URL: ${queue.url}\n      WORKER_URL: ${worker.url}\n  worker:",
+    );
+    const got = messages(text).join("\n");
+    expect(got).toContain("worker-public a worker has no port, so it is never put on the public HTTPS edge");
+    expect(got).toContain("worker-health a worker takes no HTTP health check: it is healthy while it keeps running");
+    expect(got).toContain("worker-url worker is a worker: it has no port and no URL, so ${worker.url} has no value");
+  });
+
+  it("needs start when built from source, and source or build", () => {
+    const fromSource = BASE.replace("    build: {source: ./worker}\n    start: python -m worker\n", "    source: ./worker\n");
+    expect(messages(fromSource).join("\n")).toContain("worker-start a worker built from source needs start: the command it runs");
+    const neither = BASE.replace("    build: {source: ./worker}\n", "");
+    expect(messages(neither).join("\n")).toContain("missing-source a worker service needs source or build");
+  });
+
+  it("suggests worker for a misspelt type", () => {
+    expect(
+      all(check(BASE.replace("type: worker", "type: workr")))
+        .map((d) => d.message)
+        .join("\n"),
+    ).toMatch(/did you mean "worker"\?/);
+  });
+});
+
+describe("a worker in the plan", () => {
+  const images = { python: "platform-local/python:3.11", node: "n", postgres: "pg", caddy: "c", redis: "r" };
+  const ctx = { project: "shop", env: "preview", appsDomain: "localhost", httpsPort: 443, projectDir: PROJECT, images };
+
+  it("has no port, no PORT, a running check that must settle, a grace period, and starts after its dependencies", () => {
+    const plan = buildPlan(check(BASE).config!, ctx, new Map());
+    expect(plan.services.map((s) => s.name)).toEqual(["queue", "api", "worker"]);
+    const w = plan.services[2]!;
+    expect(w).toMatchObject({
+      type: "worker",
+      port: 0,
+      public: false,
+      stopFirst: false,
+      stopGraceSeconds: 30,
+      health: { kind: "running", settleSeconds: 5 },
+      dependsOn: ["queue", "api"],
+      command: ["/bin/sh", "-c", "exec python -m worker"],
+    });
+    expect(w.env.PORT).toBeUndefined();
+    expect(w.env.REDIS_URL).toEqual([{ kind: "ref", service: "queue", property: "url" }]);
+  });
+
+  const snapshot = (files: Record<string, string>): SourceSnapshot =>
+    ({ dir: "/w", files: Object.keys(files), read: (p: string) => files[p] }) as unknown as SourceSnapshot;
+
+  it("builds a Python source with the FastAPI recipe and platform.yml's start as CMD", () => {
+    const r = buildWorkerRecipe(snapshot({ "requirements.txt": "redis\n", "worker.py": "print(1)\n" }), images, {
+      start: "python worker.py",
+    });
+    expect(r.dockerfile).toContain('CMD ["/bin/sh","-c","exec python worker.py"]');
+    expect(r.dockerfile).toContain(`FROM ${images.python}`);
+  });
+
+  it("says what to do for a Node source or an unknown one", () => {
+    expect(() => buildWorkerRecipe(snapshot({ "package.json": "{}" }), images, { start: "node w.js" })).toThrow(
+      /Node.js worker built from source/,
+    );
+    expect(() => buildWorkerRecipe(snapshot({ "main.go": "" }), images, { start: "x" })).toThrow(/no Python project here/);
+  });
+});
