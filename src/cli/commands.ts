@@ -6,6 +6,7 @@ import { registerDeploy } from "./deploy.js";
 import { registerDb } from "./db.js";
 import { registerDeployments } from "./deployments.js";
 import { registerDestroy } from "./destroy.js";
+import { registerEnvs } from "./envs.js";
 import { registerDoctor } from "./doctor.js";
 import { registerLink } from "./link.js";
 import { registerLogin } from "./login.js";
@@ -59,6 +60,7 @@ export function buildProgram(version: string): Command {
   registerStudio(program);
   registerDb(program);
   registerDestroy(program);
+  registerEnvs(program);
   registerCa(program);
   registerDoctor(program);
   registerCluster(program);

@@ -13,6 +13,8 @@ import { formatTable } from "./table.js";
 
 export interface DbRestoreOptions extends StackOptions {
   yes?: boolean;
+  /** Restore into this environment instead (the backup is one of --env's). */
+  toEnv?: string;
 }
 
 /** Bytes as people read them: 1.4 MB. */
@@ -46,16 +48,19 @@ function postgresService(t: StackContext, service: string): void {
     );
 }
 
-async function databaseTarget(t: StackContext, service: string): Promise<DatabaseTarget> {
+async function databaseTarget(t: StackContext, service: string, env = t.env): Promise<DatabaseTarget> {
   postgresService(t, service);
   await requireEngine();
-  const c = (await listServiceContainers(t.project, t.env)).find((x) => x.service === service && x.state === "running");
+  const c = (await listServiceContainers(t.project, env)).find((x) => x.service === service && x.state === "running");
   if (!c)
-    throw new VisibleError(`${service} is not running in ${t.project} (${t.env}): run platform deploy (platform status says why)`, {
-      exitCode: ExitCode.failed,
-    });
+    throw new VisibleError(
+      `${service} is not running in ${t.project} (${env}): run platform deploy${env === "preview" ? "" : ` --env ${env}`} (platform status says why)`,
+      {
+        exitCode: ExitCode.failed,
+      },
+    );
   const { DB_USER, DB_NAME } = await import("../plan/build-plan.js");
-  return { project: t.project, env: t.env, service, containerId: c.containerId, user: DB_USER, database: DB_NAME };
+  return { project: t.project, env, service, containerId: c.containerId, user: DB_USER, database: DB_NAME };
 }
 
 /** backup.keep of the service in platform.yml, when it sets one. */
@@ -140,12 +145,13 @@ export async function runDbRestore(service: string, backupId: string | undefined
         : `no backup of ${service} in ${t.project} (${t.env}) to restore: platform db backup ${service} makes one`,
       { exitCode: ExitCode.usage },
     );
-  const target = await databaseTarget(t, service);
+  const into = o.toEnv ?? t.env;
+  const target = await databaseTarget(t, service, into);
   const now = await describeDatabase(target);
-  const clients = await clientsOf(t, service);
+  const clients = await clientsOf({ ...t, env: into }, service);
   const out = (line: string) => process[o.json ? "stderr" : "stdout"].write(`${line}\n`);
   out(
-    `Restore ${service} of ${t.project} (${t.env}) from ${backupLine(chosen)}${chosen.deployment ? `, made under deployment ${chosen.deployment}` : ""}.`,
+    `Restore ${service} of ${t.project} (${into}) from ${into === t.env ? "" : `${t.env}'s `}${backupLine(chosen)}${chosen.deployment ? `, made under deployment ${chosen.deployment}` : ""}.`,
   );
   out(
     `  This replaces ALL data of database "${target.database}" now in ${service}${now.tables !== undefined ? ` (${now.tables} tables, ${now.size ?? "?"})` : ""}: rows written since ${when(chosen.createdAt)} are lost.`,
@@ -154,7 +160,7 @@ export async function runDbRestore(service: string, backupId: string | undefined
   if (!o.yes) {
     if (!process.stdin.isTTY)
       throw new VisibleError(
-        `restore needs confirmation: run again with --yes to replace the data of ${service} in ${t.project} (${t.env})`,
+        `restore needs confirmation: run again with --yes to replace the data of ${service} in ${t.project} (${into})`,
         {
           exitCode: ExitCode.usage,
         },
@@ -169,9 +175,63 @@ export async function runDbRestore(service: string, backupId: string | undefined
     : "no running service uses this database";
   await restoreBackup(target, chosen, creds.passphrase);
   if (o.json) {
-    printJson({ restored: chosen.id, service, safetyBackup: safety.record.id, keptServing: clients });
+    printJson({ restored: chosen.id, service, env: into, safetyBackup: safety.record.id, keptServing: clients });
     return;
   }
   process.stdout.write(`✓ Restored ${service} from ${chosen.id}; ${serving}\n`);
-  process.stdout.write(`  undo: platform db restore ${service} ${safety.record.id} --yes\n`);
+  process.stdout.write(`  undo: platform db restore ${service} ${safety.record.id}${into === "preview" ? "" : ` --env ${into}`} --yes\n`);
+}
+
+/** A running postgres service of another environment of the same project (a copy's source). */
+async function runningIn(t: StackContext, env: string, service: string): Promise<string | undefined> {
+  return (await listServiceContainers(t.project, env)).find((x) => x.service === service && x.state === "running")?.containerId;
+}
+
+/**
+ * `platform deploy --env NAME --from ENV`, before anything is built: ENV is another environment
+ * whose databases run, and NAME has no deployment that succeeded (a copy starts an environment,
+ * it never overwrites one).
+ */
+export async function checkCopySource(t: StackContext, from: string): Promise<void> {
+  if (from === t.env)
+    throw new VisibleError(`--from ${from} names the environment being deployed: name another one (e.g. --from preview)`, {
+      exitCode: ExitCode.usage,
+    });
+  const { listRecords } = await import("../engine/history.js");
+  if (listRecords(t.project, t.env).some((r) => r.outcome === "succeeded"))
+    throw new VisibleError(
+      `environment ${t.env} of ${t.project} exists already: --from only starts a new environment from a copy (nothing was deployed)`,
+      {
+        exitCode: ExitCode.usage,
+        details: [
+          `  hint: to bring ${from}'s data into it, back ${from} up and restore: platform db backup SERVICE --env ${from}, then platform db restore SERVICE --env ${from} --to-env ${t.env}`,
+        ],
+      },
+    );
+  const databases = Object.values(t.config.services).filter((s) => s.type === "postgres");
+  for (const s of databases)
+    if (!(await runningIn(t, from, s.name)))
+      throw new VisibleError(`${s.name} is not running in ${t.project} (${from}): --from ${from} copies it (nothing was deployed)`, {
+        exitCode: ExitCode.failed,
+        details: [`  hint: platform status --env ${from} says why; platform envs lists the environments`],
+      });
+}
+
+/**
+ * After the first deploy of an environment started `--from ENV`: each database gets ENV's data
+ * as it is now (a backup of ENV's database, stored with THIS environment's backups, kind
+ * "copy", then restored here). ENV is only read: nothing is written to it or its backups.
+ */
+export async function copyDatabasesFrom(t: StackContext, from: string, o: { json?: boolean }): Promise<void> {
+  const creds = requireCredentials();
+  const out = (line: string) => process[o.json ? "stderr" : "stdout"].write(`${line}\n`);
+  for (const s of Object.values(t.config.services).filter((x) => x.type === "postgres")) {
+    const sourceId = await runningIn(t, from, s.name);
+    if (!sourceId) throw new VisibleError(`${s.name} stopped in ${t.project} (${from}) during the deploy: nothing was copied`);
+    const here = await databaseTarget(t, s.name);
+    const source: DatabaseTarget = { ...here, containerId: sourceId };
+    const { record } = await makeBackup(source, creds.passphrase, "copy", { note: `copy of ${from}'s ${s.name}` });
+    await restoreBackup(here, record, creds.passphrase);
+    out(`✓ ${s.name}: a copy of ${from}'s data (${humanBytes(record.bytes)}, backup ${record.id} of ${t.env}); ${from} was only read`);
+  }
 }

@@ -21,5 +21,6 @@ export function registerDb(program: Command): void {
   )
     .description("replace a database's data with a backup's (a safety backup is made first)")
     .option("-y, --yes", "do not ask for confirmation")
+    .option("--to-env <name>", "restore into this environment instead (the backup is one of --env's)")
     .action(async (service, backup, o) => (await import("./db-backup-action.js")).runDbRestore(service, backup, o));
 }

@@ -20,6 +20,8 @@ import type { StackOptions } from "./stack-options.js";
 
 export interface DeployOptions extends StackOptions, TargetFlags {
   dryRun?: boolean;
+  /** Start a new environment with a copy of this one's databases. */
+  from?: string;
 }
 
 /** What the Docker target cannot do that platform.yml asks for, said once per deploy. */
@@ -60,6 +62,8 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   await requireEngine();
   const t = await resolveStack(o, true);
   refuseMissingSecrets(t.config, t.project, t.env);
+  const copy = o.from ? await import("./db-backup-action.js") : undefined;
+  if (o.from) await copy?.checkCopySource(t, o.from);
   // Plan once here: a source layout no recipe can build stops us before the engine starts.
   const plan = buildPlan(t.config, stackPlanSettings(t, edge), await scanSources(t.config, t.projectDir));
   const target = targetSettings(o, process.env);
@@ -73,4 +77,5 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   if (where.target !== "kubernetes") await copyBaseImagesToServer(plan.images, progress, bases);
   const notes = [...recipeNotes(plan), ...(where.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
   await runDeploySession(t, creds, { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) }, o, notes);
+  if (o.from) await copy?.copyDatabasesFrom(t, o.from, o);
 }

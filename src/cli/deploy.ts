@@ -6,6 +6,7 @@ export function registerDeploy(program: Command): void {
     .description("build, migrate, start and serve every service of platform.yml on the local Docker engine")
     .option("-y, --yes", "create the project without asking (CI)")
     .option("--dry-run", "say what a deploy would do and change nothing (same as platform plan)")
+    .option("--from <env>", "start this new environment with a copy of another environment's databases (that one is only read)")
     .option("--apps-domain <domain>", "base domain of public URLs (env PLATFORM_APPS_DOMAIN)", undefined)
     .option("--https-port <port>", "port of the HTTPS edge (env PLATFORM_HTTPS_PORT; default 443)")
     .option(

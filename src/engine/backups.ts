@@ -12,7 +12,8 @@ import { homePaths } from "../home/layout.js";
  * cut short (the CLI or the database killed) is never listed as good, and the next backup
  * removes what it left.
  */
-export type BackupKind = "manual" | "scheduled" | "safety";
+/** copy: the data another environment had when this one was made from it (deploy --from). */
+export type BackupKind = "manual" | "scheduled" | "safety" | "copy";
 
 export interface BackupRecord {
   id: string;
