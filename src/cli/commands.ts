@@ -13,6 +13,7 @@ import { registerLogin } from "./login.js";
 import { registerLogs } from "./logs.js";
 import { registerPlan } from "./plan.js";
 import { registerRollback } from "./rollback.js";
+import { registerRun } from "./run.js";
 import { registerSecrets } from "./secrets.js";
 import { registerStatus } from "./status.js";
 import { registerDomains } from "./domains.js";
@@ -55,6 +56,7 @@ export function buildProgram(version: string): Command {
   registerStatus(program);
   registerDomains(program);
   registerLogs(program);
+  registerRun(program);
   registerDeployments(program);
   registerRollback(program);
   registerStudio(program);

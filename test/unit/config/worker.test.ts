@@ -37,10 +37,7 @@ describe("type: worker in platform.yml", () => {
     const text = BASE.replace(
       "    start: python -m worker\n",
       "    start: python -m worker\n    public: true\n    health: {http: /}\n",
-    ).replace(
-      "      REDIS_URL: ${queue.url}\n  worker:",
-      "      REDIS_URL: ${queue.url}\n      WORKER_URL: ${worker.url}\n  worker:",
-    );
+    ).replace("      REDIS_URL: ${queue.url}\n  worker:", "      REDIS_URL: ${queue.url}\n      WORKER_URL: ${worker.url}\n  worker:");
     const got = messages(text).join("\n");
     expect(got).toContain("worker-public a worker has no port, so it is never put on the public HTTPS edge");
     expect(got).toContain("worker-health a worker takes no HTTP health check: it is healthy while it keeps running");

@@ -1,0 +1,173 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+
+/**
+ * Issue #27 on the real engine, with examples/worker: an API (FastAPI) enqueues jobs in a managed
+ * Redis, a worker (type: worker, the same source) writes them into Postgres. Enqueued jobs are all
+ * processed; the worker is redeployed while jobs keep coming and none is lost or applied twice
+ * (the queue's semantics: README "Workers"); `platform run api -- alembic current` prints the
+ * revision; a worker that crashes at start fails the deploy with its log while the old one keeps
+ * running; `platform status` exits 0.
+ */
+const project = unique("wrk");
+const backend = freshBackend();
+const dir = join(mkdtempSync(join(tmpdir(), "platform-worker-")), "app");
+const cli = (...args: string[]) => runCli(args, { cwd: dir, env: backend });
+const deploy = () => cli("deploy", "--yes", "--project", project);
+let api = "";
+let edgeCa = "";
+
+const workerContainer = () =>
+  execFileSync(
+    "docker",
+    ["ps", "--filter", `label=platform.project=${project}`, "--filter", "label=platform.service=worker", "--format", "{{.ID}}"],
+    { encoding: "utf8" },
+  ).trim();
+
+async function call(method: string, path: string): Promise<Record<string, unknown>> {
+  const r = await httpsRequest(`${api}${path}`, edgeCa, { method, timeoutMs: 30_000 });
+  expect(r.status, `${method} ${path}: ${r.body}`).toBe(200);
+  return JSON.parse(r.body);
+}
+
+interface Stats {
+  done: number;
+  redelivered: number;
+  queued: number;
+  processing: number;
+  workers: string[];
+}
+
+/** Polls until the batch has `count` rows and nothing is left queued or in hand (bounded). */
+async function drained(batch: string, count: number, seconds = 180): Promise<Stats> {
+  const until = Date.now() + seconds * 1000;
+  for (;;) {
+    const s = (await call("GET", `/stats?batch=${batch}`)) as unknown as Stats;
+    if ((s.done >= count && s.queued === 0 && s.processing === 0) || Date.now() > until) return s;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+function editWorkerEnv(line: string | undefined): void {
+  const file = join(dir, "platform.yml");
+  const text = readFileSync(join(ROOT, "examples", "worker", "platform.yml"), "utf8");
+  const marker = "    start: python -m jobsapp.worker\n    env:\n";
+  expect(text).toContain(marker);
+  writeFileSync(file, line ? text.replace(marker, `${marker}      ${line}\n`) : text);
+}
+
+describe("workers, Redis and one-off commands (examples/worker, Docker)", () => {
+  beforeAll(() => {
+    requireToolchain();
+    cpSync(join(ROOT, "examples", "worker"), dir, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await cli("destroy", "--yes", "--delete-data", "--project", project);
+    const images = execFileSync("docker", ["images", "-q", `platform/${project}_*`], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean);
+    if (images.length) spawnSync("docker", ["rmi", "-f", ...images]);
+    rmSync(join(dir, ".."), { recursive: true, force: true });
+    forgetProject(project);
+  });
+
+  it("deploys database, queue, api and worker in order; enqueued jobs are all processed", async () => {
+    const r = ok(await deploy());
+    const order = ["queue: healthy", "api: migrated", "api: healthy", "worker: starting", "worker: healthy"].map((l) =>
+      r.stdout.indexOf(l),
+    );
+    expect(
+      order.every((i) => i >= 0),
+      r.stdout,
+    ).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    api = parseUrls(r.stdout).api as string;
+    edgeCa = ok(await cli("ca")).stdout;
+    expect(await call("POST", "/jobs?batch=first&count=300")).toEqual({ enqueued: 300 });
+    const s = await drained("first", 300);
+    expect(s).toMatchObject({ done: 300, redelivered: 0, queued: 0, processing: 0 });
+  }, 900_000);
+
+  it("redeploys the worker while jobs keep coming: none lost, none applied twice, the old one stopped cleanly", async () => {
+    const old = workerContainer();
+    editWorkerEnv('ROLLOUT: "2"');
+    let sent = 0;
+    let stop = false;
+    const producer = (async () => {
+      while (!stop) {
+        await call("POST", `/jobs?batch=load&count=20&start=${sent}`);
+        sent += 20;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const r = await deploy();
+    stop = true;
+    await producer;
+    ok(r);
+    expect(r.stdout).toMatch(/worker: healthy/);
+    expect(workerContainer()).not.toBe(old);
+    expect(sent).toBeGreaterThan(100);
+    const s = await drained("load", sent);
+    console.log(`redeploy under load: ${sent} jobs enqueued during and around the rollout, processed by ${s.workers.length} workers`);
+    expect(s).toMatchObject({ done: sent, redelivered: 0, queued: 0, processing: 0 });
+    // Both the old and the new worker took jobs of this batch: the rollout happened under load.
+    expect(s.workers.length).toBeGreaterThanOrEqual(2);
+    const oldLog = spawnSync("docker", ["logs", old], { encoding: "utf8" });
+    // The old container is removed after its stop; when its log is still there it says it stopped cleanly.
+    if (oldLog.status === 0) expect(oldLog.stdout).toMatch(/stopped cleanly after \d+ jobs/);
+  }, 900_000);
+
+  it("platform run api -- alembic current prints the revision, and exits with the command's code", async () => {
+    const r = ok(await cli("run", "api", "--project", project, "--", "alembic", "current"));
+    expect(r.stdout).toContain("0001 (head)");
+    const failed = await cli("run", "api", "--project", project, "--", "sh", "-c", "echo out; exit 7");
+    expect(failed.code).toBe(7);
+    expect(failed.stdout).toContain("out");
+    const exec = ok(await cli("exec", "worker", "--project", project, "--", "printenv", "REDIS_URL"));
+    expect(exec.stdout).toMatch(/^redis:\/\/:[^@]+@queue:6379\/0\s*$/);
+    // No run container is left behind, and each run is in the stack's runs log.
+    const left = execFileSync(
+      "docker",
+      ["ps", "-aq", "--filter", `label=platform.run=api`, "--filter", `label=platform.project=${project}`],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(left.trim()).toBe("");
+    const home = process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform");
+    const runs = readFileSync(join(home, "logs", project, "preview", "runs.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(runs.map((x) => [x.kind, x.service, x.exitCode])).toEqual([
+      ["run", "api", 0],
+      ["run", "api", 7],
+      ["exec", "worker", 0],
+    ]);
+  }, 300_000);
+
+  it("a worker that crashes at start fails the deploy with its log; the old worker keeps running", async () => {
+    const old = workerContainer();
+    editWorkerEnv('CRASH_AT_START: "1"');
+    const r = await deploy();
+    expect(r.code).not.toBe(0);
+    expect(`${r.stdout}${r.stderr}`).toContain("CRASH_AT_START is set, exiting");
+    expect(`${r.stdout}${r.stderr}`).toMatch(/exited with code 1 before it was healthy/);
+    expect(workerContainer()).toBe(old);
+    // It still works: a job enqueued now is processed by the old worker.
+    await call("POST", "/jobs?batch=after-crash&count=5");
+    expect(await drained("after-crash", 5)).toMatchObject({ done: 5, redelivered: 0 });
+    editWorkerEnv('ROLLOUT: "2"');
+  }, 600_000);
+
+  it("platform status exits 0 with every service running", async () => {
+    const r = ok(await cli("status", "--project", project));
+    for (const s of ["database", "queue", "api", "worker"]) expect(r.stdout).toMatch(new RegExp(`^${s}\\s+running`, "m"));
+  }, 120_000);
+});
