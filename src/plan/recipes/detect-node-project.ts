@@ -26,6 +26,8 @@ export interface NodeProject {
   readonly managerNote?: string;
   /** yarn berry installs with nodeLinker node-modules although .yarnrc.yml asks for Plug'n'Play. */
   readonly nodeModulesLinker?: boolean;
+  /** npm installs with --legacy-peer-deps: a lockfileVersion 1, which npm 6 wrote without peer dependencies. */
+  readonly npmLegacyPeerDeps?: boolean;
   readonly buildScript?: string;
   /** The start script runs bun (`bun run next start`, `bun --bun next start`): the image keeps bun to run it. */
   readonly startsWithBun: boolean;
@@ -81,6 +83,7 @@ interface ManagerChoice {
   spec?: PackageManagerSpec;
   version?: string;
   note?: string;
+  legacyPeerDeps?: boolean;
 }
 
 /** The release that runs and why: packageManager's, the lockfile's, or the platform's pin. */
@@ -121,6 +124,7 @@ function detectManager(src: SourceSnapshot, pkg: PackageJson, notes: string[]): 
       lockfile,
       version: byLock.version,
       note: shown ? `${shown}, ${byLock.why}` : `the image's npm, ${byLock.why}`,
+      legacyPeerDeps: byLock.legacyPeerDeps,
     };
   }
   const berry = name === "yarn" && (src.files.includes(".yarnrc.yml") || Number(spec?.version.split(".")[0]) >= 2);
@@ -181,7 +185,7 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
     throw new RecipeError("package.json does not depend on next", "add it: npm install next react react-dom");
   }
   const notes: string[] = [];
-  const { manager, lockfile, spec, version, note } = detectManager(src, pkg, notes);
+  const { manager, lockfile, spec, version, note, legacyPeerDeps } = detectManager(src, pkg, notes);
   const shown = manager === "yarn-berry" ? "yarn (berry)" : manager;
   const why = spec ? `package.json packageManager names ${spec.name}` : "no packageManager field either";
   notes.unshift(
@@ -221,6 +225,7 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
     managerVersion: version,
     managerNote: note,
     nodeModulesLinker,
+    npmLegacyPeerDeps: legacyPeerDeps,
     buildScript,
     startsWithBun,
     nextIsDevDependency: !inDeps,

@@ -10,18 +10,15 @@ function yarnEnv(p: NodeProject): string {
   return p.manager === "yarn-berry" && p.nodeModulesLinker ? "YARN_NODE_LINKER=node-modules " : "";
 }
 
-/** The npm release on PATH when the lockfile asks for one other than the image's own (lockfileVersion 1: npm 6). */
-function buildNpmInstall(version: string): string {
-  return `([ "$(cd / && npm --version 2>/dev/null)" = "${version}" ] || npm install -g npm@${version})`;
+/** npm's flags: --legacy-peer-deps for a lockfileVersion 1, which npm 6 wrote without peer dependencies. */
+function npmFlags(p: NodeProject): string {
+  return `${p.npmLegacyPeerDeps ? " --legacy-peer-deps" : ""} --no-audit --no-fund`;
 }
 
 /** The manager at its chosen release (packageManager's, the lockfile's, or ours), then the frozen install. */
 export function buildInstallCommand(p: NodeProject): string {
   const locked = p.lockfile !== undefined;
-  if (p.manager === "npm") {
-    const install = locked ? "npm ci --no-audit --no-fund" : "npm install --no-audit --no-fund";
-    return p.managerVersion && !p.managerSpec ? `${buildNpmInstall(p.managerVersion)} && ${install}` : install;
-  }
+  if (p.manager === "npm") return `npm ${locked ? "ci" : "install"}${npmFlags(p)}`;
   const tool = `(${buildPackageManagerInstall(p.manager, p.managerSpec, p.managerVersion)})`;
   switch (p.manager) {
     case "pnpm":
@@ -53,10 +50,7 @@ export function buildBuildCommand(p: NodeProject): string {
 export function buildPruneCommand(p: NodeProject): string | undefined {
   switch (p.manager) {
     case "npm":
-      // npm 6 (a lockfileVersion 1 project) knows --production, not --omit.
-      return p.managerVersion?.startsWith("6.") && !p.managerSpec
-        ? "npm prune --production --no-audit --no-fund"
-        : "npm prune --omit=dev --no-audit --no-fund";
+      return `npm prune --omit=dev${npmFlags(p)}`;
     case "pnpm":
       return "pnpm prune --prod";
     case "yarn":

@@ -66,6 +66,3 @@ export const YARN_BERRY_FOR_LOCKFILE = {
   v9: "4.14.1",
   v10: YARN_BERRY_VERSION,
 } as const;
-
-/** npm for package-lock.json lockfileVersion 1 (npm 5 and 6 wrote it); 2 and 3 use the image's npm. */
-export const NPM_6_VERSION = "6.14.18";

@@ -41,7 +41,13 @@ describe("chooseByLockfile: the release that reads the lockfile as it is", () =>
     ["yarn.lock", YARN_BERRY(8, "10c0"), "yarn-berry", "4.13.0", /yarn 4\.1 to 4\.13/],
     ["yarn.lock", YARN_BERRY(9, "10c0"), "yarn-berry", "4.14.1", /yarn 4\.14/],
     ["yarn.lock", YARN_BERRY(10, "10c0"), "yarn-berry", "4.18.1", /yarn 4\.15 or later/],
-    ["package-lock.json", NPM(1), "npm", "6.14.18", /lockfileVersion 1 \(written by npm 5 or 6;/],
+    [
+      "package-lock.json",
+      NPM(1),
+      "npm",
+      undefined,
+      /lockfileVersion 1 \(written by npm 5 or 6; npm 7 and later read it, with --legacy-peer-deps/,
+    ],
     ["npm-shrinkwrap.json", NPM(2), "npm", undefined, /npm-shrinkwrap\.json lockfileVersion 2 \(npm 7 and later read it\)/],
     ["package-lock.json", NPM(3), "npm", undefined, /lockfileVersion 3/],
   ])("%s %j", (file, head, manager, version, why) => {
@@ -164,13 +170,14 @@ describe("buildNextjsRecipe: the package manager's release from the lockfile", (
     expect(install(r.dockerfile)).toContain("yarn install --non-interactive --frozen-lockfile");
   });
 
-  it("npm 6 for a lockfileVersion 1 (and prunes the way npm 6 does)", () => {
+  it("the image's npm with --legacy-peer-deps for a lockfileVersion 1, as npm 6 installed it", () => {
     const r = buildNextjsRecipe(snapshot({ "package.json": pkg(), "package-lock.json": NPM(1) }), LOCAL);
     const build = stage(r.dockerfile, 0).join("\n");
-    expect(build).toContain(
-      '([ "$(cd / && npm --version 2>/dev/null)" = "6.14.18" ] || npm install -g npm@6.14.18) && npm ci --no-audit --no-fund',
+    expect(install(r.dockerfile)).toMatch(/; npm ci --legacy-peer-deps --no-audit --no-fund'$/);
+    expect(build).toContain("npm prune --omit=dev --legacy-peer-deps --no-audit --no-fund");
+    expect(r.summary.install).toMatch(
+      /^package-lock\.json: installing with npm; the image's npm, for package-lock\.json lockfileVersion 1 /,
     );
-    expect(build).toContain("npm prune --production --no-audit --no-fund");
   });
 
   it("the image's npm for lockfileVersion 3, said in plan", () => {
