@@ -555,9 +555,8 @@ async function main(argv) {
   }
   const cwd = process.cwd();
   let standIn;
-  // PLATFORM_NEXT_FONTS=google leaves next/font/google alone; =npm skips the probe.
-  const mode = process.env.PLATFORM_NEXT_FONTS;
-  if (mode !== "google" && !process.env.NEXT_FONT_GOOGLE_MOCKED_RESPONSES) {
+  // An app that sets Next.js's hook itself keeps it.
+  if (!process.env.NEXT_FONT_GOOGLE_MOCKED_RESPONSES) {
     const calls = scanFontCalls(path.resolve(root));
     const makeUrl = calls.length > 0 ? loadUrlMaker(cwd) : undefined;
     const urls = new Set();
@@ -568,11 +567,9 @@ async function main(argv) {
         // Next.js reports an invalid call itself, with its own words.
       }
     }
-    if (urls.size > 0) {
-      const why = mode === "npm" ? "PLATFORM_NEXT_FONTS=npm" : await probe([...urls][0], cwd);
-      // A fault here must not fail a build that would not have needed it: the build then runs as it is.
-      if (why) standIn = await prepareStandIn([...urls], cwd, why).catch((e) => say(`not served from npm: ${e.message}`));
-    }
+    const why = urls.size > 0 ? await probe([...urls][0], cwd) : undefined;
+    // A fault here must not fail a build that would not have needed it: the build then runs as it is.
+    if (why) standIn = await prepareStandIn([...urls], cwd, why).catch((e) => say(`not served from npm: ${e.message}`));
   }
   const child = spawn(command[0], command.slice(1), {
     stdio: "inherit",

@@ -262,12 +262,12 @@ describe("the build command through the fonts script", () => {
     expect(r.stdout).toBe("unset\n");
   });
 
-  it("PLATFORM_NEXT_FONTS=google leaves next/font/google to Google, calls or not", () => {
-    const root = writeTree(join(work, "google"), {
+  it("an app that sets Next.js's hook itself keeps it", () => {
+    const root = writeTree(join(work, "own-hook"), {
       "app/layout.js": 'import { Inter } from "next/font/google"; Inter({ subsets: ["latin"] });',
     });
-    const r = run([root, process.execPath, ...printEnv], { PLATFORM_NEXT_FONTS: "google" });
-    expect([r.status, r.stdout]).toEqual([7, "unset\n"]);
+    const r = run([root, process.execPath, ...printEnv], { NEXT_FONT_GOOGLE_MOCKED_RESPONSES: "/app/own-mocks.js" });
+    expect([r.status, r.stdout]).toEqual([7, "/app/own-mocks.js\n"]);
   });
 
   it("says how it is used", () => {
