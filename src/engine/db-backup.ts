@@ -64,9 +64,11 @@ export async function makeBackup(
     () => undefined,
     (e: Error) => e,
   );
+  if (written) dump.kill();
   const dumped = await dump.done;
-  if (dumped.code !== 0) fail(`pg_dump exited ${dumped.code}${dumped.stderr ? `: ${dumped.stderr}` : ""}`);
+  // A failed write closes the dump's pipe (pg_dump then dies of SIGPIPE): say the cause.
   if (written) fail(`could not write ${partial}: ${written.message}`);
+  if (dumped.code !== 0) fail(`pg_dump exited ${dumped.code}${dumped.stderr ? `: ${dumped.stderr}` : ""}`);
   const { bytes, sha256 } = await sealed.done;
   const read = await pgReadWhole(t.containerId, decryptFile(partial, passphrase)).catch((e: Error) => ({ code: -1, stderr: e.message }));
   if (read.code !== 0) fail(`the dump did not read back whole (pg_restore: ${read.stderr || `exit ${read.code}`})`);

@@ -1,10 +1,10 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
-import { type CliResult, httpsRequest, ok, runCli, startCli, startPoller } from "./helpers/cli.js";
+import { type CliResult, httpsRequest, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
 import { expectFolderWithFiles, regularFilesUnder } from "./helpers/leaks.js";
@@ -90,9 +90,10 @@ describe("backups and restore (Docker)", () => {
   });
 
   afterAll(async () => {
+    await cli("destroy", "--yes", "--delete-data", "--project", project, "--env", "pr1");
     await cli("destroy", "--yes", "--delete-data", "--project", project);
     rmSync(dir, { recursive: true, force: true });
-    rmSync(homePaths.backupsDir(project, "preview"), { recursive: true, force: true });
+    rmSync(dirname(homePaths.backupsDir(project, "preview")), { recursive: true, force: true });
     forgetProject(project);
   });
 
@@ -166,6 +167,38 @@ describe("backups and restore (Docker)", () => {
     await post(`${marker}-after-2`);
     expect((await messages())[0]).toBe(`${marker}-after-2`);
   }, 300_000);
+
+  it("deploy --env pr1 --from preview: a new environment with preview's rows; its writes do not reach preview", async () => {
+    const before = await messages();
+    const r = ok(await run("deploy", "--yes", "--env", "pr1", "--from", "preview"));
+    expect(r.stdout).toMatch(/^✓ database: a copy of preview's data \(.+, backup database-\S+ of pr1\); preview was only read$/m);
+    const pr1 = parseUrls(r.stdout);
+    expect(pr1.api).toBeDefined();
+    expect(pr1.api).not.toBe(urls.api);
+    const previewApi = urls.api;
+    urls.api = pr1.api as string;
+    try {
+      expect(await messages()).toEqual(before);
+      await post(`${marker}-only-in-pr1`);
+      expect((await messages())[0]).toBe(`${marker}-only-in-pr1`);
+    } finally {
+      urls.api = previewApi as string;
+    }
+    expect(await messages()).toEqual(before);
+    // preview's backups were not touched; the copy is recorded with pr1's
+    expect((await listed()).some((b) => b.kind === "copy")).toBe(false);
+    const envs = ok(await run("envs")).stdout;
+    expect(envs).toMatch(/^ENV\s+AGE\s+STATE\s+LAST DEPLOY\s+URLS$/m);
+    expect(envs).toMatch(/^pr1\s+\S+\s+running \(3\)\s+succeeded\s+https:/m);
+    expect(envs).toMatch(/^preview\s+/m);
+    // a second --from into an existing environment is refused, nothing deployed
+    const again = await run("deploy", "--yes", "--env", "pr1", "--from", "preview");
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("exists already");
+    ok(await run("envs", "delete", "pr1", "--yes"));
+    expect(ok(await run("envs")).stdout).not.toMatch(/^pr1\s/m);
+    expect(await messages()).toEqual(before);
+  }, 900_000);
 
   it("kill -9 of the CLI during a backup: nothing half-made is listed, and the next backup works", async () => {
     // Enough data that the dump takes a moment: random text does not compress.
