@@ -24,6 +24,11 @@ const REQUIRES_PYTHON =
   "the project's requires-python excludes the Python this build has (see the Python note above the build): use a Python version the platform offers, or widen requires-python";
 
 const DIAGNOSES: ReadonlyArray<readonly [RegExp, Say]> = [
+  [
+    // BuildKit's COPY ("copy file range failed: no space left on device"), a RUN's write (Node: "ENOSPC: no space left on device"), apt, pip.
+    /no space left on device/,
+    "the Docker engine's disk is full (no space left on device): free space on it (docker builder prune for the build cache, docker image prune for unused images; docker system df shows what takes it) and deploy again",
+  ],
   [FONT_PACKAGE_MISSING, diagnoseFontPackage],
   [
     /Failed to fetch `[^`]*` from Google Fonts|fonts\.googleapis\.com|fonts\.gstatic\.com/,

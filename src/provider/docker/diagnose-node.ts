@@ -14,16 +14,22 @@ function findHost(text: string): string | undefined {
   return m ? (m[1] ?? m[2] ?? m[3] ?? m[4]) : undefined;
 }
 
-/** `next build` prerendered a page whose fetch failed (ISR, force-static, generateStaticParams...). */
-export const PRERENDER_FETCH = /Error occurred prerendering page "([^"]*)"[^\n]*\n(?:[^\n]*\n){0,3}?[^\n]*\bfetch failed/;
+/**
+ * `next build` prerendered a page whose fetch failed (ISR, force-static, generateStaticParams...):
+ * fetch's own "fetch failed", or an SDK's error that carries Node's network error a dozen lines
+ * below (Stripe's StripeConnectionError holds `detail: [Error: getaddrinfo ENOTFOUND api.stripe.com]`).
+ */
+export const PRERENDER_FETCH =
+  /Error occurred prerendering page "([^"]*)"[^\n]*\n(?:[^\n]*\n){0,20}?[^\n]*(\bfetch failed|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) |connect (?:ECONNREFUSED|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH) )/;
 
 export function diagnosePrerenderFetch(m: RegExpExecArray, log: string): string {
   const page = m[1];
   const host = findHost(log.slice(m.index));
   // A bare name (no dot) is most likely another service of the stack: builds do not run on its network.
   const where = host ? ` (${host}${host.includes(".") ? "" : ", a service? builds run outside the stack's network"})` : "";
+  const what = m[2] === "fetch failed" ? "a fetch" : "a request";
   return (
-    `next build prerenders ${page}, and a fetch there failed${where}: render the page at request time ` +
+    `next build prerenders ${page}, and ${what} there failed${where}: render the page at request time ` +
     `(export const dynamic = "force-dynamic" in its page or layout), or make what it fetches reachable from the build`
   );
 }

@@ -37,6 +37,33 @@ const cases: Array<[string, string, RegExp | string]> = [
     /prerenders \/isr, and a fetch there failed \(api, a service\? builds run outside the stack's network\)/,
   ],
 
+  // Next.js 15.4 canary, a page whose data comes from the Stripe SDK (seen deploying nextjs/saas-starter's /pricing).
+  [
+    "prerender request failed inside an SDK (Stripe's connection error, the host 9 lines below)",
+    [
+      '#19 64.76 Error occurred prerendering page "/pricing". Read more: https://nextjs.org/docs/messages/prerender-error',
+      "#19 64.76 Error: An error occurred with our connection to Stripe. Request was retried 2 times.",
+      "#19 64.76     at <unknown> (.next/server/chunks/421.js:1:58489) {",
+      "#19 64.76   type: 'StripeConnectionError',",
+      "#19 64.76   raw: [Object],",
+      "#19 64.76   rawType: undefined,",
+      "#19 64.76   code: undefined,",
+      "#19 64.76   doc_url: undefined,",
+      "#19 64.76   param: undefined,",
+      "#19 64.76   detail: [Error: getaddrinfo ENOTFOUND api.stripe.com] {",
+      "#19 64.76     errno: -3008,",
+    ].join("\n"),
+    'next build prerenders /pricing, and a request there failed (api.stripe.com): render the page at request time (export const dynamic = "force-dynamic" in its page or layout), or make what it fetches reachable from the build',
+  ],
+  // BuildKit (Docker 20.10) when the engine's disk filled during a deploy of vercel/nextjs-postgres-auth-starter.
+  [
+    "the engine's disk is full",
+    [
+      "#21 [stage-2 7/7] COPY --from=build --chown=app:app /app ./",
+      "#21 ERROR: failed to copy files: copy file range failed: no space left on device",
+    ].join("\n"),
+    /^the Docker engine's disk is full .*docker builder prune/,
+  ],
   // prisma generate on node 22 without binaries.prisma.sh (6.19.0; 5.22.0 and 7.10.1 say the same).
   [
     "prisma engines",
