@@ -14,6 +14,7 @@ import { registerLogs } from "./logs.js";
 import { registerPlan } from "./plan.js";
 import { registerRollback } from "./rollback.js";
 import { registerRun } from "./run.js";
+import { registerCron } from "./cron.js";
 import { registerSecrets } from "./secrets.js";
 import { registerStatus } from "./status.js";
 import { registerDomains } from "./domains.js";
@@ -57,6 +58,7 @@ export function buildProgram(version: string): Command {
   registerDomains(program);
   registerLogs(program);
   registerRun(program);
+  registerCron(program);
   registerDeployments(program);
   registerRollback(program);
   registerStudio(program);

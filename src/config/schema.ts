@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { backupSchema } from "./backup-schema.js";
+import { cronSchema } from "./cron-schema.js";
 import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
 
 /**
@@ -227,6 +228,7 @@ export const serviceSchema = z
     lifecycle: lifecycle.optional(),
     health: health.optional(),
     backup: backupSchema.optional(),
+    cron: cronSchema.optional(),
   })
   .describe("One service. Its key in services is its name.")
   .meta({ allOf: typeRules });

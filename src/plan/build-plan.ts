@@ -174,6 +174,7 @@ function planService(
     memoryBytes: s.resources.memoryBytes,
     pidsLimit: s.resources.pidsLimit,
     database,
+    ...(s.cron?.length ? { cron: s.cron.map((j) => ({ name: j.name, schedule: j.schedule, command: toStartCommand(j.command) })) } : {}),
     stopFirst: database !== undefined,
     stopGraceSeconds: database ? 60 : s.type === "worker" ? WORKER_STOP_GRACE_SECONDS : 20,
   };

@@ -69,6 +69,13 @@ export interface DatabaseSpec {
   readonly storage?: string;
 }
 
+export interface CronJobSpec {
+  readonly name: string;
+  /** 5 cron fields, or 6 with seconds first; UTC. */
+  readonly schedule: string;
+  readonly command: readonly string[];
+}
+
 /** A managed Redis: AOF persistence in its data volume, the stack's generated password. */
 export interface RedisSpec {
   readonly volumeName: string;
@@ -126,6 +133,8 @@ export interface PlannedService {
   readonly pidsLimit: number;
   readonly database?: DatabaseSpec;
   readonly redis?: RedisSpec;
+  /** Periodic jobs: a fresh container of this service's image per run (platform.yml cron). */
+  readonly cron?: readonly CronJobSpec[];
   /** Replace by stopping first (one server per data directory). */
   readonly stopFirst: boolean;
   readonly stopGraceSeconds: number;

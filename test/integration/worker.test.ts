@@ -53,9 +53,21 @@ async function drained(batch: string, count: number, seconds = 180): Promise<Sta
   }
 }
 
+/**
+ * The example's platform.yml with its heartbeat every 5 seconds (6 fields, seconds first) and
+ * lasting 7: runs are due while the previous one still runs, so the no-overlap policy is tested
+ * in seconds, not minutes.
+ */
+function baseConfig(): string {
+  const text = readFileSync(join(ROOT, "examples", "worker", "platform.yml"), "utf8");
+  const cron = '        schedule: "* * * * *"\n        command: ["python", "-m", "jobsapp.heartbeat"]\n';
+  expect(text).toContain(cron);
+  return text.replace(cron, '        schedule: "*/5 * * * * *"\n        command: "HEARTBEAT_SECONDS=7 exec python -m jobsapp.heartbeat"\n');
+}
+
 function editWorkerEnv(line: string | undefined): void {
   const file = join(dir, "platform.yml");
-  const text = readFileSync(join(ROOT, "examples", "worker", "platform.yml"), "utf8");
+  const text = baseConfig();
   const marker = "    start: python -m jobsapp.worker\n    env:\n";
   expect(text).toContain(marker);
   writeFileSync(file, line ? text.replace(marker, `${marker}      ${line}\n`) : text);
@@ -65,6 +77,7 @@ describe("workers, Redis and one-off commands (examples/worker, Docker)", () => 
   beforeAll(() => {
     requireToolchain();
     cpSync(join(ROOT, "examples", "worker"), dir, { recursive: true });
+    writeFileSync(join(dir, "platform.yml"), baseConfig());
   });
 
   afterAll(async () => {
@@ -165,6 +178,39 @@ describe("workers, Redis and one-off commands (examples/worker, Docker)", () => 
     expect(await drained("after-crash", 5)).toMatchObject({ done: 5, redelivered: 0 });
     editWorkerEnv('ROLLOUT: "2"');
   }, 600_000);
+
+  it("the cron job ran in fresh containers at least twice, never two runs at once, and platform cron lists them", async () => {
+    const until = Date.now() + 120_000;
+    let beats: { count: number; runs: { started: string; finished: string }[] };
+    do {
+      beats = (await call("GET", "/heartbeats")) as typeof beats;
+      if (beats.count >= 3) break;
+      await new Promise((r) => setTimeout(r, 2000));
+    } while (Date.now() < until);
+    expect(beats.count).toBeGreaterThanOrEqual(2);
+    // No overlap: each run started after the one before it finished.
+    for (let i = 1; i < beats.runs.length; i++)
+      expect(Date.parse(beats.runs[i]!.started)).toBeGreaterThanOrEqual(Date.parse(beats.runs[i - 1]!.finished));
+    const r = ok(await cli("cron", "--project", project, "--json", "--tail", "200"));
+    const { jobs, runs } = JSON.parse(r.stdout) as {
+      jobs: string[];
+      runs: { job: string; outcome: string; exitCode?: number; output?: string }[];
+    };
+    expect(jobs).toEqual(["api/heartbeat"]);
+    const succeeded = runs.filter((x) => x.outcome === "succeeded");
+    expect(succeeded.length).toBeGreaterThanOrEqual(2);
+    expect(succeeded.every((x) => x.exitCode === 0 && /heartbeat written/.test(x.output ?? ""))).toBe(true);
+    // Runs last 7 s on a 5 s schedule: the ones due meanwhile were skipped, not started beside.
+    expect(runs.some((x) => x.outcome === "skipped")).toBe(true);
+    const table = ok(await cli("cron", "--project", project)).stdout;
+    expect(table).toMatch(/^JOB\s+STARTED \(UTC\)\s+SECONDS\s+OUTCOME\s+EXIT\s+OUTPUT/m);
+    expect(table).toMatch(/api\/heartbeat .* succeeded\s+0\s+heartbeat written/);
+    // A run's container is removed once its output is recorded.
+    const left = execFileSync("docker", ["ps", "-aq", "--filter", "label=platform.cron=api/heartbeat", "--filter", "status=exited"], {
+      encoding: "utf8",
+    });
+    expect(left.trim()).toBe("");
+  }, 300_000);
 
   it("platform status exits 0 with every service running", async () => {
     const r = ok(await cli("status", "--project", project));

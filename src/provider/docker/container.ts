@@ -18,6 +18,8 @@ export interface ContainerInputs {
   command?: string[];
   networks: { name: string; aliases?: string[] }[];
   volumes?: { name: string; target: string }[];
+  /** Host paths mounted as they are (the cron scheduler's Engine socket): HOST:CONTAINER[:ro]. */
+  binds?: string[];
   /** Written into the container before it starts (a database's TLS key: a secret input). */
   files?: ContainerFile[];
   labels?: Record<string, string>;
@@ -47,6 +49,7 @@ const INPUT_KEYS = [
   "command",
   "networks",
   "volumes",
+  "binds",
   "files",
   "labels",
   "cpus",
@@ -77,6 +80,7 @@ function createOptions(c: ContainerInputs, containerName: string): Docker.Contai
     HostConfig: {
       NetworkMode: first?.name,
       Mounts: (c.volumes ?? []).map((v) => ({ Type: "volume" as const, Source: v.name, Target: v.target })),
+      ...(c.binds?.length ? { Binds: c.binds } : {}),
       // No restarts until it has proven healthy (a crash must fail the deploy, not loop).
       RestartPolicy: { Name: "no" },
       Init: true,

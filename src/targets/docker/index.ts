@@ -12,6 +12,7 @@ import { Network } from "../shared/resources.js";
 import { buildServiceValues } from "../shared/service-values.js";
 import { databaseTlsFiles } from "./database-files.js";
 import { Container, Job, TelemetryAttachment, Volume } from "./resources.js";
+import { createScheduler, type ScheduledService } from "./scheduler.js";
 
 export interface DockerTargetOptions extends ImageBuildOptions {
   /** The environment's secrets that the plan references (`${secrets.NAME}`), as Pulumi secrets. */
@@ -58,6 +59,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
   const tls = createDatabaseTls(plan, (s) => [s.name, ...s.aliases]);
 
   const containers = new Map<string, Container>();
+  const scheduled: ScheduledService[] = [];
   const outputs: TargetOutputs = {};
   for (const s of plan.services) {
     const deps = s.dependsOn.map((d) => containers.get(d)).filter((c): c is Container => c !== undefined);
@@ -129,8 +131,10 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
       },
     );
     containers.set(s.name, container);
+    if (s.cron?.length) scheduled.push({ service: s, image, env, container });
     addServiceOutputs(outputs, s, values.get(s.name)!);
   }
+  createScheduler(plan, scheduled, network);
   return outputs;
 }
 
