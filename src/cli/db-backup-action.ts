@@ -88,27 +88,42 @@ export async function runDbBackup(service: string, o: StackOptions): Promise<voi
   if (expired.length) process.stdout.write(`  removed by retention (keep: ${keep}): ${expired.map((r) => r.id).join(", ")}\n`);
 }
 
-/** `platform db backups [SERVICE]`: the good backups, newest first. */
+/** The schedules of platform.yml (of one service, or all), with their next run. */
+async function schedulesOf(t: StackContext, service: string | undefined) {
+  const { nextScheduled } = await import("../engine/backup-schedule.js");
+  return Object.values(t.config.services)
+    .filter((s) => s.type === "postgres" && s.backup?.schedule && (!service || s.name === service))
+    .map((s) => {
+      const schedule = s.backup?.schedule as string;
+      return { service: s.name, schedule, keep: s.backup?.keep, next: nextScheduled(schedule)?.toISOString() };
+    });
+}
+
+/** `platform db backups [SERVICE]`: the good backups, newest first, and the schedules. */
 export async function runDbBackups(service: string | undefined, o: StackOptions): Promise<void> {
   const t = await resolveStack(o);
   if (service) postgresService(t, service);
   const list = listBackups(t.project, t.env, service);
+  const schedules = await schedulesOf(t, service);
   if (o.json) {
-    printJson({ project: t.project, env: t.env, backups: list });
+    printJson({ project: t.project, env: t.env, backups: list, schedules });
     return;
   }
-  if (!list.length) {
+  if (!list.length)
     process.stdout.write(
       `No backups of ${service ?? "any database"} in ${t.project} (${t.env}) yet: platform db backup ${service ?? "SERVICE"} makes one\n`,
     );
-    return;
-  }
-  process.stdout.write(
-    formatTable(
-      ["BACKUP", "SERVICE", "MADE (UTC)", "KIND", "SIZE", "DEPLOYMENT", "VERIFIED"],
-      list.map((r) => [r.id, r.service, when(r.createdAt), r.kind, humanBytes(r.bytes), r.deployment ?? "-", r.verified ? "yes" : "no"]),
-    ),
-  );
+  else
+    process.stdout.write(
+      formatTable(
+        ["BACKUP", "SERVICE", "MADE (UTC)", "KIND", "SIZE", "DEPLOYMENT", "VERIFIED"],
+        list.map((r) => [r.id, r.service, when(r.createdAt), r.kind, humanBytes(r.bytes), r.deployment ?? "-", r.verified ? "yes" : "no"]),
+      ),
+    );
+  for (const s of schedules)
+    process.stdout.write(
+      `schedule of ${s.service}: ${s.schedule} (UTC), keep ${s.keep ?? "all"}; next ${s.next ? when(s.next) : "never"}, made while platform db scheduler runs\n`,
+    );
 }
 
 async function confirm(question: string): Promise<boolean> {
@@ -234,4 +249,18 @@ export async function copyDatabasesFrom(t: StackContext, from: string, o: { json
     await restoreBackup(here, record, creds.passphrase);
     out(`✓ ${s.name}: a copy of ${from}'s data (${humanBytes(record.bytes)}, backup ${record.id} of ${t.env}); ${from} was only read`);
   }
+}
+
+/** `platform db scheduler`: runs the backup schedules of platform.yml until stopped (Ctrl-C, SIGTERM). */
+export async function runDbScheduler(): Promise<void> {
+  const creds = requireCredentials();
+  await requireEngine();
+  const { runScheduler } = await import("../engine/backup-scheduler.js");
+  const stop = new AbortController();
+  process.once("SIGINT", () => stop.abort());
+  process.once("SIGTERM", () => stop.abort());
+  const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+  log("backup scheduler started (schedules are UTC; Ctrl-C stops it)");
+  await runScheduler(creds.passphrase, log, stop.signal);
+  log("backup scheduler stopped");
 }

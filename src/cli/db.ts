@@ -23,4 +23,7 @@ export function registerDb(program: Command): void {
     .option("-y, --yes", "do not ask for confirmation")
     .option("--to-env <name>", "restore into this environment instead (the backup is one of --env's)")
     .action(async (service, backup, o) => (await import("./db-backup-action.js")).runDbRestore(service, backup, o));
+  db.command("scheduler")
+    .description("run the backup schedules of platform.yml (backup.schedule) until stopped: keep it running with systemd, launchd or nohup")
+    .action(async () => (await import("./db-backup-action.js")).runDbScheduler());
 }

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -83,10 +83,19 @@ function psqlInDatabase(sql: string): string {
   }).trim();
 }
 
+/** Sets backup: {schedule: "* * * * *", keep} on the database in the copied platform.yml. */
+function setKeep(keep: number): void {
+  const file = join(dir, "platform.yml");
+  const text = readFileSync(file, "utf8").replace(/\n {4}backup: .*\n/, "\n");
+  writeFileSync(file, text.replace("    type: postgres\n", `    type: postgres\n    backup: {schedule: "* * * * *", keep: ${keep}}\n`));
+}
+
 describe("backups and restore (Docker)", () => {
   beforeAll(() => {
     requireToolchain();
     cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    // every minute: the scheduler test below waits for one
+    setKeep(50);
   });
 
   afterAll(async () => {
@@ -240,6 +249,36 @@ describe("backups and restore (Docker)", () => {
     expect((await listed()).length).toBe(before.length + 1);
     psqlInDatabase("DROP TABLE filler");
   }, 600_000);
+
+  it("platform db scheduler makes the scheduled backups of platform.yml (backup.schedule, UTC)", async () => {
+    const before = (await listed()).length;
+    const scheduler = startCli(["db", "scheduler"], { cwd: dir, env: backend });
+    try {
+      await scheduler.waitFor(new RegExp(`scheduled ${project}/preview/database \\* \\* \\* \\* \\* keep=50; next `));
+      await scheduler.waitFor(new RegExp(`${project} \\(preview\\) database: backup database-\\S+, \\d+ bytes, verified`));
+    } finally {
+      scheduler.child.kill("SIGTERM");
+      const r = await scheduler.done;
+      outputs.push(r);
+      expect(r.stdout).toContain("backup scheduler stopped");
+    }
+    const after = await listed();
+    expect(after.length).toBeGreaterThan(before);
+    expect(after[0]?.kind).toBe("scheduled");
+    const table = ok(await run("db", "backups")).stdout;
+    expect(table).toMatch(
+      /^schedule of database: \* \* \* \* \* \(UTC\), keep 50; next \d{4}-\d\d-\d\d \d\d:\d\d:00Z, made while platform db scheduler runs$/m,
+    );
+  }, 300_000);
+
+  it("keep: after a backup the oldest beyond keep go; safety backups are kept apart", async () => {
+    setKeep(2);
+    const r = ok(await run("db", "backup", "database"));
+    expect(r.stdout).toMatch(/^ {2}removed by retention \(keep: 2\): database-/m);
+    const after = await listed();
+    expect(after.filter((b) => b.kind !== "safety").length).toBe(2);
+    expect(after.filter((b) => b.kind === "safety").length).toBe(2);
+  }, 300_000);
 
   it("no password or passphrase in any output, record or backup file", async () => {
     const url = new URL(execFileSync("docker", ["exec", containerOf("api"), "printenv", "DATABASE_URL"], { encoding: "utf8" }).trim());

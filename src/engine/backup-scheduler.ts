@@ -1,0 +1,112 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Cron } from "croner";
+import { parse } from "yaml";
+import { cronProblem } from "../config/backup-schema.js";
+import { homePaths } from "../home/layout.js";
+import { DB_NAME, DB_USER } from "../plan/build-plan.js";
+import { listServiceContainers } from "../runtime/docker.js";
+import { makeBackup } from "./db-backup.js";
+import { listRecords } from "./history.js";
+
+/**
+ * Scheduled backups on Docker: `platform db scheduler`, a small process on the machine that
+ * holds the login (run it under systemd, launchd or `nohup`). It reads the platform.yml each
+ * environment was last deployed with (kept beside its deployment record), and fires each
+ * postgres service's `backup.schedule` with croner (UTC; a run still going is not started
+ * twice), making the same backups as `platform db backup` (kind "scheduled", `keep` applied).
+ * The key stays with the login: no container holds anything that decrypts a backup.
+ */
+export interface BackupJob {
+  project: string;
+  env: string;
+  service: string;
+  schedule: string;
+  keep?: number;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The scheduled backups a platform.yml asks for (postgres services with a valid backup.schedule). */
+export function jobsFromConfig(project: string, env: string, text: string): BackupJob[] {
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch {
+    return [];
+  }
+  const services = isRecord(doc) && isRecord(doc.services) ? doc.services : {};
+  const jobs: BackupJob[] = [];
+  for (const [service, s] of Object.entries(services)) {
+    if (!isRecord(s) || s.type !== "postgres" || !isRecord(s.backup)) continue;
+    const { schedule, keep } = s.backup;
+    if (typeof schedule !== "string" || cronProblem(schedule)) continue;
+    jobs.push({ project, env, service, schedule, ...(typeof keep === "number" && keep >= 1 ? { keep } : {}) });
+  }
+  return jobs;
+}
+
+/** Every environment's jobs, from the platform.yml of its newest deployment that succeeded. */
+export function scheduledJobs(): BackupJob[] {
+  const root = homePaths.projectsDir();
+  if (!existsSync(root)) return [];
+  const jobs: BackupJob[] = [];
+  for (const project of readdirSync(root)) {
+    const envsDir = join(homePaths.workspaceDir(project), "deployments");
+    if (!existsSync(envsDir)) continue;
+    for (const env of readdirSync(envsDir)) {
+      const last = listRecords(project, env).find((r) => r.outcome === "succeeded" && r.configCopy);
+      if (!last?.configCopy || !existsSync(last.configCopy)) continue;
+      jobs.push(...jobsFromConfig(project, env, readFileSync(last.configCopy, "utf8")));
+    }
+  }
+  return jobs;
+}
+
+const jobKey = (j: BackupJob) => `${j.project}/${j.env}/${j.service} ${j.schedule} keep=${j.keep ?? "all"}`;
+
+/** One scheduled backup: of the service's running container, if it runs. */
+async function runJob(j: BackupJob, passphrase: string, log: (line: string) => void): Promise<void> {
+  const c = (await listServiceContainers(j.project, j.env)).find((x) => x.service === j.service && x.state === "running");
+  if (!c) {
+    log(`${j.project} (${j.env}) ${j.service}: not running, no backup this time`);
+    return;
+  }
+  const t = { project: j.project, env: j.env, service: j.service, containerId: c.containerId, user: DB_USER, database: DB_NAME };
+  try {
+    const { record, expired } = await makeBackup(t, passphrase, "scheduled", j.keep === undefined ? {} : { keep: j.keep });
+    log(
+      `${j.project} (${j.env}) ${j.service}: backup ${record.id}, ${record.bytes} bytes, verified${expired.length ? `; removed by keep: ${expired.map((r) => r.id).join(", ")}` : ""}`,
+    );
+  } catch (e) {
+    log(`${j.project} (${j.env}) ${j.service}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Runs until `signal` aborts: the jobs are read again every `rescanMs` (a deploy that adds,
+ * changes or removes a schedule is picked up), each one a croner job.
+ */
+export async function runScheduler(passphrase: string, log: (line: string) => void, signal: AbortSignal, rescanMs = 30_000): Promise<void> {
+  const running = new Map<string, Cron>();
+  const rescan = () => {
+    const wanted = new Map(scheduledJobs().map((j) => [jobKey(j), j]));
+    for (const [k, cron] of running)
+      if (!wanted.has(k)) {
+        cron.stop();
+        running.delete(k);
+        log(`unscheduled ${k}`);
+      }
+    for (const [k, j] of wanted)
+      if (!running.has(k)) {
+        const cron = new Cron(j.schedule, { timezone: "UTC", protect: true }, () => runJob(j, passphrase, log));
+        running.set(k, cron);
+        log(`scheduled ${k}; next ${cron.nextRun()?.toISOString() ?? "never"}`);
+      }
+  };
+  rescan();
+  const timer = setInterval(rescan, rescanMs);
+  await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+  clearInterval(timer);
+  for (const cron of running.values()) cron.stop();
+}
