@@ -4,6 +4,7 @@ import type { BackupRecord } from "../engine/backups.js";
 import { listBackups } from "../engine/backups.js";
 import { requireCredentials } from "../engine/credentials.js";
 import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup } from "../engine/db-backup.js";
+import { readStackSettings, stackSettingsFile } from "../engine/stack-settings.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { listServiceContainers, requireEngine } from "../runtime/docker.js";
 import { type StackContext, resolveStack } from "./context.js";
@@ -52,6 +53,7 @@ async function databaseTarget(t: StackContext, service: string, env = t.env): Pr
   postgresService(t, service);
   await requireEngine();
   const c = (await listServiceContainers(t.project, env)).find((x) => x.service === service && x.state === "running");
+  if (!c) refuseKubernetes(t.project, env);
   if (!c)
     throw new VisibleError(
       `${service} is not running in ${t.project} (${env}): run platform deploy${env === "preview" ? "" : ` --env ${env}`} (platform status says why)`,
@@ -61,6 +63,15 @@ async function databaseTarget(t: StackContext, service: string, env = t.env): Pr
     );
   const { DB_USER, DB_NAME } = await import("../plan/build-plan.js");
   return { project: t.project, env, service, containerId: c.containerId, user: DB_USER, database: DB_NAME };
+}
+
+/** Backups need the Docker target for now: an environment on Kubernetes is told so, not "not running". */
+function refuseKubernetes(project: string, env: string): void {
+  if (readStackSettings(stackSettingsFile(project, env))?.["platform:target"] === "kubernetes")
+    throw new VisibleError(
+      `${project} (${env}) runs on Kubernetes: platform db backup, restore and deploy --from work on the Docker target only for now (README "Backups and copies of your data")`,
+      { exitCode: ExitCode.usage },
+    );
 }
 
 /** backup.keep of the service in platform.yml, when it sets one. */
@@ -224,6 +235,7 @@ export async function checkCopySource(t: StackContext, from: string): Promise<vo
       },
     );
   const databases = Object.values(t.config.services).filter((s) => s.type === "postgres");
+  if (databases.length) refuseKubernetes(t.project, from);
   for (const s of databases)
     if (!(await runningIn(t, from, s.name)))
       throw new VisibleError(`${s.name} is not running in ${t.project} (${from}): --from ${from} copies it (nothing was deployed)`, {
