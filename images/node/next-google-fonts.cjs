@@ -525,7 +525,8 @@ async function prepareStandIn(urls, cwd, why) {
       });
     }),
   );
-  const served = [...new Set(Object.keys(cssByUrl).map((u) => parseCss2Url(u).family))];
+  // In the order of the source, whichever download finished first.
+  const served = [...byFamily].filter(([, list]) => list.some((u) => cssByUrl[u])).map(([family]) => family);
   if (served.length > 0)
     say(`Google Fonts cannot be reached from this build (${why}): serving ${served.join(", ")} from npm (${versions.sort().join(", ")})`);
   for (const [family, what] of missing) {
@@ -540,7 +541,8 @@ async function prepareStandIn(urls, cwd, why) {
   return { env: { NEXT_FONT_GOOGLE_MOCKED_RESPONSES: mock, NO_PROXY: noProxy, no_proxy: noProxy }, server, dir };
 }
 
-async function main(argv) {
+// deps: the probe and the directory, for the tests (Google cannot be reached from them).
+async function main(argv, deps = { probe, cwd: process.cwd() }) {
   const [root, ...words] = argv;
   // Leading NAME=value words are the command's environment, as sh reads them.
   const assigned = {};
@@ -553,7 +555,7 @@ async function main(argv) {
     process.stderr.write("usage: node next-google-fonts.cjs <directory to scan> <build command...>\n");
     return 2;
   }
-  const cwd = process.cwd();
+  const cwd = deps.cwd;
   let standIn;
   // An app that sets Next.js's hook itself keeps it.
   if (!process.env.NEXT_FONT_GOOGLE_MOCKED_RESPONSES) {
@@ -567,7 +569,7 @@ async function main(argv) {
         // Next.js reports an invalid call itself, with its own words.
       }
     }
-    const why = urls.size > 0 ? await probe([...urls][0], cwd) : undefined;
+    const why = urls.size > 0 ? await deps.probe([...urls][0], cwd) : undefined;
     // A fault here must not fail a build that would not have needed it: the build then runs as it is.
     if (why) standIn = await prepareStandIn([...urls], cwd, why).catch((e) => say(`not served from npm: ${e.message}`));
   }

@@ -7,7 +7,7 @@
  * webpack and Turbopack) is test/integration/next-offline.test.ts.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +28,7 @@ interface Fonts {
   toPackageNames(family: string): { id: string; static: string; variable: string };
   readPackage(dir: string): Pkg | undefined;
   buildCss(url: string, pkgs: { static?: Pkg; variable?: Pkg }): { css?: string; missing?: string };
+  main(argv: string[], deps: { probe: (url: string) => Promise<string | undefined>; cwd: string }): Promise<number>;
 }
 
 const require = createRequire(import.meta.url);
@@ -260,6 +261,40 @@ describe("the build command through the fonts script", () => {
     const r = run([root, process.execPath, ...printEnv]);
     expect(r.status).toBe(7);
     expect(r.stdout).toBe("unset\n");
+  });
+
+  it("Google Fonts answers: the command runs as it is, after one request for the URL the app's own Next.js made", async () => {
+    // A stand-in for Next.js's compiled font modules: the URL says which call it came from.
+    const google = "node_modules/next/dist/compiled/@next/font/dist/google";
+    const cwd = writeTree(join(work, "online"), {
+      "package.json": "{}",
+      "app/layout.js": 'import { Geist } from "next/font/google";\nconst g = Geist({ subsets: ["latin"] });',
+      "node_modules/next/package.json": JSON.stringify({ name: "next", version: "16.4.6" }),
+      [`${google}/validate-google-font-function-call.js`]:
+        "exports.validateGoogleFontFunctionCall = (name, o) => ({ fontFamily: name.replace(/_/g, ' '), weights: ['variable'], styles: ['normal'], display: 'swap', subsets: o.subsets });",
+      [`${google}/get-font-axes.js`]: "exports.getFontAxes = () => ({ wght: ['100..900'] });",
+      [`${google}/get-google-fonts-url.js`]:
+        "exports.getGoogleFontsUrl = (f, a, d) => `https://fonts.googleapis.com/css2?family=${f.replace(/ /g, '+')}:wght@${a.wght[0]}&display=${d}`;",
+    });
+    const asked: string[] = [];
+    const out = join(cwd, "env.txt");
+    const code = await fonts.main(
+      [
+        cwd,
+        process.execPath,
+        "-e",
+        `require("fs").writeFileSync(${JSON.stringify(out)}, String(process.env.NEXT_FONT_GOOGLE_MOCKED_RESPONSES)); process.exit(5)`,
+      ],
+      {
+        probe: async (url) => {
+          asked.push(url);
+          return undefined;
+        },
+        cwd,
+      },
+    );
+    expect(asked).toEqual(["https://fonts.googleapis.com/css2?family=Geist:wght@100..900&display=swap"]);
+    expect([code, readFileSync(out, "utf8")]).toEqual([5, "undefined"]);
   });
 
   it("an app that sets Next.js's hook itself keeps it", () => {
