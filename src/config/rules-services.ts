@@ -12,7 +12,7 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
     const has = (k: string) => Object.hasOwn(svc.raw, k);
     if (svc.type === "postgres" || svc.type === "redis") {
       const what = svc.type === "postgres" ? "PostgreSQL" : "Redis";
-      for (const k of ["source", "build"]) {
+      for (const k of ["source", "build", "image"]) {
         if (has(k))
           sink.error({
             path: [...base, k],
@@ -58,15 +58,16 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
         });
       }
     } else if (svc.type) {
-      if (has("source") && has("build")) {
+      const ways = ["source", "build", "image"].filter(has);
+      if (ways.length > 1) {
         sink.error({
-          path: [...base, "build"],
+          path: [...base, ways[1] as string],
           code: "source-and-build",
-          message: "has both source and build; use one",
-          hint: "source: the platform builds the app for you; build: you supply a Dockerfile",
+          message: `has both ${ways[0]} and ${ways[1]}; use one`,
+          hint: "source: the platform builds the app for you; build: you supply a Dockerfile; image: a prebuilt image",
           at: "key",
         });
-      } else if (!has("source") && !has("build")) {
+      } else if (ways.length === 0) {
         sink.error({
           path: base,
           code: "missing-source",
@@ -114,7 +115,7 @@ function validateWorker(svc: ServiceView, sink: DiagnosticSink): void {
       hint: "remove health",
       at: "key",
     });
-  if (has("source") && !has("build") && !has("start"))
+  if (has("source") && !has("build") && !has("image") && !has("start"))
     sink.error({
       path: base,
       code: "worker-start",

@@ -165,7 +165,7 @@ const typeRules = [
     if: { properties: { type: { enum: ["fastapi", "nextjs", "worker"] } }, required: ["type"] },
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
     then: {
-      oneOf: [{ required: ["source"] }, { required: ["build"] }],
+      oneOf: [{ required: ["source"] }, { required: ["build"] }, { required: ["image"] }],
       properties: { resources: { anyOf: [{ type: "string" }, { type: "object", properties: { storage: false, retention: false } }] } },
     },
   },
@@ -202,6 +202,15 @@ export const serviceSchema = z
       .meta({ examples: ["./api"] })
       .optional(),
     build: build.optional(),
+    image: z
+      .string()
+      .min(1)
+      .regex(/^[^\s]+$/)
+      .describe(
+        "A prebuilt image to run instead of building, e.g. ghcr.io/org/app:1.4 or a local image: pulled when the engine lacks it, and pinned by its image id in the deployment record, so a rollback runs exactly that image. For fastapi, nextjs and worker services, instead of source or build; start replaces its CMD.",
+      )
+      .meta({ examples: ["ghcr.io/org/app:1.4"] })
+      .optional(),
     start: start.optional(),
     public: z
       .boolean()

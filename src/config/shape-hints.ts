@@ -52,7 +52,6 @@ export const FOREIGN_FIELDS: Record<string, string> = {
   environment: "use env: (a map of NAME: value)",
   ports: "remove it: every service listens on $PORT, which the platform assigns",
   port: "remove it: every service listens on $PORT, which the platform assigns",
-  image: "use source: ./dir, or build: {source: ./dir, dockerfile: Dockerfile}",
   dockerfile: "put it under build: {source: ./dir, dockerfile: Dockerfile}",
   healthcheck: "use health: {http: /health}",
   command: "the start command comes from source or your Dockerfile; for migrations use lifecycle.migrate.command",

@@ -61,6 +61,8 @@ export interface ServiceConfig {
   /** Relative to the project directory, as written. */
   source?: string;
   build?: { source: string; dockerfile: string };
+  /** A prebuilt image (a registry reference or a local tag), instead of source or build. */
+  image?: string;
   /** platform.yml's start: a string for sh -c, or a program and its arguments. */
   start?: string | string[];
   health?: { http: string };

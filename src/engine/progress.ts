@@ -26,6 +26,8 @@ export interface ProgressEvent {
 
 const STEP_OF_TYPE: Record<string, { suffix: string; start: Phase; done: Phase }> = {
   "platform:docker:Image": { suffix: "-image", start: "Installing", done: "built" },
+  // A prebuilt image (platform.yml image:): pulled when missing, then ready like a built one.
+  "platform:docker:PulledImage": { suffix: "-image", start: "Installing", done: "built" },
   "platform:docker:Job": { suffix: "-migrate", start: "migrating", done: "migrated" },
   "platform:docker:Container": { suffix: "", start: "starting", done: "healthy" },
   // The Kubernetes target: the same steps, as a Job, a Deployment (rolled out: ready) or a StatefulSet.
@@ -112,7 +114,9 @@ export function toLogFile(e: EngineEvent): { service: string; logFile: string; e
 export function toImage(e: EngineEvent): { service: string; tag: string; hash: string } | undefined {
   const out = e.resOutputsEvent?.metadata;
   // Only the step that leaves the image in place: refresh and delete-replaced carry old outputs.
-  if (!out || !(WORK_OPS.has(out.op) || out.op === "same") || parseUrn(out.urn).type !== "platform:docker:Image") return undefined;
+  const type = out && parseUrn(out.urn).type;
+  if (!out || !(WORK_OPS.has(out.op) || out.op === "same") || (type !== "platform:docker:Image" && type !== "platform:docker:PulledImage"))
+    return undefined;
   const outputs = out.new?.outputs as Record<string, unknown> | undefined;
   const s = serviceStep(out.urn);
   return s && typeof outputs?.tag === "string" && typeof outputs?.hash === "string"

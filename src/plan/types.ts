@@ -102,8 +102,10 @@ export interface PlannedService {
   /** 0 for a worker: it listens on nothing and has no URL. */
   readonly port: number;
   readonly build?: BuildSpec;
-  /** Prebuilt image (postgres). */
+  /** Prebuilt image (postgres, redis, or platform.yml image:). */
   readonly image?: string;
+  /** platform.yml image: pulled when missing and pinned by its id (not the platform's own image). */
+  readonly prebuilt?: boolean;
   /**
    * Where the stack's database CA goes in its containers (PGSSLROOTCERT and NODE_EXTRA_CA_CERTS
    * name it): set for a service that references a database, so `sslmode=verify-full` works.

@@ -6,6 +6,7 @@ import { edgeHandler } from "./docker/edge.js";
 import { diffByKeys, type ResourceHandler } from "./handler.js";
 import { imageHandler } from "./docker/image.js";
 import { jobHandler } from "./docker/job.js";
+import { pulledImageHandler } from "./docker/pulled-image.js";
 import { networkHandler } from "./docker/network.js";
 import { passwordHandler, wordsHandler } from "./random/random.js";
 import { telemetryHandler } from "./docker/receiver.js";
@@ -19,6 +20,7 @@ const HANDLERS: Record<string, ResourceHandler> = {
   "platform:docker:Network": networkHandler,
   "platform:docker:Volume": volumeHandler,
   "platform:docker:Image": imageHandler,
+  "platform:docker:PulledImage": pulledImageHandler,
   "platform:docker:Container": containerHandler,
   "platform:docker:Job": jobHandler,
   "platform:docker:EdgeAttachment": edgeHandler,

@@ -63,10 +63,10 @@ function createForwarder(
 
 /** What only the Docker target runs so far (README "What is not built yet"): said before any resource. */
 function checkNotBuiltHere(plan: Plan): void {
-  const missing = plan.services.filter((s) => s.type === "redis" || s.type === "worker");
+  const missing = plan.services.filter((s) => s.type === "redis" || s.type === "worker" || s.cron?.length || s.prebuilt);
   if (missing.length)
     throw new VisibleError(
-      `${missing.map((s) => `services.${s.name} (type ${s.type})`).join(", ")}: not on the Kubernetes target yet (a Redis StatefulSet and Deployments without a Service for workers are not built); deploy to Docker (the default target) for now`,
+      `${missing.map((s) => `services.${s.name} (${s.cron?.length ? "cron" : s.prebuilt ? "image" : `type ${s.type}`})`).join(", ")}: not on the Kubernetes target yet (Redis StatefulSets, Deployments without a Service for workers, CronJobs and pinned prebuilt images are not built); deploy to Docker (the default target) for now`,
     );
 }
 

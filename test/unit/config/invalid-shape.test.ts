@@ -92,10 +92,10 @@ const cases: Case[] = [
   { name: "start is an empty list", yaml: api("    start: []\n"), expect: "8:12 empty-value the list is empty" },
   { name: "ports from compose", yaml: api('    ports: ["8000:8000"]\n'), expect: '8:5 unknown-field unknown field "ports"', hint: "$PORT" },
   {
-    name: "image from compose",
+    name: "image from compose, beside source",
     yaml: api("    image: python:3.12\n"),
-    expect: '8:5 unknown-field unknown field "image"',
-    hint: "use source",
+    expect: "8:5 source-and-build has both source and image; use one",
+    hint: "image: a prebuilt image",
   },
   {
     name: "type missing",
