@@ -66,7 +66,21 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
     details.push(
       `migrate: ${s.migrate.command.join(" ")} (timeout ${s.migrate.timeoutSeconds}s, on_failure ${s.migrate.continueOnFailure ? "continue" : "abort"})`,
     );
+  if (s.type === "worker")
+    details.push(
+      `health: keeps running ${s.health.kind === "running" ? (s.health.settleSeconds ?? 0) : 0}s after start; no port, no URL; SIGTERM, then ${s.stopGraceSeconds}s`,
+    );
+  for (const j of s.cron ?? []) details.push(`cron: ${j.name} "${j.schedule}" (UTC, no overlap): ${describeStartCommand(j.command)}`);
   const b = s.build;
+  if (!b && s.prebuilt)
+    return {
+      ...base,
+      build: `prebuilt image ${s.image} (pulled when the engine lacks it; run and recorded by its id)`,
+      ...(s.command ? { start: `${describeStartCommand(s.command)} (platform.yml start)` } : { start: "the image's CMD" }),
+      buildArgs: [],
+      fallbacks: [],
+      details,
+    };
   if (!b) return { ...base, build: `image ${s.image}`, buildArgs: [], fallbacks: [], details };
   if (b.kind === "dockerfile") {
     const declared = parseDockerfileArgs(readDockerfile(b.dockerfilePath) ?? "");

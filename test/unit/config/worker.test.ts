@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../../src/plan/build-plan.js";
+import { buildPlanReport } from "../../../src/plan/plan-report.js";
 import type { SourceSnapshot } from "../../../src/plan/recipes/index.js";
 import { buildWorkerRecipe } from "../../../src/plan/worker.js";
 import { all, brief, check, PROJECT, y } from "./helpers.js";
@@ -80,6 +81,13 @@ describe("a worker in the plan", () => {
     });
     expect(w.env.PORT).toBeUndefined();
     expect(w.env.REDIS_URL).toEqual([{ kind: "ref", service: "queue", property: "url" }]);
+  });
+
+  it("platform plan says how a worker is checked and stopped", () => {
+    const plan = buildPlan(check(BASE).config!, ctx, new Map());
+    const report = buildPlanReport(plan, PROJECT, () => "FROM x\n", new Set());
+    const w = report.services.find((x) => x.name === "worker")!;
+    expect(w.details).toContain("health: keeps running 5s after start; no port, no URL; SIGTERM, then 30s");
   });
 
   const snapshot = (files: Record<string, string>): SourceSnapshot =>
