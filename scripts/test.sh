@@ -2,8 +2,9 @@
 # npm test: the set-up first when needed (fast when warm), then the unit and integration
 # tests on the real engines. A missing engine fails the run; nothing is skipped.
 # The pieces only some tests need are set up when those tests run: Chromium (Studio's
-# browser tests), Pebble (the public edge's ACME tests), OpenSSH's server (the remote-engine
-# tests) and the Kubernetes test cluster's toolchain (built once, cached by version).
+# browser tests), Pebble (the public edge's ACME tests), versitygw (the backups' S3 test),
+# OpenSSH's server (the remote-engine tests) and the Kubernetes test cluster's toolchain
+# (built once, cached by version).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -26,6 +27,8 @@ fi
 bash "$here/setup/chromium.sh"
 # The ACME test server (Pebble) for the public-edge tests: built once from Go modules, cached by version.
 bash "$here/setup/pebble.sh"
+# versitygw (an S3-compatible server) for the backup tests' bucket: built once from Go modules, cached by version.
+bash "$here/setup/versitygw.sh"
 # The OpenSSH server for the remote-engine tests (an engine reached over DOCKER_HOST=ssh://):
 # Debian's sshd binary only; the tests run their own, the machine's service stays off.
 bash "$here/setup/openssh.sh"

@@ -3,7 +3,9 @@ import { parseTemplate } from "../config/index.js";
 import type { BackupRecord } from "../engine/backups.js";
 import { listBackups } from "../engine/backups.js";
 import { requireCredentials } from "../engine/credentials.js";
-import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup } from "../engine/db-backup.js";
+import { fetchBackup, remoteBackups } from "../engine/backups-remote.js";
+import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup, s3FromEnvOrFail } from "../engine/db-backup.js";
+import { s3Label } from "../runtime/s3.js";
 import { readStackSettings, stackSettingsFile } from "../engine/stack-settings.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { listServiceContainers, requireEngine } from "../runtime/docker.js";
@@ -16,6 +18,23 @@ export interface DbRestoreOptions extends StackOptions {
   yes?: boolean;
   /** Restore into this environment instead (the backup is one of --env's). */
   toEnv?: string;
+}
+
+/**
+ * The backups here and, with PLATFORM_BACKUP_S3, in the bucket (one entry per id: a backup in
+ * both is listed once), newest first.
+ */
+async function allBackups(project: string, env: string, service?: string): Promise<(BackupRecord & { stored?: string })[]> {
+  const local = listBackups(project, env, service);
+  const bucket = s3FromEnvOrFail();
+  if (!bucket) return local;
+  const remote = await remoteBackups(bucket, project, env, service);
+  const remoteIds = new Set(remote.map((r) => r.id));
+  const localIds = new Set(local.map((r) => r.id));
+  return [
+    ...local.map((r) => ({ ...r, stored: remoteIds.has(r.id) ? "here+bucket" : "here" })),
+    ...remote.filter((r) => !localIds.has(r.id)).map((r) => ({ ...r, stored: "bucket" })),
+  ].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 }
 
 /** Bytes as people read them: 1.4 MB. */
@@ -89,13 +108,14 @@ export async function runDbBackup(service: string, o: StackOptions): Promise<voi
   const creds = requireCredentials();
   const target = await databaseTarget(t, service);
   const keep = keepOf(t, service);
-  const { record, expired } = await makeBackup(target, creds.passphrase, "manual", keep === undefined ? {} : { keep });
+  const { record, expired, uploadedTo } = await makeBackup(target, creds.passphrase, "manual", keep === undefined ? {} : { keep });
   if (o.json) {
     printJson({ backup: record, expired: expired.map((r) => r.id) });
     return;
   }
   process.stdout.write(`✓ Backup ${record.id} of ${service} (${t.project}, ${t.env}): ${humanBytes(record.bytes)}, encrypted, verified\n`);
   process.stdout.write(`  restore it with: platform db restore ${service} ${record.id}\n`);
+  if (uploadedTo) process.stdout.write(`  also stored in ${uploadedTo}\n`);
   if (expired.length) process.stdout.write(`  removed by retention (keep: ${keep}): ${expired.map((r) => r.id).join(", ")}\n`);
 }
 
@@ -114,12 +134,14 @@ async function schedulesOf(t: StackContext, service: string | undefined) {
 export async function runDbBackups(service: string | undefined, o: StackOptions): Promise<void> {
   const t = await resolveStack(o);
   if (service) postgresService(t, service);
-  const list = listBackups(t.project, t.env, service);
+  const list = await allBackups(t.project, t.env, service);
+  const bucket = s3FromEnvOrFail();
   const schedules = await schedulesOf(t, service);
   if (o.json) {
     printJson({ project: t.project, env: t.env, backups: list, schedules });
     return;
   }
+  if (bucket) process.stdout.write(`Backups here and in ${s3Label(bucket)}\n`);
   if (!list.length)
     process.stdout.write(
       `No backups of ${service ?? "any database"} in ${t.project} (${t.env}) yet: platform db backup ${service ?? "SERVICE"} makes one\n`,
@@ -127,8 +149,17 @@ export async function runDbBackups(service: string | undefined, o: StackOptions)
   else
     process.stdout.write(
       formatTable(
-        ["BACKUP", "SERVICE", "MADE (UTC)", "KIND", "SIZE", "DEPLOYMENT", "VERIFIED"],
-        list.map((r) => [r.id, r.service, when(r.createdAt), r.kind, humanBytes(r.bytes), r.deployment ?? "-", r.verified ? "yes" : "no"]),
+        ["BACKUP", "SERVICE", "MADE (UTC)", "KIND", "SIZE", "DEPLOYMENT", "VERIFIED", ...(bucket ? ["STORED"] : [])],
+        list.map((r) => [
+          r.id,
+          r.service,
+          when(r.createdAt),
+          r.kind,
+          humanBytes(r.bytes),
+          r.deployment ?? "-",
+          r.verified ? "yes" : "no",
+          ...(bucket ? [(r as { stored?: string }).stored ?? "here"] : []),
+        ]),
       ),
     );
   for (const s of schedules)
@@ -162,7 +193,7 @@ export async function runDbRestore(service: string, backupId: string | undefined
   const t = await resolveStack(o);
   const creds = requireCredentials();
   postgresService(t, service);
-  const list = listBackups(t.project, t.env, service);
+  const list = await allBackups(t.project, t.env, service);
   const chosen = backupId ? list.find((r) => r.id === backupId) : (list.find((r) => r.kind !== "safety") ?? list[0]);
   if (!chosen)
     throw new VisibleError(
@@ -193,6 +224,12 @@ export async function runDbRestore(service: string, backupId: string | undefined
       );
     if (!(await confirm(`Replace the data of ${service} with ${chosen.id}? (y/N) `)))
       throw new VisibleError("nothing was restored", { exitCode: ExitCode.failed });
+  }
+  if (!listBackups(t.project, t.env, service).some((r) => r.id === chosen.id)) {
+    const bucket = s3FromEnvOrFail();
+    if (!bucket) throw new VisibleError(`${chosen.id} is not here any more`, { exitCode: ExitCode.failed });
+    out(`  fetching ${chosen.id} from ${s3Label(bucket)}`);
+    await fetchBackup(bucket, chosen);
   }
   const safety = await makeBackup(target, creds.passphrase, "safety", { note: `before restoring ${chosen.id}` });
   out(`  safety backup: ${backupLine(safety.record)}`);

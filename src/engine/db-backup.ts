@@ -3,7 +3,9 @@ import { createReadStream, createWriteStream, rmSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { ExitCode, VisibleError } from "../errors.js";
 import { execText, execWithInput, pgDump, pgReadWhole, pgReplaceFrom } from "../runtime/pg-exec.js";
+import { s3FromEnv, type S3Location, s3Label } from "../runtime/s3.js";
 import { BackupDecryptError, decryptFile, encryptStream } from "./backup-crypto.js";
+import { uploadBackup } from "./backups-remote.js";
 import {
   type BackupKind,
   type BackupRecord,
@@ -17,6 +19,15 @@ import {
   removeLeftovers,
 } from "./backups.js";
 import { listRecords } from "./history.js";
+
+/** PLATFORM_BACKUP_S3's bucket, or undefined; a setting that cannot work is a usage error. */
+export function s3FromEnvOrFail(): S3Location | undefined {
+  try {
+    return s3FromEnv();
+  } catch (e) {
+    throw new VisibleError((e as Error).message, { exitCode: ExitCode.usage });
+  }
+}
 
 /** A running postgres service of a stack: its container and the database's user and name. */
 export interface DatabaseTarget {
@@ -48,7 +59,7 @@ export async function makeBackup(
   passphrase: string,
   kind: BackupKind,
   opts: { note?: string; keep?: number } = {},
-): Promise<{ record: BackupRecord; expired: BackupRecord[] }> {
+): Promise<{ record: BackupRecord; expired: BackupRecord[]; uploadedTo?: string }> {
   removeLeftovers(t.project, t.env, t.service);
   const startedAt = new Date();
   const id = newBackupId(t.service, startedAt);
@@ -89,12 +100,19 @@ export async function makeBackup(
     ...(opts.note ? { note: opts.note } : {}),
   };
   commitBackup(partial, record);
+  const bucket = s3FromEnvOrFail();
+  if (bucket)
+    await uploadBackup(bucket, record).catch((e: Error) => {
+      throw new VisibleError(`backup ${record.id} of ${t.service} is kept in ${backupFile(record)}, but ${e.message}`, {
+        exitCode: ExitCode.failed,
+      });
+    });
   let expired: BackupRecord[] = [];
   if (opts.keep !== undefined) {
     expired = chooseExpired(listBackups(t.project, t.env, t.service), opts.keep).filter((r) => r.id !== id);
     for (const r of expired) removeBackup(r);
   }
-  return { record, expired };
+  return { record, expired, ...(bucket ? { uploadedTo: s3Label(bucket) } : {}) };
 }
 
 async function fileSha256(file: string): Promise<string> {
