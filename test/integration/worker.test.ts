@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -109,6 +109,13 @@ describe("workers, Redis and one-off commands (examples/worker, Docker)", () => 
 
   it("redeploys the worker while jobs keep coming: none lost, none applied twice, the old one stopped cleanly", async () => {
     const old = workerContainer();
+    // The old worker's log, followed until its container is removed: what it said when stopped.
+    const oldLog = spawn("docker", ["logs", "-f", old], { stdio: ["ignore", "pipe", "pipe"] });
+    let oldOutput = "";
+    oldLog.stdout.on("data", (d) => {
+      oldOutput += d;
+    });
+    const oldLogDone = new Promise((r) => oldLog.on("close", r));
     editWorkerEnv('ROLLOUT: "2"');
     let sent = 0;
     let stop = false;
@@ -131,9 +138,10 @@ describe("workers, Redis and one-off commands (examples/worker, Docker)", () => 
     expect(s).toMatchObject({ done: sent, redelivered: 0, queued: 0, processing: 0 });
     // Both the old and the new worker took jobs of this batch: the rollout happened under load.
     expect(s.workers.length).toBeGreaterThanOrEqual(2);
-    const oldLog = spawnSync("docker", ["logs", old], { encoding: "utf8" });
-    // The old container is removed after its stop; when its log is still there it says it stopped cleanly.
-    if (oldLog.status === 0) expect(oldLog.stdout).toMatch(/stopped cleanly after \d+ jobs/);
+    // SIGTERM: it finished the job in hand and exited by itself (not killed after the grace period).
+    await oldLogDone;
+    expect(oldOutput).toMatch(/signal 15, finishing the job in hand/);
+    expect(oldOutput).toMatch(/stopped cleanly after \d+ jobs/);
   }, 900_000);
 
   it("platform run api -- alembic current prints the revision, and exits with the command's code", async () => {
