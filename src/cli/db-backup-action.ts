@@ -211,7 +211,7 @@ export async function runDbRestore(service: string, backupId: string | undefined
     `Restore ${service} of ${t.project} (${into}) from ${into === t.env ? "" : `${t.env}'s `}${backupLine(chosen)}${chosen.deployment ? `, made under deployment ${chosen.deployment}` : ""}.`,
   );
   out(
-    `  This replaces ALL data of database "${target.database}" now in ${service}${now.tables !== undefined ? ` (${now.tables} tables, ${now.size ?? "?"})` : ""}: rows written since ${when(chosen.createdAt)} are lost.`,
+    `  This replaces ALL data of database "${target.database}" now in ${service}${now.tables !== undefined ? ` (${now.tables} tables, ${now.size ?? "?"})` : ""}: ${into === t.env ? `rows written since ${when(chosen.createdAt)} are lost` : `it gets ${t.env}'s data as of ${when(chosen.createdAt)}`}.`,
   );
   out("  A safety backup of the data as it is now is made first: the restore can be undone with it.");
   if (!o.yes) {

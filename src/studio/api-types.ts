@@ -192,6 +192,20 @@ export interface ConnectionInfo {
 export interface DbInfo extends ConnectionInfo {
   writes: boolean;
 }
+/** A backup as the Database page lists it (what platform db backups lists, from this machine). */
+export interface BackupInfo {
+  id: string;
+  kind: string;
+  createdAt: string;
+  bytes: number;
+  deployment: string | null;
+  verified: boolean;
+}
+/** The backups of a postgres service and its schedule (backup.schedule of the deployed platform.yml). */
+export interface BackupsView {
+  backups: BackupInfo[];
+  schedule: { cron: string; keep: number | null; next: string | null } | null;
+}
 export interface TableInfo {
   schema: string;
   name: string;
@@ -255,6 +269,7 @@ export interface StudioApi {
   "GET /api/projects/:project/envs/:env/db/:service": { response: DbInfo };
   "GET /api/projects/:project/envs/:env/db/:service/password": { response: { password: string } };
   "GET /api/projects/:project/envs/:env/db/:service/tables": { response: TableInfo[] };
+  "GET /api/projects/:project/envs/:env/db/:service/backups": { response: BackupsView };
   "POST /api/projects/:project/envs/:env/db/:service/writes": { body: { enabled: boolean }; response: { writes: boolean } };
   "POST /api/projects/:project/envs/:env/db/:service/query": { query: { limit?: number }; body: { sql: string }; response: QueryResult };
   "GET /api/db-results/:id": { query: { offset?: number; limit?: number }; response: ResultPage };

@@ -1,4 +1,7 @@
 import type { Context, Hono } from "hono";
+import { nextScheduled } from "../engine/backup-schedule.js";
+import { scheduledJobs } from "../engine/backup-scheduler.js";
+import { listBackups } from "../engine/backups.js";
 import { type StudioDeps, type StudioEnv, num, scopeOf } from "./context.js";
 import { DbError, type DbTarget } from "./db-console.js";
 import { fail, route } from "./typed-route.js";
@@ -41,6 +44,23 @@ export function databaseRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
     } catch (e) {
       return failure(c, e);
     }
+  });
+
+  // What this machine has: the backup store and the schedule of the deployed platform.yml.
+  route(app, `GET ${BASE}/backups`, async (c, ok) => {
+    const t = target(c);
+    if (!t) return fail(c, 404, NO_SCOPE);
+    const job = scheduledJobs().find((j) => j.project === t.project && j.env === t.env && j.service === t.service);
+    const backups = listBackups(t.project, t.env, t.service).map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      createdAt: r.createdAt,
+      bytes: r.bytes,
+      deployment: r.deployment ?? null,
+      verified: r.verified !== undefined,
+    }));
+    const schedule = job ? { cron: job.schedule, keep: job.keep ?? null, next: nextScheduled(job.schedule)?.toISOString() ?? null } : null;
+    return ok({ backups, schedule });
   });
 
   route(app, `GET ${BASE}/tables`, async (c, ok) => {

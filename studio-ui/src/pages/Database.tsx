@@ -41,6 +41,45 @@ function Connection({ db, info }: { db: Db; info: DbInfo }) {
   );
 }
 
+const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
+const utc = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$/, "Z");
+
+/** The service's backups (newest first) and its schedule: what platform db backups says. */
+function Backups({ db }: { db: Db }) {
+  const view = useData(() => get(`${DB}/backups`, db), [db.project, db.env, db.service]);
+  if (!view.data) return <Loading error={view.error} loading={view.loading} />;
+  const { backups, schedule } = view.data;
+  return (
+    <Card title="Backups" right={<code>platform db backup {db.service}</code>}>
+      <div className="card-body muted" data-testid="backup-schedule">
+        {schedule
+          ? `Scheduled ${schedule.cron} (UTC)${schedule.keep ? `, keep ${schedule.keep}` : ""}; next ${schedule.next ? utc(schedule.next) : "never"}, made while platform db scheduler runs`
+          : "No schedule: set backup.schedule on this service in platform.yml"}
+      </div>
+      <table className="t" data-testid="backups">
+        <tbody>
+          {backups.map((b) => (
+            <tr key={b.id}>
+              <td>
+                <code>{b.id}</code>
+              </td>
+              <td className="muted">{b.kind}</td>
+              <td className="muted">{utc(b.createdAt)}</td>
+              <td className="num muted">{size(b.bytes)}</td>
+              <td>{b.verified ? <Badge kind="ok">verified</Badge> : <Badge kind="warn">not verified</Badge>}</td>
+            </tr>
+          ))}
+          {backups.length === 0 && (
+            <tr>
+              <td className="muted">No backups yet.</td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </Card>
+  );
+}
+
 export function DatabasePage({ project, env }: Scope) {
   const envView = useData(() => get("/api/projects/:project/envs/:env", { project, env }), [project, env]);
   const dbs = envView.data?.services.filter((s) => s.type === "postgres") ?? [];
@@ -135,6 +174,7 @@ export function DatabasePage({ project, env }: Scope) {
             </table>
           </Card>
           <Connection db={db} info={info.data} />
+          <Backups db={db} />
         </div>
         <div>
           <Card

@@ -23,6 +23,7 @@ const CONTRACT: Record<ApiRoute, true> = {
   "GET /api/projects/:project/envs/:env/db/:service": true,
   "GET /api/projects/:project/envs/:env/db/:service/password": true,
   "GET /api/projects/:project/envs/:env/db/:service/tables": true,
+  "GET /api/projects/:project/envs/:env/db/:service/backups": true,
   "POST /api/projects/:project/envs/:env/db/:service/writes": true,
   "POST /api/projects/:project/envs/:env/db/:service/query": true,
   "GET /api/db-results/:id": true,
