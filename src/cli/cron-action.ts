@@ -1,14 +1,13 @@
 import { requireCredentials } from "../engine/credentials.js";
 import { kubeClusterOf } from "../engine/stack-ops.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { lastLine, parseCronRuns } from "../runtime/cron-runs.js";
-import { docker, execOutput, requireEngine } from "../runtime/docker.js";
+import { readCronRuns } from "../runtime/cron-read.js";
+import { lastLine } from "../runtime/cron-runs.js";
+import { requireEngine } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
 import type { StackOptions } from "./stack-options.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
-
-const RUNS_FILE = "/data/runs.jsonl";
 
 /** `platform cron`: the last runs, read from the stack's scheduler container. */
 export async function runCron(o: StackOptions & { tail?: string }): Promise<void> {
@@ -22,16 +21,11 @@ export async function runCron(o: StackOptions & { tail?: string }): Promise<void
   if (await kubeClusterOf(t, requireCredentials()))
     throw new VisibleError("platform cron is not built for the Kubernetes target yet (CronJobs)", { exitCode: ExitCode.usage });
   await requireEngine();
-  const [scheduler] = await docker().listContainers({
-    filters: { label: [`platform.project=${t.project}`, `platform.env=${t.env}`, "platform.scheduler=true"] },
-  });
-  if (!scheduler)
+  const runs = await readCronRuns(t.project, t.env, Math.max(1, Number(o.tail ?? 20) || 20));
+  if (!runs)
     throw new VisibleError(`the cron scheduler of ${t.project} (${t.env}) is not running: run platform deploy`, {
       exitCode: ExitCode.failed,
     });
-  const n = Math.max(1, Number(o.tail ?? 20) || 20);
-  const r = await execOutput(scheduler.Id, ["sh", "-c", `[ -f ${RUNS_FILE} ] && tail -n ${n} ${RUNS_FILE} || true`]);
-  const runs = parseCronRuns(r.output);
   if (o.json) return printJson({ jobs, runs });
   if (runs.length === 0) {
     console.log(`no runs yet of ${jobs.join(", ")}`);

@@ -37,3 +37,10 @@ export function lastLine(output: string | undefined, width = 60): string {
       .at(-1) ?? "";
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
+
+/** `redis-cli info memory` and `dbsize` output -> what Studio shows of a Redis. */
+export function parseRedisFacts(text: string): { usedMemoryBytes: number; keys: number } | undefined {
+  const memory = /^used_memory:(\d+)\s*$/m.exec(text);
+  const keys = /^(?:\(integer\) )?(\d+)\s*$/m.exec(text.replace(/^used_memory[^\n]*\n?/gm, ""));
+  return memory && keys ? { usedMemoryBytes: Number(memory[1]), keys: Number(keys[1]) } : undefined;
+}

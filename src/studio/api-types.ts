@@ -86,6 +86,22 @@ export interface ServiceView {
   url: string | null;
   details: ServiceDetails | null;
   lastPhase: string | null;
+  /** A running redis service: memory in use and number of keys (absent for other types). */
+  redis?: { usedMemoryBytes: number; keys: number } | null;
+}
+
+/** runtime/cron-runs.ts CronRun: one run (or skipped run) of a cron job. */
+export interface CronRunView {
+  job: string;
+  scheduled?: string;
+  started?: string;
+  finished?: string;
+  seconds?: number;
+  exitCode?: number;
+  outcome: "succeeded" | "failed" | "error" | "skipped";
+  reason?: string;
+  error?: string;
+  output?: string;
 }
 
 /** The engine's HTTPS edge (runtime/docker.ts EdgeState, restated: that file imports Node). */
@@ -104,6 +120,8 @@ export interface EnvironmentView {
   services: ServiceView[];
   /** The edge public services go through; null when none runs yet. */
   edge: EdgeView | null;
+  /** The last runs of the stack's cron jobs, newest first (absent: no scheduler runs). */
+  cronRuns?: CronRunView[];
   /** Optional fields are absent from records that lack them (JSON drops undefined). */
   lastDeployment: { id: string; outcome: DeploymentOutcome; startedAt: string; finishedAt?: string; git?: GitInfo; by?: string } | null;
 }

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { type DeploymentRecord, listRecords } from "../engine/history.js";
+import { readCronRuns, readRedisFacts } from "../runtime/cron-read.js";
 import { containerDetails } from "../runtime/inspect.js";
 import { inspectEdge, listAllServiceContainers, listServiceContainers } from "../runtime/docker.js";
 import { homePaths } from "../home/layout.js";
@@ -81,6 +82,7 @@ export async function environmentView(project: string, env: string): Promise<Env
         url: lastGood?.urls[name] ?? null,
         details: c ? ((await containerDetails(c.containerId)) ?? null) : null,
         lastPhase,
+        ...(types.get(name) === "redis" ? { redis: c && running ? ((await readRedisFacts(c.containerId)) ?? null) : null } : {}),
       };
     }),
   );
@@ -94,11 +96,13 @@ export async function environmentView(project: string, env: string): Promise<Env
         ...(e.acmeCa ? { acmeCa: e.acmeCa } : {}),
       }
     : null;
+  const cronRuns = await readCronRuns(project, env, 20).catch(() => undefined);
   return {
     project,
     env,
     services,
     edge,
+    ...(cronRuns ? { cronRuns: [...cronRuns].reverse() } : {}),
     lastDeployment: last
       ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt, finishedAt: last.finishedAt, git: last.git, by: last.by }
       : null,

@@ -3,6 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { environmentView } from "../../src/studio/overview.js";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
@@ -213,6 +214,12 @@ describe("workers, Redis and one-off commands (examples/worker, Docker)", () => 
     const table = ok(await cli("cron", "--project", project)).stdout;
     expect(table).toMatch(/^JOB\s+STARTED \(UTC\)\s+SECONDS\s+OUTCOME\s+EXIT\s+OUTPUT/m);
     expect(table).toMatch(/api\/heartbeat .* succeeded\s+0\s+heartbeat written/);
+    // Studio's view of the environment: the cron runs, and the Redis's memory and keys.
+    const view = await environmentView(project, "preview");
+    expect(view.cronRuns?.some((x) => x.job === "api/heartbeat" && x.outcome === "succeeded")).toBe(true);
+    const queue = view.services.find((x) => x.name === "queue");
+    expect(queue?.redis?.usedMemoryBytes).toBeGreaterThan(100_000);
+    expect(queue?.redis?.keys).toBeGreaterThanOrEqual(1);
     // A run's container is removed once its output is recorded.
     const left = execFileSync("docker", ["ps", "-aq", "--filter", "label=platform.cron=api/heartbeat", "--filter", "status=exited"], {
       encoding: "utf8",

@@ -97,10 +97,56 @@ export function ServicesPage({ project, env, go }: Scope) {
               </span>
               <span className="k">Last phase</span>
               <span>{s.lastPhase ?? "–"}</span>
+              {s.redis !== undefined && (
+                <>
+                  <span className="k">Redis</span>
+                  <span data-redis>{s.redis ? `${fmtBytes(s.redis.usedMemoryBytes)} in use · ${s.redis.keys} keys` : "–"}</span>
+                </>
+              )}
             </div>
           </Card>
         ))}
       </div>
+      {data.cronRuns && (
+        <div style={{ marginTop: 16 }}>
+          <Card title="Cron runs" className="cron-card">
+            {data.cronRuns.length === 0 ? (
+              <div className="card-body muted">no runs yet</div>
+            ) : (
+              <table className="t" data-cron-runs>
+                <thead>
+                  <tr>
+                    <th>Job</th>
+                    <th>Started</th>
+                    <th className="num">Seconds</th>
+                    <th>Outcome</th>
+                    <th className="num">Exit</th>
+                    <th>Output</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.cronRuns.map((r) => (
+                    <tr key={`${r.job}-${r.started ?? r.scheduled}-${r.outcome}`}>
+                      <td>
+                        <code>{r.job}</code>
+                      </td>
+                      <td>{fmtAgo(r.started ?? r.scheduled ?? "")}</td>
+                      <td className="num">{r.seconds === undefined ? "" : r.seconds.toFixed(1)}</td>
+                      <td>
+                        <StateBadge state={r.outcome} />
+                      </td>
+                      <td className="num">{r.exitCode ?? ""}</td>
+                      <td className="trunc" title={r.output ?? r.error ?? r.reason ?? ""}>
+                        {r.outcome === "skipped" ? r.reason : (r.error ?? r.output ?? "").trim().split("\n").at(-1)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </Card>
+        </div>
+      )}
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { scheduleProblem } from "../../../src/config/cron-schema.js";
 import { buildPlan } from "../../../src/plan/build-plan.js";
-import { lastLine, parseCronRuns } from "../../../src/runtime/cron-runs.js";
+import { lastLine, parseCronRuns, parseRedisFacts } from "../../../src/runtime/cron-runs.js";
 import { all, brief, check, PROJECT, y } from "./helpers.js";
 
 const BASE = y`
@@ -60,6 +60,14 @@ describe("cron: in platform.yml", () => {
     const p = scheduleProblem(expr);
     if (problem) expect(p).toMatch(problem);
     else expect(p).toBeUndefined();
+  });
+});
+
+describe("what Studio reads of a Redis", () => {
+  it("takes used_memory and the key count from redis-cli", () => {
+    expect(parseRedisFacts("used_memory:1089416\n3\n")).toEqual({ usedMemoryBytes: 1089416, keys: 3 });
+    expect(parseRedisFacts("used_memory:1089416\n(integer) 0\n")).toEqual({ usedMemoryBytes: 1089416, keys: 0 });
+    expect(parseRedisFacts("NOAUTH Authentication required.\n")).toBeUndefined();
   });
 });
 
