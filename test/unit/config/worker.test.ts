@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../../src/plan/build-plan.js";
 import { buildPlanReport } from "../../../src/plan/plan-report.js";
+import { createKubernetesTarget } from "../../../src/targets/kubernetes/index.js";
 import type { SourceSnapshot } from "../../../src/plan/recipes/index.js";
 import { buildWorkerRecipe } from "../../../src/plan/worker.js";
 import { all, brief, check, PROJECT, y } from "./helpers.js";
@@ -81,6 +82,25 @@ describe("a worker in the plan", () => {
     });
     expect(w.env.PORT).toBeUndefined();
     expect(w.env.REDIS_URL).toEqual([{ kind: "ref", service: "queue", property: "url" }]);
+  });
+
+  it("may be depended on: a service that lists a worker starts after it", () => {
+    const text = BASE.replace("    depends_on: [queue, api]\n", "    depends_on: [queue]\n").replace(
+      "    depends_on: [queue]\n    env:\n      REDIS_URL: ${queue.url}\n  worker:",
+      "    depends_on: [queue, worker]\n    env:\n      REDIS_URL: ${queue.url}\n  worker:",
+    );
+    const r = check(text);
+    expect(all(r).map(brief)).toEqual([]);
+    const plan = buildPlan(r.config!, ctx, new Map());
+    expect(plan.services.map((s) => s.name)).toEqual(["queue", "worker", "api"]);
+    expect(plan.services[2]?.dependsOn).toEqual(["queue", "worker"]);
+  });
+
+  it("is refused by the Kubernetes target before any resource, with what to do", () => {
+    const plan = buildPlan(check(BASE).config!, ctx, new Map());
+    expect(() => createKubernetesTarget(plan, {} as never)).toThrow(
+      /services\.queue \(type redis\), services\.worker \(type worker\): not on the Kubernetes target yet .* deploy to Docker/,
+    );
   });
 
   it("platform plan says how a worker is checked and stopped", () => {
