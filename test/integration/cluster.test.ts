@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterLayout, readClusterToolchain, type ClusterToolchain } from "../../src/test-cluster/layout.js";
 import { importDockerImage } from "../../src/test-cluster/images.js";
 import { runCli } from "./helpers/cli.js";
+import { noteClusterStarted } from "./helpers/cluster-marker.js";
 import { freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
 /**
@@ -109,6 +110,7 @@ describe("the Kubernetes test cluster", () => {
     requireToolchain();
     execFileSync("docker", ["image", "inspect", TEST_IMAGE], { stdio: "ignore" });
     const r = await cli("up", "--json");
+    noteClusterStarted(r.stdout);
     timings.up = r.seconds;
     const again = await cli("up", "--json");
     timings.upAgain = again.seconds;
@@ -312,6 +314,7 @@ describe("the Kubernetes test cluster", () => {
     expect(JSON.parse(r.stdout).components.every((c: { running: boolean }) => !c.running)).toBe(true);
 
     r = await cli("up", "--json");
+    noteClusterStarted(r.stdout);
     timings.upWarm = r.seconds;
     expect(JSON.parse(r.stdout)).toMatchObject({ alreadyRunning: false });
     const status = (await cli("status", "--json")).stdout;

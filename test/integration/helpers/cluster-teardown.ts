@@ -1,26 +1,21 @@
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { clusterDown } from "../../../src/test-cluster/cluster.js";
-import { buildComponents } from "../../../src/test-cluster/components.js";
-import { clusterLayout, readClusterToolchain } from "../../../src/test-cluster/layout.js";
-import { runningPid } from "../../../src/test-cluster/processes.js";
+import { RUN_ID_VAR, startedByFile } from "./cluster-marker.js";
 
 /**
  * Vitest's global set-up: the Kubernetes test cluster is left as the run found it. A cluster
- * that a test started (`platform cluster up` in the Kubernetes tests) is stopped when the run
- * ends, so that its processes do not keep using the machine; one that was already running stays.
+ * that one of this run's tests started (helpers/kubernetes.ts clusterUp, which writes the run's
+ * id into a marker when its `up` really started it) is stopped when the run ends, so that its
+ * processes do not keep using the machine. A cluster that was already running, or that another
+ * run (a second vitest beside this one) or a person started meanwhile, stays.
  */
-let wasRunning = false;
-
-/** Any component with a live pid: no health checks or API calls, just the pid files. */
-function anyRunning(): boolean {
-  const l = clusterLayout();
-  const tc = readClusterToolchain();
-  return !!tc && buildComponents(l, tc).some((s) => runningPid(l, s) !== undefined);
-}
-
 export async function setup(): Promise<void> {
-  wasRunning = anyRunning();
+  process.env[RUN_ID_VAR] = `${process.pid}-${Date.now()}`;
 }
 
 export async function teardown(): Promise<void> {
-  if (!wasRunning && anyRunning()) await clusterDown();
+  const marker = startedByFile();
+  if (!existsSync(marker) || readFileSync(marker, "utf8").trim() !== process.env[RUN_ID_VAR]) return;
+  rmSync(marker, { force: true });
+  await clusterDown();
 }

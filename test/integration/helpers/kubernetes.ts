@@ -1,12 +1,14 @@
 import { execFileSync } from "node:child_process";
 import { clusterLayout, readClusterToolchain } from "../../../src/test-cluster/layout.js";
 import { runCli } from "./cli.js";
+import { noteClusterStarted } from "./cluster-marker.js";
 import { ROOT } from "./env.js";
 
 /** Shared by the Kubernetes target's tests: the test cluster, started through the real CLI, and kubectl on it. */
 export async function clusterUp(): Promise<void> {
-  const r = await runCli(["cluster", "up"], { cwd: ROOT, env: {} });
+  const r = await runCli(["cluster", "up", "--json"], { cwd: ROOT, env: {} });
   if (r.code !== 0) throw new Error(`platform cluster up exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  noteClusterStarted(r.stdout);
 }
 
 export function kubectl(...args: string[]): string {
