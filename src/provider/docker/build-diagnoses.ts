@@ -6,10 +6,12 @@
  */
 import {
   diagnoseInstallScript,
+  diagnoseMigrationInBuild,
   diagnosePnpmLockfile,
   diagnosePrerenderFetch,
   diagnoseYarnLockfile,
   LIFECYCLE_FAILURE,
+  MIGRATION_IN_BUILD,
   PNPM_LOCKFILE_VERSION,
   PRERENDER_FETCH,
   YARN_LOCKFILE_VERSION,
@@ -35,6 +37,7 @@ const DIAGNOSES: ReadonlyArray<readonly [RegExp, Say]> = [
     "next/font/google downloads fonts during next build, and this build cannot reach Google Fonts: use next/font/local with the font files in the repository",
   ],
   [PRERENDER_FETCH, diagnosePrerenderFetch],
+  [MIGRATION_IN_BUILD, diagnoseMigrationInBuild],
   [
     /binaries\.prisma\.sh/,
     "Prisma downloads its engines from binaries.prisma.sh (prisma generate, or @prisma/engines' install script), which this build cannot reach: set PRISMA_ENGINES_MIRROR to a mirror it can reach (in the service's env, which next build sees), or commit the engines and point PRISMA_QUERY_ENGINE_LIBRARY and PRISMA_SCHEMA_ENGINE_BINARY at them",

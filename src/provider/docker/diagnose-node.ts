@@ -34,6 +34,24 @@ export function diagnosePrerenderFetch(m: RegExpExecArray, log: string): string 
   );
 }
 
+/**
+ * The build script runs a database migration (`"build": "run-s db:migrate build:next"`, `prisma
+ * migrate deploy && next build`) and the build fails there: builds run outside the stack's network,
+ * so its database cannot be reached. drizzle-kit prints no error of its own ("applying migrations..."
+ * then npm-run-all's `ERROR: "db:migrate" exited with 1.`), so the command line is what tells.
+ */
+export const MIGRATION_IN_BUILD =
+  /> [^\n]*?\b(drizzle-kit (?:migrate|push)|prisma (?:migrate deploy|db push)|knex migrate:latest|sequelize(?:-cli)? db:migrate|typeorm migration:run)\b[^\n]*\n(?:[^\n]*\n){0,30}?[^\n]*(?:ERROR: "[^"]*" exited with [1-9]|npm (?:error|ERR!) |ELIFECYCLE|Error: |error: )/;
+
+export function diagnoseMigrationInBuild(m: RegExpExecArray): string | undefined {
+  // The migration ran (drizzle-kit, prisma): what failed after it is another cause.
+  if (/applied successfully|successfully applied|No pending migrations/i.test(m[0])) return undefined;
+  return (
+    `the build script runs a database migration (${m[1]}), and builds run outside the stack's network, where its database cannot be reached: ` +
+    `run it as the service's lifecycle.migrate in platform.yml (after the build, on the stack's network) and take it out of package.json's build script`
+  );
+}
+
 /** A dependency's install script failed: npm 7+, yarn 1, pnpm, yarn berry (which keeps the output in a file). */
 const LIFECYCLE = [
   /npm (?:error|ERR!) path \S*node_modules\/((?:@[^/\s]+\/)?[^/\s]+)\s*\n[^\n]*command failed/,

@@ -64,6 +64,29 @@ const cases: Array<[string, string, RegExp | string]> = [
     ].join("\n"),
     /^the Docker engine's disk is full .*docker builder prune/,
   ],
+  // npm 10 + npm-run-all's run-s, drizzle-kit 0.31 (seen deploying ixartz/Next-js-Boilerplate: "build": "run-s db:migrate build:next").
+  [
+    "a migration in the build script (drizzle-kit, silent)",
+    [
+      "#19 0.364 > run-s db:migrate build:next",
+      "#19 0.622 > db:migrate",
+      "#19 0.622 > dotenv -c -- drizzle-kit migrate",
+      "#19 0.917 No config path provided, using default 'drizzle.config.ts'",
+      "#19 1.375 Using 'pg' driver for database querying",
+      '#19 1.603 [⣷] applying migrations...ERROR: "db:migrate" exited with 1.',
+    ].join("\n"),
+    "the build script runs a database migration (drizzle-kit migrate), and builds run outside the stack's network, where its database cannot be reached: run it as the service's lifecycle.migrate in platform.yml (after the build, on the stack's network) and take it out of package.json's build script",
+  ],
+  [
+    "a migration in the build script (prisma migrate deploy, npm's error)",
+    [
+      "#14 0.52 > prisma migrate deploy && next build",
+      '#14 1.10 Datasource "db": PostgreSQL database "app", schema "public" at "db:5432"',
+      "#14 1.31 Error: P1001: Can't reach database server at `db:5432`",
+      "#14 1.40 npm error Lifecycle script `build` failed with error:",
+    ].join("\n"),
+    /^the build script runs a database migration \(prisma migrate deploy\)/,
+  ],
   // prisma generate on node 22 without binaries.prisma.sh (6.19.0; 5.22.0 and 7.10.1 say the same).
   [
     "prisma engines",
@@ -302,6 +325,16 @@ describe("diagnoseBuildLog: one line with what to do", () => {
   it("an install script that failed for another reason is not called a download", () => {
     const log =
       "npm error path /app/node_modules/husky\nnpm error command failed\nnpm error command sh -c husky install\nnpm error .git can't be found";
+    expect(diagnoseBuildLog(log)).toBeUndefined();
+  });
+
+  it("a migration that succeeds in the build is not blamed for a later failure", () => {
+    const log = [
+      "> drizzle-kit migrate",
+      "[✓] migrations applied successfully!",
+      ...Array.from({ length: 5 }, (_, i) => `   Compiling page ${i}`),
+      "Error: something else",
+    ].join("\n");
     expect(diagnoseBuildLog(log)).toBeUndefined();
   });
 
