@@ -2,7 +2,7 @@ import { createInterface } from "node:readline/promises";
 import { parseTemplate } from "../config/index.js";
 import type { BackupRecord } from "../engine/backups.js";
 import { listBackups } from "../engine/backups.js";
-import { requireCredentials } from "../engine/credentials.js";
+import { type Credentials, requireCredentials } from "../engine/credentials.js";
 import { fetchBackup, remoteBackups } from "../engine/backups-remote.js";
 import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup, s3FromEnvOrFail } from "../engine/db-backup.js";
 import { s3Label } from "../runtime/s3.js";
@@ -279,6 +279,14 @@ export async function checkCopySource(t: StackContext, from: string): Promise<vo
         exitCode: ExitCode.failed,
         details: [`  hint: platform status --env ${from} says why; platform envs lists the environments`],
       });
+}
+
+/** Before a `deploy --from` builds anything: the checks, then ENV's secrets that NAME does not set itself. */
+export async function prepareCopy(t: StackContext, from: string, creds: Credentials): Promise<void> {
+  await checkCopySource(t, from);
+  const { copySecrets } = await import("../engine/secret-copy.js");
+  const copied = await copySecrets(t.project, from, t.env, creds);
+  if (copied.length) process.stderr.write(`→ secrets copied from ${from} (values not shown): ${copied.join(", ")}\n`);
 }
 
 /**

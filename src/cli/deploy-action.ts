@@ -61,9 +61,9 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   const creds = requireCredentials();
   await requireEngine();
   const t = await resolveStack(o, true);
-  refuseMissingSecrets(t.config, t.project, t.env);
   const copy = o.from ? await import("./db-backup-action.js") : undefined;
-  if (o.from) await copy?.checkCopySource(t, o.from);
+  if (o.from) await copy?.prepareCopy(t, o.from, creds);
+  refuseMissingSecrets(t.config, t.project, t.env);
   // Plan once here: a source layout no recipe can build stops us before the engine starts.
   const plan = buildPlan(t.config, stackPlanSettings(t, edge), await scanSources(t.config, t.projectDir));
   const target = targetSettings(o, process.env);

@@ -28,6 +28,7 @@ const run = async (...args: string[]) => {
 };
 const backups = () => homePaths.backupsDir(project, "preview", "database");
 const marker = unique("m");
+const copiedValue = `copied-${Math.random().toString(36).slice(2)}`;
 let urls: Record<string, string> = {};
 let ca = "";
 
@@ -179,7 +180,10 @@ describe("backups and restore (Docker)", () => {
 
   it("deploy --env pr1 --from preview: a new environment with preview's rows; its writes do not reach preview", async () => {
     const before = await messages();
+    ok(await runCli(["secrets", "set", "COPIED_TOKEN", "--project", project], { cwd: dir, env: backend, input: copiedValue }));
     const r = ok(await run("deploy", "--yes", "--env", "pr1", "--from", "preview"));
+    expect(r.stderr).toContain("→ secrets copied from preview (values not shown): COPIED_TOKEN");
+    expect(ok(await run("secrets", "list", "--env", "pr1")).stdout).toContain("COPIED_TOKEN");
     expect(r.stdout).toMatch(/^✓ database: a copy of preview's data \(.+, backup database-\S+ of pr1\); preview was only read$/m);
     const pr1 = parseUrls(r.stdout);
     expect(pr1.api).toBeDefined();
@@ -284,7 +288,7 @@ describe("backups and restore (Docker)", () => {
     const url = new URL(execFileSync("docker", ["exec", containerOf("api"), "printenv", "DATABASE_URL"], { encoding: "utf8" }).trim());
     const password = decodeURIComponent(url.password);
     expect(password.length).toBeGreaterThan(8);
-    const secrets = [password, backend.PLATFORM_PASSPHRASE as string];
+    const secrets = [password, backend.PLATFORM_PASSPHRASE as string, copiedValue];
     for (const r of outputs) for (const s of secrets) expect(`${r.stdout}\n${r.stderr}`).not.toContain(s);
     expectFolderWithFiles(backups());
     for (const f of regularFilesUnder(homePaths.backupsDir(project, "preview"))) {
