@@ -51,7 +51,24 @@ function record(entry) {
 
 const running = new Set();
 
+/** A run of this job still running in the engine: one a previous scheduler started (a deploy replaced it). */
+async function runningElsewhere(job) {
+  const filters = JSON.stringify({ label: [`platform.cron=${job.service}/${job.name}`, `platform.cron.stack=${config.prefix}`], status: ["running"] });
+  const list = JSON.parse((await api("GET", `/containers/json?filters=${encodeURIComponent(filters)}`)).toString());
+  return list.find((c) => !running.has(c.Id));
+}
+
 async function run(job, scheduled) {
+  const other = await runningElsewhere(job).catch(() => undefined);
+  if (other) {
+    record({
+      job: `${job.service}/${job.name}`,
+      scheduled: scheduled?.toISOString(),
+      outcome: "skipped",
+      reason: `a run started by the previous scheduler still runs (${(other.Names?.[0] ?? other.Id).replace(/^\//, "")})`,
+    });
+    return;
+  }
   const started = new Date();
   const name = `${config.prefix}_${job.service}-${job.name}-${started.getTime().toString(36)}`;
   let id;
@@ -129,8 +146,13 @@ async function stop() {
   if (stopping) return;
   stopping = true;
   for (const c of crons) c.stop();
-  const until = Date.now() + 25_000;
+  const until = Date.now() + 20_000;
   while (running.size && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+  // Still running: stopped (SIGTERM, 5 s, SIGKILL), so no run outlives its scheduler; each is
+  // then recorded by its own run() as it ends (exit code 143 or 137).
+  await Promise.all([...running].map((id) => api("POST", `/containers/${id}/stop?t=5`).catch(() => undefined)));
+  const recorded = Date.now() + 3_000;
+  while (running.size && Date.now() < recorded) await new Promise((r) => setTimeout(r, 100));
   process.exit(0);
 }
 process.on("SIGTERM", stop);

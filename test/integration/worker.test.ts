@@ -189,11 +189,16 @@ describe("workers, Redis and one-off commands (examples/worker, Docker)", () => 
   }, 600_000);
 
   it("the cron job ran in fresh containers at least twice, never two runs at once, and platform cron lists them", async () => {
+    // A new schedule replaces the scheduler while a run may be in progress: the runs of the old
+    // and the new scheduler must not overlap either.
+    const before = ((await call("GET", "/heartbeats")) as { count: number }).count;
+    writeFileSync(join(dir, "platform.yml"), baseConfig().replace('"*/5 * * * * *"', '"*/4 * * * * *"'));
+    ok(await deploy());
     const until = Date.now() + 120_000;
     let beats: { count: number; runs: { started: string; finished: string }[] };
     do {
       beats = (await call("GET", "/heartbeats")) as typeof beats;
-      if (beats.count >= 3) break;
+      if (beats.count >= before + 2) break;
       await new Promise((r) => setTimeout(r, 2000));
     } while (Date.now() < until);
     expect(beats.count).toBeGreaterThanOrEqual(2);
@@ -231,4 +236,18 @@ describe("workers, Redis and one-off commands (examples/worker, Docker)", () => 
     const r = ok(await cli("status", "--project", project));
     for (const s of ["database", "queue", "api", "worker"]) expect(r.stdout).toMatch(new RegExp(`^${s}\\s+running`, "m"));
   }, 120_000);
+
+  it("platform destroy leaves no scheduler, no cron run and no one-off container behind", async () => {
+    ok(await cli("destroy", "--yes", "--delete-data", "--project", project));
+    const left = execFileSync("docker", ["ps", "-aq", "--filter", "label=platform.cron.stack"], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean)
+      .filter((id) =>
+        execFileSync("docker", ["inspect", "-f", '{{index .Config.Labels "platform.cron.stack"}}', id], { encoding: "utf8" }).startsWith(
+          project,
+        ),
+      );
+    expect(left).toEqual([]);
+    expect(execFileSync("docker", ["ps", "-aq", "--filter", `label=platform.project=${project}`], { encoding: "utf8" }).trim()).toBe("");
+  }, 300_000);
 });
