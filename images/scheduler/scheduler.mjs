@@ -75,6 +75,7 @@ async function run(job, scheduled) {
   let exitCode = -1;
   let output = "";
   let error;
+  let timedOut = false;
   try {
     const created = JSON.parse(
       (
@@ -98,7 +99,16 @@ async function run(job, scheduled) {
     id = created.Id;
     running.add(id);
     await api("POST", `/containers/${id}/start`);
-    exitCode = JSON.parse((await api("POST", `/containers/${id}/wait`)).toString()).StatusCode;
+    // timeout: SIGTERM, 5 s, SIGKILL; the wait below then returns its exit code (143 or 137).
+    const timer = setTimeout(() => {
+      timedOut = true;
+      api("POST", `/containers/${id}/stop?t=5`).catch(() => undefined);
+    }, job.timeoutSeconds * 1000);
+    try {
+      exitCode = JSON.parse((await api("POST", `/containers/${id}/wait`)).toString()).StatusCode;
+    } finally {
+      clearTimeout(timer);
+    }
     const text = demux(await api("GET", `/containers/${id}/logs?stdout=1&stderr=1&tail=100`));
     output = text.length > OUTPUT_BYTES ? text.slice(-OUTPUT_BYTES) : text;
   } catch (e) {
@@ -117,7 +127,7 @@ async function run(job, scheduled) {
     finished: finished.toISOString(),
     seconds: (finished - started) / 1000,
     exitCode,
-    outcome: error ? "error" : exitCode === 0 ? "succeeded" : "failed",
+    outcome: error ? "error" : timedOut ? "timed out" : exitCode === 0 ? "succeeded" : "failed",
     ...(error ? { error } : {}),
     output,
   });

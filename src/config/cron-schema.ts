@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { cronProblem } from "./backup-schema.js";
+import { DURATION_RE } from "./units.js";
 
 /**
  * `cron:` on a service that runs code (fastapi, nextjs, worker): periodic jobs that run the
@@ -27,6 +28,14 @@ export const cronJobSchema = z
       ])
       .describe("What it runs, in a fresh container of the service's image: a string runs under sh -c, a list as it is. Required.")
       .meta({ examples: [["python", "-m", "jobs.heartbeat"]] }),
+    timeout: z
+      .string()
+      .regex(DURATION_RE)
+      .default("1h")
+      .describe(
+        'How long one run may take: <n>s, <n>m or <n>h, at most 24h. A run still going then gets SIGTERM, 5 s, then SIGKILL, and is recorded as "timed out". Default "1h".',
+      )
+      .meta({ examples: ["10m"] }),
   })
   .describe("One periodic job.");
 

@@ -1,4 +1,5 @@
 import { scheduleProblem } from "./cron-schema.js";
+import { DURATION_MAX_SECONDS, parseDuration } from "./units.js";
 import { type ConfigView, isRecord } from "./model.js";
 import type { DiagnosticSink } from "./sink.js";
 
@@ -44,6 +45,16 @@ export function validateCron(view: ConfigView, sink: DiagnosticSink): void {
             hint: "give each job of a service its own name",
           });
         seen.add(job.name);
+      }
+      if (typeof job.timeout === "string") {
+        const secs = parseDuration(job.timeout);
+        if (secs === 0 || (secs !== undefined && secs > DURATION_MAX_SECONDS))
+          sink.error({
+            path: [...path, i, "timeout"],
+            code: "timeout-range",
+            message: `timeout ${job.timeout} is ${secs === 0 ? "0" : "more than 24h"}`,
+            hint: 'use more than 0 and at most 24h, e.g. timeout: 10m (the default is "1h")',
+          });
       }
       if (typeof job.schedule === "string") {
         const problem = scheduleProblem(job.schedule);

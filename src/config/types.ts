@@ -69,7 +69,7 @@ export interface ServiceConfig {
   /** postgres only: when backups are made on their own (cron, UTC) and how many are kept. */
   backup?: { schedule?: string; keep?: number };
   /** Periodic jobs run with this service's image (fastapi, nextjs, worker). */
-  cron?: { name: string; schedule: string; command: string | string[] }[];
+  cron?: { name: string; schedule: string; command: string | string[]; timeout: string }[];
   migrate?: { command: string[]; on_failure: OnFailure; timeoutSeconds: number };
 }
 

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type Config, parseTemplate, referencedSecrets, type ServiceConfig, type TemplatePart } from "../config/index.js";
+import { type Config, parseDuration, parseTemplate, referencedSecrets, type ServiceConfig, type TemplatePart } from "../config/index.js";
 import {
   DATABASE_CA_FILE,
   DATABASE_CERT_FILE,
@@ -175,7 +175,16 @@ function planService(
     memoryBytes: s.resources.memoryBytes,
     pidsLimit: s.resources.pidsLimit,
     database,
-    ...(s.cron?.length ? { cron: s.cron.map((j) => ({ name: j.name, schedule: j.schedule, command: toStartCommand(j.command) })) } : {}),
+    ...(s.cron?.length
+      ? {
+          cron: s.cron.map((j) => ({
+            name: j.name,
+            schedule: j.schedule,
+            command: toStartCommand(j.command),
+            timeoutSeconds: parseDuration(j.timeout) ?? 3600,
+          })),
+        }
+      : {}),
     stopFirst: database !== undefined,
     stopGraceSeconds: database ? 60 : s.type === "worker" ? WORKER_STOP_GRACE_SECONDS : 20,
   };

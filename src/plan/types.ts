@@ -74,6 +74,7 @@ export interface CronJobSpec {
   /** 5 cron fields, or 6 with seconds first; UTC. */
   readonly schedule: string;
   readonly command: readonly string[];
+  readonly timeoutSeconds: number;
 }
 
 /** A managed Redis: AOF persistence in its data volume, the stack's generated password. */

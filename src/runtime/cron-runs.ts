@@ -6,7 +6,7 @@ export interface CronRun {
   readonly finished?: string;
   readonly seconds?: number;
   readonly exitCode?: number;
-  readonly outcome: "succeeded" | "failed" | "error" | "skipped";
+  readonly outcome: "succeeded" | "failed" | "timed out" | "error" | "skipped";
   readonly reason?: string;
   readonly error?: string;
   readonly output?: string;

@@ -98,7 +98,7 @@ export interface CronRunView {
   finished?: string;
   seconds?: number;
   exitCode?: number;
-  outcome: "succeeded" | "failed" | "error" | "skipped";
+  outcome: "succeeded" | "failed" | "timed out" | "error" | "skipped";
   reason?: string;
   error?: string;
   output?: string;

@@ -63,7 +63,11 @@ function baseConfig(): string {
   const text = readFileSync(join(ROOT, "examples", "worker", "platform.yml"), "utf8");
   const cron = '        schedule: "* * * * *"\n        command: ["python", "-m", "jobsapp.heartbeat"]\n';
   expect(text).toContain(cron);
-  return text.replace(cron, '        schedule: "*/5 * * * * *"\n        command: "HEARTBEAT_SECONDS=7 exec python -m jobsapp.heartbeat"\n');
+  return text.replace(
+    cron,
+    '        schedule: "*/5 * * * * *"\n        command: "HEARTBEAT_SECONDS=7 exec python -m jobsapp.heartbeat"\n' +
+      '      - name: slow\n        schedule: "*/5 * * * * *"\n        command: [sleep, "30"]\n        timeout: 2s\n',
+  );
 }
 
 function editWorkerEnv(line: string | undefined): void {
@@ -210,12 +214,14 @@ describe("workers, Redis and one-off commands (examples/worker, Docker)", () => 
       jobs: string[];
       runs: { job: string; outcome: string; exitCode?: number; output?: string }[];
     };
-    expect(jobs).toEqual(["api/heartbeat"]);
-    const succeeded = runs.filter((x) => x.outcome === "succeeded");
+    expect(jobs).toEqual(["api/heartbeat", "api/slow"]);
+    // A run past its timeout is stopped (SIGTERM) and recorded as such.
+    expect(runs.some((x) => x.job === "api/slow" && x.outcome === "timed out" && x.exitCode === 143)).toBe(true);
+    const succeeded = runs.filter((x) => x.job === "api/heartbeat" && x.outcome === "succeeded");
     expect(succeeded.length).toBeGreaterThanOrEqual(2);
     expect(succeeded.every((x) => x.exitCode === 0 && /heartbeat written/.test(x.output ?? ""))).toBe(true);
     // Runs last 7 s on a 5 s schedule: the ones due meanwhile were skipped, not started beside.
-    expect(runs.some((x) => x.outcome === "skipped")).toBe(true);
+    expect(runs.some((x) => x.job === "api/heartbeat" && x.outcome === "skipped")).toBe(true);
     const table = ok(await cli("cron", "--project", project)).stdout;
     expect(table).toMatch(/^JOB\s+STARTED \(UTC\)\s+SECONDS\s+OUTCOME\s+EXIT\s+OUTPUT/m);
     expect(table).toMatch(/api\/heartbeat .* succeeded\s+0\s+heartbeat written/);

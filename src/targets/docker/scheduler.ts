@@ -38,6 +38,7 @@ export function createScheduler(plan: Plan, scheduled: readonly ScheduledService
           name: j.name,
           schedule: j.schedule,
           command: [...j.command],
+          timeoutSeconds: j.timeoutSeconds,
           image,
           env,
           cpus: x.service.cpus,

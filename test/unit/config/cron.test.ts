@@ -19,6 +19,7 @@ const BASE = y`
         - name: nightly
           schedule: "0 3 * * *"
           command: python -m jobs.nightly && echo done
+          timeout: 10m
 `;
 
 describe("cron: in platform.yml", () => {
@@ -32,8 +33,8 @@ describe("cron: in platform.yml", () => {
       new Map(),
     );
     expect(plan.services[0]?.cron).toEqual([
-      { name: "heartbeat", schedule: "* * * * *", command: ["python", "-m", "jobs.heartbeat"] },
-      { name: "nightly", schedule: "0 3 * * *", command: ["/bin/sh", "-c", "python -m jobs.nightly && echo done"] },
+      { name: "heartbeat", schedule: "* * * * *", command: ["python", "-m", "jobs.heartbeat"], timeoutSeconds: 3600 },
+      { name: "nightly", schedule: "0 3 * * *", command: ["/bin/sh", "-c", "python -m jobs.nightly && echo done"], timeoutSeconds: 600 },
     ]);
   });
 
@@ -42,6 +43,11 @@ describe("cron: in platform.yml", () => {
     const got = all(bad).map(brief).join("\n");
     expect(got).toContain('cron-schedule schedule "0 25 * * *" its hour field "25" is outside 0-23');
     expect(got).toContain('cron-duplicate a second job named "heartbeat" on api');
+    expect(
+      all(check(BASE.replace("timeout: 10m", "timeout: 25h")))
+        .map(brief)
+        .join("\n"),
+    ).toContain("timeout-range timeout 25h is more than 24h");
     expect(
       all(check(BASE.replace("name: nightly", "name: Nightly_Job")))
         .map(brief)
