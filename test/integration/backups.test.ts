@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
 import { type CliResult, httpsRequest, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
 import { expectFolderWithFiles, regularFilesUnder } from "./helpers/leaks.js";
 
@@ -32,18 +32,7 @@ const copiedValue = `copied-${Math.random().toString(36).slice(2)}`;
 let urls: Record<string, string> = {};
 let ca = "";
 
-const containerOf = (service: string) =>
-  execFileSync("docker", [
-    "ps",
-    "--filter",
-    `label=platform.project=${project}`,
-    "--filter",
-    `label=platform.service=${service}`,
-    "--format",
-    "{{.Names}}",
-  ])
-    .toString()
-    .trim();
+const containerOf = (service: string) => serviceContainers(project, service);
 
 async function post(message: string): Promise<void> {
   const r = await httpsRequest(`${urls.api}/api/events`, ca, { method: "POST", body: { message } });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseImages } from "../../src/home/images.js";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { CLI, forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { CLI, forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
 import { expectFolderWithFiles } from "./helpers/leaks.js";
 
 /**
@@ -31,18 +31,7 @@ let api = "";
 let edgeCa = "";
 const CA_IN_APP = "/etc/platform/tls/ca.crt";
 
-const containerOf = (service: string) =>
-  execFileSync("docker", [
-    "ps",
-    "--filter",
-    `label=platform.project=${project}`,
-    "--filter",
-    `label=platform.service=${service}`,
-    "--format",
-    "{{.Names}}",
-  ])
-    .toString()
-    .trim();
+const containerOf = (service: string) => serviceContainers(project, service);
 const docker = (...args: string[]) => spawnSync("docker", args, { encoding: "utf8", timeout: 120_000 });
 const inspect = (name: string, format: string) => execFileSync("docker", ["inspect", "-f", format, name], { encoding: "utf8" }).trim();
 

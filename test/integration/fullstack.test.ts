@@ -7,7 +7,7 @@ import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation/index.j
 import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./helpers/cli.js";
-import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
 import { expectFolderWithFiles } from "./helpers/leaks.js";
 import { waitForRoutes, waitForTrace } from "./helpers/telemetry.js";
 import type { TraceSpan } from "../../src/telemetry/index.js";
@@ -32,18 +32,7 @@ async function status(): Promise<{ api: string; database: string; event_count: n
 }
 
 const workspaceOf = (p: string) => join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", p);
-const containerOf = (service: string) =>
-  execFileSync("docker", [
-    "ps",
-    "--filter",
-    `label=platform.project=${project}`,
-    "--filter",
-    `label=platform.service=${service}`,
-    "--format",
-    "{{.Names}}",
-  ])
-    .toString()
-    .trim();
+const containerOf = (service: string) => serviceContainers(project, service);
 
 describe("fullstack example on the local Docker engine", () => {
   beforeAll(() => {

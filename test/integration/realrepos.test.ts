@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
 import { expectFolderWithFiles } from "./helpers/leaks.js";
 
 /**
@@ -45,18 +45,7 @@ const images = () =>
     .toString()
     .split("\n")
     .filter(Boolean);
-const containerOf = (service: string) =>
-  execFileSync("docker", [
-    "ps",
-    "--filter",
-    `label=platform.project=${project}`,
-    "--filter",
-    `label=platform.service=${service}`,
-    "--format",
-    "{{.Names}}",
-  ])
-    .toString()
-    .trim();
+const containerOf = (service: string) => serviceContainers(project, service);
 
 /** Whether `docker save` of an image holds any of the needles (streamed: images are hundreds of MB). */
 function savedImageContains(image: string, needles: string[]): Promise<string[]> {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
 import { describeLoad, quantile, startLoad } from "./helpers/load.js";
 
 /**
@@ -69,18 +69,7 @@ function freePort(): Promise<number> {
 }
 
 const file = (...p: string[]) => join(dir, ...p);
-const containerOf = (service: string) =>
-  execFileSync("docker", [
-    "ps",
-    "--filter",
-    `label=platform.project=${project}`,
-    "--filter",
-    `label=platform.service=${service}`,
-    "--format",
-    "{{.Names}}",
-  ])
-    .toString()
-    .trim();
+const containerOf = (service: string) => serviceContainers(project, service);
 
 /** platform.yml with a RELEASE variable for the API: a change of it is an env-only redeploy. */
 const baseYml = () => readFileSync(join(ROOT, "examples", "fullstack", "platform.yml"), "utf8");

@@ -15,8 +15,8 @@ export interface SourceSnapshot {
   readonly files: readonly string[];
   /**
    * The text of a small file that recipes look at (manifests, version files, next.config,
-   * the head of Python modules), or undefined when it is absent or was not read. Lockfiles
-   * are only listed in `files`: their presence is what matters.
+   * the head of Python modules and of Node lockfiles, where their version is), or undefined
+   * when it is absent or was not read. Other lockfiles are only listed in `files`.
    */
   read(path: string): string | undefined;
   /**

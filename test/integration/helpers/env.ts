@@ -45,3 +45,18 @@ export function forgetProject(project: string): void {
 export function unique(prefix: string): string {
   return `${prefix}${Date.now().toString(36).slice(-5)}`;
 }
+
+/** The names of a stack's running containers of one service (one per line), as `docker ps` lists them. */
+export function serviceContainers(project: string, service: string): string {
+  return execFileSync("docker", [
+    "ps",
+    "--filter",
+    `label=platform.project=${project}`,
+    "--filter",
+    `label=platform.service=${service}`,
+    "--format",
+    "{{.Names}}",
+  ])
+    .toString()
+    .trim();
+}
