@@ -20,6 +20,7 @@ const IMAGES = {
   node: "platform-local/node:22",
   postgres: "platform-local/postgres:15",
   caddy: "platform-local/caddy:2.11",
+  redis: "platform-local/redis:7.0",
 } as const;
 
 const RUN_ID = `${process.pid}-${randomBytes(3).toString("hex")}`;
