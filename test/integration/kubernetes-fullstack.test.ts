@@ -76,6 +76,35 @@ describe("fullstack example on the Kubernetes test cluster", () => {
     expect((await status()).latest_event).toBe("kept on the claim");
   });
 
+  it("the database serves TLS: its key only in its pod (postgres 0600, in memory), the api verifies it with the stack's CA", () => {
+    const objects = (kind: string) =>
+      (
+        JSON.parse(kubectl("-n", namespace, "get", kind, "-o", "json")) as {
+          items: { metadata: { name: string }; type?: string; data?: object }[];
+        }
+      ).items;
+    const tls = objects("secret").filter((x) => x.metadata.name.startsWith("database-tls"));
+    expect(tls.map((x) => x.type)).toEqual(["kubernetes.io/tls"]);
+    expect(Object.keys(tls[0]?.data ?? {}).sort()).toEqual(["tls.crt", "tls.key"]);
+    const caMap = objects("configmap").filter((x) => x.metadata.name.startsWith("database-ca"));
+    expect(caMap.map((x) => Object.keys(x.data ?? {}))).toEqual([["ca.crt"]]);
+    const inDb = (...cmd: string[]) => kubectl("-n", namespace, "exec", "database-0", "--", ...cmd).trim();
+    expect(inDb("sh", "-c", 'psql -U "$POSTGRES_USER" -d "$POSTGRES_DB" -tAc "show ssl"')).toBe("on");
+    expect(inDb("stat", "-c", "%U %a", "/etc/platform/tls/server.key")).toBe("postgres 600");
+    const api = podsOf(namespace, "api")[0] as string;
+    const inApi = (...cmd: string[]) => kubectl("-n", namespace, "exec", api, "--", ...cmd).trim();
+    expect(inApi("printenv", "PGSSLROOTCERT")).toBe("/etc/platform/tls/ca.crt");
+    // verify-full through the Service's name, with the CA the platform mounted; disable stays plain.
+    const ssl = (mode: string) =>
+      inApi(
+        "python",
+        "-c",
+        `import os, psycopg; c = psycopg.connect(os.environ["DATABASE_URL"] + "?sslmode=${mode}"); print(c.pgconn.ssl_in_use)`,
+      );
+    expect(ssl("verify-full")).toBe("True");
+    expect(ssl("disable")).toBe("False");
+  });
+
   it("a change to the API rolls out under load with no failed request; the others stay", async () => {
     const { r, stats } = await expectApiRolledOutUnderLoad(dir, urls.api as string, ca, deploy, (s) => podsOf(namespace, s));
     console.log(`rollout under load: ${stats.sent} requests, ${stats.failed} failed, deploy ${r.seconds.toFixed(1)}s`);
