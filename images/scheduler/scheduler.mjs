@@ -133,6 +133,23 @@ async function run(job, scheduled) {
   });
 }
 
+/**
+ * The scheduler a deploy is replacing (the new one starts first, so both run for a moment):
+ * this one arms its jobs only once that one has exited (bounded), so the two never start runs
+ * side by side; a run the old one left still running is skipped by runningElsewhere.
+ */
+async function waitForPrevious() {
+  const me = process.env.HOSTNAME ?? "";
+  const filters = JSON.stringify({ label: ["platform.scheduler=true"], network: [config.network], status: ["running"] });
+  for (const until = Date.now() + 90_000; Date.now() < until; await new Promise((r) => setTimeout(r, 500))) {
+    const list = JSON.parse((await api("GET", `/containers/json?filters=${encodeURIComponent(filters)}`)).toString());
+    if (!list.some((c) => !c.Id.startsWith(me))) return;
+  }
+  console.error("the previous scheduler still runs after 90 s: arming the jobs anyway");
+}
+
+// A SIGTERM while waiting ends this process at once (no handler yet): it has started no run.
+await waitForPrevious().catch((e) => console.error(`looking for a previous scheduler: ${e?.message ?? e}`));
 const crons = config.jobs.map(
   (job) =>
     new Cron(
