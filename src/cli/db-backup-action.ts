@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline/promises";
+import { confirm } from "./confirm.js";
 import { parseTemplate } from "../config/index.js";
 import type { BackupRecord } from "../engine/backups.js";
 import { listBackups } from "../engine/backups.js";
@@ -166,15 +166,6 @@ export async function runDbBackups(service: string | undefined, o: StackOptions)
     process.stdout.write(
       `schedule of ${s.service}: ${s.schedule} (UTC), keep ${s.keep ?? "all"}; next ${s.next ? when(s.next) : "never"}, made while platform db scheduler runs\n`,
     );
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
 }
 
 /** The running services whose variables reference the database: they keep serving during a restore. */

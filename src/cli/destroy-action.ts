@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline/promises";
+import { confirm } from "./confirm.js";
 import { requireCredentials } from "../engine/credentials.js";
 import { destroyStack, kubeClusterOf } from "../engine/stack-ops.js";
 import { ExitCode, VisibleError } from "../errors.js";
@@ -12,15 +12,6 @@ import type { StackOptions } from "./stack-options.js";
 
 export interface DestroyOptions extends StackOptions {
   deleteData?: boolean;
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
 }
 
 /** `platform destroy`: removes the stack's services; databases with retention: permanent keep their data unless --delete-data. */
