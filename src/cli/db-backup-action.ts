@@ -1,8 +1,11 @@
 import { confirm } from "./confirm.js";
+import { nextScheduled } from "../engine/backup-schedule.js";
+import { runScheduler } from "../engine/backup-scheduler.js";
+import { DB_NAME, DB_USER } from "../plan/build-plan.js";
 import { parseTemplate } from "../config/index.js";
 import type { BackupRecord } from "../engine/backups.js";
 import { listBackups } from "../engine/backups.js";
-import { type Credentials, requireCredentials } from "../engine/credentials.js";
+import { requireCredentials } from "../engine/credentials.js";
 import { fetchBackup, remoteBackups } from "../engine/backups-remote.js";
 import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup, s3FromEnvOrFail } from "../engine/db-backup.js";
 import { s3Label } from "../runtime/s3.js";
@@ -68,7 +71,7 @@ function postgresService(t: StackContext, service: string): void {
     );
 }
 
-async function databaseTarget(t: StackContext, service: string, env = t.env): Promise<DatabaseTarget> {
+export async function databaseTarget(t: StackContext, service: string, env = t.env): Promise<DatabaseTarget> {
   postgresService(t, service);
   await requireEngine();
   const c = (await listServiceContainers(t.project, env)).find((x) => x.service === service && x.state === "running");
@@ -80,12 +83,11 @@ async function databaseTarget(t: StackContext, service: string, env = t.env): Pr
         exitCode: ExitCode.failed,
       },
     );
-  const { DB_USER, DB_NAME } = await import("../plan/build-plan.js");
   return { project: t.project, env, service, containerId: c.containerId, user: DB_USER, database: DB_NAME };
 }
 
 /** Backups need the Docker target for now: an environment on Kubernetes is told so, not "not running". */
-function refuseKubernetes(project: string, env: string): void {
+export function refuseKubernetes(project: string, env: string): void {
   if (readStackSettings(stackSettingsFile(project, env))?.["platform:target"] === "kubernetes")
     throw new VisibleError(
       `${project} (${env}) runs on Kubernetes: platform db backup, restore and deploy --from work on the Docker target only for now (README "Backups and copies of your data")`,
@@ -121,7 +123,6 @@ export async function runDbBackup(service: string, o: StackOptions): Promise<voi
 
 /** The schedules of platform.yml (of one service, or all), with their next run. */
 async function schedulesOf(t: StackContext, service: string | undefined) {
-  const { nextScheduled } = await import("../engine/backup-schedule.js");
   return Object.values(t.config.services)
     .filter((s) => s.type === "postgres" && s.backup?.schedule && (!service || s.name === service))
     .map((s) => {
@@ -237,73 +238,10 @@ export async function runDbRestore(service: string, backupId: string | undefined
 }
 
 /** A running postgres service of another environment of the same project (a copy's source). */
-async function runningIn(t: StackContext, env: string, service: string): Promise<string | undefined> {
-  return (await listServiceContainers(t.project, env)).find((x) => x.service === service && x.state === "running")?.containerId;
-}
-
-/**
- * `platform deploy --env NAME --from ENV`, before anything is built: ENV is another environment
- * whose databases run, and NAME has no deployment that succeeded (a copy starts an environment,
- * it never overwrites one).
- */
-export async function checkCopySource(t: StackContext, from: string): Promise<void> {
-  if (from === t.env)
-    throw new VisibleError(`--from ${from} names the environment being deployed: name another one (e.g. --from preview)`, {
-      exitCode: ExitCode.usage,
-    });
-  const { listRecords } = await import("../engine/history.js");
-  if (listRecords(t.project, t.env).some((r) => r.outcome === "succeeded"))
-    throw new VisibleError(
-      `environment ${t.env} of ${t.project} exists already: --from only starts a new environment from a copy (nothing was deployed)`,
-      {
-        exitCode: ExitCode.usage,
-        details: [
-          `  hint: to bring ${from}'s data into it, back ${from} up and restore: platform db backup SERVICE --env ${from}, then platform db restore SERVICE --env ${from} --to-env ${t.env}`,
-        ],
-      },
-    );
-  const databases = Object.values(t.config.services).filter((s) => s.type === "postgres");
-  if (databases.length) refuseKubernetes(t.project, from);
-  for (const s of databases)
-    if (!(await runningIn(t, from, s.name)))
-      throw new VisibleError(`${s.name} is not running in ${t.project} (${from}): --from ${from} copies it (nothing was deployed)`, {
-        exitCode: ExitCode.failed,
-        details: [`  hint: platform status --env ${from} says why; platform envs lists the environments`],
-      });
-}
-
-/** Before a `deploy --from` builds anything: the checks, then ENV's secrets that NAME does not set itself. */
-export async function prepareCopy(t: StackContext, from: string, creds: Credentials): Promise<void> {
-  await checkCopySource(t, from);
-  const { copySecrets } = await import("../engine/secret-copy.js");
-  const copied = await copySecrets(t.project, from, t.env, creds);
-  if (copied.length) process.stderr.write(`→ secrets copied from ${from} (values not shown): ${copied.join(", ")}\n`);
-}
-
-/**
- * After the first deploy of an environment started `--from ENV`: each database gets ENV's data
- * as it is now (a backup of ENV's database, stored with THIS environment's backups, kind
- * "copy", then restored here). ENV is only read: nothing is written to it or its backups.
- */
-export async function copyDatabasesFrom(t: StackContext, from: string, o: { json?: boolean }): Promise<void> {
-  const creds = requireCredentials();
-  const out = (line: string) => process[o.json ? "stderr" : "stdout"].write(`${line}\n`);
-  for (const s of Object.values(t.config.services).filter((x) => x.type === "postgres")) {
-    const sourceId = await runningIn(t, from, s.name);
-    if (!sourceId) throw new VisibleError(`${s.name} stopped in ${t.project} (${from}) during the deploy: nothing was copied`);
-    const here = await databaseTarget(t, s.name);
-    const source: DatabaseTarget = { ...here, containerId: sourceId };
-    const { record } = await makeBackup(source, creds.passphrase, "copy", { note: `copy of ${from}'s ${s.name}` });
-    await restoreBackup(here, record, creds.passphrase);
-    out(`✓ ${s.name}: a copy of ${from}'s data (${humanBytes(record.bytes)}, backup ${record.id} of ${t.env}); ${from} was only read`);
-  }
-}
-
 /** `platform db scheduler`: runs the backup schedules of platform.yml until stopped (Ctrl-C, SIGTERM). */
 export async function runDbScheduler(): Promise<void> {
   const creds = requireCredentials();
   await requireEngine();
-  const { runScheduler } = await import("../engine/backup-scheduler.js");
   const stop = new AbortController();
   process.once("SIGINT", () => stop.abort());
   process.once("SIGTERM", () => stop.abort());

@@ -13,6 +13,7 @@ import { copyBaseImagesToServer } from "../runtime/base-images.js";
 import { requireEngine } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
 import { runDeploySession } from "./deploy-session.js";
+import { copyDatabasesFrom, prepareCopy } from "./env-copy.js";
 import { deployTarget, refuseForeignNamespace } from "./kube-guard.js";
 import { runPlan } from "./plan-action.js";
 import { edgeSettings, type TargetFlags, targetSettings } from "./stack-flags.js";
@@ -61,8 +62,7 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   const creds = requireCredentials();
   await requireEngine();
   const t = await resolveStack(o, true);
-  const copy = o.from ? await import("./db-backup-action.js") : undefined;
-  if (o.from) await copy?.prepareCopy(t, o.from, creds);
+  if (o.from) await prepareCopy(t, o.from, creds);
   refuseMissingSecrets(t.config, t.project, t.env);
   // Plan once here: a source layout no recipe can build stops us before the engine starts.
   const plan = buildPlan(t.config, stackPlanSettings(t, edge), await scanSources(t.config, t.projectDir));
@@ -77,5 +77,5 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   if (where.target !== "kubernetes") await copyBaseImagesToServer(plan.images, progress, bases);
   const notes = [...recipeNotes(plan), ...(where.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
   await runDeploySession(t, creds, { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) }, o, notes);
-  if (o.from) await copy?.copyDatabasesFrom(t, o.from, o);
+  if (o.from) await copyDatabasesFrom(t, o.from, o);
 }
