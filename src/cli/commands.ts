@@ -1,4 +1,5 @@
 import { connectEngine } from "../docker-ssh.js";
+import { hasExpiredEnvironments } from "../engine/env-expiry.js";
 import { Command } from "commander";
 import { registerCa } from "./ca.js";
 import { registerCluster } from "./cluster.js";
@@ -46,7 +47,10 @@ export function buildProgram(version: string): Command {
     .exitOverride();
   // DOCKER_HOST=ssh://: one SSH connection for the command and what it starts (docker-ssh.ts).
   program.hook("preAction", async (_program, command) => {
-    if (!OFFLINE_COMMANDS.has(topLevel(command))) await connectEngine();
+    if (OFFLINE_COMMANDS.has(topLevel(command))) return;
+    await connectEngine();
+    // Environments deployed with --expires whose time has come go first (env-expiry.ts).
+    if (hasExpiredEnvironments()) await (await import("./expiry-action.js")).removeExpired();
   });
   registerLogin(program);
   registerValidate(program);

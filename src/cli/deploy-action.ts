@@ -1,6 +1,7 @@
 import { type Config, referencedSecrets } from "../config/index.js";
 import { requireCredentials } from "../engine/credentials.js";
 import { resolveEdgeSettings } from "../engine/edge-record.js";
+import { clearExpiry, setExpiry } from "../engine/env-expiry.js";
 import { missingSecrets } from "../engine/secret-names.js";
 import { stackPlanSettings } from "../engine/stack-settings.js";
 import { ExitCode, VisibleError } from "../errors.js";
@@ -11,11 +12,12 @@ import { ensureBaseImages } from "../provider/docker/base-images.js";
 import { remoteEngineAddress } from "../docker-ssh.js";
 import { copyBaseImagesToServer } from "../runtime/base-images.js";
 import { requireEngine } from "../runtime/docker.js";
-import { resolveStack } from "./context.js";
+import { DEFAULT_ENV, resolveStack } from "./context.js";
 import { runDeploySession } from "./deploy-session.js";
 import { copyDatabasesFrom, prepareCopy } from "./env-copy.js";
 import { deployTarget, refuseForeignNamespace } from "./kube-guard.js";
 import { runPlan } from "./plan-action.js";
+import { checkExpires } from "./flags.js";
 import { edgeSettings, type TargetFlags, targetSettings } from "./stack-flags.js";
 import type { StackOptions } from "./stack-options.js";
 
@@ -23,6 +25,8 @@ export interface DeployOptions extends StackOptions, TargetFlags {
   dryRun?: boolean;
   /** Start a new environment with a copy of this one's databases. */
   from?: string;
+  /** Remove the environment by itself after this long (`7d`), or `never`. */
+  expires?: string;
 }
 
 /** What the Docker target cannot do that platform.yml asks for, said once per deploy. */
@@ -59,6 +63,7 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   if (o.dryRun) return runPlan({ ...o, preview: true });
   // A mode chosen now (PLATFORM_EDGE, --edge) is remembered for this engine; else the engine's is used.
   const edge = resolveEdgeSettings(edgeSettings(o, process.env), true);
+  const expiresIn = o.expires === undefined ? undefined : checkExpires(o.expires, o.env ?? DEFAULT_ENV, DEFAULT_ENV);
   const creds = requireCredentials();
   await requireEngine();
   const t = await resolveStack(o, true);
@@ -76,6 +81,19 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   await ensureBaseImages(bases, plan.images, { progress, local: where.target !== "kubernetes" && !!remoteEngineAddress() });
   if (where.target !== "kubernetes") await copyBaseImagesToServer(plan.images, progress, bases);
   const notes = [...recipeNotes(plan), ...(where.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
+  // Recorded before the deploy: what a failed first deploy left is removed on time too.
+  if (expiresIn === null) clearExpiry(t.project, t.env);
+  else if (expiresIn !== undefined) {
+    const expiresAt = new Date(Date.now() + expiresIn).toISOString();
+    setExpiry({
+      project: t.project,
+      env: t.env,
+      expiresAt,
+      duration: o.expires as string,
+      configFile: t.configFile,
+      backendUrl: creds.backendUrl,
+    });
+  }
   await runDeploySession(t, creds, { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) }, o, notes);
   if (o.from) await copyDatabasesFrom(t, o.from, o);
 }

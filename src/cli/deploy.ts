@@ -7,6 +7,10 @@ export function registerDeploy(program: Command): void {
     .option("-y, --yes", "create the project without asking (CI)")
     .option("--dry-run", "say what a deploy would do and change nothing (same as platform plan)")
     .option("--from <env>", "start this new environment with a copy of another environment's databases (that one is only read)")
+    .option(
+      "--expires <duration>",
+      "remove this environment with its data after 90m, 12h, 7d, 2w... (the next platform command or Studio does it); never clears it",
+    )
     .option("--apps-domain <domain>", "base domain of public URLs (env PLATFORM_APPS_DOMAIN)", undefined)
     .option("--https-port <port>", "port of the HTTPS edge (env PLATFORM_HTTPS_PORT; default 443)")
     .option(

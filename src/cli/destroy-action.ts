@@ -1,11 +1,8 @@
 import { confirm } from "./confirm.js";
 import { requireCredentials } from "../engine/credentials.js";
-import { destroyStack, kubeClusterOf } from "../engine/stack-ops.js";
+import { destroyEnvironment } from "../engine/env-remove.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { stackPrefix } from "../plan/naming.js";
-import { listStackVolumes, removeOrphans, removeStackVolumes, requireEngine } from "../runtime/docker.js";
-import { kubeDeleteData, kubeKeptData } from "../runtime/kubernetes.js";
-import { removeTunnelsInto } from "../runtime/tunnel.js";
+import { requireEngine } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import type { StackOptions } from "./stack-options.js";
@@ -28,21 +25,12 @@ export async function runDestroy(o: DestroyOptions): Promise<void> {
     if (!(await confirm(`Remove ${what} of ${t.project} (${t.env})? (y/N) `)))
       throw new VisibleError("nothing was removed", { exitCode: ExitCode.failed });
   }
-  // Where the stack runs, read before the destroy (its settings go with the stack).
-  const kube = await kubeClusterOf(t, creds);
-  const deleted = await destroyStack(t.project, t.env, creds, {
-    configFile: t.configFile,
+  const { deleted, volumes, kept } = await destroyEnvironment(t, creds, {
+    deleteData: o.deleteData,
     onNote: (line) => {
       if (!o.json) process.stdout.write(`note: ${line}\n`);
     },
-    removeOrphans: async (known) => {
-      // Database tunnels (Studio's, platform db connect's) hold the network: they go first.
-      const tunnels = await removeTunnelsInto(stackPrefix(t.project, t.env));
-      return [...tunnels.map((n) => `tunnel: ${n}`), ...(await removeOrphans(t.project, t.env, known))];
-    },
   });
-  const volumes = o.deleteData ? await (kube ? kubeDeleteData(kube) : removeStackVolumes(t.project, t.env)) : [];
-  const kept = o.deleteData ? [] : await (kube ? kubeKeptData(kube) : listStackVolumes(t.project, t.env));
   if (o.json) {
     printJson({ project: t.project, env: t.env, deletedResources: deleted, deletedVolumes: volumes, keptVolumes: kept });
     return;

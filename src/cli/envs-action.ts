@@ -1,11 +1,13 @@
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { readExpiry, timeLeft } from "../engine/env-expiry.js";
+import { removeEnvironment } from "../engine/env-remove.js";
 import { listRecords } from "../engine/history.js";
+import { requireCredentials } from "../engine/credentials.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { homePaths } from "../home/layout.js";
 import { listAllServiceContainers, requireEngine } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
-import { type DestroyOptions, runDestroy } from "./destroy-action.js";
 import { printJson } from "./render.js";
 import type { StackOptions } from "./stack-options.js";
 import { formatTable } from "./table.js";
@@ -30,7 +32,8 @@ async function environments(project: string) {
     const last = records.find((r) => r.outcome === "succeeded");
     const first = records[records.length - 1];
     const state = !mine.length ? "no services" : running === mine.length ? `running (${running})` : `${running} of ${mine.length} running`;
-    return { env, createdAt: first?.startedAt, state, lastDeployment: records[0]?.outcome, urls: last?.urls ?? {} };
+    const expiresAt = readExpiry(project, env)?.expiresAt;
+    return { env, createdAt: first?.startedAt, state, lastDeployment: records[0]?.outcome, expiresAt, urls: last?.urls ?? {} };
   });
 }
 
@@ -49,12 +52,13 @@ export async function runEnvs(o: StackOptions): Promise<void> {
   }
   process.stdout.write(
     formatTable(
-      ["ENV", "AGE", "STATE", "LAST DEPLOY", "URLS"],
+      ["ENV", "AGE", "STATE", "LAST DEPLOY", "EXPIRES", "URLS"],
       list.map((e) => [
         e.env,
         e.createdAt ? age(e.createdAt) : "-",
         e.state,
         e.lastDeployment ?? "-",
+        e.expiresAt ? timeLeft(e.expiresAt) : "-",
         Object.values(e.urls).join(" ") || "-",
       ]),
     ),
@@ -71,9 +75,17 @@ export async function runEnvsDelete(name: string, o: StackOptions & { yes?: bool
         exitCode: ExitCode.usage,
       },
     );
-  const d: DestroyOptions = { ...o, env: name, deleteData: true };
-  await runDestroy(d);
-  rmSync(homePaths.backupsDir(t.project, name), { recursive: true, force: true });
-  rmSync(join(homePaths.workspaceDir(t.project), "deployments", name), { recursive: true, force: true });
-  if (!o.json) process.stdout.write(`  backups and deployment history of ${name} removed\n`);
+  const creds = requireCredentials();
+  await requireEngine();
+  const r = await removeEnvironment({ project: t.project, env: name, configFile: t.configFile }, creds, (line) => {
+    if (!o.json) process.stdout.write(`note: ${line}\n`);
+  });
+  if (o.json) {
+    printJson({ project: t.project, env: name, deletedResources: r.deleted, deletedVolumes: r.volumes });
+    return;
+  }
+  process.stdout.write(
+    `✓ Removed ${t.project} (${name}): ${r.deleted} resources${r.volumes.length ? `; data removed: ${r.volumes.join(", ")}` : ""}\n`,
+  );
+  process.stdout.write(`  backups and deployment history of ${name} removed\n`);
 }

@@ -1,4 +1,5 @@
 import { labelProblem, MAX_PROJECT_NAME, NAME_RULE, suggestName } from "../config/rules-names.js";
+import { parseDuration } from "../engine/env-expiry.js";
 import { ExitCode, VisibleError } from "../errors.js";
 
 /**
@@ -61,4 +62,18 @@ export function parseSince(since: string, now = Date.now()): number {
   if (Number.isNaN(t))
     throw new VisibleError(`--since "${since}": use a duration like 10m, 2h, 30s, or an ISO time`, { exitCode: ExitCode.usage });
   return Math.floor(t / 1000);
+}
+
+/** `--expires 7d`: milliseconds, or null for `never` (clears an expiry). */
+export function checkExpires(value: string, env: string, defaultEnv: string): number | null {
+  if (value === "never") return null;
+  if (env === defaultEnv)
+    throw usage(
+      `--expires removes an environment by itself: it is for extra environments, not ${defaultEnv}, the default one`,
+      "platform deploy --env pr-42 --from preview --expires 7d",
+    );
+  const ms = parseDuration(value);
+  if (ms === undefined)
+    throw usage(`--expires ${value}: not a duration`, "a number and a unit: 90m, 12h, 7d or 2w (never clears an expiry)");
+  return ms;
 }

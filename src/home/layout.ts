@@ -20,6 +20,8 @@ export const homePaths = {
   /** One Pulumi project per application: its workspace and deployment history. */
   projectsDir: () => under("projects"),
   workspaceDir: (project: string) => under("projects", project),
+  /** An environment's expiry (deploy --expires), per project: `<env>.json`. */
+  expiryDir: (project: string) => under("projects", project, "expiry"),
   /** Linked projects: a directory name -> project/env. */
   linksDir: () => under("links"),
   legacyLinksFile: () => under("links.json"),

@@ -14,6 +14,7 @@ import { Sessions } from "./auth.js";
 import { DbConsole } from "./db-console.js";
 import { stateFile, statsFile } from "./files.js";
 import { homePaths } from "../home/layout.js";
+import { startExpiryWatch } from "./expiry-watch.js";
 import { startSampler } from "./sampler.js";
 import { loadUi } from "./static.js";
 import { StatsStore } from "./stats-store.js";
@@ -90,12 +91,14 @@ export async function runStudio(preferredPort = DEFAULT_STUDIO_PORT): Promise<ne
   const bound = await listen(app, preferredPort).catch(() => listen(app, 0));
   port = bound.port;
   const sampler = startSampler(stats);
+  const expiry = startExpiryWatch((line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`));
   const state: StudioState = { pid: process.pid, port, url: `http://127.0.0.1:${port}`, key, startedAt: new Date().toISOString() };
   writeFileAtomic.sync(stateFile(), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   process.stdout.write(`studio listening on ${state.url} (pid ${process.pid})\n`);
   return new Promise<never>(() => {
     const stop = async () => {
       sampler.stop();
+      expiry.stop();
       bound.server.close();
       await db.close();
       await closeTunnels("studio").catch(() => undefined);

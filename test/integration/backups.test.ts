@@ -73,6 +73,13 @@ function psqlInDatabase(sql: string): string {
   }).trim();
 }
 
+/** The names of a stack's containers (all, running or not) or volumes, by the platform's labels. */
+async function listStack(kind: "container" | "volume", env: string): Promise<string> {
+  const filters = ["--filter", `label=platform.project=${project}`, "--filter", `label=platform.env=${env}`];
+  const args = kind === "container" ? ["ps", "-a", ...filters, "--format", "{{.Names}}"] : ["volume", "ls", "-q", ...filters];
+  return execFileSync("docker", args, { encoding: "utf8" }).trim();
+}
+
 /** Sets backup: {schedule: "* * * * *", keep} on the database in the copied platform.yml. */
 function setKeep(keep: number): void {
   const file = join(dir, "platform.yml");
@@ -190,8 +197,8 @@ describe("backups and restore (Docker)", () => {
     // preview's backups were not touched; the copy is recorded with pr1's
     expect((await listed()).some((b) => b.kind === "copy")).toBe(false);
     const envs = ok(await run("envs")).stdout;
-    expect(envs).toMatch(/^ENV\s+AGE\s+STATE\s+LAST DEPLOY\s+URLS$/m);
-    expect(envs).toMatch(/^pr1\s+\S+\s+running \(3\)\s+succeeded\s+https:/m);
+    expect(envs).toMatch(/^ENV\s+AGE\s+STATE\s+LAST DEPLOY\s+EXPIRES\s+URLS$/m);
+    expect(envs).toMatch(/^pr1\s+\S+\s+running \(3\)\s+succeeded\s+-\s+https:/m);
     expect(envs).toMatch(/^preview\s+/m);
     // a second --from into an existing environment is refused, nothing deployed
     const again = await run("deploy", "--yes", "--env", "pr1", "--from", "preview");
@@ -199,6 +206,34 @@ describe("backups and restore (Docker)", () => {
     expect(again.stderr).toContain("exists already");
     ok(await run("envs", "delete", "pr1", "--yes"));
     expect(ok(await run("envs")).stdout).not.toMatch(/^pr1\s/m);
+    expect(await messages()).toEqual(before);
+  }, 900_000);
+
+  it("deploy --env pr2 --from preview --expires 2h: listed with its time; once past, the next command removes it with its data", async () => {
+    const before = await messages();
+    // On the default environment --expires is refused before anything happens.
+    const refused = await run("deploy", "--yes", "--expires", "2h");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("not preview, the default one");
+    ok(await run("deploy", "--yes", "--env", "pr2", "--from", "preview", "--expires", "2h"));
+    expect(ok(await run("envs")).stdout).toMatch(/^pr2\s+\S+\s+running \(3\)\s+succeeded\s+in 1h 59m\s+https:/m);
+    expect(await listStack("volume", "pr2")).not.toBe("");
+    // The clock moves on: the record now says it expired a minute ago.
+    const file = join(homePaths.expiryDir(project), "pr2.json");
+    const record = JSON.parse(readFileSync(file, "utf8")) as { expiresAt: string; configFile: string; duration: string };
+    expect(record.duration).toBe("2h");
+    expect(record.configFile.endsWith("platform.yml")).toBe(true);
+    writeFileSync(file, JSON.stringify({ ...record, expiresAt: new Date(Date.now() - 60_000).toISOString() }));
+    const status = ok(await run("status"));
+    expect(status.stderr).toMatch(
+      /^→ pr2 of \S+ expired \S+ \S+ UTC \(deploy --expires 2h\): removed with its data \(\d+ resources; data: \S+/m,
+    );
+    expect(existsSync(file)).toBe(false);
+    expect(await listStack("container", "pr2")).toBe("");
+    expect(await listStack("volume", "pr2")).toBe("");
+    expect(existsSync(homePaths.backupsDir(project, "pr2"))).toBe(false);
+    expect(ok(await run("envs")).stdout).not.toMatch(/^pr2\s/m);
+    // preview was only read
     expect(await messages()).toEqual(before);
   }, 900_000);
 

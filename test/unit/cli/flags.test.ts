@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkAppsDomain, checkEnvName, checkHttpsPort, checkProjectName } from "../../../src/cli/flags.js";
+import { checkAppsDomain, checkEnvName, checkExpires, checkHttpsPort, checkProjectName } from "../../../src/cli/flags.js";
 import { VisibleError } from "../../../src/errors.js";
 
 function refusal(f: () => unknown): VisibleError {
@@ -38,5 +38,16 @@ describe("names and values from the command line", () => {
     expect(checkHttpsPort("8443")).toBe(8443);
     for (const v of ["0", "65536", "-1", "8443x", "1e3", " 443", ""])
       expect(refusal(() => checkHttpsPort(v, "PLATFORM_HTTPS_PORT")).message).toMatch(/^PLATFORM_HTTPS_PORT: /);
+  });
+
+  it("--expires: a duration on an extra environment, never to clear; the default environment is refused", () => {
+    expect(checkExpires("7d", "pr-42", "preview")).toBe(7 * 86_400_000);
+    expect(checkExpires("never", "pr-42", "preview")).toBeNull();
+    const onDefault = refusal(() => checkExpires("7d", "preview", "preview"));
+    expect(onDefault.exitCode).toBe(2);
+    expect(onDefault.message).toMatch(/not preview, the default one/);
+    const bad = refusal(() => checkExpires("7 days", "pr-42", "preview"));
+    expect(bad.message).toBe("--expires 7 days: not a duration");
+    expect(bad.details.join("\n")).toMatch(/hint: .*90m, 12h, 7d or 2w/);
   });
 });
