@@ -174,9 +174,8 @@ export function DatabasePage({ project, env }: Scope) {
             </table>
           </Card>
           <Connection db={db} info={info.data} />
-          <Backups db={db} />
         </div>
-        <div>
+        <div className="stack">
           <Card
             title="SQL"
             right={
@@ -281,6 +280,7 @@ export function DatabasePage({ project, env }: Scope) {
               </div>
             </Card>
           )}
+          <Backups db={db} />
         </div>
       </div>
     </>
