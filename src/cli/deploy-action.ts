@@ -94,6 +94,12 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
       backendUrl: creds.backendUrl,
     });
   }
-  await runDeploySession(t, creds, { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) }, o, notes);
+  await runDeploySession(
+    t,
+    creds,
+    { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) },
+    { ...o, cronScheduler: where.target !== "kubernetes" },
+    notes,
+  );
   if (o.from) await copyDatabasesFrom(t, o.from, o);
 }

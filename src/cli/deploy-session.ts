@@ -2,6 +2,7 @@ import type { Credentials } from "../engine/credentials.js";
 import type { DeployOptions } from "../engine/deploy.js";
 import { type DeploymentRun, DeploymentFailure, runDeployment } from "../engine/deploy-run.js";
 import { ExitCode } from "../errors.js";
+import { CRON_SCHEDULER } from "../plan/naming.js";
 import type { StackContext } from "./context.js";
 import { createDeployView } from "./deploy-view.js";
 import { pickRenderer, printJson, type RendererKind } from "./render.js";
@@ -71,13 +72,15 @@ export async function runDeploySession(
   t: StackContext,
   creds: Credentials,
   eo: EngineOptions,
-  o: { json?: boolean },
+  o: { json?: boolean /** Show the cron scheduler's row (a Docker stack with cron jobs). */; cronScheduler?: boolean },
   preface: string[] = [],
 ): Promise<void> {
   const kind = pickRenderer(o, process.env, Boolean(process.stdout.isTTY));
   const note = (line: string) => (kind === "json" ? printJson({ type: "note", message: line }) : process.stdout.write(`note: ${line}\n`));
   preface.forEach(note);
-  const services = Object.keys(t.config.services);
+  // The progress rows: the services, and the cron scheduler of a Docker stack with cron jobs.
+  const cron = o.cronScheduler && Object.values(t.config.services).some((s) => s.cron?.length);
+  const services = [...Object.keys(t.config.services), ...(cron ? [CRON_SCHEDULER] : [])];
   const domains = Object.values(t.config.services).flatMap((s) => (s.public ? (s.domains ?? []) : []));
   const view = createDeployView(kind, services);
   const stop = gracefulStop();

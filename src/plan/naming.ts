@@ -8,6 +8,9 @@ import { EDGE_ALIAS_SUFFIX_TEXT } from "./constants.js";
  */
 export const NAME_SEPARATOR = "_";
 
+/** The cron scheduler of a stack with `cron:` jobs (Docker): its resource name and its row in a deploy's progress. */
+export const CRON_SCHEDULER = "cron-scheduler";
+
 export function stackPrefix(project: string, env: string): string {
   return `${project}${NAME_SEPARATOR}${env}`;
 }

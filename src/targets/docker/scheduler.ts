@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as pulumi from "@pulumi/pulumi";
+import { CRON_SCHEDULER } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { Container, Volume } from "./resources.js";
 
@@ -55,7 +56,7 @@ export function createScheduler(plan: Plan, scheduled: readonly ScheduledService
   const volume = new Volume("cron-runs", { name: `${plan.network}_cron`, retain: false, labels }, { dependsOn: [network] });
   const read = (p: string) => readFileSync(join(ROOT, p), "utf8");
   return new Container(
-    "cron-scheduler",
+    CRON_SCHEDULER,
     {
       name: `${plan.network}_scheduler`,
       image: plan.images.node,
