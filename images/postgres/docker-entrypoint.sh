@@ -5,7 +5,12 @@
 #   POSTGRES_HOST_AUTH_METHOD (default scram-sha-256), VAR_FILE variants of the first four,
 #   and *.sh / *.sql / *.sql.gz in /docker-entrypoint-initdb.d, run once at initialisation.
 # The database is initialised only when $PGDATA holds none; the server then runs as the
-# postgres user, exec'd so that it receives the signals (dumb-init, PID 1, turns SIGTERM into
+# postgres user. PostgreSQL 15's cluster is the volume's root, another major's is pg<major>/ in
+# it: a major upgrade (the platform's deploy) leaves the older cluster where it was, and writes
+# platform-upgrade-<major>.dump (pg_dump -Fc of the older server) that the new cluster is
+# initialised from. An empty $PGDATA beside another major's cluster and no dump is refused: that
+# would start an empty database where data is.
+# The server then runs as the postgres user, exec'd so that it receives the signals (dumb-init, PID 1, turns SIGTERM into
 # SIGINT: a fast shutdown).
 set -Eeuo pipefail
 
@@ -36,6 +41,30 @@ if [ "$1" = postgres ] && [ "$(id -u)" = 0 ]; then
   HOME=/var/lib/postgresql exec setpriv --reuid=postgres --regid=postgres --init-groups \
     "$(readlink -f "${BASH_SOURCE[0]}")" "$@"
 fi
+
+VOLUME_ROOT=/var/lib/postgresql/data
+UPGRADE_DUMP=$VOLUME_ROOT/platform-upgrade-${PG_MAJOR:-}.dump
+
+other_cluster() {  # another major's cluster in this volume: "DIR (PostgreSQL N)"
+  local d
+  for d in "$VOLUME_ROOT" "$VOLUME_ROOT"/pg*; do
+    if [ "$d" != "$PGDATA" ] && [ -s "$d/PG_VERSION" ]; then echo "$d (PostgreSQL $(cat "$d/PG_VERSION"))"; return 0; fi
+  done
+  return 1
+}
+
+restore_upgrade_dump() {  # in the temporary server of init_database: the older major's data
+  local psql_user=$1
+  log "restoring $UPGRADE_DUMP ($(du -h "$UPGRADE_DUMP" | cut -f1)) into PostgreSQL $PG_MAJOR"
+  if ! pg_restore --exit-on-error --no-password --username "$psql_user" --dbname "$POSTGRES_DB" "$UPGRADE_DUMP"; then
+    pg_ctl -D "$PGDATA" -m fast -w stop || :
+    # nothing half-restored may look like a cluster on the next start
+    rm -rf "${PGDATA:?}"/* "${PGDATA:?}"/.[!.]* 2>/dev/null || :
+    die "restoring the upgrade dump failed (above); the older cluster is untouched, and the dump is kept at $UPGRADE_DUMP"
+  fi
+  rm -f "$UPGRADE_DUMP"
+  log "upgrade dump restored and removed"
+}
 
 init_database() {
   local auth=${POSTGRES_HOST_AUTH_METHOD:-scram-sha-256} sockdir f
@@ -69,6 +98,7 @@ init_database() {
       log "created database $POSTGRES_DB"
     fi
   fi
+  if [ -s "$UPGRADE_DUMP" ]; then restore_upgrade_dump "$POSTGRES_USER"; fi
   for f in /docker-entrypoint-initdb.d/*; do
     [ -e "$f" ] || continue
     # shellcheck disable=SC1090  # sources the user's init scripts
@@ -101,6 +131,11 @@ if [ "$1" = postgres ] && ! wants_help "$@"; then
   if [ -s "$PGDATA/PG_VERSION" ]; then
     log "$PGDATA already holds a database cluster (PostgreSQL $(cat "$PGDATA/PG_VERSION")); skipping initialisation"
   else
+    if [ ! -s "$UPGRADE_DUMP" ] && other=$(other_cluster); then
+      die "this volume holds another major version's cluster, $other, and $PGDATA (PostgreSQL $PG_MAJOR) is empty.
+  A major version goes up through the platform's deploy (a backup, then a copy into the new
+  version) and never down: deploy the version the data has, or restore a backup into a new database."
+    fi
     init_database
   fi
 fi

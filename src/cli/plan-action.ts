@@ -4,6 +4,7 @@ import { linkedProject } from "../engine/links.js";
 import { readSecretNames } from "../engine/secret-names.js";
 import { stackPlanSettings } from "../engine/stack-settings.js";
 import { ExitCode } from "../errors.js";
+import { planBaseImages } from "../plan/base-images.js";
 import { buildPlan } from "../plan/build-plan.js";
 import { buildPlanReport, type PlanReport } from "../plan/plan-report.js";
 import type { Plan } from "../plan/types.js";
@@ -33,11 +34,14 @@ function readText(path: string): string | undefined {
 
 /** The recipes' base images that the engine lacks (a Python or Node version built on first need); none asked when no recipe uses one. */
 async function findUnbuilt(plan: Plan): Promise<string[]> {
-  const { pythonVersions = {}, nodeVersions = {}, python, node } = plan.images;
-  const versioned = new Set([...Object.values(pythonVersions), ...Object.values(nodeVersions)].filter((t) => t !== python && t !== node));
-  const bases = plan.services.flatMap((s) =>
-    s.build?.kind === "recipe" && versioned.has(s.build.recipe.baseImage) ? [s.build.recipe.baseImage] : [],
+  const { pythonVersions = {}, nodeVersions = {}, postgresVersions = {}, python, node, postgres } = plan.images;
+  const defaults = [python, node, postgres];
+  const versioned = new Set(
+    [...Object.values(pythonVersions), ...Object.values(nodeVersions), ...Object.values(postgresVersions)].filter(
+      (t) => !defaults.includes(t),
+    ),
   );
+  const bases = planBaseImages(plan).filter((t) => versioned.has(t));
   if (bases.length === 0) return [];
   // The Docker client loads only when a recipe needs a version the set-up did not build.
   const { findMissingBaseImages } = await import("../provider/docker/base-images.js");
@@ -49,7 +53,7 @@ function withFirstNeed(plan: Plan, report: PlanReport, unbuilt: readonly string[
   if (unbuilt.length === 0) return report;
   const services = report.services.map((r) => {
     const s = plan.services.find((p) => p.name === r.name);
-    const base = s?.build?.kind === "recipe" ? s.build.recipe.baseImage : undefined;
+    const base = s?.build?.kind === "recipe" ? s.build.recipe.baseImage : s?.database ? s.image : undefined;
     if (!base || !unbuilt.includes(base)) return r;
     return {
       ...r,

@@ -5,6 +5,7 @@ import { isTcpEngine } from "../docker-client.js";
 import { type ServedCertificate, servedCertificates } from "../engine/certificates.js";
 import { describeEdge, type EdgeState, inspectEdge, liveStates, listServiceContainers, requireEngine } from "../runtime/docker.js";
 import { kubeServices } from "../runtime/kubernetes.js";
+import { postgresVersion } from "../runtime/pg-exec.js";
 import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
@@ -20,7 +21,7 @@ async function certificatesOf(edge: EdgeState | undefined, urls: readonly string
   return served.map(({ dns: _dns, ...c }) => c);
 }
 
-type Live = Map<string, { running: boolean; detail: string; image: string }>;
+type Live = Map<string, { running: boolean; detail: string; image: string; containerId?: string }>;
 
 async function dockerRuntime(project: string, env: string): Promise<Live> {
   await requireEngine();
@@ -28,7 +29,7 @@ async function dockerRuntime(project: string, env: string): Promise<Live> {
   const states: Live = new Map();
   for (const [name, state] of live) {
     const running = containers.find((x) => x.service === name && x.state === "running") ?? containers.find((x) => x.service === name);
-    states.set(name, { ...state, image: running?.image ?? "" });
+    states.set(name, { ...state, image: running?.image ?? "", ...(running ? { containerId: running.containerId } : {}) });
   }
   return states;
 }
@@ -53,6 +54,17 @@ export async function runStatus(o: StackOptions): Promise<void> {
       image: state?.image ?? "",
     };
   });
+  // The PostgreSQL version each database runs on Docker (`version:` in platform.yml chooses the major).
+  const ids = kube
+    ? new Map<string, string>()
+    : new Map([...(live as Live)].flatMap(([n, l]) => (l.containerId ? [[n, l.containerId]] : [])));
+  const versions = Object.fromEntries(
+    await Promise.all(
+      Object.entries(t.config.services)
+        .filter(([n, s]) => s.type === "postgres" && ids.has(n))
+        .map(async ([n]) => [n, await postgresVersion(ids.get(n) as string)] as const),
+    ),
+  );
   const edge = await inspectEdge().catch(() => undefined);
   const certificates = await certificatesOf(edge, Object.values(urls));
   const notes = kube
@@ -66,7 +78,7 @@ export async function runStatus(o: StackOptions): Promise<void> {
     printJson({
       project: t.project,
       env: t.env,
-      services: rows,
+      services: rows.map((r) => (versions[r.service] ? { ...r, postgresVersion: versions[r.service] } : r)),
       notes,
       edge: edge ?? null,
       certificates,
@@ -81,6 +93,7 @@ export async function runStatus(o: StackOptions): Promise<void> {
       rows.map((r) => [r.service, r.state, r.status, r.url, r.image]),
     ),
   );
+  for (const [n, v] of Object.entries(versions)) if (v) process.stdout.write(`postgres: ${n} runs PostgreSQL ${v}\n`);
   for (const n of notes) process.stdout.write(`note: ${n}\n`);
   process.stdout.write(last ? `last deployment: ${last.id} ${last.outcome} at ${last.startedAt}\n` : "no deployment yet\n");
   if (edge) process.stdout.write(`edge: ${describeEdge(edge)}\n`);

@@ -24,5 +24,6 @@ export { PRESETS, parseDuration, parseStorage } from "./units.js";
 export { formatDiagnostic, renderCodeFrame, toJsonDiagnostic } from "./format.js";
 export { POSTGRES_PROPERTIES, referencedSecrets, SECRET_NAME_RE, SERVICE_PROPERTIES } from "./rules-references.js";
 export { SECRETS_REF } from "./rules-names.js";
+export { DEFAULT_POSTGRES_VERSION, POSTGRES_VERSIONS } from "./postgres-schema.js";
 export { configSchema, DEFAULT_SAMPLE_RATIO, serviceSchema, SERVICE_TYPES } from "./schema.js";
 export { nodeConfigFs } from "./node-fs.js";

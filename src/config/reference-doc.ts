@@ -39,7 +39,7 @@ function describeType(s: Schema): string {
 
 function allowed(s: Schema): string {
   if (s.const !== undefined) return `\`${String(s.const)}\``;
-  if (Array.isArray(s.enum)) return s.enum.map((e) => `\`${String(e)}\``).join(", ");
+  if (Array.isArray(s.enum)) return [...new Set(s.enum.map(String))].map((e) => `\`${e}\``).join(", ");
   if (Array.isArray(s.anyOf)) return [...new Set(s.anyOf.map((b) => allowed(obj(b))).filter((a) => a !== ""))].join("; or ");
   if (typeof s.pattern === "string") return `pattern \`${s.pattern}\``;
   const names = obj(s.propertyNames);

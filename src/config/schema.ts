@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { backupSchema } from "./backup-schema.js";
+import { postgresVersionSchema } from "./postgres-schema.js";
 import { cronSchema } from "./cron-schema.js";
 import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
 
@@ -11,6 +12,7 @@ import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
  */
 
 export const SERVICE_TYPES = ["fastapi", "nextjs", "postgres", "redis", "worker"] as const;
+
 export const RETENTIONS = ["permanent", "delete"] as const;
 export const ON_FAILURE = ["abort", "continue"] as const;
 
@@ -172,7 +174,7 @@ const typeRules = [
   {
     if: { properties: { type: { not: { const: "postgres" } } }, required: ["type"] },
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
-    then: { properties: { backup: false } },
+    then: { properties: { backup: false, version: false } },
   },
   {
     if: { properties: { type: { const: "worker" } }, required: ["type"] },
@@ -237,6 +239,7 @@ export const serviceSchema = z
     lifecycle: lifecycle.optional(),
     health: health.optional(),
     backup: backupSchema.optional(),
+    version: postgresVersionSchema.optional(),
     cron: cronSchema.optional(),
   })
   .describe("One service. Its key in services is its name.")

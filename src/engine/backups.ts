@@ -13,7 +13,8 @@ import { homePaths } from "../home/layout.js";
  * removes what it left.
  */
 /** copy: the data another environment had when this one was made from it (deploy --from). */
-export type BackupKind = "manual" | "scheduled" | "safety" | "copy";
+/** "safety": before a restore; "upgrade": before a major version upgrade; "copy": the start of an environment --from another. */
+export type BackupKind = "manual" | "scheduled" | "safety" | "copy" | "upgrade";
 
 export interface BackupRecord {
   id: string;
@@ -135,12 +136,13 @@ export function removeBackup(r: BackupRecord): void {
 
 /**
  * Retention (`backup.keep` in platform.yml): the newest `keep` backups of a service stay, the
- * older ones go. Safety backups (made before a restore) count apart: the newest `keep` of them
- * stay too, so a restore can always be undone.
+ * older ones go. Safety backups (made before a restore or a major upgrade) count apart: the
+ * newest `keep` of them stay too, so a restore or an upgrade can always be undone.
  */
 export function chooseExpired(records: BackupRecord[], keep: number): BackupRecord[] {
   const newestFirst = [...records].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
-  const regular = newestFirst.filter((r) => r.kind !== "safety");
-  const safety = newestFirst.filter((r) => r.kind === "safety");
+  const isSafety = (r: BackupRecord) => r.kind === "safety" || r.kind === "upgrade";
+  const regular = newestFirst.filter((r) => !isSafety(r));
+  const safety = newestFirst.filter(isSafety);
   return [...regular.slice(keep), ...safety.slice(keep)];
 }

@@ -18,6 +18,7 @@ const ROLES = Object.keys(PUBLIC_IMAGES) as Role[];
 interface ImagesRecord extends Record<Role, string> {
   "python-versions": Record<string, string>;
   "node-versions": Record<string, string>;
+  "postgres-versions": Record<string, string>;
 }
 
 function stringMap(value: unknown): Record<string, string> | undefined {
@@ -41,6 +42,7 @@ export function baseImages(): BaseImageSet {
   }
   const pythonVersions = process.env.PLATFORM_PYTHON_IMAGE ? undefined : stringMap(record["python-versions"]);
   const nodeVersions = process.env.PLATFORM_NODE_IMAGE ? undefined : stringMap(record["node-versions"]);
+  const postgresVersions = process.env.PLATFORM_POSTGRES_IMAGE ? undefined : stringMap(record["postgres-versions"]);
   // PLATFORM_OTEL_LAYERS (comma-separated tags) stands in for the file, as the roles' variables do.
   // The layers are the OpenTelemetry layer images the set-up built (see recipes/opentelemetry.ts).
   const layers =
@@ -51,6 +53,21 @@ export function baseImages(): BaseImageSet {
     ...(images as Record<Role, string>),
     ...(pythonVersions ? { pythonVersions } : {}),
     ...(nodeVersions ? { nodeVersions } : {}),
+    ...(postgresVersions ? { postgresVersions } : {}),
     ...(Array.isArray(layers) ? { otelLayers: layers } : {}),
   };
+}
+
+/** The images of the roles (python, node, postgres, caddy, redis, debian...), without the catalogues and layers. */
+export function roleImages(images: BaseImageSet): Record<string, string> {
+  return Object.fromEntries(Object.entries(images).filter((e): e is [string, string] => typeof e[1] === "string"));
+}
+
+/** The catalogues of versions built on first need, by what they are versions of. */
+export function versionCatalogues(images: BaseImageSet): [string, Readonly<Record<string, string>> | undefined][] {
+  return [
+    ["Python", images.pythonVersions],
+    ["Node", images.nodeVersions],
+    ["PostgreSQL", images.postgresVersions],
+  ];
 }

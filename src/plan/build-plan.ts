@@ -1,5 +1,13 @@
 import { resolve } from "node:path";
-import { type Config, parseDuration, parseTemplate, referencedSecrets, type ServiceConfig, type TemplatePart } from "../config/index.js";
+import {
+  type Config,
+  DEFAULT_POSTGRES_VERSION,
+  parseDuration,
+  parseTemplate,
+  referencedSecrets,
+  type ServiceConfig,
+  type TemplatePart,
+} from "../config/index.js";
 import {
   DATABASE_CA_FILE,
   DATABASE_CERT_FILE,
@@ -98,6 +106,23 @@ function literal(text: string): TemplatePart[] {
   return [{ kind: "text", text }];
 }
 
+/**
+ * The image of a postgres service's major: the default image, a version of the set-up's
+ * catalogue (built on first need), the public image of that major, or a team's own image
+ * (PLATFORM_POSTGRES_IMAGE: theirs to match the version).
+ */
+function postgresImage(images: PlanContext["images"], version: string | undefined): string {
+  if (!version || version === DEFAULT_POSTGRES_VERSION) return images.postgres;
+  const local = images.postgresVersions?.[version];
+  if (local) return local;
+  return images.postgres.startsWith("postgres:") ? `postgres:${version}` : images.postgres;
+}
+
+/** The default major's cluster is the volume's root; another major's is pg<major>/ in it (images/postgres). */
+function clusterDirectory(version: string | undefined): string {
+  return !version || version === DEFAULT_POSTGRES_VERSION ? PGDATA : `${PGDATA}/pg${version}`;
+}
+
 function envTemplates(
   s: ServiceConfig,
   ctx: PlanContext,
@@ -111,7 +136,7 @@ function envTemplates(
       POSTGRES_USER: literal(database.user),
       POSTGRES_DB: literal(database.database),
       POSTGRES_PASSWORD: [{ kind: "ref", service: s.name, property: "password" }],
-      PGDATA: literal(PGDATA),
+      PGDATA: literal(clusterDirectory(database.version)),
     };
   }
   // The service's own OTEL_* names win (validate warns about them).
@@ -141,6 +166,7 @@ function planService(
           dataPath: PGDATA,
           tls: { certFile: DATABASE_CERT_FILE, keyFile: DATABASE_KEY_FILE, owner: "postgres" },
           ...(s.resources.storage ? { storage: s.resources.storage } : {}),
+          ...(s.version ? { version: s.version } : {}),
         }
       : undefined;
   const redis = s.type === "redis" ? redisSpec(s, ctx) : undefined;
@@ -157,7 +183,7 @@ function planService(
     domains: s.public ? [...(s.domains ?? [])] : [],
     port: database ? POSTGRES_PORT : s.type === "worker" ? 0 : HTTP_PORT,
     build: buildSpec(s, ctx, sources),
-    image: database ? ctx.images.postgres : s.image,
+    image: database ? postgresImage(ctx.images, s.version) : s.image,
     ...(s.image ? { prebuilt: true } : {}),
     ...(trustsDatabaseCa ? { databaseCaFile: DATABASE_CA_FILE } : {}),
     env: envTemplates(s, ctx, sampleRatio, database, trustsDatabaseCa),

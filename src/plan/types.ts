@@ -42,6 +42,8 @@ export interface BaseImageSet {
    */
   readonly pythonVersions?: Readonly<Record<string, string>>;
   readonly nodeVersions?: Readonly<Record<string, string>>;
+  /** PostgreSQL majors beside the default one, version -> image (images.json "postgres-versions"). */
+  readonly postgresVersions?: Readonly<Record<string, string>>;
   /** The OpenTelemetry layer images the set-up built ($PLATFORM_HOME/otel-layers.json). */
   readonly otelLayers?: readonly string[];
 }
@@ -67,6 +69,8 @@ export interface DatabaseSpec {
   readonly tls: { readonly certFile: string; readonly keyFile: string; readonly owner: string };
   /** The size platform.yml asks for (`storage:`): enforced where the target can (a Kubernetes volume). */
   readonly storage?: string;
+  /** platform.yml's `version:` (absent: the default major of the image set). */
+  readonly version?: string;
 }
 
 export interface CronJobSpec {

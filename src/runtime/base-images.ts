@@ -1,3 +1,4 @@
+import { roleImages } from "../home/images.js";
 import Docker from "dockerode";
 import { docker, unlessGone } from "../docker-client.js";
 import { remoteEngineAddress } from "../docker-ssh.js";
@@ -17,8 +18,7 @@ export async function copyBaseImagesToServer(
   needed: readonly string[] = [],
 ): Promise<string[]> {
   if (!remoteEngineAddress()) return [];
-  const { otelLayers = [], pythonVersions: _p, nodeVersions: _n, ...roles } = images;
-  const wanted = [...new Set([...Object.values(roles), ...otelLayers, ...needed])];
+  const wanted = [...new Set([...Object.values(roleImages(images)), ...(images.otelLayers ?? []), ...needed])];
   const server = docker();
   const missing = (
     await Promise.all(wanted.map(async (name) => ((await unlessGone(() => server.getImage(name).inspect())) ? [] : [name])))

@@ -111,3 +111,9 @@ export function pgReplaceFrom(
   ].join("\n");
   return execText(containerId, ["sh", "-c", script, "sh", dumpPath, user, database]);
 }
+
+/** The server's version ("15.20"), from `postgres --version` in its container; undefined when it cannot tell. */
+export async function postgresVersion(containerId: string): Promise<string | undefined> {
+  const r = await execText(containerId, ["postgres", "--version"]).catch(() => undefined);
+  return r?.code === 0 ? /\(PostgreSQL\) (\d+(?:\.\d+)?)/.exec(r.stdout)?.[1] : undefined;
+}

@@ -6,7 +6,7 @@ import { VisibleError } from "../../errors.js";
 import type { BaseImageSet } from "../../plan/types.js";
 
 /**
- * Python and Node versions beyond the set-up's defaults, built on first need. The plan names
+ * Python, Node and PostgreSQL versions beyond the set-up's defaults, built on first need. The plan names
  * the image of the version it chose (images.json's catalogue: "3.14" ->
  * platform-local/python:3.14-<recipe hash>); before anything is built from it, this makes sure
  * the engine has it, by running the set-up's own recipe (scripts/setup/base-image.sh: debootstrap
@@ -15,11 +15,14 @@ import type { BaseImageSet } from "../../plan/types.js";
  * resource calls it too (quietly), so that a plain `pulumi up` gets the same.
  */
 
+const LANGUAGE: Record<string, string> = { python: "Python", node: "Node", postgres: "PostgreSQL" };
+
 const SCRIPT = fileURLToPath(new URL("../../../scripts/setup/base-image.sh", import.meta.url));
 
-/** tag -> "python@3.14" / "node@24", for the catalogues' images. */
-export function toBaseImageSpecs(images: Pick<BaseImageSet, "pythonVersions" | "nodeVersions">): Map<string, string> {
+/** tag -> "python@3.14" / "node@24" / "postgres@17", for the catalogues' images. */
+export function toBaseImageSpecs(images: Pick<BaseImageSet, "pythonVersions" | "nodeVersions" | "postgresVersions">): Map<string, string> {
   const specs = new Map<string, string>();
+  for (const [version, tag] of Object.entries(images.postgresVersions ?? {})) specs.set(tag, `postgres@${version}`);
   for (const [version, tag] of Object.entries(images.pythonVersions ?? {})) specs.set(tag, `python@${version}`);
   for (const [version, tag] of Object.entries(images.nodeVersions ?? {})) specs.set(tag, `node@${version}`);
   return specs;
@@ -113,7 +116,7 @@ export async function ensureBaseImages(tags: readonly string[], images: BaseImag
     if (!build) {
       const [name, version] = spec.split("@");
       progress(
-        `${name === "python" ? "Python" : "Node"} ${version} is not built on this machine yet: building ${tag} (first need; about a minute or two, once)`,
+        `${LANGUAGE[name as string] ?? name} ${version} is not built on this machine yet: building ${tag} (first need; about a minute or two, once)`,
       );
       build = runScript(spec, env, progress).finally(() => running.delete(key));
       running.set(key, build);

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import type Docker from "dockerode";
 import { docker, isNotFound, unlessGone } from "../../docker-client.js";
 import type { ResourceHandler } from "../handler.js";
+import { baseImages } from "../../home/images.js";
+import { ensureBaseImages } from "./base-images.js";
 import { limits } from "./hardening.js";
 import { type ContainerFile, putFiles } from "./files.js";
 import { execIn, type HealthCheck, waitHealthy } from "./health.js";
@@ -116,6 +118,8 @@ export async function stopAndRemove(id: string, graceSeconds: number): Promise<v
 async function startContainer(c: ContainerInputs): Promise<{ id: string; containerName: string }> {
   // A fresh name per create lets the new container run beside the old one (blue/green).
   const containerName = `${c.name}-${randomBytes(3).toString("hex")}`;
+  // A catalogue image (a PostgreSQL major) is built on first need, also under a plain `pulumi up`.
+  await ensureBaseImages([c.image], baseImages());
   const container = await docker().createContainer(createOptions(c, containerName));
   try {
     for (const n of c.networks.slice(1)) {

@@ -1,6 +1,8 @@
 import { dirname, join } from "node:path";
 import * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
+import { DEFAULT_POSTGRES_VERSION } from "../../config/index.js";
+import { VisibleError } from "../../errors.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { dataClaimName, selectorLabels } from "./names.js";
 import { appContainer, type ImageSource, podLabels, podSpec, timeouts } from "./specs.js";
@@ -69,6 +71,15 @@ export function databaseVolumes(a: DatabaseArgs, claimName: pulumi.Input<string>
         ]
       : []),
   ];
+}
+
+/** `version:` other than the default is built on the Docker target only (README "Backups and copies of your data"). */
+export function checkDatabaseVersions(plan: Plan): void {
+  const other = plan.services.filter((s) => s.database?.version && s.database.version !== DEFAULT_POSTGRES_VERSION);
+  if (other.length)
+    throw new VisibleError(
+      `${other.map((s) => `services.${s.name}.version ${s.database?.version}`).join(", ")}: PostgreSQL ${DEFAULT_POSTGRES_VERSION} only on the Kubernetes target for now (the other majors and their upgrades are built on Docker); remove version: or deploy to Docker`,
+    );
 }
 
 /**

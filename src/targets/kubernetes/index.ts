@@ -9,7 +9,7 @@ import { createPublicRoutes, edgeAliases, publicHostLabels } from "../shared/pub
 import { Network, type Words } from "../shared/resources.js";
 import { buildServiceValues } from "../shared/service-values.js";
 import { resolveEnv, type ReferenceValues } from "../shared/references.js";
-import { createDatabase, type DataStorage } from "./database.js";
+import { checkDatabaseVersions, createDatabase, type DataStorage } from "./database.js";
 import { buildForwarderCaddyfile, FORWARDER_COMMAND } from "./edge.js";
 import { databaseHosts, namespaceName, serviceHost } from "./names.js";
 import { checkImageRoute, imagePlacement } from "./images.js";
@@ -78,6 +78,7 @@ function checkNotBuiltHere(plan: Plan): void {
  */
 export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions): TargetOutputs {
   checkNotBuiltHere(plan);
+  checkDatabaseVersions(plan);
   checkImageRoute(plan, opts);
   const provider = new k8s.Provider("cluster", { kubeconfig: opts.kubeconfig });
   const namespace = namespaceName(plan);

@@ -88,3 +88,41 @@ describe("cron schedules", () => {
     expect(nextScheduled("0 3 * * *", new Date("2026-11-26T02:00:00Z"))?.toISOString()).toBe("2026-11-26T03:00:00.000Z");
   });
 });
+
+describe("version: on a postgres service", () => {
+  const db = (version: string) => y`
+      version: "1.0"
+      name: shop
+      services:
+        database:
+          type: postgres
+          version: ${version}
+    `;
+  it("takes 15, 17 or 18, as a number or a string", () => {
+    for (const v of ["15", "17", "18", '"17"']) {
+      const r = check(db(v));
+      expect(r.errors, v).toEqual([]);
+      expect(r.config?.services.database?.version).toBe(v.replaceAll('"', ""));
+    }
+  });
+
+  it("refuses a major no Debian suite here packages, naming the ones there are", () => {
+    const errors = report(db("16")).join("\n");
+    expect(errors).toContain("services.database.version");
+    expect(errors).toMatch(/15.*17.*18/);
+  });
+
+  it("is refused on other services, with where the language's version comes from", () => {
+    const errors = report(y`
+      version: "1.0"
+      name: shop
+      services:
+        web:
+          type: nextjs
+          source: .
+          version: 17
+    `).join("\n");
+    expect(errors).toContain("services.web.version: version is only for postgres services; web is a nextjs service");
+    expect(errors).toContain(".nvmrc");
+  });
+});

@@ -131,4 +131,15 @@ describe("backup store", () => {
     expect(chooseExpired(rs, 2).map((r) => r.id)).toEqual(["s1", "m1"]);
     expect(chooseExpired(rs, 1).map((r) => r.id)).toEqual(["m2", "s1", "m1", "f1"]);
   });
+
+  it("a backup made before a major upgrade counts with the safety backups", () => {
+    const rs = [
+      record("m1", "manual", "2026-11-20T00:00:00Z", 1),
+      record("u1", "upgrade", "2026-11-21T00:00:00Z", 1),
+      record("m2", "manual", "2026-11-22T00:00:00Z", 1),
+      record("f1", "safety", "2026-11-23T00:00:00Z", 1),
+    ];
+    expect(chooseExpired(rs, 1).map((r) => r.id)).toEqual(["m1", "u1"]);
+    expect(chooseExpired(rs, 2).map((r) => r.id)).toEqual([]);
+  });
 });

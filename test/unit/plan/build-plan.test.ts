@@ -1,7 +1,13 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { validateConfig } from "../../../src/config/index.js";
+import { planBaseImages } from "../../../src/plan/base-images.js";
+import { buildPlan } from "../../../src/plan/build-plan.js";
 import { orderByDependencies } from "../../../src/plan/graph.js";
-import { FULLSTACK, fullstackPlan } from "../../fixtures/plans.js";
+import { scanSource, type SourceSnapshot } from "../../../src/plan/recipes/index.js";
+import type { PlanContext } from "../../../src/plan/types.js";
+import { CTX, FULLSTACK, fullstackPlan } from "../../fixtures/plans.js";
 
 describe("dependency order", () => {
   it.each([
@@ -70,5 +76,53 @@ describe("fullstack plan", () => {
     expect(web.build?.kind).toBe("recipe");
     expect(web.health).toEqual({ kind: "http", path: "/", port: 8080, anyStatus: true });
     expect(web.dependsOn).toEqual(["api"]);
+  });
+});
+
+describe("postgres version:", () => {
+  const plan = async (version: string | undefined, images: Partial<PlanContext["images"]> = {}) => {
+    const r = validateConfig(
+      readFileSync(join(FULLSTACK, "platform.yml"), "utf8").replace(
+        "    type: postgres\n",
+        `    type: postgres\n${version ? `    version: ${version}\n` : ""}`,
+      ),
+      {
+        file: "platform.yml",
+        projectDir: FULLSTACK,
+      },
+    );
+    if (!r.config) throw new Error(JSON.stringify(r.errors));
+    const sources = new Map<string, SourceSnapshot>([["web", await scanSource(join(FULLSTACK, "web"))]]);
+    const p = buildPlan(r.config, { ...CTX, images: { ...CTX.images, ...images } }, sources);
+    const db = p.services.find((s) => s.name === "database")!;
+    const pgdata = db.env.PGDATA?.map((part) => (part.kind === "text" ? part.text : "?")).join("");
+    return { image: db.image, pgdata, version: db.database?.version, base: planBaseImages(p) };
+  };
+  const catalogue = {
+    postgresVersions: {
+      "15": "platform-local/postgres:15",
+      "17": "platform-local/postgres:17-abc",
+      "18": "platform-local/postgres:18-def",
+    },
+  };
+
+  it("the default major is the set's postgres image, its cluster the volume's root", async () => {
+    expect(await plan(undefined, catalogue)).toMatchObject({ image: "platform-local/postgres:15", pgdata: "/var/lib/postgresql/data" });
+    expect(await plan("15", catalogue)).toMatchObject({
+      image: "platform-local/postgres:15",
+      pgdata: "/var/lib/postgresql/data",
+      version: "15",
+    });
+  });
+
+  it("another major is the catalogue's image (a base image of the plan, built on first need), its cluster in pg<major>/", async () => {
+    const p = await plan("17", catalogue);
+    expect(p).toMatchObject({ image: "platform-local/postgres:17-abc", pgdata: "/var/lib/postgresql/data/pg17", version: "17" });
+    expect(p.base).toContain("platform-local/postgres:17-abc");
+  });
+
+  it("public images name the major's tag; a team's own image stays theirs", async () => {
+    expect((await plan("18", { postgres: "postgres:17" })).image).toBe("postgres:18");
+    expect((await plan("18", { postgres: "registry.example.com/pg:custom" })).image).toBe("registry.example.com/pg:custom");
   });
 });
