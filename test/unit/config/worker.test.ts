@@ -121,10 +121,9 @@ describe("a worker in the plan", () => {
     expect(r.dockerfile).toContain(`FROM ${images.python}`);
   });
 
-  it("says what to do for a Node source or an unknown one", () => {
-    expect(() => buildWorkerRecipe(snapshot({ "package.json": "{}" }), images, { start: "node w.js" })).toThrow(
-      /Node.js worker built from source/,
-    );
-    expect(() => buildWorkerRecipe(snapshot({ "main.go": "" }), images, { start: "x" })).toThrow(/no Python project here/);
+  it("builds a Node source with the Node recipe, and says what to do for an unknown one", () => {
+    const r = buildWorkerRecipe(snapshot({ "package.json": "{}" }), images, { start: "node w.js" });
+    expect(r.dockerfile).toContain('CMD ["/bin/sh","-c","exec node w.js"]');
+    expect(() => buildWorkerRecipe(snapshot({ "main.go": "" }), images, { start: "x" })).toThrow(/no Python or Node.js project here/);
   });
 });
