@@ -18,7 +18,7 @@ import {
 } from "./dockerfile-parts.js";
 import { buildBuildCommand, buildInstallCommand, buildPruneCommand, listInstallInputs } from "./node-install.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
-import { buildNodeDrainStep, buildNodeOptionsEnv } from "./node-drain.js";
+import { buildNodeDrainStep, buildNodeOptionsEnv, NPM_SCRIPT_SHELL_ENV } from "./node-drain.js";
 import { buildCheckedPrune, buildNextScriptsStep, wrapNextBuild } from "./next-build-scripts.js";
 import { buildNodeOtelCopy, buildNodeOtelStage, NODE_REGISTER } from "./opentelemetry.js";
 import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } from "./types.js";
@@ -129,6 +129,7 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
     buildNodeDrainStep(),
     ...(opts.instrument ? buildNodeOtelCopy() : []),
     buildNodeOptionsEnv(opts.instrument ? [NODE_REGISTER] : []),
+    NPM_SCRIPT_SHELL_ENV,
   ];
   final.splice(final.indexOf("WORKDIR /app") + 1, 0, ...preloads);
   final.push("USER app", `EXPOSE ${HTTP_PORT}`, start[0] === "/bin/sh" && !opts.start ? `CMD ${start[2]}` : `CMD ${JSON.stringify(start)}`);

@@ -17,7 +17,7 @@ import {
 } from "./dockerfile-parts.js";
 import { buildBuildCommand, buildInstallCommand, buildPruneCommand, listInstallInputs } from "./node-install.js";
 import { detectNodeWorkspace } from "./node-workspace.js";
-import { buildNodeDrainStep, buildNodeOptionsEnv } from "./node-drain.js";
+import { buildNodeDrainStep, buildNodeOptionsEnv, NPM_SCRIPT_SHELL_ENV } from "./node-drain.js";
 import { NODE_DOCKERIGNORE } from "./nextjs.js";
 import { buildNodeOtelCopy, buildNodeOtelStage, NODE_REGISTER } from "./opentelemetry.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
@@ -94,6 +94,7 @@ export function buildNodeWorkerRecipe(src: SourceSnapshot, images: BaseImages, o
     buildNodeDrainStep(),
     ...(opts.instrument ? buildNodeOtelCopy() : []),
     buildNodeOptionsEnv(opts.instrument ? [NODE_REGISTER] : []),
+    NPM_SCRIPT_SHELL_ENV,
     ...(withBun ? ["COPY --from=build /usr/local/bin/bun /usr/local/bin/bun"] : []),
     "COPY --from=build --chown=app:app /app ./",
     ...(ws ? [`WORKDIR ${at}`] : []),

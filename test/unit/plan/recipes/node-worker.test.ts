@@ -21,6 +21,8 @@ describe("buildNodeWorkerRecipe", () => {
     const final = stage(recipe.dockerfile, 1);
     expect(final[0]).toBe(`FROM ${LOCAL.node}`);
     expect(final).toContain("ENV NODE_ENV=production");
+    // npm run <script> then execs the script's command: a stop reaches the worker, not only a shell.
+    expect(final).toContain("ENV npm_config_script_shell=/bin/bash");
     expect(final).toContain("COPY --from=build --chown=app:app /app ./");
     expect(final.at(-2)).toBe("USER app");
     expect(final.at(-1)).toBe('CMD ["/bin/sh","-c","exec node worker.js"]');
