@@ -11,6 +11,7 @@ import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
  */
 
 export const SERVICE_TYPES = ["fastapi", "nextjs", "postgres", "redis", "worker"] as const;
+export const REDIS_AUTH = ["password", "none"] as const;
 export const RETENTIONS = ["permanent", "delete"] as const;
 export const ON_FAILURE = ["abort", "continue"] as const;
 
@@ -194,7 +195,7 @@ export const serviceSchema = z
     type: z
       .enum(SERVICE_TYPES)
       .describe(
-        "What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app), postgres (a managed PostgreSQL database) redis (a managed Redis 7: a generated password, AOF persistence on a volume, ${<service>.url} is redis://:<password>@<host>:6379/0) or worker (a process with no port and no URL, e.g. a queue consumer: source or build, and start; healthy while it keeps running). Required.",
+        "What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app), postgres (a managed PostgreSQL database) redis (a managed Redis 7: a generated password unless auth: none, AOF persistence on a volume, ${<service>.url} is redis://:<password>@<host>:6379/0) or worker (a process with no port and no URL, e.g. a queue consumer: source or build, and start; healthy while it keeps running). Required.",
       ),
     source: path(
       "Directory of the application, relative to the project directory; the platform installs its dependencies and starts it. Must exist and stay inside the project. fastapi and nextjs services need exactly one of source or build; postgres and redis take neither.",
@@ -237,6 +238,13 @@ export const serviceSchema = z
     lifecycle: lifecycle.optional(),
     health: health.optional(),
     backup: backupSchema.optional(),
+    auth: z
+      .enum(REDIS_AUTH)
+      .optional()
+      .describe(
+        'How clients of a redis service authenticate: "password" (a generated password, in ${<service>.url}) or "none", for apps that configure Redis by host and port only (arq RedisSettings(host, port), broadcaster 0.2) as with docker compose\'s redis image: any container on the stack\'s network may use it, nothing outside it reaches it. redis only. Default "password".',
+      )
+      .meta({ examples: ["none"] }),
     cron: cronSchema.optional(),
   })
   .describe("One service. Its key in services is its name.")

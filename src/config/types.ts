@@ -68,6 +68,8 @@ export interface ServiceConfig {
   health?: { http: string };
   /** postgres only: when backups are made on their own (cron, UTC) and how many are kept. */
   backup?: { schedule?: string; keep?: number };
+  /** redis only: "none" starts it without a password (clients that know only host and port). */
+  auth?: "password" | "none";
   /** Periodic jobs run with this service's image (fastapi, nextjs, worker). */
   cron?: { name: string; schedule: string; command: string | string[]; timeout: string }[];
   migrate?: { command: string[]; on_failure: OnFailure; timeoutSeconds: number };

@@ -12,7 +12,7 @@ import {
 import { orderByDependencies } from "./graph.js";
 import { hostPrefix, stackName, stackPrefix } from "./naming.js";
 import { buildFastapiRecipe, buildNextjsRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
-import { PUBLIC_REDIS_IMAGE, REDIS_HEALTH, redisEnv, redisSpec } from "./redis.js";
+import { PUBLIC_REDIS_IMAGE, REDIS_HEALTH, REDIS_NO_PASSWORD_COMMAND, redisEnv, redisSpec } from "./redis.js";
 import { toStartCommand } from "./start-command.js";
 import { buildWorkerRecipe, WORKER_HEALTH, WORKER_STOP_GRACE_SECONDS } from "./worker.js";
 import { buildTelemetryEnv, sampleRatioOf } from "./otel-env.js";
@@ -204,6 +204,7 @@ function planRedis(s: ServiceConfig, ctx: PlanContext, redis: RedisSpec): Planne
     port: REDIS_PORT,
     image: ctx.images.redis ?? PUBLIC_REDIS_IMAGE,
     env: redisEnv(s),
+    ...(redis.passwordless ? { command: REDIS_NO_PASSWORD_COMMAND } : {}),
     buildEnv: [],
     health: REDIS_HEALTH,
     healthTimeoutSeconds: DEFAULT_HEALTH_TIMEOUT_SECONDS,

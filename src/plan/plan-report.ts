@@ -52,7 +52,7 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
   }
   if (s.redis) {
     details.push(
-      `data: volume ${s.redis.volumeName} (retention ${s.redis.retain ? "permanent" : "delete"}; AOF, appendfsync everysec), password generated per stack`,
+      `data: volume ${s.redis.volumeName} (retention ${s.redis.retain ? "permanent" : "delete"}; AOF, appendfsync everysec), ${s.redis.passwordless ? "no password (auth: none): any container on the stack's network may use it" : "password generated per stack"}`,
     );
   }
   if (s.database) details.push("tls: ssl=on, a certificate from the stack's own CA; plain connections accepted too");

@@ -13,6 +13,7 @@ export function redisSpec(s: ServiceConfig, ctx: PlanContext): RedisSpec {
     retain: s.resources.retention !== "delete",
     dataPath: REDIS_DATA_PATH,
     ...(s.resources.storage ? { storage: s.resources.storage } : {}),
+    ...(s.auth === "none" ? { passwordless: true as const } : {}),
   };
 }
 
@@ -23,8 +24,15 @@ export function redisSpec(s: ServiceConfig, ctx: PlanContext): RedisSpec {
  */
 export function redisEnv(s: ServiceConfig): Record<string, TemplatePart[]> {
   const password: TemplatePart[] = [{ kind: "ref", service: s.name, property: "password" }];
-  return { REDIS_PASSWORD: password, REDISCLI_AUTH: password };
+  // auth: none still hands the image its (unused) password, which its entrypoint requires.
+  return s.auth === "none" ? { REDIS_PASSWORD: password } : { REDIS_PASSWORD: password, REDISCLI_AUTH: password };
 }
+
+/**
+ * auth: none. Arguments after the config file override it, so an empty requirepass clears the
+ * entrypoint's; the same command works with the official image (PLATFORM_BASE_IMAGES=public).
+ */
+export const REDIS_NO_PASSWORD_COMMAND = ["redis-server", "--requirepass", ""];
 
 /** Ready when it answers PING with the password (a wrong or missing one answers NOAUTH). */
 export const REDIS_HEALTH: HealthSpec = { kind: "exec", command: ["sh", "-c", "redis-cli -h 127.0.0.1 ping | grep -qx PONG"] };
