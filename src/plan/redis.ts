@@ -23,9 +23,10 @@ export function redisSpec(s: ServiceConfig, ctx: PlanContext): RedisSpec {
  * it without putting it on a command line.
  */
 export function redisEnv(s: ServiceConfig): Record<string, TemplatePart[]> {
+  // auth: none: the image's entrypoint requires a password; REDIS_NO_PASSWORD_COMMAND clears it.
+  if (s.auth === "none") return { REDIS_PASSWORD: [{ kind: "text", text: "none" }] };
   const password: TemplatePart[] = [{ kind: "ref", service: s.name, property: "password" }];
-  // auth: none still hands the image its (unused) password, which its entrypoint requires.
-  return s.auth === "none" ? { REDIS_PASSWORD: password } : { REDIS_PASSWORD: password, REDISCLI_AUTH: password };
+  return { REDIS_PASSWORD: password, REDISCLI_AUTH: password };
 }
 
 /**

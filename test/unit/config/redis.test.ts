@@ -112,8 +112,8 @@ describe("a redis service in the plan", () => {
     expect(cache.redis?.passwordless).toBe(true);
     expect(cache.command).toEqual(["redis-server", "--requirepass", ""]);
     expect(cache.env.REDISCLI_AUTH).toBeUndefined();
-    // The image's entrypoint requires one: it is written, then overridden.
-    expect(cache.env.REDIS_PASSWORD).toBeDefined();
+    // The image's entrypoint requires one: a placeholder, then overridden (no reference to a password it has not).
+    expect(cache.env.REDIS_PASSWORD).toEqual([{ kind: "text", text: "none" }]);
     const report = buildPlanReport(buildPlan(config, ctx, new Map()), PROJECT, () => "", new Set());
     expect(report.services[0]?.details.join("\n")).toContain("no password (auth: none): any container on the stack's network may use it");
   });
