@@ -124,7 +124,7 @@ const start = z
     z.array(z.string().min(1)).min(1).describe("Program and arguments, run as they are (no shell)."),
   ])
   .describe(
-    "The command that starts the service, instead of the one the platform finds (like render.yaml's startCommand): a string is run by sh -c (so $PORT expands), a list is run as it is. It must listen on $PORT (a worker listens on nothing). For a `source` service it replaces the discovered start (the FastAPI app, next start); for a `build` service, the Dockerfile's CMD. Required on a worker built from `source` (what it runs; a Python project is built with the FastAPI recipe's image). Not allowed on postgres or redis services.",
+    "The command that starts the service, instead of the one the platform finds (like render.yaml's startCommand): a string is run by sh -c (so $PORT expands), a list is run as it is. It must listen on $PORT (a worker listens on nothing). For a `source` service it replaces the discovered start (the FastAPI app, next start); for a `build` service, the Dockerfile's CMD. Required on a worker built from `source` (what it runs; a Python project is built with the FastAPI recipe's image, a Node.js one with the Node recipe's install and build script). Not allowed on postgres or redis services.",
   )
   .meta({ examples: ['uvicorn service.app:create_app --factory --host 0.0.0.0 --port "$PORT"', ["node", "server.js"]] });
 
