@@ -69,11 +69,12 @@ export function buildNodeWorkerRecipe(src: SourceSnapshot, images: BaseImages, o
     "COPY . .",
     ...(ws ? [`WORKDIR ${at}`] : []),
   ];
+  const buildNote = project.buildScript ? `build script: "${project.buildScript}"` : "no build script: the source runs as it is";
+  notes.push(buildNote);
   if (project.buildScript) {
-    notes.push(`build script: "${project.buildScript}"`);
     // It may read the service's variables (as next build does): it runs with them, again when they change.
     build.push(`ARG ${BUILD_ENV_HASH_ARG}`, buildNetworkRun(buildBuildCommand(project), { env: true }));
-  } else notes.push("no build script: the source runs as it is");
+  }
 
   const used = findStartDevDependencies(opts.start, project);
   const prune = used.length > 0 || ws ? undefined : buildPruneCommand(project);
@@ -116,6 +117,8 @@ export function buildNodeWorkerRecipe(src: SourceSnapshot, images: BaseImages, o
     summary: {
       install: [project.notes[0], project.managerNote].filter(Boolean).join("; "),
       runtime: runtime.notes[0] as string,
+      // What the build does, on plan's "app:" line (a Next.js recipe's says what next build outputs).
+      app: buildNote,
       start: notes.at(-1) as string,
       fallbacks: notes.filter(isFallbackNote),
     },

@@ -48,6 +48,7 @@ describe("buildNodeWorkerRecipe", () => {
     expect(build[run]).toContain("--mount=type=secret,id=platform-env");
     expect(build.findIndex((l) => l.includes("pnpm prune --prod"))).toBeGreaterThan(run);
     expect(recipe.notes).toContain('build script: "tsc"');
+    expect(recipe.summary.app).toBe('build script: "tsc"');
   });
 
   it("keeps dev dependencies that start runs, directly or through a script, and says so", () => {
