@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { backupSchema } from "./backup-schema.js";
+import { redisAuthSchema } from "./redis-schema.js";
 import { cronSchema } from "./cron-schema.js";
 import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
 
@@ -11,7 +12,6 @@ import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
  */
 
 export const SERVICE_TYPES = ["fastapi", "nextjs", "postgres", "redis", "worker"] as const;
-export const REDIS_AUTH = ["password", "none"] as const;
 export const RETENTIONS = ["permanent", "delete"] as const;
 export const ON_FAILURE = ["abort", "continue"] as const;
 
@@ -176,6 +176,11 @@ const typeRules = [
     then: { properties: { backup: false } },
   },
   {
+    if: { properties: { type: { not: { const: "redis" } } }, required: ["type"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
+    then: { properties: { auth: false } },
+  },
+  {
     if: { properties: { type: { const: "worker" } }, required: ["type"] },
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
     then: { properties: { public: { const: false }, health: false, domains: { maxItems: 0 } } },
@@ -238,13 +243,7 @@ export const serviceSchema = z
     lifecycle: lifecycle.optional(),
     health: health.optional(),
     backup: backupSchema.optional(),
-    auth: z
-      .enum(REDIS_AUTH)
-      .optional()
-      .describe(
-        'How clients of a redis service authenticate: "password" (a generated password, in ${<service>.url}) or "none", for apps that configure Redis by host and port only (arq RedisSettings(host, port), broadcaster 0.2) as with docker compose\'s redis image: any container on the stack\'s network may use it, nothing outside it reaches it. redis only. Default "password".',
-      )
-      .meta({ examples: ["none"] }),
+    auth: redisAuthSchema.optional(),
     cron: cronSchema.optional(),
   })
   .describe("One service. Its key in services is its name.")

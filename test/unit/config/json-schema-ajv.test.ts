@@ -76,6 +76,12 @@ describe("schema/platform.schema.json with ajv", () => {
       },
     ],
     [
+      "auth on a service that is not redis",
+      (d: Fullstack) => {
+        d.services.database.auth = "none";
+      },
+    ],
+    [
       "a service name with capitals",
       (d: Fullstack) => {
         d.services.Web = d.services.web;
