@@ -10,8 +10,9 @@ import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./h
  * Issue #27, a Node.js worker from source on the real engine (test/fixtures/apps/node-worker): a
  * package.json with a lockfile and a build script, beside a managed Redis. The Node recipe
  * installs it (npm ci), runs the build with the service's variables, prunes, and starts it with
- * platform.yml's `start: npm run worker`; jobs pushed into Redis come back done; a stop reaches
- * the worker's own SIGTERM handler through npm.
+ * platform.yml's `start: npm run worker`; jobs pushed into Redis come back done; the Redis switched
+ * to `auth: none` keeps its data and the worker follows; a stop reaches the worker's own SIGTERM
+ * handler through npm.
  */
 const project = unique("nwk");
 const backend = freshBackend();
@@ -53,6 +54,20 @@ describe("a Node.js worker built from source (Docker)", () => {
     const logs = ok(await cli("logs", "--project", project, "worker")).stdout;
     expect(logs).toContain("node worker: ready (built with fixture)");
   }, 600_000);
+
+  it("auth: none: the Redis is replaced without a password, its data kept, and the worker follows its new URL", async () => {
+    const yml = join(dir, "platform.yml");
+    writeFileSync(yml, readFileSync(yml, "utf8").replace("    type: redis\n", "    type: redis\n    auth: none\n"));
+    ok(await cli("deploy", "--yes", "--project", project));
+    expect((await redisCli("CONFIG", "GET", "requirepass")).split("\n").filter(Boolean)).toEqual(["requirepass"]);
+    await redisCli("RPUSH", "jobs", "d");
+    let done: string[] = [];
+    for (let i = 0; i < 40 && done.length < 4; i++) {
+      await new Promise((res) => setTimeout(res, 250));
+      done = (await redisCli("LRANGE", "done", "0", "-1")).split("\n").filter(Boolean);
+    }
+    expect(done).toEqual(["done:a", "done:b", "done:c", "done:d"]);
+  }, 300_000);
 
   it("a stop reaches the worker's SIGTERM handler through npm", async () => {
     const id = execFileSync(
