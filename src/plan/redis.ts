@@ -31,7 +31,8 @@ export function redisEnv(s: ServiceConfig): Record<string, TemplatePart[]> {
 
 /**
  * auth: none. Arguments after the config file override it, so an empty requirepass clears the
- * entrypoint's; the same command works with the official image (PLATFORM_BASE_IMAGES=public).
+ * entrypoint's. The official image's entrypoint passes such arguments on too (PLATFORM_BASE_IMAGES=public;
+ * not tried here, it cannot be pulled).
  */
 export const REDIS_NO_PASSWORD_COMMAND = ["redis-server", "--requirepass", ""];
 
