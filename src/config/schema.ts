@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { backupSchema } from "./backup-schema.js";
-import { redisAuthSchema } from "./redis-schema.js";
+import { healthSchema, redisAuthSchema } from "./service-extras-schema.js";
 import { cronSchema } from "./cron-schema.js";
 import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
 
@@ -105,19 +105,6 @@ const lifecycle = z
   .describe("Steps run around a rollout.")
   .meta({ examples: [{ migrate: { command: ["alembic", "upgrade", "head"] } }] });
 
-const health = z
-  .strictObject({
-    http: z
-      .string()
-      .regex(/^\//)
-      .describe(
-        'Path of an HTTP endpoint that answers 2xx when the service is ready, starting with "/". The service is only sent traffic once it does.',
-      )
-      .meta({ examples: ["/health"] }),
-  })
-  .describe("Health check. Not allowed on postgres or redis services: the platform checks databases itself.")
-  .meta({ examples: [{ http: "/health" }] });
-
 const start = z
   .union([
     z.string().min(1).describe("A command line, run by sh -c (so $PORT and && work)."),
@@ -183,7 +170,14 @@ const typeRules = [
   {
     if: { properties: { type: { const: "worker" } }, required: ["type"] },
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
-    then: { properties: { public: { const: false }, health: false, domains: { maxItems: 0 } } },
+    then: {
+      properties: { public: { const: false }, health: { required: ["command"], properties: { http: false } }, domains: { maxItems: 0 } },
+    },
+  },
+  {
+    if: { properties: { type: { enum: ["fastapi", "nextjs"] } }, required: ["type"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
+    then: { properties: { health: { required: ["http"], properties: { command: false } } } },
   },
   {
     if: { properties: { type: { const: "worker" } }, required: ["type", "source"] },
@@ -241,7 +235,7 @@ export const serviceSchema = z
       .meta({ examples: [["database"]] }),
     resources,
     lifecycle: lifecycle.optional(),
-    health: health.optional(),
+    health: healthSchema.optional(),
     backup: backupSchema.optional(),
     auth: redisAuthSchema.optional(),
     cron: cronSchema.optional(),

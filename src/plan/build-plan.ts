@@ -89,9 +89,11 @@ function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<stri
 
 function healthSpec(s: ServiceConfig, database?: DatabaseSpec): HealthSpec {
   if (database) return { kind: "exec", command: ["pg_isready", "-h", "127.0.0.1", "-U", database.user, "-d", database.database] };
-  if (s.type === "worker") return WORKER_HEALTH;
+  if (s.type === "worker") return s.health?.command ? { kind: "exec", command: toStartCommand(s.health.command) } : WORKER_HEALTH;
   // No health path: any HTTP answer on $PORT is the readiness signal.
-  return s.health ? { kind: "http", path: s.health.http, port: HTTP_PORT } : { kind: "http", path: "/", port: HTTP_PORT, anyStatus: true };
+  return s.health?.http
+    ? { kind: "http", path: s.health.http, port: HTTP_PORT }
+    : { kind: "http", path: "/", port: HTTP_PORT, anyStatus: true };
 }
 
 function literal(text: string): TemplatePart[] {

@@ -66,10 +66,13 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
     details.push(
       `migrate: ${s.migrate.command.join(" ")} (timeout ${s.migrate.timeoutSeconds}s, on_failure ${s.migrate.continueOnFailure ? "continue" : "abort"})`,
     );
-  if (s.type === "worker")
-    details.push(
-      `health: keeps running ${s.health.kind === "running" ? (s.health.settleSeconds ?? 0) : 0}s after start; no port, no URL; SIGTERM, then ${s.stopGraceSeconds}s`,
-    );
+  if (s.type === "worker") {
+    const check =
+      s.health.kind === "exec"
+        ? `${describeStartCommand(s.health.command)} exits 0 in its container (platform.yml health.command)`
+        : `keeps running ${s.health.kind === "running" ? (s.health.settleSeconds ?? 0) : 0}s after start`;
+    details.push(`health: ${check}; no port, no URL; SIGTERM, then ${s.stopGraceSeconds}s`);
+  }
   for (const j of s.cron ?? []) details.push(`cron: ${j.name} "${j.schedule}" (UTC, no overlap): ${describeStartCommand(j.command)}`);
   const b = s.build;
   if (!b && s.prebuilt)

@@ -82,6 +82,12 @@ describe("schema/platform.schema.json with ajv", () => {
       },
     ],
     [
+      "a health command on a fastapi service",
+      (d: Fullstack) => {
+        d.services.api.health = { command: "true" };
+      },
+    ],
+    [
       "a service name with capitals",
       (d: Fullstack) => {
         d.services.Web = d.services.web;
