@@ -39,9 +39,16 @@ function toServiceConfig(name: string, svc: ParsedService, locator: Locator): Se
   if (svc.build !== undefined) out.build = { source: svc.build.source, dockerfile: svc.build.dockerfile };
   if (svc.image !== undefined) out.image = svc.image;
   if (svc.start !== undefined) out.start = typeof svc.start === "string" ? svc.start : [...svc.start];
-  if (svc.health !== undefined) out.health = { http: svc.health.http };
+  if (svc.health !== undefined) {
+    const { http, command } = svc.health;
+    out.health = {
+      ...(http !== undefined ? { http } : {}),
+      ...(command !== undefined ? { command: typeof command === "string" ? command : [...command] } : {}),
+    };
+  }
   if (svc.backup !== undefined) out.backup = { ...svc.backup };
   if (svc.version !== undefined) out.version = String(svc.version);
+  if (svc.auth !== undefined) out.auth = svc.auth;
   if (svc.cron?.length) out.cron = svc.cron.map((j) => ({ ...j, command: typeof j.command === "string" ? j.command : [...j.command] }));
   const m = svc.lifecycle?.migrate;
   if (m !== undefined) out.migrate = { command: [...m.command], on_failure: m.on_failure, timeoutSeconds: parseDuration(m.timeout) ?? 300 };

@@ -69,7 +69,7 @@ export const REFERENCE_SECTIONS = {
       (p) =>
         `| \`\${<service>.${p}}\` | postgres services | The ${p === "database" ? "database name" : p} part of the connection string. An error on other types. |`,
     ),
-    "| `${<service>.host}`, `${<service>.port}`, `${<service>.password}` | redis services | The parts of its URL (port 6379; the password generated once per stack). An error on other types. |",
+    "| `${<service>.host}`, `${<service>.port}`, `${<service>.password}` | redis services | The parts of its URL (port 6379; the password generated once per stack). With `auth: none` its url is `redis://<host>:6379/0` and `${<service>.password}` is an error. An error on other types. |",
     "| `${secrets.<NAME>}` | every service | The environment's secret `NAME`, set with `platform secrets set NAME` (see [Secrets](#secrets)). Names are letters, digits and `_`. A secret the environment lacks is a warning in `validate` and stops `deploy` before any build. `secrets` is therefore not a service name. |",
     "| `$${...}` | anywhere | Escape: the literal text `${...}`. |",
     "",

@@ -117,6 +117,16 @@ export function validateReferences(view: ConfigView, found: FoundTemplates, sink
     const prop = ref.property;
     const s = ref.service;
     const isData = target.type === "postgres" || target.type === "redis";
+    if (target.type === "redis" && prop === "password" && target.raw.auth === "none") {
+      sink.error({
+        path,
+        code: "redis-no-password",
+        message: `${s} has auth: none: it has no password, so ${ref.text} has no value`,
+        hint: `use \${${s}.url} or \${${s}.host} and \${${s}.port}, or remove auth: none`,
+        at,
+      });
+      continue;
+    }
     if (target.type === "worker") {
       sink.error({
         path,

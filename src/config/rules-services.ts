@@ -107,12 +107,13 @@ function validateWorker(svc: ServiceView, sink: DiagnosticSink): void {
       message: "a worker has no port, so it is never put on the public HTTPS edge",
       hint: "remove public: true, or make it a fastapi or nextjs service if it answers HTTP",
     });
-  if (svc.hasHealth)
+  const health = svc.raw.health;
+  if (isRecord(health) && Object.hasOwn(health, "http"))
     sink.error({
-      path: [...base, "health"],
+      path: [...base, "health", "http"],
       code: "worker-health",
       message: "a worker takes no HTTP health check: it is healthy while it keeps running",
-      hint: "remove health",
+      hint: "remove health, or give health: {command: ...} that exits 0 when it works",
       at: "key",
     });
   if (has("source") && !has("build") && !has("image") && !has("start"))

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { backupSchema } from "./backup-schema.js";
 import { postgresVersionSchema } from "./postgres-schema.js";
+import { healthSchema, redisAuthSchema } from "./service-extras-schema.js";
 import { cronSchema } from "./cron-schema.js";
 import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
 
@@ -106,26 +107,13 @@ const lifecycle = z
   .describe("Steps run around a rollout.")
   .meta({ examples: [{ migrate: { command: ["alembic", "upgrade", "head"] } }] });
 
-const health = z
-  .strictObject({
-    http: z
-      .string()
-      .regex(/^\//)
-      .describe(
-        'Path of an HTTP endpoint that answers 2xx when the service is ready, starting with "/". The service is only sent traffic once it does.',
-      )
-      .meta({ examples: ["/health"] }),
-  })
-  .describe("Health check. Not allowed on postgres or redis services: the platform checks databases itself.")
-  .meta({ examples: [{ http: "/health" }] });
-
 const start = z
   .union([
     z.string().min(1).describe("A command line, run by sh -c (so $PORT and && work)."),
     z.array(z.string().min(1)).min(1).describe("Program and arguments, run as they are (no shell)."),
   ])
   .describe(
-    "The command that starts the service, instead of the one the platform finds (like render.yaml's startCommand): a string is run by sh -c (so $PORT expands), a list is run as it is. It must listen on $PORT (a worker listens on nothing). For a `source` service it replaces the discovered start (the FastAPI app, next start); for a `build` service, the Dockerfile's CMD. Required on a worker built from `source` (what it runs; a Python project is built with the FastAPI recipe's image). Not allowed on postgres or redis services.",
+    "The command that starts the service, instead of the one the platform finds (like render.yaml's startCommand): a string is run by sh -c (so $PORT expands), a list is run as it is. It must listen on $PORT (a worker listens on nothing). For a `source` service it replaces the discovered start (the FastAPI app, next start); for a `build` service, the Dockerfile's CMD. Required on a worker built from `source` (what it runs; a Python project is built with the FastAPI recipe's image, a Node.js one with the Node recipe's install and build script). Not allowed on postgres or redis services.",
   )
   .meta({ examples: ['uvicorn service.app:create_app --factory --host 0.0.0.0 --port "$PORT"', ["node", "server.js"]] });
 
@@ -177,9 +165,21 @@ const typeRules = [
     then: { properties: { backup: false, version: false } },
   },
   {
+    if: { properties: { type: { not: { const: "redis" } } }, required: ["type"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
+    then: { properties: { auth: false } },
+  },
+  {
     if: { properties: { type: { const: "worker" } }, required: ["type"] },
     // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
-    then: { properties: { public: { const: false }, health: false, domains: { maxItems: 0 } } },
+    then: {
+      properties: { public: { const: false }, health: { required: ["command"], properties: { http: false } }, domains: { maxItems: 0 } },
+    },
+  },
+  {
+    if: { properties: { type: { enum: ["fastapi", "nextjs"] } }, required: ["type"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keywords
+    then: { properties: { health: { required: ["http"], properties: { command: false } } } },
   },
   {
     if: { properties: { type: { const: "worker" } }, required: ["type", "source"] },
@@ -196,7 +196,7 @@ export const serviceSchema = z
     type: z
       .enum(SERVICE_TYPES)
       .describe(
-        "What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app), postgres (a managed PostgreSQL database) redis (a managed Redis 7: a generated password, AOF persistence on a volume, ${<service>.url} is redis://:<password>@<host>:6379/0) or worker (a process with no port and no URL, e.g. a queue consumer: source or build, and start; healthy while it keeps running). Required.",
+        "What the service is: fastapi (a Python FastAPI app), nextjs (a Next.js app), postgres (a managed PostgreSQL database) redis (a managed Redis 7: a generated password unless auth: none, AOF persistence on a volume, ${<service>.url} is redis://:<password>@<host>:6379/0) or worker (a process with no port and no URL, e.g. a queue consumer: source or build, and start; healthy while it keeps running). Required.",
       ),
     source: path(
       "Directory of the application, relative to the project directory; the platform installs its dependencies and starts it. Must exist and stay inside the project. fastapi and nextjs services need exactly one of source or build; postgres and redis take neither.",
@@ -237,9 +237,10 @@ export const serviceSchema = z
       .meta({ examples: [["database"]] }),
     resources,
     lifecycle: lifecycle.optional(),
-    health: health.optional(),
+    health: healthSchema.optional(),
     backup: backupSchema.optional(),
     version: postgresVersionSchema.optional(),
+    auth: redisAuthSchema.optional(),
     cron: cronSchema.optional(),
   })
   .describe("One service. Its key in services is its name.")

@@ -65,11 +65,14 @@ export interface ServiceConfig {
   image?: string;
   /** platform.yml's start: a string for sh -c, or a program and its arguments. */
   start?: string | string[];
-  health?: { http: string };
+  /** http on fastapi and nextjs services; command on a worker (validation keeps them apart). */
+  health?: { http?: string; command?: string | string[] };
   /** postgres only: when backups are made on their own (cron, UTC) and how many are kept. */
   backup?: { schedule?: string; keep?: number };
   /** postgres only: the major version ("15", "17", "18"); absent means the default. */
   version?: string;
+  /** redis only: "none" starts it without a password (clients that know only host and port). */
+  auth?: "password" | "none";
   /** Periodic jobs run with this service's image (fastapi, nextjs, worker). */
   cron?: { name: string; schedule: string; command: string | string[]; timeout: string }[];
   migrate?: { command: string[]; on_failure: OnFailure; timeoutSeconds: number };

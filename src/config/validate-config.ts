@@ -8,6 +8,8 @@ import { validatePaths } from "./rules-paths.js";
 import { collectReferences, validateReferences } from "./rules-references.js";
 import { validateEnvNames, validateServiceKinds } from "./rules-services.js";
 import { validateBackups } from "./rules-backup.js";
+import { validateRedisAuth } from "./rules-redis.js";
+import { validateHealthKinds } from "./rules-health.js";
 import { validateCron } from "./rules-cron.js";
 import { validateGraph } from "./rules-graph.js";
 import { configSchema } from "./schema.js";
@@ -56,6 +58,8 @@ export function validateConfig(text: string, opts: ValidateOptions): ValidationR
   validateNames(view, sink);
   validateServiceKinds(view, sink);
   validateBackups(view, sink);
+  validateRedisAuth(view, sink);
+  validateHealthKinds(view, sink);
   validateCron(view, sink);
   validateEnvNames(view, sink);
   validateDomains(view, sink);

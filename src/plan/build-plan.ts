@@ -20,7 +20,7 @@ import {
 import { orderByDependencies } from "./graph.js";
 import { hostPrefix, stackName, stackPrefix } from "./naming.js";
 import { buildFastapiRecipe, buildNextjsRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
-import { PUBLIC_REDIS_IMAGE, REDIS_HEALTH, redisEnv, redisSpec } from "./redis.js";
+import { PUBLIC_REDIS_IMAGE, REDIS_HEALTH, REDIS_NO_PASSWORD_COMMAND, redisEnv, redisSpec } from "./redis.js";
 import { toStartCommand } from "./start-command.js";
 import { buildWorkerRecipe, WORKER_HEALTH, WORKER_STOP_GRACE_SECONDS } from "./worker.js";
 import { buildTelemetryEnv, sampleRatioOf } from "./otel-env.js";
@@ -97,9 +97,11 @@ function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<stri
 
 function healthSpec(s: ServiceConfig, database?: DatabaseSpec): HealthSpec {
   if (database) return { kind: "exec", command: ["pg_isready", "-h", "127.0.0.1", "-U", database.user, "-d", database.database] };
-  if (s.type === "worker") return WORKER_HEALTH;
+  if (s.type === "worker") return s.health?.command ? { kind: "exec", command: toStartCommand(s.health.command) } : WORKER_HEALTH;
   // No health path: any HTTP answer on $PORT is the readiness signal.
-  return s.health ? { kind: "http", path: s.health.http, port: HTTP_PORT } : { kind: "http", path: "/", port: HTTP_PORT, anyStatus: true };
+  return s.health?.http
+    ? { kind: "http", path: s.health.http, port: HTTP_PORT }
+    : { kind: "http", path: "/", port: HTTP_PORT, anyStatus: true };
 }
 
 function literal(text: string): TemplatePart[] {
@@ -230,6 +232,7 @@ function planRedis(s: ServiceConfig, ctx: PlanContext, redis: RedisSpec): Planne
     port: REDIS_PORT,
     image: ctx.images.redis ?? PUBLIC_REDIS_IMAGE,
     env: redisEnv(s),
+    ...(redis.passwordless ? { command: REDIS_NO_PASSWORD_COMMAND } : {}),
     buildEnv: [],
     health: REDIS_HEALTH,
     healthTimeoutSeconds: DEFAULT_HEALTH_TIMEOUT_SECONDS,

@@ -52,7 +52,7 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
   }
   if (s.redis) {
     details.push(
-      `data: volume ${s.redis.volumeName} (retention ${s.redis.retain ? "permanent" : "delete"}; AOF, appendfsync everysec), password generated per stack`,
+      `data: volume ${s.redis.volumeName} (retention ${s.redis.retain ? "permanent" : "delete"}; AOF, appendfsync everysec), ${s.redis.passwordless ? "no password (auth: none): any container on the stack's network may use it" : "password generated per stack"}`,
     );
   }
   if (s.database) details.push("tls: ssl=on, a certificate from the stack's own CA; plain connections accepted too");
@@ -66,10 +66,13 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
     details.push(
       `migrate: ${s.migrate.command.join(" ")} (timeout ${s.migrate.timeoutSeconds}s, on_failure ${s.migrate.continueOnFailure ? "continue" : "abort"})`,
     );
-  if (s.type === "worker")
-    details.push(
-      `health: keeps running ${s.health.kind === "running" ? (s.health.settleSeconds ?? 0) : 0}s after start; no port, no URL; SIGTERM, then ${s.stopGraceSeconds}s`,
-    );
+  if (s.type === "worker") {
+    const check =
+      s.health.kind === "exec"
+        ? `${describeStartCommand(s.health.command)} exits 0 in its container (platform.yml health.command)`
+        : `keeps running ${s.health.kind === "running" ? (s.health.settleSeconds ?? 0) : 0}s after start`;
+    details.push(`health: ${check}; no port, no URL; SIGTERM, then ${s.stopGraceSeconds}s`);
+  }
   for (const j of s.cron ?? []) details.push(`cron: ${j.name} "${j.schedule}" (UTC, no overlap): ${describeStartCommand(j.command)}`);
   const b = s.build;
   if (!b && s.prebuilt)

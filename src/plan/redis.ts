@@ -13,6 +13,7 @@ export function redisSpec(s: ServiceConfig, ctx: PlanContext): RedisSpec {
     retain: s.resources.retention !== "delete",
     dataPath: REDIS_DATA_PATH,
     ...(s.resources.storage ? { storage: s.resources.storage } : {}),
+    ...(s.auth === "none" ? { passwordless: true as const } : {}),
   };
 }
 
@@ -22,9 +23,18 @@ export function redisSpec(s: ServiceConfig, ctx: PlanContext): RedisSpec {
  * it without putting it on a command line.
  */
 export function redisEnv(s: ServiceConfig): Record<string, TemplatePart[]> {
+  // auth: none: the image's entrypoint requires a password; REDIS_NO_PASSWORD_COMMAND clears it.
+  if (s.auth === "none") return { REDIS_PASSWORD: [{ kind: "text", text: "none" }] };
   const password: TemplatePart[] = [{ kind: "ref", service: s.name, property: "password" }];
   return { REDIS_PASSWORD: password, REDISCLI_AUTH: password };
 }
+
+/**
+ * auth: none. Arguments after the config file override it, so an empty requirepass clears the
+ * entrypoint's. The official image's entrypoint passes such arguments on too (PLATFORM_BASE_IMAGES=public;
+ * not tried here, it cannot be pulled).
+ */
+export const REDIS_NO_PASSWORD_COMMAND = ["redis-server", "--requirepass", ""];
 
 /** Ready when it answers PING with the password (a wrong or missing one answers NOAUTH). */
 export const REDIS_HEALTH: HealthSpec = { kind: "exec", command: ["sh", "-c", "redis-cli -h 127.0.0.1 ping | grep -qx PONG"] };

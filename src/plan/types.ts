@@ -87,6 +87,8 @@ export interface RedisSpec {
   readonly retain: boolean;
   readonly dataPath: string;
   readonly storage?: string;
+  /** platform.yml auth: none: no password; its url is redis://<host>:6379/0. */
+  readonly passwordless?: true;
 }
 
 /** One service, everything decided: the program only turns this into resources. */

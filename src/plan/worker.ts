@@ -1,5 +1,6 @@
 import type { HealthSpec } from "./types.js";
 import { buildFastapiRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
+import { buildNodeWorkerRecipe } from "./recipes/node-worker.js";
 
 type RecipeArgs = Parameters<typeof buildFastapiRecipe>;
 
@@ -8,19 +9,17 @@ const PYTHON_MARKERS = ["pyproject.toml", "requirements.txt", "uv.lock", "poetry
 
 /**
  * A worker built from `source`: a Python project gets the FastAPI recipe's image (its installer,
- * Python version and OpenTelemetry layer), with platform.yml's start as its command. The recipe
- * is chosen by what the directory holds, as for the other types: no runtime field to keep in sync.
+ * Python version and OpenTelemetry layer), a Node project (package.json) the Node recipe's install
+ * and build, each with platform.yml's start as its command. The recipe is chosen by what the
+ * directory holds, as for the other types: no runtime field to keep in sync. Python first: a
+ * Python project may keep a package.json for its tooling.
  */
 export function buildWorkerRecipe(src: SourceSnapshot, images: RecipeArgs[1], opts: RecipeArgs[2]): ReturnType<typeof buildFastapiRecipe> {
   if (PYTHON_MARKERS.some((f) => src.files.includes(f))) return buildFastapiRecipe(src, images, opts);
-  if (src.files.includes("package.json"))
-    throw new RecipeError(
-      "a Node.js worker built from source is not supported yet (the Node recipe builds Next.js apps)",
-      "use build: {source: ..., dockerfile: Dockerfile} with your own Dockerfile for now",
-    );
+  if (src.files.includes("package.json")) return buildNodeWorkerRecipe(src, images, opts);
   throw new RecipeError(
-    `no Python project here (none of ${PYTHON_MARKERS.join(", ")})`,
-    "a worker built from source is a Python project; for anything else use build: with a Dockerfile",
+    `no Python or Node.js project here (none of ${PYTHON_MARKERS.join(", ")}, package.json)`,
+    "a worker built from source is a Python or Node.js project; for anything else use build: with a Dockerfile",
   );
 }
 

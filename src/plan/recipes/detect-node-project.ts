@@ -11,7 +11,8 @@ export { matchesNodeRange } from "./node-version.js";
 
 export type PackageManager = "npm" | "pnpm" | "yarn" | "yarn-berry" | "bun";
 
-export interface NodeProject {
+/** What a Node project's directory says, whatever it runs: package manager and release, scripts, Node version. */
+export interface NodePackage {
   readonly manager: PackageManager;
   /** The lockfile the install is frozen to, if any. */
   readonly lockfile?: string;
@@ -29,15 +30,23 @@ export interface NodeProject {
   /** npm installs with --legacy-peer-deps: a lockfileVersion 1, which npm 6 wrote without peer dependencies. */
   readonly npmLegacyPeerDeps?: boolean;
   readonly buildScript?: string;
+  /** package.json scripts, by name. */
+  readonly scripts: Readonly<Record<string, string>>;
+  /** Names of package.json devDependencies. */
+  readonly devDependencies: readonly string[];
   /** The start script runs bun (`bun run next start`, `bun --bun next start`): the image keeps bun to run it. */
   readonly startsWithBun: boolean;
+  readonly nodeRequest?: NodeRequest;
+  readonly notes: string[];
+}
+
+/** A Next.js project: a NodePackage that depends on next. */
+export interface NodeProject extends NodePackage {
   /** `next` is only a devDependency: pruning dev dependencies would remove it. */
   readonly nextIsDevDependency: boolean;
   readonly standalone: boolean;
   /** next.config file, if any. */
   readonly nextConfig?: string;
-  readonly nodeRequest?: NodeRequest;
-  readonly notes: string[];
 }
 
 interface PackageJson {
@@ -170,20 +179,14 @@ export function detectWorkspaceManager(
   };
 }
 
-export function detectNodeProject(src: SourceSnapshot): NodeProject {
+/**
+ * The package manager (by lockfile and packageManager), its release, scripts and Node version of
+ * the directory's package.json; `hint` says what a service of this type needs when there is none.
+ */
+export function detectNodePackage(src: SourceSnapshot, hint: string): NodePackage & { readonly pkg: PackageJson } {
   const text = src.read("package.json");
-  if (text === undefined) {
-    throw new RecipeError(
-      "no package.json in the service directory",
-      "a nextjs service needs a package.json that depends on next, react and react-dom",
-    );
-  }
+  if (text === undefined) throw new RecipeError("no package.json in the service directory", hint);
   const pkg = parsePackageJson(text);
-  const inDeps = pkg.dependencies?.next !== undefined;
-  const inDevDeps = pkg.devDependencies?.next !== undefined;
-  if (!inDeps && !inDevDeps) {
-    throw new RecipeError("package.json does not depend on next", "add it: npm install next react react-dom");
-  }
   const notes: string[] = [];
   const { manager, lockfile, spec, version, note, legacyPeerDeps } = detectManager(src, pkg, notes);
   const shown = manager === "yarn-berry" ? "yarn (berry)" : manager;
@@ -193,8 +196,34 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
       ? `${lockfile}: installing with ${shown}${manager === "bun" ? " install --frozen-lockfile" : ""}`
       : `no lockfile (${why}): installing with ${shown} install; versions resolve at build time (commit a lockfile to pin them)`,
   );
-
   const nodeModulesLinker = detectNodeModulesLinker(src, manager, notes);
+  const scripts = pkg.scripts ?? {};
+  return {
+    pkg,
+    manager,
+    lockfile,
+    managerSpec: spec,
+    managerVersion: version,
+    managerNote: note,
+    nodeModulesLinker,
+    npmLegacyPeerDeps: legacyPeerDeps,
+    buildScript: scripts.build,
+    scripts,
+    devDependencies: Object.keys(pkg.devDependencies ?? {}),
+    startsWithBun: /(^|[\s;&|(])bunx?\s/.test(`${scripts.start ?? ""} `),
+    nodeRequest: detectNodeRequest(src, pkg),
+    notes,
+  };
+}
+
+export function detectNodeProject(src: SourceSnapshot): NodeProject {
+  const { pkg, ...base } = detectNodePackage(src, "a nextjs service needs a package.json that depends on next, react and react-dom");
+  const inDeps = pkg.dependencies?.next !== undefined;
+  const inDevDeps = pkg.devDependencies?.next !== undefined;
+  if (!inDeps && !inDevDeps) {
+    throw new RecipeError("package.json does not depend on next", "add it: npm install next react react-dom");
+  }
+  const notes = base.notes;
 
   const nextConfig = NEXT_CONFIGS.find((f) => src.files.includes(f));
   const configText = nextConfig === undefined ? "" : (src.read(nextConfig) ?? "");
@@ -211,27 +240,9 @@ export function detectNodeProject(src: SourceSnapshot): NodeProject {
       : `no output "standalone" in next.config: running next start (set output: "standalone" for smaller images)`,
   );
 
-  const buildScript = pkg.scripts?.build;
+  const buildScript = base.buildScript;
   if (buildScript && !/\bnext\s+build\b/.test(buildScript))
     notes.push(`the build script is "${buildScript}", not next build: running it as is`);
   if (!buildScript) notes.push("no build script: running next build");
-
-  const nodeRequest = detectNodeRequest(src, pkg);
-  const startsWithBun = /(^|[\s;&|(])bunx?\s/.test(`${pkg.scripts?.start ?? ""} `);
-  return {
-    manager,
-    lockfile,
-    managerSpec: spec,
-    managerVersion: version,
-    managerNote: note,
-    nodeModulesLinker,
-    npmLegacyPeerDeps: legacyPeerDeps,
-    buildScript,
-    startsWithBun,
-    nextIsDevDependency: !inDeps,
-    standalone,
-    nextConfig,
-    nodeRequest,
-    notes,
-  };
+  return { ...base, nextIsDevDependency: !inDeps, standalone, nextConfig };
 }

@@ -226,8 +226,10 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
     "WORKDIR /app",
     `COPY --from=build ${VENV} ${VENV}`,
     ...instrumentation.copy,
-    // Owned by root and read-only for the app user: the running service cannot rewrite its code.
-    "COPY . .",
+    // Owned by the app user, as in the Next.js images and on Heroku, Render or buildpacks: apps
+    // write beside their code (a logs/ or upload/ directory, celery.log), and failed at start when
+    // it was root's. The installed dependencies (the venv) stay root's and read-only.
+    "COPY --chown=app:app . .",
     ...(plan.context ? [`WORKDIR /app/${plan.context.member}`] : []),
     "USER app",
     `EXPOSE ${HTTP_PORT}`,

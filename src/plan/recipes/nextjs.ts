@@ -5,7 +5,8 @@
  * next.config asks for it, else the app with production dependencies and `next start`.
  */
 import { HTTP_PORT } from "../constants.js";
-import { detectNodeProject, detectWorkspaceManager, type NodeProject } from "./detect-node-project.js";
+import { detectNodeProject } from "./detect-node-project.js";
+import { detectNodeWorkspace } from "./node-workspace.js";
 import { chooseNodeRuntime } from "./node-version.js";
 import {
   BUILD_ENV_HASH_ARG,
@@ -15,14 +16,15 @@ import {
   buildNetworkRun,
   toWorkspaceIgnores,
 } from "./dockerfile-parts.js";
-import { buildBuildCommand, buildInstallCommand, buildPruneCommand } from "./node-install.js";
+import { buildBuildCommand, buildInstallCommand, buildPruneCommand, listInstallInputs } from "./node-install.js";
 import { describeStartCommand, toStartCommand } from "../start-command.js";
-import { buildNodeDrainStep, buildNodeOptionsEnv } from "./node-drain.js";
+import { buildNodeDrainStep, buildNodeOptionsEnv, NPM_SCRIPT_SHELL_ENV } from "./node-drain.js";
 import { buildCheckedPrune, buildNextScriptsStep, wrapNextBuild } from "./next-build-scripts.js";
 import { buildNodeOtelCopy, buildNodeOtelStage, NODE_REGISTER } from "./opentelemetry.js";
 import { type BaseImages, isFallbackNote, type Recipe, type SourceSnapshot } from "./types.js";
 
-const DOCKERIGNORE = [
+/** What never enters a Node image's build context (the worker recipe's too). */
+export const NODE_DOCKERIGNORE = [
   ".git",
   "node_modules",
   "**/node_modules",
@@ -39,10 +41,6 @@ const DOCKERIGNORE = [
   ".env*.local",
 ];
 
-/** Files the install reads besides package.json and the lockfile (registry config, workspace, patches). */
-const INSTALL_INPUTS = [".npmrc", ".yarnrc", ".yarnrc.yml", "pnpm-workspace.yaml", ".pnpmfile.cjs"];
-const INSTALL_INPUT_DIRS = [".yarn/releases/", ".yarn/plugins/", ".yarn/patches/", "patches/"];
-
 export interface NextjsRecipeOptions {
   /** platform.yml's start: replaces the server command (server.js or next start). */
   readonly start?: string | readonly string[];
@@ -54,39 +52,9 @@ export interface NextjsRecipeOptions {
   readonly instrument?: boolean;
 }
 
-/**
- * A member of a pnpm workspace without a lockfile of its own: the workspace's package
- * manager and lockfile, every workspace package.json for the install, the build context at
- * the root. Undefined for a standalone project.
- */
-function detectWorkspace(
-  src: SourceSnapshot,
-  own: NodeProject,
-): { project: NodeProject; root: SourceSnapshot; member: string; rootDir: string } | undefined {
-  const ws = src.workspace;
-  if (ws?.kind !== "pnpm" || own.lockfile) return undefined;
-  const root = detectWorkspaceManager(ws.snapshot);
-  const note = `pnpm workspace at ${ws.root}: installing with pnpm from the workspace's pnpm-lock.yaml (the build context is the workspace root, the app is ${ws.member})`;
-  return {
-    project: {
-      ...own,
-      manager: root.manager,
-      lockfile: root.lockfile,
-      managerSpec: root.managerSpec,
-      managerVersion: root.managerVersion,
-      managerNote: root.managerNote,
-      nodeRequest: own.nodeRequest ?? root.nodeRequest,
-      notes: [note, ...own.notes.slice(1)],
-    },
-    root: ws.snapshot,
-    member: ws.member,
-    rootDir: ws.root,
-  };
-}
-
 export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts: NextjsRecipeOptions = {}): Recipe {
   const own = detectNodeProject(src);
-  const ws = detectWorkspace(src, own);
+  const ws = detectNodeWorkspace(src, own);
   const project = ws?.project ?? own;
   const installSrc = ws?.root ?? src;
   const at = ws ? `/app/${ws.member}` : "/app";
@@ -95,14 +63,7 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
   const notes = [...project.notes, ...(managerNote ? [managerNote] : []), ...runtime.notes];
   const hasPublic = src.files.some((f) => f.startsWith("public/"));
 
-  const manifests = [
-    "package.json",
-    ...(project.lockfile ? [project.lockfile] : []),
-    ...INSTALL_INPUTS.filter((f) => installSrc.files.includes(f)),
-    ...installSrc.files.filter((f) => INSTALL_INPUT_DIRS.some((d) => f.startsWith(d))),
-    // Every workspace project's manifest: the frozen install checks them against the lockfile.
-    ...(ws ? installSrc.files.filter((f) => f.endsWith("/package.json")) : []),
-  ];
+  const manifests = listInstallInputs(project, installSrc, ws !== undefined);
   const build = [
     `FROM ${runtime.image} AS build`,
     "ENV NEXT_TELEMETRY_DISABLED=1",
@@ -168,6 +129,7 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
     buildNodeDrainStep(),
     ...(opts.instrument ? buildNodeOtelCopy() : []),
     buildNodeOptionsEnv(opts.instrument ? [NODE_REGISTER] : []),
+    NPM_SCRIPT_SHELL_ENV,
   ];
   final.splice(final.indexOf("WORKDIR /app") + 1, 0, ...preloads);
   final.push("USER app", `EXPOSE ${HTTP_PORT}`, start[0] === "/bin/sh" && !opts.start ? `CMD ${start[2]}` : `CMD ${JSON.stringify(start)}`);
@@ -187,7 +149,7 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
     start: notes.at(-1) as string,
     fallbacks: notes.filter(isFallbackNote),
   };
-  const dockerignore = buildDockerignore(ws ? toWorkspaceIgnores(DOCKERIGNORE) : DOCKERIGNORE, installSrc.read(".dockerignore"));
+  const dockerignore = buildDockerignore(ws ? toWorkspaceIgnores(NODE_DOCKERIGNORE) : NODE_DOCKERIGNORE, installSrc.read(".dockerignore"));
   return {
     dockerfile,
     dockerignore,

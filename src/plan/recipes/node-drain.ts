@@ -38,3 +38,12 @@ export function buildNodeDrainStep(): string {
 export function buildNodeOptionsEnv(requires: readonly string[]): string {
   return `ENV NODE_OPTIONS="${[NODE_DRAIN_PATH, ...requires].map((r) => `--require ${r}`).join(" ")}"`;
 }
+
+/**
+ * npm runs a script through `sh -c`, and Debian's sh (dash) forks the command instead of exec'ing
+ * it: a `start: npm run worker` stopped by SIGTERM (which npm forwards to its child) then killed the
+ * shell, never the server, which died with the container without running its own SIGTERM handler.
+ * bash execs a simple command, so the signal reaches the script's process (measured on a worker:
+ * its handler ran, exit 0 in 0.8 s). Every image the Node recipes start from is Debian with bash.
+ */
+export const NPM_SCRIPT_SHELL_ENV = "ENV npm_config_script_shell=/bin/bash";

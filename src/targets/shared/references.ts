@@ -61,6 +61,8 @@ export function referenceValues(
     const { user, database } = s.database;
     values.url = pulumi.secret(pulumi.interpolate`postgresql://${user}:${password}@${host}:${s.port}/${database}`);
     Object.assign(values, { host, port: String(s.port), user, password, database });
+  } else if (s.redis?.passwordless) {
+    Object.assign(values, { url: `redis://${host}:${s.port}/0`, host, port: String(s.port) });
   } else if (s.redis && password) {
     values.url = pulumi.secret(pulumi.interpolate`redis://:${password}@${host}:${s.port}/0`);
     Object.assign(values, { host, port: String(s.port), password });

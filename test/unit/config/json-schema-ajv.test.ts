@@ -76,6 +76,18 @@ describe("schema/platform.schema.json with ajv", () => {
       },
     ],
     [
+      "auth on a service that is not redis",
+      (d: Fullstack) => {
+        d.services.database.auth = "none";
+      },
+    ],
+    [
+      "a health command on a fastapi service",
+      (d: Fullstack) => {
+        d.services.api.health = { command: "true" };
+      },
+    ],
+    [
       "a service name with capitals",
       (d: Fullstack) => {
         d.services.Web = d.services.web;

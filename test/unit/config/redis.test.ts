@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildPlan } from "../../../src/plan/build-plan.js";
+import { buildPlanReport } from "../../../src/plan/plan-report.js";
 import { all, brief, check, expectDiagnostic, PROJECT, y } from "./helpers.js";
 
 const BASE = y`
@@ -59,6 +60,21 @@ describe("type: redis in platform.yml", () => {
     ).toMatch(/did you mean "redis"\?/);
   });
 
+  it("takes auth: none, only on a redis service, and then has no password to refer to", () => {
+    const none = BASE.replace("    type: redis\n", "    type: redis\n    auth: none\n");
+    expect(all(check(none.replace(/ +REDIS_PASSWORD: .*\n/, ""))).map(brief)).toEqual([]);
+    expect(all(check(none)).map(brief)).toContain(
+      "16:23 redis-no-password cache has auth: none: it has no password, so ${cache.password} has no value",
+    );
+    const onApi = BASE.replace("    public: true\n", "    public: true\n    auth: none\n");
+    expect(all(check(onApi)).map(brief)).toContain("10:5 auth-redis-only auth is only for redis services; api is a fastapi service");
+    expect(
+      all(check(BASE.replace("    type: redis\n", "    type: redis\n    auth: nope\n")))
+        .map(brief)
+        .join("\n"),
+    ).toMatch(/6:11 invalid-value unknown value "nope"/);
+  });
+
   it("warns when nothing refers to it", () => {
     const r = check(BASE.replace(/ {4}env:\n(.*\n){4}/, ""));
     expect(all(r).map(brief)).toContain("4:3 unused-database no service refers to this Redis (${cache.url})");
@@ -87,6 +103,19 @@ describe("a redis service in the plan", () => {
     expect(cache.env.REDIS_PASSWORD).toEqual([{ kind: "ref", service: "cache", property: "password" }]);
     expect(cache.env.REDISCLI_AUTH).toEqual(cache.env.REDIS_PASSWORD);
     expect(cache.build).toBeUndefined();
+  });
+
+  it("auth: none: the server's password cleared on its command line, redis-cli given none, and plan says so", () => {
+    const config = check(BASE.replace("    type: redis\n", "    type: redis\n    auth: none\n").replace(/ +REDIS_PASSWORD: .*\n/, ""))
+      .config!;
+    const cache = buildPlan(config, ctx, new Map()).services[0]!;
+    expect(cache.redis?.passwordless).toBe(true);
+    expect(cache.command).toEqual(["redis-server", "--requirepass", ""]);
+    expect(cache.env.REDISCLI_AUTH).toBeUndefined();
+    // The image's entrypoint requires one: a placeholder, then overridden (no reference to a password it has not).
+    expect(cache.env.REDIS_PASSWORD).toEqual([{ kind: "text", text: "none" }]);
+    const report = buildPlanReport(buildPlan(config, ctx, new Map()), PROJECT, () => "", new Set());
+    expect(report.services[0]?.details.join("\n")).toContain("no password (auth: none): any container on the stack's network may use it");
   });
 
   it("keeps retention: delete and falls back to the public image without a local one", () => {

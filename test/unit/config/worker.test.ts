@@ -103,6 +103,28 @@ describe("a worker in the plan", () => {
     );
   });
 
+  it("takes health.command (a check inside its container), and http only elsewhere", () => {
+    const withCheck = BASE.replace(
+      "    start: python -m worker\n",
+      '    start: python -m worker\n    health: {command: "celery -A app inspect ping -d celery@$HOSTNAME"}\n',
+    );
+    expect(messages(withCheck)).toEqual([]);
+    const plan = buildPlan(check(withCheck).config!, ctx, new Map());
+    const w = plan.services.find((x) => x.name === "worker")!;
+    expect(w.health).toEqual({ kind: "exec", command: ["/bin/sh", "-c", "exec celery -A app inspect ping -d celery@$HOSTNAME"] });
+    const report = buildPlanReport(plan, PROJECT, () => "FROM x\n", new Set());
+    expect(report.services.find((x) => x.name === "worker")!.details).toContain(
+      "health: exec celery -A app inspect ping -d celery@$HOSTNAME exits 0 in its container (platform.yml health.command); no port, no URL; SIGTERM, then 30s",
+    );
+    expect(messages(BASE.replace("    start: python -m worker\n", "    start: python -m worker\n    health: {}\n")).join("\n")).toContain(
+      "health-empty health needs command on a worker",
+    );
+    const apiCommand = BASE.replace("    public: true\n", "    public: true\n    health: {command: [true]}\n");
+    expect(messages(apiCommand).join("\n")).toContain(
+      "health-command-worker-only health.command is for workers; a fastapi service is checked over HTTP",
+    );
+  });
+
   it("platform plan says how a worker is checked and stopped", () => {
     const plan = buildPlan(check(BASE).config!, ctx, new Map());
     const report = buildPlanReport(plan, PROJECT, () => "FROM x\n", new Set());
@@ -121,10 +143,9 @@ describe("a worker in the plan", () => {
     expect(r.dockerfile).toContain(`FROM ${images.python}`);
   });
 
-  it("says what to do for a Node source or an unknown one", () => {
-    expect(() => buildWorkerRecipe(snapshot({ "package.json": "{}" }), images, { start: "node w.js" })).toThrow(
-      /Node.js worker built from source/,
-    );
-    expect(() => buildWorkerRecipe(snapshot({ "main.go": "" }), images, { start: "x" })).toThrow(/no Python project here/);
+  it("builds a Node source with the Node recipe, and says what to do for an unknown one", () => {
+    const r = buildWorkerRecipe(snapshot({ "package.json": "{}" }), images, { start: "node w.js" });
+    expect(r.dockerfile).toContain('CMD ["/bin/sh","-c","exec node w.js"]');
+    expect(() => buildWorkerRecipe(snapshot({ "main.go": "" }), images, { start: "x" })).toThrow(/no Python or Node.js project here/);
   });
 });

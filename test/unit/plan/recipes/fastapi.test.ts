@@ -202,7 +202,9 @@ describe("buildFastapiRecipe: dependency layouts", () => {
     const final = stage(text, 1);
     expect(final[0]).toBe("FROM platform-local/python:3.11");
     expect(final).toContain("COPY --from=build /opt/venv /opt/venv");
-    expect(final.indexOf("COPY --from=build /opt/venv /opt/venv")).toBeLessThan(final.indexOf("COPY . ."));
+    // The code is the app user's (apps write logs and uploads beside it); the venv stays root's.
+    expect(final).toContain("COPY --chown=app:app . .");
+    expect(final.indexOf("COPY --from=build /opt/venv /opt/venv")).toBeLessThan(final.indexOf("COPY --chown=app:app . ."));
     expect(final).toContain("USER app");
     expect(final).toContain("EXPOSE 8080");
     expect(final).toContain('ENV FORWARDED_ALLOW_IPS="*"');

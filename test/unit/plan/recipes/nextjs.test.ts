@@ -174,6 +174,7 @@ describe("buildNextjsRecipe: what runs", () => {
       "WORKDIR /app",
       buildNodeDrainStep(),
       'ENV NODE_OPTIONS="--require /opt/platform/platform-drain.cjs"',
+      "ENV npm_config_script_shell=/bin/bash",
       "COPY --from=build --chown=app:app /app/.next/standalone ./",
       "COPY --from=build --chown=app:app /app/.next/static ./.next/static",
       "COPY --from=build --chown=app:app /app/public ./public",

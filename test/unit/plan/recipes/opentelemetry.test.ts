@@ -50,7 +50,7 @@ describe("zero-code OpenTelemetry in the fastapi recipe", () => {
     // The SDK comes after the venv and before the code: a code change reuses its layers.
     const at = (needle: string) => final.findIndex((l) => l.includes(needle));
     expect(at("COPY --from=build /opt/venv")).toBeLessThan(at("COPY --from=opentelemetry /opt/otel /opt/otel"));
-    expect(at("COPY --from=opentelemetry /opt/otel-site/ /opt/venv/")).toBeLessThan(at("COPY . ."));
+    expect(at("COPY --from=opentelemetry /opt/otel-site/ /opt/venv/")).toBeLessThan(at("COPY --chown=app:app . ."));
     expect(r.start).toEqual([
       "/bin/sh",
       "-c",

@@ -1,0 +1,37 @@
+import { z } from "zod";
+
+/** Service fields that depend on its type. `auth:` on a redis service: how its clients authenticate (README "Workers, cron jobs, Redis"). */
+export const REDIS_AUTH = ["password", "none"] as const;
+
+export const redisAuthSchema = z
+  .enum(REDIS_AUTH)
+  .describe(
+    'How clients of a redis service authenticate: "password" (a generated password, in ${<service>.url}) or "none", for apps that configure Redis by host and port only (arq RedisSettings(host, port), broadcaster 0.2) as with docker compose\'s redis image: any container on the stack\'s network may use it, nothing outside it reaches it. redis only. Default "password".',
+  )
+  .meta({ examples: ["none"] });
+
+/** `health.command` on a worker: what says it works, beyond running (a consumer connected to its broker). */
+export const workerHealthCommand = z
+  .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+  .describe(
+    "A worker's health check: a command run inside its container after it starts, retried until it exits 0 (e.g. celery -A app inspect ping -d celery@$HOSTNAME: the worker answers through its broker), or the deploy fails with the worker's last log lines. A string runs under sh -c, a list as it is. Workers only. Without it a worker is healthy when it keeps running for 5 s.",
+  )
+  .meta({ examples: ["celery -A app inspect ping -d celery@$HOSTNAME"] });
+
+/** `health:` http on fastapi and nextjs services, command on a worker (rules-health.ts keeps them apart). */
+export const healthSchema = z
+  .strictObject({
+    http: z
+      .string()
+      .regex(/^\//)
+      .describe(
+        'Path of an HTTP endpoint that answers 2xx when the service is ready, starting with "/". The service is only sent traffic once it does.',
+      )
+      .meta({ examples: ["/health"] })
+      .optional(),
+    command: workerHealthCommand.optional(),
+  })
+  .describe(
+    "Health check: http on fastapi and nextjs services, command on a worker (else a worker is healthy while it keeps running). Not allowed on postgres or redis services: the platform checks databases itself.",
+  )
+  .meta({ examples: [{ http: "/health" }] });
