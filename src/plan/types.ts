@@ -67,6 +67,8 @@ export interface DatabaseSpec {
   readonly tls: { readonly certFile: string; readonly keyFile: string; readonly owner: string };
   /** The size platform.yml asks for (`storage:`): enforced where the target can (a Kubernetes volume). */
   readonly storage?: string;
+  /** Its WAL archive (plan/wal-archive.ts): a volume kept like the data; the Docker target archives into it. */
+  readonly walArchive: { readonly volumeName: string; readonly path: string };
 }
 
 export interface CronJobSpec {

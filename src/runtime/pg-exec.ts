@@ -41,6 +41,16 @@ export function pgDump(containerId: string, user: string, database: string): Exe
   return { stdout: child.stdout, done, kill: () => child.kill("SIGKILL") };
 }
 
+/**
+ * A base backup of the whole server (pg_basebackup) as one tar on standard output, with the WAL
+ * it needs (`-X fetch`) and its manifest; `label` names it in the WAL archive's `.backup` file.
+ */
+export function pgBaseBackup(containerId: string, user: string, label: string): ExecStream {
+  const cmd = ["pg_basebackup", "-D", "-", "-F", "tar", "-X", "fetch", "--checkpoint=fast", "--no-password", "-U", user, "-l", label];
+  const { child, done } = execIn(containerId, cmd, false);
+  return { stdout: child.stdout, done, kill: () => child.kill("SIGKILL") };
+}
+
 /** Runs `cmd` in the container with `input` on its standard input; its output is kept (bounded). */
 export async function execWithInput(
   containerId: string,
