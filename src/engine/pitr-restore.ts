@@ -5,10 +5,10 @@ import { execText } from "../runtime/pg-exec.js";
 import {
   containerLogTail,
   databaseVolumes,
-  isRunning,
   OLD_DIR,
   putBackOldData,
   RECOVERY_SETTINGS,
+  runningSince,
   startContainer,
   stopContainer,
   swapInBaseBackup,
@@ -40,14 +40,22 @@ export async function archiveUpToNow(t: DatabaseTarget, timeoutMs = 30_000): Pro
   );
 }
 
-/** Waits until the server finished its recovery (promoted) and takes connections; false if it stopped. */
+/**
+ * Waits until the server finished its recovery (promoted) and takes connections; false if it
+ * stopped (a server that gives up exits, and its restart policy may start it again: a new run
+ * counts as stopped too).
+ */
 async function waitPromoted(t: DatabaseTarget, timeoutMs: number): Promise<boolean> {
-  for (const end = Date.now() + timeoutMs; Date.now() < end; await sleep(250)) {
+  const since = await runningSince(t.containerId);
+  for (const end = Date.now() + timeoutMs; since && Date.now() < end; await sleep(250)) {
     if ((await psqlValue(t, "SELECT pg_is_in_recovery()")) === "f") return true;
-    if (!(await isRunning(t.containerId))) return false;
+    if ((await runningSince(t.containerId)) !== since) return false;
   }
   return false;
 }
+
+/** recovery_target_time as PostgreSQL reads it: `2026-11-26 10:41:00.250+00` (not ISO's T and Z). */
+export const toPostgresTime = (d: Date): string => d.toISOString().replace("T", " ").replace("Z", "+00");
 
 /**
  * Point-in-time recovery of a stopped-and-restarted database container: it is stopped cleanly,
@@ -82,7 +90,7 @@ export async function recoverToTime(
     throw failed(why);
   };
   await stopContainer(t.containerId);
-  const swapped = await swapInBaseBackup(volumes, target.toISOString(), decryptFile(file, passphrase)).catch((e: Error) => ({
+  const swapped = await swapInBaseBackup(volumes, toPostgresTime(target), decryptFile(file, passphrase)).catch((e: Error) => ({
     code: -1,
     stderr: e instanceof BackupDecryptError ? e.message : `could not feed the backup: ${e.message}`,
   }));

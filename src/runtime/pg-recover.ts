@@ -112,8 +112,10 @@ export async function startContainer(containerId: string): Promise<void> {
     });
 }
 
-export async function isRunning(containerId: string): Promise<boolean> {
-  return (await docker().getContainer(containerId).inspect()).State.Running;
+/** When the container's current run started, or undefined when it does not run (exited, or restarting after one). */
+export async function runningSince(containerId: string): Promise<string | undefined> {
+  const s = (await docker().getContainer(containerId).inspect()).State;
+  return s.Running && !s.Restarting ? s.StartedAt : undefined;
 }
 
 /** The last lines of the container's log (the server's own messages: why a recovery stopped). */
