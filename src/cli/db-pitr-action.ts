@@ -102,7 +102,7 @@ export async function runDbRestoreToTime(service: string, toTime: string, o: DbR
     return;
   }
   const seen = clients.length
-    ? `; ${clients.join(", ")}: requests that needed the database failed while it was down (connection refused), then their connections were made again`
+    ? `; ${clients.join(", ")} kept running: their requests that needed the database waited or failed while it was down, and they connect again now that it is back`
     : "";
   process.stdout.write(`✓ Restored ${service} to ${at} (the database was down ${seconds} s)${seen}\n`);
   process.stdout.write(`  undo: platform db restore ${service} ${safety.record.id}${t.env === "preview" ? "" : ` --env ${t.env}`} --yes\n`);

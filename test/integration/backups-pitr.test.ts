@@ -8,6 +8,7 @@ import { type CliResult, httpsRequest, ok, runCli, startPoller } from "./helpers
 import { forgetProject, freshBackend, requireToolchain, ROOT, serviceContainers, unique } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
 import { expectFolderWithFiles, regularFilesUnder } from "./helpers/leaks.js";
+import { launchChromium, newPage, startTestStudio } from "./helpers/studio-browser.js";
 
 /**
  * Issue #26 item 3, point-in-time recovery on the real Docker engine with examples/fullstack:
@@ -114,6 +115,25 @@ describe("point-in-time recovery (Docker)", () => {
     expect(execFileSync("docker", ["exec", serviceContainers(project, "database"), "ls", "/tmp"], { encoding: "utf8" }).trim()).toBe("");
   }, 300_000);
 
+  it("Studio's Database page shows the window (Chromium)", async () => {
+    // A port of its own: other test files may run a Studio on the default one.
+    process.env.PLATFORM_STUDIO_TEST_PORT ??= "4697";
+    const studio = await startTestStudio(backend);
+    const browser = await launchChromium();
+    try {
+      const page = await newPage(browser);
+      await page.goto(await studio.signIn(`/projects/${project}/preview/database`));
+      const window = page.locator('[data-testid="recovery-window"]');
+      await expect
+        .poll(() => window.textContent(), { timeout: 30_000 })
+        .toMatch(/^Point-in-time window: \d{4}-.+Z to \d{4}-.+Z \(UTC; 1 base backup, WAL archive \d+ segments/);
+      expect(await page.locator('[data-testid="backups"]').textContent()).toContain("manual, base");
+    } finally {
+      await browser.close();
+      await studio.stop();
+    }
+  }, 180_000);
+
   it("a time before the window is refused, with the window in the message", async () => {
     const r = await run("db", "restore", "database", "--to-time", "2000-01-01 00:00:00", "--yes");
     expect(r.code).toBe(2);
@@ -132,7 +152,7 @@ describe("point-in-time recovery (Docker)", () => {
     const stats = await poll.stop();
     expect(r.stdout).toMatch(/^Restore database of .+ to \d{4}-.+Z \(UTC\): base backup database-\S+ \(manual, /m);
     expect(r.stdout).toContain("safety backup: database-");
-    expect(r.stdout).toMatch(/^✓ Restored database to .+ \(the database was down [\d.]+ s\); api: /m);
+    expect(r.stdout).toMatch(/^✓ Restored database to .+ \(the database was down [\d.]+ s\); api kept running: /m);
     expect(r.stdout).toMatch(/^ {2}undo: platform db restore database database-\S+ --yes$/m);
     const started = Date.now();
     expect(await messages(30_000)).toEqual([`${marker}-A`]);
@@ -140,6 +160,7 @@ describe("point-in-time recovery (Docker)", () => {
       `pitr restore: ${r.seconds.toFixed(1)} s; /health polled ${stats.sent} times during it, ${stats.failed} failed;` +
         ` the API answered ${((Date.now() - started) / 1000).toFixed(1)} s after the CLI returned`,
       stats.failures.slice(0, 3),
+      r.stdout.split("\n").find((l) => l.startsWith("✓")),
     );
     // writes go on, on the new timeline, and they are archived too
     await post(`${marker}-C`);
@@ -155,6 +176,28 @@ describe("point-in-time recovery (Docker)", () => {
     const safety = listed.backups.find((b) => b.kind === "safety");
     ok(await run("db", "restore", "database", safety?.id as string, "--yes"));
     expect(await messages(30_000)).toEqual([`${marker}-B`, `${marker}-A`]);
+  }, 300_000);
+
+  it("a recovery that fails (archived WAL missing) puts the old data back and says so", async () => {
+    const db = serviceContainers(project, "database");
+    const inArchive = () =>
+      execFileSync("docker", ["exec", db, "ls", "/var/lib/postgresql/wal-archive"], { encoding: "utf8" }).trim().split("\n");
+    ok(await run("db", "backup", "database"));
+    const kept = new Set(inArchive());
+    await post(`${marker}-D`);
+    execFileSync("docker", ["exec", db, "psql", "-X", "-q", "-U", "app", "-d", "app", "-c", "SELECT pg_switch_wal()"]);
+    await sleep(1500);
+    // The segments after the base backup go: the recovery cannot reach the target.
+    const gone = inArchive().filter((f) => !kept.has(f) && /^[0-9A-F]{24}$/.test(f));
+    expect(gone.length).toBeGreaterThan(0);
+    execFileSync("docker", ["exec", db, "rm", ...gone.map((f) => `/var/lib/postgresql/wal-archive/${f}`)]);
+    const r = await run("db", "restore", "database", "--to-time", asText(new Date()), "--yes");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /point-in-time restore of database failed: the server did not finish recovering to .+; the data is as it was/s,
+    );
+    expect(await messages(30_000)).toEqual([`${marker}-D`, `${marker}-B`, `${marker}-A`]);
+    expect(spawnSync("docker", ["exec", db, "ls", "/var/lib/postgresql/data/.platform-pitr-old"]).status).not.toBe(0);
   }, 300_000);
 
   it("no password or passphrase in any output, backup file or archived WAL; destroy --delete-data removes the archive", async () => {
