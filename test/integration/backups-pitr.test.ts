@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -182,7 +182,24 @@ describe("point-in-time recovery (Docker)", () => {
     const db = serviceContainers(project, "database");
     const inArchive = () =>
       execFileSync("docker", ["exec", db, "ls", "/var/lib/postgresql/wal-archive"], { encoding: "utf8" }).trim().split("\n");
+    // keep: 1 (read from platform.yml by db backup): the first base backup goes, and the WAL before the new one
+    const yml = join(dir, "platform.yml");
+    writeFileSync(yml, readFileSync(yml, "utf8").replace("    type: postgres\n", "    type: postgres\n    backup: {keep: 1}\n"));
+    const oldest = () =>
+      inArchive()
+        .filter((f) => /^[0-9A-F]{24}$/.test(f))
+        .sort()[0] as string;
+    const before = oldest();
     ok(await run("db", "backup", "database"));
+    const listed = JSON.parse(ok(await run("db", "backups", "database", "--json")).stdout) as {
+      backups: { format?: string; wal?: { historyFile: string } }[];
+      windows: { baseBackups: number }[];
+    };
+    const bases = listed.backups.filter((b) => b.format === "basebackup");
+    expect(bases.length).toBe(1);
+    expect(listed.windows[0]?.baseBackups).toBe(1);
+    expect(oldest() > before).toBe(true);
+    expect(oldest().slice(8)).toBe(bases[0]?.wal?.historyFile.slice(8, 24));
     const kept = new Set(inArchive());
     await post(`${marker}-D`);
     execFileSync("docker", ["exec", db, "psql", "-X", "-q", "-U", "app", "-d", "app", "-c", "SELECT pg_switch_wal()"]);
@@ -212,8 +229,11 @@ describe("point-in-time recovery (Docker)", () => {
       const bytes = readFileSync(f);
       for (const s of secrets) expect(bytes.includes(Buffer.from(s)), `${f} holds a secret`).toBe(false);
     }
-    // The archive, read whole from its volume (a tar of every segment and history file).
+    // The archive, read whole from its volume (a tar of every segment and history file), with a new row archived.
     const db = serviceContainers(project, "database");
+    await post(`${marker}-E`);
+    execFileSync("docker", ["exec", db, "psql", "-X", "-q", "-U", "app", "-d", "app", "-c", "SELECT pg_switch_wal()"]);
+    await sleep(1500);
     const archive = execFileSync("docker", ["exec", db, "tar", "-c", "-C", "/var/lib/postgresql/wal-archive", "."], { maxBuffer: 1 << 30 });
     expect(archive.length).toBeGreaterThan(16 << 20);
     for (const s of secrets) expect(archive.includes(Buffer.from(s)), "the WAL archive holds a secret").toBe(false);
