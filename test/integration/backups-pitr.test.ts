@@ -178,6 +178,23 @@ describe("point-in-time recovery (Docker)", () => {
     expect(await messages(30_000)).toEqual([`${marker}-B`, `${marker}-A`]);
   }, 300_000);
 
+  it("a redeploy keeps the data, the archive volume and the window", async () => {
+    const db = serviceContainers(project, "database");
+    const segments = () =>
+      Number(
+        execFileSync("docker", ["exec", serviceContainers(project, "database"), "sh", "-c", "ls /var/lib/postgresql/wal-archive | wc -l"], {
+          encoding: "utf8",
+        }),
+      );
+    const before = segments();
+    ok(await run("deploy", "--yes"));
+    expect(serviceContainers(project, "database")).toBe(db);
+    expect(await messages(30_000)).toEqual([`${marker}-B`, `${marker}-A`]);
+    expect(segments()).toBeGreaterThanOrEqual(before);
+    const listed = JSON.parse(ok(await run("db", "backups", "database", "--json")).stdout) as { windows: { baseBackups: number }[] };
+    expect(listed.windows[0]?.baseBackups).toBe(1);
+  }, 600_000);
+
   it("a recovery that fails (archived WAL missing) puts the old data back and says so", async () => {
     const db = serviceContainers(project, "database");
     const inArchive = () =>
