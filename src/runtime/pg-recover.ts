@@ -1,8 +1,5 @@
-import { spawn } from "node:child_process";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { docker, logTail } from "../docker-client.js";
-import type { ExecResult } from "./pg-exec.js";
+import { dockerText, dockerWithInput, type ExecResult } from "./pg-exec.js";
 
 /**
  * What a point-in-time recovery does to a stopped database container's volumes: a one-shot
@@ -59,28 +56,9 @@ export async function databaseVolumes(containerId: string, dataPath: string, arc
 
 function runHelper(v: DatabaseVolumes, script: string, args: string[], input?: AsyncIterable<Buffer>): Promise<ExecResult> {
   const mounts = ["-v", `${v.dataVolume}:${v.dataPath}`, ...(v.archiveVolume ? ["-v", `${v.archiveVolume}:${v.archivePath}:ro`] : [])];
-  const cmd = ["run", "--rm", "-i", "--network", "none", "--user", "postgres", "-e", `PGDATA=${v.dataPath}`, ...mounts];
-  const child = spawn("docker", [...cmd, "--entrypoint", "sh", v.image, "-c", script, "sh", ...args], {
-    stdio: ["pipe", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (d) => {
-    stderr = (stderr + d).slice(-4000);
-  });
-  const done = new Promise<ExecResult>((resolve) => {
-    child.on("error", (e) => resolve({ code: -1, stderr: e.message }));
-    child.on("close", (code) => resolve({ code: code ?? -1, stderr: stderr.trim() }));
-  });
-  const fed = input
-    ? pipeline(Readable.from(input), child.stdin).then(
-        () => undefined,
-        (e: Error) => {
-          child.kill("SIGKILL");
-          return e;
-        },
-      )
-    : Promise.resolve(child.stdin.end()).then(() => undefined);
-  return Promise.all([fed, done]).then(([e, r]) => (e ? { code: r.code || -1, stderr: e.message } : r));
+  const run = ["run", "--rm", "-i", "--network", "none", "--user", "postgres", "-e", `PGDATA=${v.dataPath}`, ...mounts];
+  const cmd = [...run, "--entrypoint", "sh", v.image, "-c", script, "sh", ...args];
+  return input ? dockerWithInput(cmd, input) : dockerText(cmd);
 }
 
 /** Moves the data aside and unpacks the base backup (`tar` on `input`) to recover up to `targetTime`. */
