@@ -7,6 +7,7 @@ import type { BackupRecord } from "../engine/backups.js";
 import { listBackups } from "../engine/backups.js";
 import { requireCredentials } from "../engine/credentials.js";
 import { fetchBackup, remoteBackups } from "../engine/backups-remote.js";
+import { makeBackups } from "../engine/base-backup.js";
 import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup, s3FromEnvOrFail } from "../engine/db-backup.js";
 import { s3Label } from "../runtime/s3.js";
 import { readStackSettings, stackSettingsFile } from "../engine/stack-settings.js";
@@ -16,6 +17,10 @@ import { type StackContext, resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import type { StackOptions } from "./stack-options.js";
 import { formatTable } from "./table.js";
+import { humanBytes, when } from "./backup-format.js";
+import { windowLine, windowsOf } from "./db-window.js";
+
+export { humanBytes, when };
 
 export interface DbRestoreOptions extends StackOptions {
   yes?: boolean;
@@ -27,7 +32,7 @@ export interface DbRestoreOptions extends StackOptions {
  * The backups here and, with PLATFORM_BACKUP_S3, in the bucket (one entry per id: a backup in
  * both is listed once), newest first.
  */
-async function allBackups(project: string, env: string, service?: string): Promise<(BackupRecord & { stored?: string })[]> {
+export async function allBackups(project: string, env: string, service?: string): Promise<(BackupRecord & { stored?: string })[]> {
   const local = listBackups(project, env, service);
   const bucket = s3FromEnvOrFail();
   if (!bucket) return local;
@@ -40,20 +45,7 @@ async function allBackups(project: string, env: string, service?: string): Promi
   ].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 }
 
-/** Bytes as people read them: 1.4 MB. */
-export function humanBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["kB", "MB", "GB", "TB"];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
-}
-
-function postgresService(t: StackContext, service: string): void {
+export function postgresService(t: StackContext, service: string): void {
   const svc = t.config.services[service];
   const postgres = Object.values(t.config.services)
     .filter((s) => s.type === "postgres")
@@ -98,9 +90,7 @@ export function refuseKubernetes(project: string, env: string): void {
 /** backup.keep of the service in platform.yml, when it sets one. */
 const keepOf = (t: StackContext, service: string): number | undefined => t.config.services[service]?.backup?.keep;
 
-const when = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$/, "Z");
-
-function backupLine(r: BackupRecord): string {
+export function backupLine(r: BackupRecord): string {
   return `${r.id} (${r.kind}, ${when(r.createdAt)}, ${humanBytes(r.bytes)}${r.verified ? ", verified" : ""})`;
 }
 
@@ -110,13 +100,18 @@ export async function runDbBackup(service: string, o: StackOptions): Promise<voi
   const creds = requireCredentials();
   const target = await databaseTarget(t, service);
   const keep = keepOf(t, service);
-  const { record, expired, uploadedTo } = await makeBackup(target, creds.passphrase, "manual", keep === undefined ? {} : { keep });
+  const { record, base, expired, uploadedTo } = await makeBackups(target, creds.passphrase, "manual", keep === undefined ? {} : { keep });
   if (o.json) {
-    printJson({ backup: record, expired: expired.map((r) => r.id) });
+    printJson({ backup: record, ...(base ? { baseBackup: base } : {}), expired: expired.map((r) => r.id) });
     return;
   }
   process.stdout.write(`✓ Backup ${record.id} of ${service} (${t.project}, ${t.env}): ${humanBytes(record.bytes)}, encrypted, verified\n`);
   process.stdout.write(`  restore it with: platform db restore ${service} ${record.id}\n`);
+  if (base)
+    process.stdout.write(
+      `  base backup ${base.id}: ${humanBytes(base.bytes)}, encrypted, verified; with the WAL archive, platform db restore ${service} --to-time TIME reaches any moment since\n`,
+    );
+  else process.stdout.write(`  no base backup: ${service} does not archive its WAL yet (deploy again to turn it on)\n`);
   if (uploadedTo) process.stdout.write(`  also stored in ${uploadedTo}\n`);
   if (expired.length) process.stdout.write(`  removed by retention (keep: ${keep}): ${expired.map((r) => r.id).join(", ")}\n`);
 }
@@ -138,8 +133,9 @@ export async function runDbBackups(service: string | undefined, o: StackOptions)
   const list = await allBackups(t.project, t.env, service);
   const bucket = s3FromEnvOrFail();
   const schedules = await schedulesOf(t, service);
+  const windows = await windowsOf(t, list, service);
   if (o.json) {
-    printJson({ project: t.project, env: t.env, backups: list, schedules });
+    printJson({ project: t.project, env: t.env, backups: list, schedules, windows });
     return;
   }
   if (bucket) process.stdout.write(`Backups here and in ${s3Label(bucket)}\n`);
@@ -155,7 +151,7 @@ export async function runDbBackups(service: string | undefined, o: StackOptions)
           r.id,
           r.service,
           when(r.createdAt),
-          r.kind,
+          r.format === "basebackup" ? `${r.kind}, base` : r.kind,
           humanBytes(r.bytes),
           r.deployment ?? "-",
           r.verified ? "yes" : "no",
@@ -163,6 +159,7 @@ export async function runDbBackups(service: string | undefined, o: StackOptions)
         ]),
       ),
     );
+  for (const w of windows) process.stdout.write(windowLine(w));
   for (const s of schedules)
     process.stdout.write(
       `schedule of ${s.service}: ${s.schedule} (UTC), keep ${s.keep ?? "all"}; next ${s.next ? when(s.next) : "never"}, made while platform db scheduler runs\n`,
@@ -170,7 +167,7 @@ export async function runDbBackups(service: string | undefined, o: StackOptions)
 }
 
 /** The running services whose variables reference the database: they keep serving during a restore. */
-async function clientsOf(t: StackContext, service: string): Promise<string[]> {
+export async function clientsOf(t: StackContext, service: string): Promise<string[]> {
   const running = new Set((await listServiceContainers(t.project, t.env)).filter((c) => c.state === "running").map((c) => c.service));
   return Object.values(t.config.services)
     .filter(
@@ -180,12 +177,28 @@ async function clientsOf(t: StackContext, service: string): Promise<string[]> {
     .map((s) => s.name);
 }
 
+/** Asks before a restore (--yes skips it); without a terminal and without --yes it refuses and changes nothing. */
+export async function confirmRestore(o: { yes?: boolean }, what: string, question: string): Promise<void> {
+  if (o.yes) return;
+  if (!process.stdin.isTTY)
+    throw new VisibleError(`restore needs confirmation: run again with --yes to replace ${what}`, { exitCode: ExitCode.usage });
+  if (!(await confirm(question))) throw new VisibleError("nothing was restored", { exitCode: ExitCode.failed });
+}
+
 /** `platform db restore SERVICE [BACKUP]`: the newest backup when none is named; a safety backup first. */
 export async function runDbRestore(service: string, backupId: string | undefined, o: DbRestoreOptions): Promise<void> {
   const t = await resolveStack(o);
   const creds = requireCredentials();
   postgresService(t, service);
-  const list = await allBackups(t.project, t.env, service);
+  const all = await allBackups(t.project, t.env, service);
+  if (backupId && all.some((r) => r.id === backupId && r.format === "basebackup"))
+    throw new VisibleError(
+      `${backupId} is a base backup, the start of a point-in-time restore: platform db restore ${service} --to-time TIME`,
+      {
+        exitCode: ExitCode.usage,
+      },
+    );
+  const list = all.filter((r) => r.format !== "basebackup");
   const chosen = backupId ? list.find((r) => r.id === backupId) : (list.find((r) => r.kind !== "safety") ?? list[0]);
   if (!chosen)
     throw new VisibleError(
@@ -206,17 +219,7 @@ export async function runDbRestore(service: string, backupId: string | undefined
     `  This replaces ALL data of database "${target.database}" now in ${service}${now.tables !== undefined ? ` (${now.tables} tables, ${now.size ?? "?"})` : ""}: ${into === t.env ? `rows written since ${when(chosen.createdAt)} are lost` : `it gets ${t.env}'s data as of ${when(chosen.createdAt)}`}.`,
   );
   out("  A safety backup of the data as it is now is made first: the restore can be undone with it.");
-  if (!o.yes) {
-    if (!process.stdin.isTTY)
-      throw new VisibleError(
-        `restore needs confirmation: run again with --yes to replace the data of ${service} in ${t.project} (${into})`,
-        {
-          exitCode: ExitCode.usage,
-        },
-      );
-    if (!(await confirm(`Replace the data of ${service} with ${chosen.id}? (y/N) `)))
-      throw new VisibleError("nothing was restored", { exitCode: ExitCode.failed });
-  }
+  await confirmRestore(o, `the data of ${service} in ${t.project} (${into})`, `Replace the data of ${service} with ${chosen.id}? (y/N) `);
   if (!listBackups(t.project, t.env, service).some((r) => r.id === chosen.id)) {
     const bucket = s3FromEnvOrFail();
     if (!bucket) throw new VisibleError(`${chosen.id} is not here any more`, { exitCode: ExitCode.failed });

@@ -6,7 +6,7 @@ import { cronProblem } from "../config/backup-schema.js";
 import { homePaths } from "../home/layout.js";
 import { DB_NAME, DB_USER } from "../plan/build-plan.js";
 import { listServiceContainers } from "../runtime/docker.js";
-import { makeBackup } from "./db-backup.js";
+import { makeBackups } from "./base-backup.js";
 import { listRecords } from "./history.js";
 
 /**
@@ -74,9 +74,9 @@ async function runJob(j: BackupJob, passphrase: string, log: (line: string) => v
   }
   const t = { project: j.project, env: j.env, service: j.service, containerId: c.containerId, user: DB_USER, database: DB_NAME };
   try {
-    const { record, expired } = await makeBackup(t, passphrase, "scheduled", j.keep === undefined ? {} : { keep: j.keep });
+    const { record, base, expired } = await makeBackups(t, passphrase, "scheduled", j.keep === undefined ? {} : { keep: j.keep });
     log(
-      `${j.project} (${j.env}) ${j.service}: backup ${record.id}, ${record.bytes} bytes, verified${expired.length ? `; removed by keep: ${expired.map((r) => r.id).join(", ")}` : ""}`,
+      `${j.project} (${j.env}) ${j.service}: backup ${record.id}, ${record.bytes} bytes, verified${base ? `; base backup ${base.id}, ${base.bytes} bytes, verified` : ""}${expired.length ? `; removed by keep: ${expired.map((r) => r.id).join(", ")}` : ""}`,
     );
   } catch (e) {
     log(`${j.project} (${j.env}) ${j.service}: ${(e as Error).message}`);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, rmSync } from "node:fs";
 import type { S3Location } from "../runtime/s3.js";
 import { s3GetFile, s3GetText, s3List, s3PutFile, s3PutText } from "../runtime/s3.js";
-import { type BackupRecord, backupFile, commitBackup, partialFile } from "./backups.js";
+import { type BackupRecord, backupFile, backupSuffix, commitBackup, partialFile } from "./backups.js";
 
 /**
  * Backups in an S3-compatible bucket (PLATFORM_BACKUP_S3): the same two files per backup as in
@@ -14,7 +14,7 @@ import { type BackupRecord, backupFile, commitBackup, partialFile } from "./back
 const dir = (r: Pick<BackupRecord, "project" | "env" | "service">) => `${r.project}/${r.env}/${r.service}`;
 
 export async function uploadBackup(l: S3Location, r: BackupRecord): Promise<void> {
-  await s3PutFile(l, `${dir(r)}/${r.id}.pgdump.enc`, backupFile(r));
+  await s3PutFile(l, `${dir(r)}/${r.id}${backupSuffix(r)}`, backupFile(r));
   await s3PutText(l, `${dir(r)}/${r.id}.json`, `${JSON.stringify(r, null, 2)}\n`);
 }
 
@@ -26,7 +26,7 @@ export async function remoteBackups(l: S3Location, project: string, env: string,
   for (const o of objects.filter((x) => x.key.endsWith(".json"))) {
     try {
       const r = JSON.parse(await s3GetText(l, o.key)) as BackupRecord;
-      if (sizes.get(`${dir(r)}/${r.id}.pgdump.enc`) === r.bytes && r.project === project && r.env === env) out.push(r);
+      if (sizes.get(`${dir(r)}/${r.id}${backupSuffix(r)}`) === r.bytes && r.project === project && r.env === env) out.push(r);
     } catch {
       // a record that cannot be read is not a backup
     }
@@ -44,7 +44,7 @@ async function sha256(file: string): Promise<string> {
 export async function fetchBackup(l: S3Location, r: BackupRecord): Promise<void> {
   const partial = partialFile(r.project, r.env, r.service, r.id);
   try {
-    await s3GetFile(l, `${dir(r)}/${r.id}.pgdump.enc`, partial);
+    await s3GetFile(l, `${dir(r)}/${r.id}${backupSuffix(r)}`, partial);
     if ((await sha256(partial)) !== r.sha256)
       throw new Error(`${r.id} in the bucket is not the file that was recorded (its SHA-256 differs)`);
     commitBackup(partial, r);

@@ -35,9 +35,21 @@ export interface BackupRecord {
   postgres?: string;
   /** A safety backup says what it was made before. */
   note?: string;
+  /**
+   * `basebackup`: a copy of the whole server by pg_basebackup (a tar with its WAL), the start of a
+   * point-in-time recovery (engine/base-backup.ts); absent: a pg_dump of the database.
+   */
+  format?: "basebackup";
+  /** A base backup's place in the WAL archive: its `.backup` history file, and when it was consistent. */
+  wal?: { historyFile: string; consistentAt: string };
 }
 
 const FILE_SUFFIX = ".pgdump.enc";
+const BASE_SUFFIX = ".base.tar.enc";
+const SUFFIXES = [FILE_SUFFIX, BASE_SUFFIX];
+
+/** The name of a backup's file after its id: `.pgdump.enc`, or `.base.tar.enc` for a base backup. */
+export const backupSuffix = (r: Pick<BackupRecord, "format">): string => (r.format === "basebackup" ? BASE_SUFFIX : FILE_SUFFIX);
 const PARTIAL = /\.partial-(\d+)$/;
 
 export function backupDir(project: string, env: string, service: string): string {
@@ -78,10 +90,9 @@ export function removeLeftovers(project: string, env: string, service: string, n
   const removed: string[] = [];
   for (const f of readdirSync(dir)) {
     const m = PARTIAL.exec(f);
+    const suffix = SUFFIXES.find((x) => f.endsWith(x));
     const orphan =
-      f.endsWith(FILE_SUFFIX) &&
-      !existsSync(join(dir, `${f.slice(0, -FILE_SUFFIX.length)}.json`)) &&
-      now - statSync(join(dir, f)).mtimeMs > 60_000;
+      suffix !== undefined && !existsSync(join(dir, `${f.slice(0, -suffix.length)}.json`)) && now - statSync(join(dir, f)).mtimeMs > 60_000;
     if ((m && !alive(Number(m[1]))) || orphan) {
       rmSync(join(dir, f), { force: true });
       removed.push(f);
@@ -93,12 +104,12 @@ export function removeLeftovers(project: string, env: string, service: string, n
 /** Makes a verified temporary file a backup: renamed into place, then recorded. */
 export function commitBackup(partial: string, record: BackupRecord): void {
   const dir = backupDir(record.project, record.env, record.service);
-  renameSync(partial, join(dir, record.id + FILE_SUFFIX));
+  renameSync(partial, join(dir, record.id + backupSuffix(record)));
   writeFileAtomic.sync(join(dir, `${record.id}.json`), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
 }
 
-export function backupFile(r: Pick<BackupRecord, "project" | "env" | "service" | "id">): string {
-  return join(backupDir(r.project, r.env, r.service), r.id + FILE_SUFFIX);
+export function backupFile(r: Pick<BackupRecord, "project" | "env" | "service" | "id" | "format">): string {
+  return join(backupDir(r.project, r.env, r.service), r.id + backupSuffix(r));
 }
 
 function readRecords(dir: string): BackupRecord[] {
@@ -137,12 +148,16 @@ export function removeBackup(r: BackupRecord): void {
 /**
  * Retention (`backup.keep` in platform.yml): the newest `keep` backups of a service stay, the
  * older ones go. Safety backups (made before a restore or a major upgrade) count apart: the
- * newest `keep` of them stay too, so a restore or an upgrade can always be undone.
+ * newest `keep` of them stay too, so a restore or an upgrade can always be undone. Base backups
+ * count apart as well (the newest `keep` stay): the oldest kept one is where point-in-time
+ * recovery can start.
  */
 export function chooseExpired(records: BackupRecord[], keep: number): BackupRecord[] {
   const newestFirst = [...records].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+  const base = newestFirst.filter((r) => r.format === "basebackup");
+  const dumps = newestFirst.filter((r) => r.format !== "basebackup");
   const isSafety = (r: BackupRecord) => r.kind === "safety" || r.kind === "upgrade";
-  const regular = newestFirst.filter((r) => !isSafety(r));
-  const safety = newestFirst.filter(isSafety);
-  return [...regular.slice(keep), ...safety.slice(keep)];
+  const regular = dumps.filter((r) => !isSafety(r));
+  const safety = dumps.filter(isSafety);
+  return [...regular.slice(keep), ...safety.slice(keep), ...base.slice(keep)];
 }

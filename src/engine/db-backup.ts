@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, rmSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { ExitCode, VisibleError } from "../errors.js";
-import { execText, execWithInput, pgDump, pgReadWhole, pgReplaceFrom } from "../runtime/pg-exec.js";
+import { type ExecStream, execText, execWithInput, pgDump, pgReadWhole, pgReplaceFrom } from "../runtime/pg-exec.js";
 import { s3FromEnv, type S3Location, s3Label } from "../runtime/s3.js";
-import { BackupDecryptError, decryptFile, encryptStream } from "./backup-crypto.js";
+import { BackupDecryptError, decryptFile, encryptStream, type Sealed } from "./backup-crypto.js";
 import { uploadBackup } from "./backups-remote.js";
 import {
   type BackupKind,
@@ -39,13 +39,37 @@ export interface DatabaseTarget {
   database: string;
 }
 
-const psqlValue = async (t: DatabaseTarget, sql: string): Promise<string | undefined> => {
+export const psqlValue = async (t: DatabaseTarget, sql: string): Promise<string | undefined> => {
   const r = await execText(t.containerId, ["psql", "-X", "-q", "-tA", "--no-password", "-U", t.user, "-d", t.database, "-c", sql]);
   return r.code === 0 ? r.stdout.trim() : undefined;
 };
 
+/**
+ * Streams a program's output (pg_dump, pg_basebackup), encrypted as it goes, into `partial`;
+ * `fail` is called (and must throw) when the write or the program fails.
+ */
+export async function sealInto(
+  source: ExecStream,
+  partial: string,
+  passphrase: string,
+  program: string,
+  fail: (what: string) => never,
+): Promise<Sealed> {
+  const sealed = encryptStream(source.stdout, passphrase);
+  const written = await pipeline(sealed.chunks, createWriteStream(partial, { mode: 0o600 })).then(
+    () => undefined,
+    (e: Error) => e,
+  );
+  if (written) source.kill();
+  const ended = await source.done;
+  // A failed write closes the program's pipe (it then dies of SIGPIPE): say the cause.
+  if (written) fail(`could not write ${partial}: ${written.message}`);
+  if (ended.code !== 0) fail(`${program} exited ${ended.code}${ended.stderr ? `: ${ended.stderr}` : ""}`);
+  return sealed.done;
+}
+
 /** The deployment that is current: the newest that succeeded. */
-function currentDeployment(project: string, env: string): string | undefined {
+export function currentDeployment(project: string, env: string): string | undefined {
   return listRecords(project, env).find((r) => r.outcome === "succeeded")?.id;
 }
 
@@ -69,18 +93,7 @@ export async function makeBackup(
     throw new VisibleError(`backup of ${t.service} failed: ${what}; nothing was recorded`, { exitCode: ExitCode.failed });
   };
   const postgres = await psqlValue(t, "SHOW server_version");
-  const dump = pgDump(t.containerId, t.user, t.database);
-  const sealed = encryptStream(dump.stdout, passphrase);
-  const written = await pipeline(sealed.chunks, createWriteStream(partial, { mode: 0o600 })).then(
-    () => undefined,
-    (e: Error) => e,
-  );
-  if (written) dump.kill();
-  const dumped = await dump.done;
-  // A failed write closes the dump's pipe (pg_dump then dies of SIGPIPE): say the cause.
-  if (written) fail(`could not write ${partial}: ${written.message}`);
-  if (dumped.code !== 0) fail(`pg_dump exited ${dumped.code}${dumped.stderr ? `: ${dumped.stderr}` : ""}`);
-  const { bytes, sha256 } = await sealed.done;
+  const { bytes, sha256 } = await sealInto(pgDump(t.containerId, t.user, t.database), partial, passphrase, "pg_dump", fail);
   const read = await pgReadWhole(t.containerId, decryptFile(partial, passphrase)).catch((e: Error) => ({ code: -1, stderr: e.message }));
   if (read.code !== 0) fail(`the dump did not read back whole (pg_restore: ${read.stderr || `exit ${read.code}`})`);
   const deployment = currentDeployment(t.project, t.env);
@@ -99,23 +112,35 @@ export async function makeBackup(
     ...(postgres ? { postgres } : {}),
     ...(opts.note ? { note: opts.note } : {}),
   };
+  return { record, ...(await publishBackup(partial, record, opts.keep)) };
+}
+
+/**
+ * Makes a verified temporary file a backup: renamed and recorded, uploaded to the bucket when
+ * there is one, then retention (`keep`) applied to the service's backups.
+ */
+export async function publishBackup(
+  partial: string,
+  record: BackupRecord,
+  keep: number | undefined,
+): Promise<{ expired: BackupRecord[]; uploadedTo?: string }> {
   commitBackup(partial, record);
   const bucket = s3FromEnvOrFail();
   if (bucket)
     await uploadBackup(bucket, record).catch((e: Error) => {
-      throw new VisibleError(`backup ${record.id} of ${t.service} is kept in ${backupFile(record)}, but ${e.message}`, {
+      throw new VisibleError(`backup ${record.id} of ${record.service} is kept in ${backupFile(record)}, but ${e.message}`, {
         exitCode: ExitCode.failed,
       });
     });
   let expired: BackupRecord[] = [];
-  if (opts.keep !== undefined) {
-    expired = chooseExpired(listBackups(t.project, t.env, t.service), opts.keep).filter((r) => r.id !== id);
+  if (keep !== undefined) {
+    expired = chooseExpired(listBackups(record.project, record.env, record.service), keep).filter((r) => r.id !== record.id);
     for (const r of expired) removeBackup(r);
   }
-  return { record, expired, ...(bucket ? { uploadedTo: s3Label(bucket) } : {}) };
+  return { expired, ...(bucket ? { uploadedTo: s3Label(bucket) } : {}) };
 }
 
-async function fileSha256(file: string): Promise<string> {
+export async function fileSha256(file: string): Promise<string> {
   const h = createHash("sha256");
   for await (const c of createReadStream(file)) h.update(c as Buffer);
   return h.digest("hex");

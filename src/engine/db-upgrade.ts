@@ -3,6 +3,7 @@ import { ExitCode, VisibleError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
 import { listServiceContainers } from "../runtime/docker.js";
 import { execText } from "../runtime/pg-exec.js";
+import { WAL_ARCHIVE_PATH } from "../plan/wal-archive.js";
 import { makeBackup } from "./db-backup.js";
 
 /**
@@ -30,6 +31,8 @@ export interface Upgrade {
   clusterDir: string;
   user: string;
   database: string;
+  /** Where the older cluster's archived WAL went (a subdirectory of the archive), once moved aside. */
+  archiveAside?: string;
 }
 
 /** Where the data volume is mounted: the upgrade dump is written at its root (images/postgres). */
@@ -123,7 +126,30 @@ export async function prepareUpgrade(u: Upgrade, passphrase: string, say: (line:
     u.database,
     `${VOLUME_ROOT}/pg${u.to}`,
   ]);
+  await setArchiveAside(u);
   say(`${u.service}: dumped into its volume; the deploy starts PostgreSQL ${u.to} from it`);
+}
+
+/**
+ * The older cluster's WAL archive goes into a subdirectory of the archive volume (kept until
+ * destroy --delete-data): the new cluster's segments start again from the first name, and an
+ * older one of the same name would make its archiving fail. The older server archives nothing
+ * more (archive_command true) while it runs on, read-only, until the deploy stops it.
+ */
+async function setArchiveAside(u: Upgrade): Promise<void> {
+  const has = await execText(u.containerId, ["test", "-d", WAL_ARCHIVE_PATH]);
+  if (has.code !== 0) return;
+  await mustRun(u.containerId, "stopping the older server's WAL archiving", psql(u, "ALTER SYSTEM SET archive_command = 'true'"));
+  await mustRun(u.containerId, "reloading its settings", psql(u, "SELECT pg_reload_conf()"));
+  const aside = `${WAL_ARCHIVE_PATH}/before-pg${u.to}-${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}Z`;
+  await mustRun(u.containerId, "moving the older WAL archive aside", [
+    "sh",
+    "-c",
+    'mkdir -p "$1" && chown postgres:postgres "$1" && find "$0" -maxdepth 1 -type f -exec mv -t "$1" {} +',
+    WAL_ARCHIVE_PATH,
+    aside,
+  ]);
+  u.archiveAside = aside;
 }
 
 /** Step 3 after a failed deploy: the older server, put back by the deploy, takes writes again; the dump goes. */
@@ -134,6 +160,15 @@ export async function undoUpgrade(u: Upgrade, say: (line: string) => void): Prom
     return;
   }
   await execText(c.containerId, ["rm", "-f", dumpFile(u.to), `${dumpFile(u.to)}.partial`]);
+  if (u.archiveAside)
+    await execText(c.containerId, [
+      "sh",
+      "-c",
+      'find "$1" -maxdepth 1 -type f -exec mv -t "$0" {} + && rmdir "$1"',
+      WAL_ARCHIVE_PATH,
+      u.archiveAside,
+    ]);
+  await execText(c.containerId, psql(u, "ALTER SYSTEM RESET archive_command"));
   await execText(c.containerId, psql(u, "ALTER SYSTEM RESET default_transaction_read_only"));
   await execText(c.containerId, psql(u, "SELECT pg_reload_conf()"));
   say(`${u.service}: the upgrade did not happen; PostgreSQL ${u.from} takes writes again`);
@@ -146,7 +181,7 @@ export async function finishUpgrade(u: Upgrade, say: (line: string) => void): Pr
     await execText(c.containerId, [
       "sh",
       "-c",
-      "sed -i '/^default_transaction_read_only/d' \"$1/postgresql.auto.conf\"",
+      "sed -i -e '/^default_transaction_read_only/d' -e '/^archive_command/d' \"$1/postgresql.auto.conf\"",
       "sh",
       u.clusterDir,
     ]);

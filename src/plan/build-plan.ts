@@ -22,6 +22,7 @@ import { hostPrefix, stackName, stackPrefix } from "./naming.js";
 import { buildFastapiRecipe, buildNextjsRecipe, RecipeError, type SourceSnapshot } from "./recipes/index.js";
 import { PUBLIC_REDIS_IMAGE, REDIS_HEALTH, REDIS_NO_PASSWORD_COMMAND, redisEnv, redisSpec } from "./redis.js";
 import { toStartCommand } from "./start-command.js";
+import { WAL_ARCHIVE_PATH } from "./wal-archive.js";
 import { buildWorkerRecipe, WORKER_HEALTH, WORKER_STOP_GRACE_SECONDS } from "./worker.js";
 import { buildTelemetryEnv, sampleRatioOf } from "./otel-env.js";
 import type { BuildSpec, DatabaseSpec, HealthSpec, Plan, PlanContext, PlannedService, RedisSpec } from "./types.js";
@@ -167,6 +168,7 @@ function planService(
           retain: s.resources.retention !== "delete",
           dataPath: PGDATA,
           tls: { certFile: DATABASE_CERT_FILE, keyFile: DATABASE_KEY_FILE, owner: "postgres" },
+          walArchive: { volumeName: stackName(ctx.project, ctx.env, s.name, "wal"), path: WAL_ARCHIVE_PATH },
           ...(s.resources.storage ? { storage: s.resources.storage } : {}),
           ...(s.version ? { version: s.version } : {}),
         }

@@ -3,6 +3,7 @@
  * (pure). The only outside fact, a `build` service's Dockerfile text (for its ARG names), is
  * read through the given function, so the report is tested on fixtures without a disk.
  */
+import { ARCHIVE_TIMEOUT_SECONDS } from "./wal-archive.js";
 import { join, relative } from "node:path";
 import { parseDockerfileArgs } from "./dockerfile-args.js";
 import { describeStartCommand } from "./start-command.js";
@@ -48,6 +49,9 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
   if (s.database) {
     details.push(
       `data: volume ${s.database.volumeName} (retention ${s.database.retain ? "permanent" : "delete"}${s.database.storage ? `, storage ${s.database.storage}` : ""})`,
+    );
+    details.push(
+      `wal: archived into volume ${s.database.walArchive.volumeName} (Docker target; archive_timeout ${ARCHIVE_TIMEOUT_SECONDS} s)`,
     );
   }
   if (s.redis) {

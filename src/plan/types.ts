@@ -71,6 +71,8 @@ export interface DatabaseSpec {
   readonly storage?: string;
   /** platform.yml's `version:` (absent: the default major of the image set). */
   readonly version?: string;
+  /** Its WAL archive (plan/wal-archive.ts): a volume kept like the data; the Docker target archives into it. */
+  readonly walArchive: { readonly volumeName: string; readonly path: string };
 }
 
 export interface CronJobSpec {

@@ -19,10 +19,9 @@ export interface ExecStream {
   kill(): void;
 }
 
-function execIn(containerId: string, cmd: string[], withStdin: boolean) {
-  const child = spawn("docker", ["exec", ...(withStdin ? ["-i"] : []), containerId, ...cmd], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+/** A `docker` client command (exec, run): the process and its end, with its standard error (bounded). */
+function dockerProcess(args: string[], withStdin: boolean) {
+  const child = spawn("docker", args, { stdio: ["pipe", "pipe", "pipe"] });
   if (!withStdin) child.stdin.end();
   let stderr = "";
   child.stderr.on("data", (d) => {
@@ -35,19 +34,34 @@ function execIn(containerId: string, cmd: string[], withStdin: boolean) {
   return { child, done };
 }
 
+function execIn(containerId: string, cmd: string[], withStdin: boolean) {
+  return dockerProcess(["exec", ...(withStdin ? ["-i"] : []), containerId, ...cmd], withStdin);
+}
+
 /** `pg_dump --format=custom` of the database, on standard output. */
 export function pgDump(containerId: string, user: string, database: string): ExecStream {
   const { child, done } = execIn(containerId, ["pg_dump", "--format=custom", "--no-password", "-U", user, "-d", database], false);
   return { stdout: child.stdout, done, kill: () => child.kill("SIGKILL") };
 }
 
+/**
+ * A base backup of the whole server (pg_basebackup) as one tar on standard output, with the WAL
+ * it needs (`-X fetch`) and its manifest; `label` names it in the WAL archive's `.backup` file.
+ */
+export function pgBaseBackup(containerId: string, user: string, label: string): ExecStream {
+  const cmd = ["pg_basebackup", "-D", "-", "-F", "tar", "-X", "fetch", "--checkpoint=fast", "--no-password", "-U", user, "-l", label];
+  const { child, done } = execIn(containerId, cmd, false);
+  return { stdout: child.stdout, done, kill: () => child.kill("SIGKILL") };
+}
+
 /** Runs `cmd` in the container with `input` on its standard input; its output is kept (bounded). */
-export async function execWithInput(
-  containerId: string,
-  cmd: string[],
-  input: AsyncIterable<Buffer>,
-): Promise<ExecResult & { stdout: string }> {
-  const { child, done } = execIn(containerId, cmd, true);
+export function execWithInput(containerId: string, cmd: string[], input: AsyncIterable<Buffer>): Promise<ExecResult & { stdout: string }> {
+  return dockerWithInput(["exec", "-i", containerId, ...cmd], input);
+}
+
+/** Runs a `docker` client command with `input` on its standard input (throws when feeding it failed); its output is kept (bounded). */
+export async function dockerWithInput(args: string[], input: AsyncIterable<Buffer>): Promise<ExecResult & { stdout: string }> {
+  const { child, done } = dockerProcess(args, true);
   let stdout = "";
   child.stdout.on("data", (d) => {
     stdout = (stdout + d).slice(-20000);
@@ -63,8 +77,13 @@ export async function execWithInput(
 }
 
 /** Runs `cmd` in the container; its standard output and error (bounded). */
-export async function execText(containerId: string, cmd: string[]): Promise<ExecResult & { stdout: string }> {
-  const { child, done } = execIn(containerId, cmd, false);
+export function execText(containerId: string, cmd: string[]): Promise<ExecResult & { stdout: string }> {
+  return dockerText(["exec", containerId, ...cmd]);
+}
+
+/** Runs a `docker` client command; its standard output and error (bounded). */
+export async function dockerText(args: string[]): Promise<ExecResult & { stdout: string }> {
+  const { child, done } = dockerProcess(args, false);
   let stdout = "";
   child.stdout.on("data", (d) => {
     stdout = (stdout + d).slice(-20000);

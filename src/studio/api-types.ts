@@ -218,11 +218,27 @@ export interface BackupInfo {
   bytes: number;
   deployment: string | null;
   verified: boolean;
+  /** A base backup (pg_basebackup): where a point-in-time restore starts. */
+  base: boolean;
+}
+/**
+ * The recoverable window of point-in-time restores: from the oldest base backup (consistent) to
+ * the newest archived WAL segment (`to` null: the database is not running, its archive was not read).
+ */
+export interface RecoveryWindowInfo {
+  from: string;
+  to: string | null;
+  baseBackups: number;
+  archive: { segments: number; bytes: number } | null;
+  /** How much of the newest writes may not be archived yet (archive_timeout), in seconds. */
+  archiveTimeoutSeconds: number;
 }
 /** The backups of a postgres service and its schedule (backup.schedule of the deployed platform.yml). */
 export interface BackupsView {
   backups: BackupInfo[];
   schedule: { cron: string; keep: number | null; next: string | null } | null;
+  /** null: no base backup yet (platform db backup makes one when the server archives its WAL). */
+  window: RecoveryWindowInfo | null;
 }
 export interface TableInfo {
   schema: string;

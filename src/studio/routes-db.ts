@@ -2,9 +2,30 @@ import type { Context, Hono } from "hono";
 import { nextScheduled } from "../engine/backup-schedule.js";
 import { scheduledJobs } from "../engine/backup-scheduler.js";
 import { listBackups } from "../engine/backups.js";
+import { readArchive, recoveryWindow } from "../engine/pitr-window.js";
+import { ARCHIVE_TIMEOUT_SECONDS } from "../plan/wal-archive.js";
+import { listServiceContainers } from "../runtime/docker.js";
+import type { RecoveryWindowInfo } from "./api-types.js";
 import { type StudioDeps, type StudioEnv, num, scopeOf } from "./context.js";
 import { DbError, type DbTarget } from "./db-console.js";
 import { fail, route } from "./typed-route.js";
+
+/** The point-in-time window of a service: its base backups here and its archive, read in its running container. */
+async function windowOf(t: DbTarget): Promise<RecoveryWindowInfo | null> {
+  const records = listBackups(t.project, t.env, t.service);
+  if (!records.some((r) => r.format === "basebackup")) return null;
+  const c = (await listServiceContainers(t.project, t.env).catch(() => [])).find((x) => x.service === t.service && x.state === "running");
+  const w = recoveryWindow(records, c ? await readArchive(c.containerId) : undefined);
+  return w
+    ? {
+        from: w.from,
+        to: w.to ?? null,
+        baseBackups: w.baseBackups,
+        archive: w.archive ?? null,
+        archiveTimeoutSeconds: ARCHIVE_TIMEOUT_SECONDS,
+      }
+    : null;
+}
 
 const BASE = "/api/projects/:project/envs/:env/db/:service";
 const NO_SCOPE = "no such project or environment";
@@ -58,9 +79,10 @@ export function databaseRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
       bytes: r.bytes,
       deployment: r.deployment ?? null,
       verified: r.verified !== undefined,
+      base: r.format === "basebackup",
     }));
     const schedule = job ? { cron: job.schedule, keep: job.keep ?? null, next: nextScheduled(job.schedule)?.toISOString() ?? null } : null;
-    return ok({ backups, schedule });
+    return ok({ backups, schedule, window: await windowOf(t) });
   });
 
   route(app, `GET ${BASE}/tables`, async (c, ok) => {

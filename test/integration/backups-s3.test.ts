@@ -106,6 +106,8 @@ describe("backups in an S3-compatible bucket (Docker, versitygw)", () => {
     expect(r.stdout).toContain(`also stored in http://127.0.0.1:${bucket.endpoint.port}/backups/team`);
     const objects = await s3List(bucket, `${project}/`);
     expect(objects.map((o) => o.key.replace(/database-\d{8}T\d{6}Z-[0-9a-f]{4}/, "ID")).sort()).toEqual([
+      `${project}/preview/database/ID.base.tar.enc`,
+      `${project}/preview/database/ID.json`,
       `${project}/preview/database/ID.json`,
       `${project}/preview/database/ID.pgdump.enc`,
     ]);
@@ -122,8 +124,8 @@ describe("backups in an S3-compatible bucket (Docker, versitygw)", () => {
     const r = ok(await run("db", "restore", "database", "--yes"));
     expect(r.stdout).toMatch(/fetching database-\S+ from http:\/\/127\.0\.0\.1:\d+\/backups\/team/);
     expect(await messages()).toEqual([`${marker}-two`, `${marker}-one`]);
-    // the safety backup went to the bucket too
-    expect((await s3List(bucket, `${project}/`)).filter((o) => o.key.endsWith(".json")).length).toBe(2);
+    // the safety backup went to the bucket too (beside the dump and the base backup)
+    expect((await s3List(bucket, `${project}/`)).filter((o) => o.key.endsWith(".json")).length).toBe(3);
   }, 900_000);
 
   it("no secret in any output or object name", async () => {

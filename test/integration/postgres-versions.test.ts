@@ -85,6 +85,8 @@ describe("PostgreSQL versions and major upgrades (Docker)", () => {
     await post("v15-a");
     await post("v15-b");
     expect(await statusVersion()).toBe("15");
+    // A base backup of 15 (WAL archiving is on): no recovery of a later major may start from it.
+    ok(await cli("db", "backup", "database"));
   }, 600_000);
 
   for (const [from, to] of [
@@ -116,6 +118,36 @@ describe("PostgreSQL versions and major upgrades (Docker)", () => {
       expect(files).not.toMatch(/\.dump/);
     }, 900_000);
   }
+
+  it("point-in-time recovery works on the upgraded cluster (pg18/ of the volume), from its own base backups only", async () => {
+    const list = async () =>
+      (
+        JSON.parse(ok(await cli("db", "backups", "database", "--json")).stdout) as { windows: { service: string; baseBackups: number }[] }
+      ).windows.find((w) => w.service === "database");
+    // The base backups an older major made start no recovery of this one: none before the first backup on 18.
+    expect(await list()).toBeUndefined();
+    ok(await cli("db", "backup", "database"));
+    expect((await list())?.baseBackups).toBe(1);
+    await post("pitr-A");
+    await new Promise((r) => setTimeout(r, 1000));
+    const between = new Date();
+    await new Promise((r) => setTimeout(r, 1000));
+    await post("pitr-B");
+    const r = ok(await cli("db", "restore", "database", "--to-time", between.toISOString().replace("T", " ").replace("Z", ""), "--yes"));
+    expect(r.stdout).toMatch(/^✓ Restored database to /m);
+    await settle();
+    const after = await messages();
+    expect(after).toContain("pitr-A");
+    expect(after).not.toContain("pitr-B");
+    expect(await statusVersion()).toBe("18");
+    // The 15 cluster at the volume's root and 17's were left alone by the recovery.
+    const files = execFileSync("docker", ["exec", serviceContainers(project, "database"), "ls", "-A", "/var/lib/postgresql/data"], {
+      encoding: "utf8",
+    });
+    expect(files).toMatch(/^PG_VERSION$/m);
+    expect(files).toMatch(/^pg17$/m);
+    expect(files).toMatch(/^pg18$/m);
+  }, 600_000);
 
   it("a way down is refused before anything changes", async () => {
     setVersion(17);

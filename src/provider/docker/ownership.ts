@@ -14,6 +14,9 @@ export const PUBLIC_HOST_LABEL = "platform.public-host";
 export const DOMAIN_LABEL_PREFIX = "platform.domain.";
 export const domainLabel = (domain: string): string => `${DOMAIN_LABEL_PREFIX}${domain}`;
 
+/** Which of a service's volumes this is, when it has more than its data (plan/wal-archive.ts's VOLUME_ROLE_LABEL). */
+const VOLUME_ROLE = "platform.volume";
+
 export const STACK_KEYS = ["platform.project", "platform.env"] as const;
 export const SERVICE_KEYS = ["platform.project", "platform.env", "platform.service"] as const;
 
@@ -81,7 +84,10 @@ export function decideVolume(
         `(docker volume rm ${name}); to use its data, copy it into this database after a first deploy.`,
     };
   }
-  const mine = labelled.filter((v) => sameOwner(v.Labels ?? undefined, wanted, SERVICE_KEYS));
+  // A database has two volumes with its service's labels, its data and its WAL archive: the role tells them apart.
+  const mine = labelled.filter(
+    (v) => sameOwner(v.Labels ?? undefined, wanted, SERVICE_KEYS) && v.Labels?.[VOLUME_ROLE] === wanted?.[VOLUME_ROLE],
+  );
   if (mine.length === 0) return { kind: "create" };
   if (mine.length === 1) return { kind: "adopt", name: (mine[0] as NamedObject).Name };
   const names = mine.map((v) => v.Name).sort();

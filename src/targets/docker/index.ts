@@ -10,6 +10,7 @@ import { createPublicRoutes, edgeAliases, publicHostLabels } from "../shared/pub
 import { resolveEnv, type ReferenceValues } from "../shared/references.js";
 import { Network } from "../shared/resources.js";
 import { buildServiceValues } from "../shared/service-values.js";
+import { VOLUME_ROLE_LABEL, WAL_ARCHIVE_ROLE, withWalArchive } from "../../plan/wal-archive.js";
 import { databaseTlsFiles } from "./database-files.js";
 import { Container, Job, PulledImage, TelemetryAttachment, Volume } from "./resources.js";
 import { createScheduler, type ScheduledService } from "./scheduler.js";
@@ -37,6 +38,13 @@ function createTelemetry(plan: Plan, network: Network, opts: DockerTargetOptions
     { network: plan.network, baseImage: plan.images.node, hash, storeDir: opts.telemetryDir },
     { dependsOn: [network] },
   );
+}
+
+/** The data volume and, for a database, its WAL archive, each by its real name. */
+function mountsOf(data: Volume | undefined, dataPath: string | undefined, wal: Volume | undefined, walPath: string | undefined) {
+  const one = (v: Volume | undefined, target: string | undefined) =>
+    v && target ? [v.volumeName.apply((name) => ({ name, target }))] : [];
+  return pulumi.all([...one(data, dataPath), ...one(wal, walPath)]);
 }
 
 /**
@@ -100,6 +108,16 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     const data = s.database ?? s.redis;
     const volume = data ? new Volume(`${s.name}-data`, { name: data.volumeName, retain: data.retain, labels: serviceLabels }) : undefined;
     const dataPath = data?.dataPath;
+    const archive = s.database?.walArchive;
+    // The WAL archive outlives containers like the data (retention), told apart by its role label.
+    const walVolume = archive
+      ? new Volume(`${s.name}-wal`, {
+          name: archive.volumeName,
+          retain: data?.retain ?? true,
+          labels: { ...serviceLabels, [VOLUME_ROLE_LABEL]: WAL_ARCHIVE_ROLE },
+        })
+      : undefined;
+    const command = s.command && archive ? withWalArchive(s.command) : s.command;
     const aliases = s.public && words ? edgeAliases(s, words.words).apply((a) => [...s.aliases, ...a]) : [...s.aliases];
     const containerLabels = s.public && words ? publicHostLabels(serviceLabels, s, words.words) : serviceLabels;
     const container = new Container(
@@ -108,10 +126,10 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
         name: s.containerName,
         image,
         env,
-        ...(s.command ? { command: [...s.command] } : {}),
+        ...(command ? { command: [...command] } : {}),
         networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
         // The volume's real name: an adopted volume keeps its data whatever name the plan wants.
-        volumes: volume && dataPath ? volume.volumeName.apply((name) => [{ name, target: dataPath }]) : [],
+        volumes: mountsOf(volume, dataPath, walVolume, archive?.path),
         ...(files ? { files } : {}),
         labels: containerLabels,
         cpus: s.cpus,
@@ -130,6 +148,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
           ...deps,
           ...(migrate ? [migrate] : []),
           ...(volume ? [volume] : []),
+          ...(walVolume ? [walVolume] : []),
           ...(s.public && edge ? [edge] : []),
           ...(telemetry && usesTelemetry(s) ? [telemetry] : []),
         ],

@@ -48,13 +48,18 @@ const utc = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$/, "Z");
 function Backups({ db }: { db: Db }) {
   const view = useData(() => get(`${DB}/backups`, db), [db.project, db.env, db.service]);
   if (!view.data) return <Loading error={view.error} loading={view.loading} />;
-  const { backups, schedule } = view.data;
+  const { backups, schedule, window } = view.data;
   return (
     <Card title="Backups" right={<code>platform db backup {db.service}</code>}>
       <div className="card-body muted" data-testid="backup-schedule">
         {schedule
           ? `Scheduled ${schedule.cron} (UTC)${schedule.keep ? `, keep ${schedule.keep}` : ""}; next ${schedule.next ? utc(schedule.next) : "never"}, made while platform db scheduler runs`
           : "No schedule: set backup.schedule on this service in platform.yml"}
+      </div>
+      <div className="card-body muted" data-testid="recovery-window">
+        {window
+          ? `Point-in-time window: ${utc(window.from)} to ${window.to ? utc(window.to) : "? (database not running)"} (UTC; ${window.baseBackups} base backup${window.baseBackups === 1 ? "" : "s"}${window.archive ? `, WAL archive ${window.archive.segments} segments, ${size(window.archive.bytes)}` : ""}); the newest ${window.archiveTimeoutSeconds} s of writes may not be archived yet. Restore with platform db restore ${db.service} --to-time TIME`
+          : "No point-in-time window yet: platform db backup makes a base backup when the database archives its WAL"}
       </div>
       <table className="t" data-testid="backups">
         <tbody>
@@ -63,7 +68,7 @@ function Backups({ db }: { db: Db }) {
               <td>
                 <code>{b.id}</code>
               </td>
-              <td className="muted">{b.kind}</td>
+              <td className="muted">{b.base ? `${b.kind}, base` : b.kind}</td>
               <td className="muted">{utc(b.createdAt)}</td>
               <td className="num muted">{size(b.bytes)}</td>
               <td>{b.verified ? <Badge kind="ok">verified</Badge> : <Badge kind="warn">not verified</Badge>}</td>

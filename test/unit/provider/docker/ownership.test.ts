@@ -72,6 +72,24 @@ describe("volume adoption", () => {
       "several volumes hold data of this database (project shop, env preview, service db): a, b",
     );
   });
+  it("never takes a database's WAL archive for its data, nor the other way round (the role label)", () => {
+    const wal = { ...mine, "platform.volume": "wal-archive" };
+    expect(decideVolume("shop_preview_db", undefined, [{ Name: "shop_preview_db_wal", Labels: wal }], mine)).toEqual({ kind: "create" });
+    expect(
+      decideVolume(
+        "w",
+        undefined,
+        [
+          { Name: "shop_preview_db_wal", Labels: wal },
+          { Name: "d", Labels: mine },
+        ],
+        wal,
+      ),
+    ).toEqual({
+      kind: "adopt",
+      name: "shop_preview_db_wal",
+    });
+  });
   it("filters by exactly the owner labels", () => {
     expect(ownerFilters(mine, SERVICE_KEYS)).toEqual(["platform.project=shop", "platform.env=preview", "platform.service=db"]);
   });

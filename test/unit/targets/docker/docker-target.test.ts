@@ -26,7 +26,8 @@ pulumi.runtime.setMocks(
         keyPem: `KEY ${args.name}`,
       };
       // A volume adopted under an older name: containers must mount the real one.
-      if (args.type === "platform:docker:Volume") computed.volumeName = "fullstack_preview_database_data-old";
+      if (args.type === "platform:docker:Volume")
+        computed.volumeName = args.name.endsWith("-wal") ? args.inputs.name : "fullstack_preview_database_data-old";
       return { id: `${args.name}-id`, state: { ...args.inputs, ...computed } };
     },
     call: () => ({}),
@@ -65,6 +66,7 @@ describe("docker target (mocked engine)", () => {
       "platform:docker:Job api-migrate",
       "platform:docker:Network network",
       "platform:docker:Volume database-data",
+      "platform:docker:Volume database-wal",
       "platform:random:Password database-password",
       "platform:random:Words url-words",
       "platform:tls:CertificateAuthority database-ca",
@@ -96,7 +98,23 @@ describe("docker target (mocked engine)", () => {
     expect(byName("database").inputs.networks).toEqual([{ name: "fullstack_preview", aliases: ["database"] }]);
     expect(byName("database").inputs).toMatchObject({
       stopFirst: true,
-      volumes: [{ name: "fullstack_preview_database_data-old", target: "/var/lib/postgresql/data" }],
+      volumes: [
+        { name: "fullstack_preview_database_data-old", target: "/var/lib/postgresql/data" },
+        { name: "fullstack_preview_database_wal", target: "/var/lib/postgresql/wal-archive" },
+      ],
+    });
+    // The server archives its WAL into its own volume, told apart from the data by a role label.
+    expect((byName("database").inputs.command as string[]).slice(0, 4)).toEqual([
+      "sh",
+      "-c",
+      'install -d -o postgres -g postgres -m 0700 "$0" && exec docker-entrypoint.sh "$@"',
+      "/var/lib/postgresql/wal-archive",
+    ]);
+    expect(byName("database").inputs.command).toContain("archive_mode=on");
+    expect(byName("database-wal").inputs).toMatchObject({
+      name: "fullstack_preview_database_wal",
+      retain: true,
+      labels: { "platform.service": "database", "platform.volume": "wal-archive" },
     });
     expect(byName("database-data").inputs).toMatchObject({
       name: "fullstack_preview_database_data",

@@ -1,0 +1,28 @@
+import type { BackupRecord } from "../engine/backups.js";
+import { readArchive, type RecoveryWindow, recoveryWindow } from "../engine/pitr-window.js";
+import { ARCHIVE_TIMEOUT_SECONDS } from "../plan/wal-archive.js";
+import { listServiceContainers } from "../runtime/docker.js";
+import { humanBytes, when } from "./backup-format.js";
+import type { StackContext } from "./context.js";
+
+/** The recoverable window of each postgres service with a base backup (of one service, or all). */
+export async function windowsOf(t: StackContext, records: readonly BackupRecord[], service?: string) {
+  const running = (await listServiceContainers(t.project, t.env)).filter((c) => c.state === "running");
+  const out: (RecoveryWindow & { service: string })[] = [];
+  for (const s of Object.values(t.config.services).filter((x) => x.type === "postgres" && (!service || x.name === service))) {
+    const own = records.filter((r) => r.service === s.name);
+    const c = running.find((x) => x.service === s.name);
+    const w = recoveryWindow(own, c ? await readArchive(c.containerId) : undefined);
+    if (w) out.push({ service: s.name, ...w });
+  }
+  return out;
+}
+
+export function windowLine(w: RecoveryWindow & { service: string }): string {
+  const to = w.to ? when(w.to) : "? (the database is not running: its archive was not read)";
+  const archive = w.archive ? `; WAL archive ${w.archive.segments} segments, ${humanBytes(w.archive.bytes)}` : "";
+  return (
+    `point-in-time window of ${w.service}: ${when(w.from)} to ${to} (UTC; ${w.baseBackups} base backup${w.baseBackups === 1 ? "" : "s"}${archive}); ` +
+    `db restore --to-time also reaches up to the restore itself, the newest ${ARCHIVE_TIMEOUT_SECONDS} s being archived first\n`
+  );
+}
