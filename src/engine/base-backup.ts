@@ -4,7 +4,7 @@ import { WAL_ARCHIVE_PATH } from "../plan/wal-archive.js";
 import { execText, execWithInput, pgBaseBackup } from "../runtime/pg-exec.js";
 import { decryptFile } from "./backup-crypto.js";
 import { type BackupKind, type BackupRecord, listBackups, newBackupId, partialFile, removeLeftovers } from "./backups.js";
-import { currentDeployment, type DatabaseTarget, makeBackup, psqlValue, publishBackup, sealInto } from "./db-backup.js";
+import { type DatabaseTarget, makeBackup, psqlValue, publishBackup, recordOf, sealInto } from "./db-backup.js";
 
 /**
  * A base backup: pg_basebackup copies the whole server (a tar with the WAL it needs and its
@@ -70,23 +70,22 @@ export async function makeBaseBackup(
     await new Promise((r) => setTimeout(r, 500));
     historyFile = await historyFileOf(t, id);
   }
-  if (!historyFile)
-    fail(`the server wrote no ${id} .backup file into ${WAL_ARCHIVE_PATH}: is WAL archiving failing? (platform logs ${t.service})`);
-  const deployment = currentDeployment(t.project, t.env);
+  if (!historyFile) {
+    const failing = await psqlValue(
+      t,
+      "SELECT failed_count || ' failed, the last ' || last_failed_wal FROM pg_stat_archiver WHERE failed_count > 0",
+    );
+    fail(
+      `the server wrote no ${id} .backup file into ${WAL_ARCHIVE_PATH}: ${failing ? `WAL archiving is failing (${failing})` : "is WAL archiving failing?"} (platform logs ${t.service})`,
+    );
+  }
   const record: BackupRecord = {
-    id,
-    project: t.project,
-    env: t.env,
-    service: t.service,
-    kind,
+    ...recordOf(
+      t,
+      { id, kind, startedAt, bytes, sha256, postgres },
+      "decrypted, unpacked and checked by pg_verifybackup against its manifest",
+    ),
     format: "basebackup",
-    startedAt: startedAt.toISOString(),
-    createdAt: new Date().toISOString(),
-    bytes,
-    sha256,
-    ...(deployment ? { deployment } : {}),
-    verified: { at: new Date().toISOString(), how: "decrypted, unpacked and checked by pg_verifybackup against its manifest" },
-    ...(postgres ? { postgres } : {}),
     wal: { historyFile: historyFile as string, consistentAt },
   };
   const { expired } = await publishBackup(partial, record, opts.keep);

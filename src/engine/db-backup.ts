@@ -96,23 +96,34 @@ export async function makeBackup(
   const { bytes, sha256 } = await sealInto(pgDump(t.containerId, t.user, t.database), partial, passphrase, "pg_dump", fail);
   const read = await pgReadWhole(t.containerId, decryptFile(partial, passphrase)).catch((e: Error) => ({ code: -1, stderr: e.message }));
   if (read.code !== 0) fail(`the dump did not read back whole (pg_restore: ${read.stderr || `exit ${read.code}`})`);
-  const deployment = currentDeployment(t.project, t.env);
   const record: BackupRecord = {
-    id,
-    project: t.project,
-    env: t.env,
-    service: t.service,
-    kind,
-    startedAt: startedAt.toISOString(),
-    createdAt: new Date().toISOString(),
-    bytes,
-    sha256,
-    ...(deployment ? { deployment } : {}),
-    verified: { at: new Date().toISOString(), how: "decrypted and read whole by pg_restore" },
-    ...(postgres ? { postgres } : {}),
+    ...recordOf(t, { id, kind, startedAt, bytes, sha256, postgres }, "decrypted and read whole by pg_restore"),
     ...(opts.note ? { note: opts.note } : {}),
   };
   return { record, ...(await publishBackup(partial, record, opts.keep)) };
+}
+
+/** What every backup's record says: whose, when, its size and hash, the deployment then current, how it was verified. */
+export function recordOf(
+  t: DatabaseTarget,
+  b: { id: string; kind: BackupKind; startedAt: Date; bytes: number; sha256: string; postgres?: string },
+  verifiedHow: string,
+): BackupRecord {
+  const deployment = currentDeployment(t.project, t.env);
+  return {
+    id: b.id,
+    project: t.project,
+    env: t.env,
+    service: t.service,
+    kind: b.kind,
+    startedAt: b.startedAt.toISOString(),
+    createdAt: new Date().toISOString(),
+    bytes: b.bytes,
+    sha256: b.sha256,
+    ...(deployment ? { deployment } : {}),
+    verified: { at: new Date().toISOString(), how: verifiedHow },
+    ...(b.postgres ? { postgres: b.postgres } : {}),
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import { ExitCode, VisibleError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
 import { listServiceContainers } from "../runtime/docker.js";
 import { execText } from "../runtime/pg-exec.js";
-import { WAL_ARCHIVE_PATH } from "../plan/wal-archive.js";
+import { ARCHIVE_PAUSE_FILE, WAL_ARCHIVE_PATH } from "../plan/wal-archive.js";
 import { makeBackup } from "./db-backup.js";
 
 /**
@@ -79,6 +79,12 @@ export async function findUpgrades(project: string, env: string, plan: Plan): Pr
   return found;
 }
 
+/** Puts (touch) or removes (rm) the pause file of the older cluster's archiving (plan/wal-archive.ts). */
+const pauseFile = (u: Upgrade, op: "touch" | "rm") =>
+  op === "touch"
+    ? ["sh", "-c", 'touch "$0/$1" && chown postgres:postgres "$0/$1"', u.clusterDir, ARCHIVE_PAUSE_FILE]
+    : ["rm", "-f", `${u.clusterDir}/${ARCHIVE_PAUSE_FILE}`];
+
 /** psql as the database's owner (its superuser) over the container's socket, which the image trusts. */
 const psql = (u: Upgrade, sql: string) => [
   "psql",
@@ -134,13 +140,29 @@ export async function prepareUpgrade(u: Upgrade, passphrase: string, say: (line:
  * The older cluster's WAL archive goes into a subdirectory of the archive volume (kept until
  * destroy --delete-data): the new cluster's segments start again from the first name, and an
  * older one of the same name would make its archiving fail. The older server archives nothing
- * more (archive_command true) while it runs on, read-only, until the deploy stops it.
+ * more (its pause file; archive_command is a server flag, which ALTER SYSTEM cannot override)
+ * while it runs on, read-only, until the deploy stops it.
  */
 async function setArchiveAside(u: Upgrade): Promise<void> {
   const has = await execText(u.containerId, ["test", "-d", WAL_ARCHIVE_PATH]);
   if (has.code !== 0) return;
-  await mustRun(u.containerId, "stopping the older server's WAL archiving", psql(u, "ALTER SYSTEM SET archive_command = 'true'"));
-  await mustRun(u.containerId, "reloading its settings", psql(u, "SELECT pg_reload_conf()"));
+  await mustRun(u.containerId, "pausing the older server's WAL archiving", pauseFile(u, "touch"));
+  // A segment the archiver is copying still has its .ready status file: moving the archive
+  // before it is done would leave that segment behind, where a new one of its name would fail.
+  const pending = [
+    "psql",
+    "-X",
+    "-tA",
+    "--no-password",
+    "-U",
+    u.user,
+    "-d",
+    "postgres",
+    "-c",
+    "SELECT count(*) FROM pg_ls_archive_statusdir() WHERE name LIKE '%.ready'",
+  ];
+  for (let i = 0; i < 100 && (await execText(u.containerId, pending)).stdout.trim() !== "0"; i++)
+    await new Promise((r) => setTimeout(r, 100));
   const aside = `${WAL_ARCHIVE_PATH}/before-pg${u.to}-${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}Z`;
   await mustRun(u.containerId, "moving the older WAL archive aside", [
     "sh",
@@ -168,7 +190,7 @@ export async function undoUpgrade(u: Upgrade, say: (line: string) => void): Prom
       WAL_ARCHIVE_PATH,
       u.archiveAside,
     ]);
-  await execText(c.containerId, psql(u, "ALTER SYSTEM RESET archive_command"));
+  await execText(c.containerId, pauseFile(u, "rm"));
   await execText(c.containerId, psql(u, "ALTER SYSTEM RESET default_transaction_read_only"));
   await execText(c.containerId, psql(u, "SELECT pg_reload_conf()"));
   say(`${u.service}: the upgrade did not happen; PostgreSQL ${u.from} takes writes again`);
@@ -181,9 +203,10 @@ export async function finishUpgrade(u: Upgrade, say: (line: string) => void): Pr
     await execText(c.containerId, [
       "sh",
       "-c",
-      "sed -i -e '/^default_transaction_read_only/d' -e '/^archive_command/d' \"$1/postgresql.auto.conf\"",
+      'sed -i \'/^default_transaction_read_only/d\' "$1/postgresql.auto.conf" && rm -f "$1/$2"',
       "sh",
       u.clusterDir,
+      ARCHIVE_PAUSE_FILE,
     ]);
   say(
     `${u.service}: now PostgreSQL ${u.to}; the PostgreSQL ${u.from} cluster stays in its volume (${u.clusterDir}) until platform destroy --delete-data`,

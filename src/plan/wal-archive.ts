@@ -13,12 +13,19 @@ export const VOLUME_ROLE_LABEL = "platform.volume";
 export const WAL_ARCHIVE_ROLE = "wal-archive";
 
 /**
+ * A file in a cluster's data directory (where archive_command runs) that pauses its archiving:
+ * a major upgrade puts it in the older cluster's, which then archives nothing more while it runs
+ * on (engine/db-upgrade.ts), and removes it once that server has stopped.
+ */
+export const ARCHIVE_PAUSE_FILE = "platform-archive-paused";
+
+/**
  * The copy PostgreSQL's documentation gives, made atomic (a temporary name, then a rename) and
  * idempotent: a segment already archived with the same bytes succeeds (the server retries one
  * it did not see finish), a different one fails and is retried, never overwritten.
  */
 export const ARCHIVE_COMMAND =
-  `f=%f; p=%p; d=${WAL_ARCHIVE_PATH}; ` +
+  `if [ -e ${ARCHIVE_PAUSE_FILE} ]; then exit 0; fi; f=%f; p=%p; d=${WAL_ARCHIVE_PATH}; ` +
   'if [ -f "$d/$f" ]; then cmp -s "$p" "$d/$f"; else cp "$p" "$d/$f.part" && mv "$d/$f.part" "$d/$f"; fi';
 
 /** The server flags that turn archiving on. */
