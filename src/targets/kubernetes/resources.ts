@@ -6,14 +6,15 @@ import type { Args } from "../shared/resources.js";
 
 /** An image of the Docker engine, copied into the test cluster's containerd (provider: provider/kubernetes/cluster-image.ts). */
 export class ClusterImage extends pulumi.CustomResource {
-  constructor(name: string, args: Args<{ image: string }>, opts?: pulumi.CustomResourceOptions) {
+  /** @param args.tagAs a name the engine's image gets first, and goes in as (a prebuilt image, by its id) */
+  constructor(name: string, args: Args<{ image: string; tagAs?: string }>, opts?: pulumi.CustomResourceOptions) {
     super("platform:kubernetes:ClusterImage", name, { ...args }, opts);
   }
 }
 
 /** An image of the Docker engine pushed to the cluster's registry; its id is the reference by digest (provider: provider/kubernetes/registry-image.ts). */
 export class RegistryImage extends pulumi.CustomResource {
-  constructor(name: string, args: Args<{ image: string; registry: string }>, opts?: pulumi.CustomResourceOptions) {
+  constructor(name: string, args: Args<{ image: string; registry: string; tagAs?: string }>, opts?: pulumi.CustomResourceOptions) {
     super("platform:kubernetes:RegistryImage", name, { ...args }, opts);
   }
 }
