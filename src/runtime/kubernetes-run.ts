@@ -136,27 +136,31 @@ export async function kubeOneOff(
   return { code, image };
 }
 
+const UNREADABLE = /^unable to retrieve container logs/m;
+
 /**
  * The last lines of a service's pod that crashed (a worker that exits at start): its newest pod
- * that restarted or waits to, read from its previous container. What a failed deploy shows.
+ * that restarted or waits to. A crash-looping container's previous run is the one that crashed;
+ * the kubelet may be swapping containers at that moment ("unable to retrieve container logs"),
+ * so both the previous and the current container are tried, a few times. What a failed deploy shows.
  */
 export async function kubeCrashLog(t: KubeCluster, service: string, lines = 20): Promise<string> {
   const w = await workloadOf(t, service).catch(() => undefined);
   if (!w) return "";
-  const pod = (await podsOf(t, w.metadata.namespace, service)).find((p) =>
-    p.status.containerStatuses?.some((c) => c.restartCount > 0 || c.state?.terminated),
-  );
-  if (!pod) return "";
-  const restarted = pod.status.containerStatuses?.some((c) => c.restartCount > 0);
-  const out = await kubectl(t, [
-    "logs",
-    "-n",
-    w.metadata.namespace,
-    pod.metadata.name,
-    ...(restarted ? ["--previous"] : []),
-    `--tail=${lines}`,
-  ]);
-  const exit =
-    pod.status.containerStatuses?.[0]?.lastState?.terminated?.exitCode ?? pod.status.containerStatuses?.[0]?.state?.terminated?.exitCode;
-  return `${out.trimEnd()}${exit !== undefined ? `\n(pod ${pod.metadata.name} exited with code ${exit} before it was healthy)` : ""}`;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (attempt) await new Promise((r) => setTimeout(r, 1500));
+    const pod = (await podsOf(t, w.metadata.namespace, service)).find((p) =>
+      p.status.containerStatuses?.some((c) => c.restartCount > 0 || c.state?.terminated),
+    );
+    if (!pod) return "";
+    const status = pod.status.containerStatuses?.[0];
+    const exit = status?.state?.terminated?.exitCode ?? status?.lastState?.terminated?.exitCode;
+    for (const previous of status?.state?.terminated ? [false, true] : [true, false]) {
+      const args = ["logs", "-n", w.metadata.namespace, pod.metadata.name, ...(previous ? ["--previous"] : []), `--tail=${lines}`];
+      const out = (await kubectl(t, args).catch(() => "")).trimEnd();
+      if (out && !UNREADABLE.test(out))
+        return `${out}${exit !== undefined ? `\n(pod ${pod.metadata.name} exited with code ${exit} before it was healthy)` : ""}`;
+    }
+  }
+  return "";
 }
