@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,19 +25,22 @@ const backend = freshBackend();
 const dir = join(mkdtempSync(join(tmpdir(), "platform-k8s-worker-")), "app");
 const cli = (...args: string[]) => runCli(args, { cwd: dir, env: backend });
 const deploy = () => cli("deploy", "--yes", "--project", project, "--target", "kubernetes");
+const PREBUILT = "platform-local/python:3.11";
 let api = "";
 let ca = "";
 const { call, drained } = jobsApi(() => ({ api, ca }));
 
-/** The example, with a second job that outlives its timeout (recorded as timed out). */
+/**
+ * The example, with a second job that outlives its timeout (recorded as timed out), and a worker
+ * from a prebuilt image (platform.yml image:), which the cluster gets by its id.
+ */
 function baseConfig(): string {
   const text = readFileSync(join(ROOT, "examples", "worker", "platform.yml"), "utf8");
   const cron = '        command: ["python", "-m", "jobsapp.heartbeat"]\n';
   expect(text).toContain(cron);
-  return text.replace(
-    cron,
-    `${cron}      - name: slow\n        schedule: "* * * * *"\n        command: [sleep, "300"]\n        timeout: 15s\n`,
-  );
+  const slow = `${cron}      - name: slow\n        schedule: "* * * * *"\n        command: [sleep, "300"]\n        timeout: 15s\n`;
+  const ticker = `\n  ticker:\n    type: worker\n    image: ${PREBUILT}\n    start: exec python -c "import time; time.sleep(10**9)"\n`;
+  return `${text.replace(cron, slow).trimEnd()}\n${ticker}`;
 }
 
 const writeConfig = (workerEnv?: string) => writeFileSync(join(dir, "platform.yml"), withWorkerEnv(baseConfig(), workerEnv));
@@ -52,6 +56,9 @@ describe("workers, Redis, cron and one-off commands on the Kubernetes test clust
 
   afterAll(async () => {
     await cli("destroy", "--yes", "--delete-data", "--project", project);
+    // The built images, and the prebuilt one's name made from its id (by name: the image keeps its own tag).
+    const names = execFileSync("docker", ["images", "--format", "{{.Repository}}:{{.Tag}}", `platform/${project}_*`], { encoding: "utf8" });
+    for (const n of names.split("\n").filter(Boolean)) spawnSync("docker", ["rmi", n]);
     rmSync(join(dir, ".."), { recursive: true, force: true });
     forgetProject(project);
   }, 300_000);
@@ -71,6 +78,7 @@ describe("workers, Redis, cron and one-off commands on the Kubernetes test clust
       "cronjob.batch/api-heartbeat",
       "cronjob.batch/api-slow",
       "deployment.apps/api",
+      "deployment.apps/ticker",
       "deployment.apps/worker",
       "persistentvolumeclaim/database-data",
       "persistentvolumeclaim/queue-data",
@@ -88,6 +96,10 @@ describe("workers, Redis, cron and one-off commands on the Kubernetes test clust
     expect(cron).toMatchObject({ schedule: "* * * * *", concurrencyPolicy: "Forbid", startingDeadlineSeconds: 15 });
     expect(cron.jobTemplate.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 3600 });
     expect(json("get", "cronjob/api-slow").spec.jobTemplate.spec.activeDeadlineSeconds).toBe(15);
+    // The prebuilt image runs by its id: a name made from it, never the tag that may move.
+    const id = execFileSync("docker", ["image", "inspect", "-f", "{{.Id}}", PREBUILT], { encoding: "utf8" }).trim();
+    const tickerImage = json("get", "deployment/ticker").spec.template.spec.containers[0].image;
+    expect(tickerImage).toBe(`platform/${project}_ticker:id-${id.replace("sha256:", "").slice(0, 12)}`);
     api = parseUrls(r.stdout).api as string;
     ca = ok(await cli("ca")).stdout;
     expect(await call("POST", "/jobs?batch=first&count=300")).toEqual({ enqueued: 300 });
@@ -182,6 +194,6 @@ describe("workers, Redis, cron and one-off commands on the Kubernetes test clust
 
   it("platform status exits 0 with every service running", async () => {
     const r = ok(await cli("status", "--project", project));
-    for (const s of ["database", "queue", "api", "worker"]) expect(r.stdout).toMatch(new RegExp(`^${s}\\s+running`, "m"));
+    for (const s of ["database", "queue", "api", "worker", "ticker"]) expect(r.stdout).toMatch(new RegExp(`^${s}\\s+running`, "m"));
   }, 120_000);
 });

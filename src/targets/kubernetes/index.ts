@@ -74,8 +74,8 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
   checkImageRoute(plan, opts);
   const provider = new k8s.Provider("cluster", { kubeconfig: opts.kubeconfig });
   const namespace = namespaceName(plan);
-  // A kept database claim needs its namespace kept too: deleting a namespace deletes what is in it.
-  const keepNamespace = plan.services.some((s) => s.database?.retain);
+  // A kept claim (a database's, a redis's) needs its namespace kept too: deleting a namespace deletes what is in it.
+  const keepNamespace = plan.services.some((s) => (s.database ?? s.redis)?.retain);
   const ns = new k8s.core.v1.Namespace(
     "namespace",
     { metadata: { name: namespace, labels: { ...plan.labels } } },
