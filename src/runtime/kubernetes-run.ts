@@ -4,9 +4,8 @@ import { type KubeCluster, kubectl, kubectlAttached, type Workload, workloads } 
 
 /**
  * `platform run` and `platform exec` on the Kubernetes target, through kubectl as `platform logs`:
- * run is a bare pod of the service's current image and env Secret, attached and removed when
- * the command ends (`kubectl run --rm`, which exits with the command's code); exec runs in a
- * ready pod of the service (`kubectl exec`).
+ * run is a bare pod of the service's current image and env Secret, removed when the command ends,
+ * with the command's exit code; exec runs in a ready pod of the service (`kubectl exec`).
  */
 
 async function workloadOf(t: KubeCluster, service: string): Promise<Workload & { metadata: { namespace: string } }> {
@@ -51,11 +50,6 @@ const isReady = (p: PodJson) =>
   p.status.phase === "Running" &&
   p.status.conditions?.some((c) => c.type === "Ready" && c.status === "True");
 
-/** The image the service runs now (its workload's pod template): what a run starts and the runs log records. */
-export async function kubeServiceImage(t: KubeCluster, service: string): Promise<string> {
-  return (await workloadOf(t, service)).spec.template.spec.containers[0]?.image ?? "";
-}
-
 /**
  * The pod `platform run` starts: the service's container as its workload declares it (image,
  * env Secret by name, limits, mounts), with the command as its args (Docker's CMD: the image's
@@ -83,7 +77,8 @@ export function buildRunPod(w: Workload, o: { service: string; project: string; 
       enableServiceLinks: false,
       ...(spec.imagePullSecrets ? { imagePullSecrets: spec.imagePullSecrets } : {}),
       ...(spec.volumes ? { volumes: spec.volumes } : {}),
-      containers: [{ ...container, name: "run", args: [...o.command], stdin: true, stdinOnce: true, tty: o.tty }],
+      // Input only when attached to a terminal: a detached pod's open stdin would block a read forever.
+      containers: [{ ...container, name: "run", args: [...o.command], ...(o.tty ? { stdin: true, stdinOnce: true, tty: true } : {}) }],
     },
   };
 }
@@ -120,20 +115,39 @@ export async function kubeOneOff(
   }
   const name = `${service}-run-${randomBytes(3).toString("hex")}`;
   const overrides = JSON.stringify(buildRunPod(w, { service, project: t.project, env: t.env, command, tty }));
-  const code = await kubectlAttached(t, [
-    "run",
-    name,
-    "-n",
-    namespace,
-    `--image=${image}`,
-    "--restart=Never",
-    "--rm",
-    "-i",
-    ...(tty ? ["-t"] : []),
-    "--quiet",
-    `--overrides=${overrides}`,
-  ]);
-  return { code, image };
+  const run = ["run", name, "-n", namespace, `--image=${image}`, "--restart=Never", `--overrides=${overrides}`];
+  // A terminal: attached (kubectl run -it --rm), as interactive as docker run -it.
+  if (tty) return { code: await kubectlAttached(t, [...run, "--rm", "-i", "-t", "--quiet"]), image };
+  // Otherwise kubectl run -i attaches once the container runs, and output printed before that
+  // is lost: started detached, its log followed from the start, its exit code read, then deleted.
+  try {
+    await kubectl(t, run);
+    await untilPod(t, namespace, name, (p) => p.status.phase !== "Pending" || !!p.status.containerStatuses?.[0]?.state?.terminated);
+    await kubectlAttached(t, ["logs", "-n", namespace, name, "--follow"]);
+    const done = await untilPod(t, namespace, name, (p) => !!p.status.containerStatuses?.[0]?.state?.terminated);
+    return { code: done.status.containerStatuses?.[0]?.state?.terminated?.exitCode ?? 1, image };
+  } finally {
+    await kubectl(t, ["delete", "pod", "-n", namespace, name, "--ignore-not-found", "--wait=false"]).catch(() => undefined);
+  }
+}
+
+const START_SECONDS = 120;
+
+/** Polls a one-off pod until `done`; a pod that cannot start (an image that cannot be pulled) fails it, bounded. */
+async function untilPod(t: KubeCluster, namespace: string, name: string, done: (p: PodJson) => boolean): Promise<PodJson> {
+  const until = Date.now() + START_SECONDS * 1000;
+  for (;;) {
+    const p = JSON.parse(await kubectl(t, ["get", "pod", "-n", namespace, name, "-o", "json"])) as PodJson;
+    if (done(p)) return p;
+    const waiting = p.status.containerStatuses?.[0]?.state?.waiting?.reason;
+    if (waiting && /ErrImage|ImagePullBackOff|CreateContainer|InvalidImageName/.test(waiting))
+      throw new VisibleError(`the pod of platform run cannot start: ${waiting}`, { exitCode: ExitCode.failed });
+    if (Date.now() > until)
+      throw new VisibleError(`the pod of platform run did not start within ${START_SECONDS}s (${p.status.phase})`, {
+        exitCode: ExitCode.failed,
+      });
+    await new Promise((r) => setTimeout(r, 300));
+  }
 }
 
 const UNREADABLE = /^unable to retrieve container logs/m;

@@ -148,8 +148,10 @@ describe("Kubernetes specs of workers, Redis and cron jobs", () => {
       image: "img:3",
       args: ["alembic", "current"],
       envFrom: [{ secretRef: { name: "api-env-z" } }],
-      stdin: true,
     });
+    expect(c).not.toHaveProperty("stdin");
+    const tty = buildRunPod(w, { service: "api", project: "shop", env: "preview", command: ["sh"], tty: true });
+    expect(tty.spec.containers[0]).toMatchObject({ stdin: true, stdinOnce: true, tty: true });
     for (const k of ["ports", "readinessProbe", "lifecycle", "command"]) expect(c).not.toHaveProperty(k);
     expect(pod.spec.restartPolicy).toBe("Never");
   });
