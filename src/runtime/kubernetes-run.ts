@@ -127,7 +127,8 @@ export async function kubeOneOff(
     const done = await untilPod(t, namespace, name, (p) => !!p.status.containerStatuses?.[0]?.state?.terminated);
     return { code: done.status.containerStatuses?.[0]?.state?.terminated?.exitCode ?? 1, image };
   } finally {
-    await kubectl(t, ["delete", "pod", "-n", namespace, name, "--ignore-not-found", "--wait=false"]).catch(() => undefined);
+    // Its container has exited: the delete is quick, and nothing is left once the CLI returns.
+    await kubectl(t, ["delete", "pod", "-n", namespace, name, "--ignore-not-found", "--wait=true", "--timeout=60s"]).catch(() => undefined);
   }
 }
 
