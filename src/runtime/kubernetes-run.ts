@@ -68,6 +68,9 @@ export function buildRunPod(w: Workload, o: { service: string; project: string; 
     command: _c,
     ...container
   } = spec.containers[0]!;
+  // Never a data claim (a database's, a redis's): a one-off command is no second server on its data.
+  const volumes = (spec.volumes ?? []).filter((v) => !("persistentVolumeClaim" in v));
+  const mounts = ((container.volumeMounts as { name: string }[] | undefined) ?? []).filter((m) => volumes.some((v) => v.name === m.name));
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -76,9 +79,17 @@ export function buildRunPod(w: Workload, o: { service: string; project: string; 
       restartPolicy: "Never",
       enableServiceLinks: false,
       ...(spec.imagePullSecrets ? { imagePullSecrets: spec.imagePullSecrets } : {}),
-      ...(spec.volumes ? { volumes: spec.volumes } : {}),
-      // Input only when attached to a terminal: a detached pod's open stdin would block a read forever.
-      containers: [{ ...container, name: "run", args: [...o.command], ...(o.tty ? { stdin: true, stdinOnce: true, tty: true } : {}) }],
+      ...(volumes.length ? { volumes } : {}),
+      containers: [
+        {
+          ...container,
+          name: "run",
+          args: [...o.command],
+          ...(mounts.length ? { volumeMounts: mounts } : { volumeMounts: undefined }),
+          // Input only when attached to a terminal: a detached pod's open stdin would block a read forever.
+          ...(o.tty ? { stdin: true, stdinOnce: true, tty: true } : {}),
+        },
+      ],
     },
   };
 }

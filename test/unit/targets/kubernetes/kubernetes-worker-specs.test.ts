@@ -155,4 +155,23 @@ describe("Kubernetes specs of workers, Redis and cron jobs", () => {
     for (const k of ["ports", "readinessProbe", "lifecycle", "command"]) expect(c).not.toHaveProperty(k);
     expect(pod.spec.restartPolicy).toBe("Never");
   });
+
+  it("platform run's pod never mounts a data claim, and keeps the database CA's ConfigMap", () => {
+    const q = service("queue");
+    const container = {
+      ...appContainer(q, "img:4", "queue-env", never),
+      volumeMounts: [
+        { name: "data", mountPath: "/data" },
+        { name: "database-ca", mountPath: "/etc/platform/tls" },
+      ],
+    } as never;
+    const volumes = [
+      { name: "data", persistentVolumeClaim: { claimName: "queue-data" } },
+      { name: "database-ca", configMap: { name: "database-ca-x" } },
+    ];
+    const w = { kind: "StatefulSet", metadata: { name: "queue" }, spec: { template: { spec: { containers: [container], volumes } } } };
+    const pod = buildRunPod(w, { service: "queue", project: "shop", env: "preview", command: ["redis-cli", "ping"], tty: false });
+    expect(pod.spec.volumes).toEqual([{ name: "database-ca", configMap: { name: "database-ca-x" } }]);
+    expect(pod.spec.containers[0]).toMatchObject({ volumeMounts: [{ name: "database-ca", mountPath: "/etc/platform/tls" }] });
+  });
 });
