@@ -128,7 +128,15 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
             inNs,
           )
         : undefined;
-    const c = { plan, namespace, imageSource, ...(caConfigMap ? { caConfigMap } : {}), provider, dependsOn: [ns, ...deps] };
+    const c = {
+      plan,
+      namespace,
+      imageSource,
+      ...(caConfigMap ? { caConfigMap } : {}),
+      provider,
+      kubeconfig: opts.kubeconfig,
+      dependsOn: [ns, ...deps],
+    };
     const data = { plan, service: s, namespace, image, envSecret, imageSource, storage, opts: { provider, dependsOn: [ns, ...deps] } };
     const workload: pulumi.Resource = s.database
       ? createDatabaseService(data, values.get(s.name)!, tls?.servers.get(s.name), inNs)

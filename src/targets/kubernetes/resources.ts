@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ContainerInputs } from "../../provider/docker/container.js";
+import type { WorkerRolloutInputs } from "../../provider/kubernetes/worker-rollout.js";
 import type { Args } from "../shared/resources.js";
 
 /** The SDK side of the Kubernetes target's resources in the platform's provider plugin (src/provider/kubernetes). */
@@ -27,5 +28,12 @@ export class RegistryImage extends pulumi.CustomResource {
 export class EdgeForwarder extends pulumi.CustomResource {
   constructor(name: string, args: Args<ContainerInputs>, opts?: pulumi.CustomResourceOptions) {
     super("platform:kubernetes:EdgeForwarder", name, { ...args, containerName: undefined }, opts);
+  }
+}
+
+/** The wait for one rollout of a worker's Deployment: its first crash fails it (provider: provider/kubernetes/worker-rollout.ts). */
+export class WorkerRollout extends pulumi.CustomResource {
+  constructor(name: string, args: Args<WorkerRolloutInputs>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:kubernetes:WorkerRollout", name, { ...args }, opts);
   }
 }

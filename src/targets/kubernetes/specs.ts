@@ -238,14 +238,9 @@ export function migrateJobSpec(
   };
 }
 
-/**
- * How long a Deployment's rollout is awaited. A worker has no readiness check and its crash
- * loop is only a warning to Pulumi's wait, so its wait is short: a worker that does not keep
- * running fails the deploy after this (the old ReplicaSet keeps running).
- */
-export const WORKER_ROLLOUT_SECONDS = 90;
+/** How long a Deployment's rollout is awaited (a worker's first crash fails it sooner: WorkerRollout). */
 export function rolloutTimeoutSeconds(s: PlannedService): number {
-  return isWorker(s) ? WORKER_ROLLOUT_SECONDS : s.healthTimeoutSeconds + 60;
+  return s.healthTimeoutSeconds + 60;
 }
 
 /** Pulumi's wait for a step, from platform.yml instead of the provider's 10 minutes. */

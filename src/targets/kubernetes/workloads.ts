@@ -5,6 +5,7 @@ import type { Plan, PlannedService } from "../../plan/types.js";
 import { createImage, createPulledImage, type ImageBuildOptions } from "../shared/build-image.js";
 import { cronJobName, cronJobSpec } from "./cron.js";
 import type { ImagePlacement } from "./images.js";
+import { WorkerRollout } from "./resources.js";
 import {
   appContainer,
   deploymentSpec,
@@ -23,6 +24,8 @@ export interface WorkloadContext {
   readonly imageSource: ImageSource;
   readonly caConfigMap?: pulumi.Input<string>;
   readonly provider: k8s.Provider;
+  /** The kubeconfig's path: a worker's rollout is awaited through it (WorkerRollout). */
+  readonly kubeconfig: string;
   /** The namespace and the services this one depends on (ready first). */
   readonly dependsOn: pulumi.Resource[];
 }
@@ -54,7 +57,9 @@ export function serviceImage(
 /**
  * A service that runs code (fastapi, nextjs, worker): its migration Job (not on a rollback: see
  * the Docker target), then its Deployment, which depends on it: a failed migration leaves the old
- * ReplicaSet running.
+ * ReplicaSet running. A worker's Deployment is awaited by a WorkerRollout instead of Pulumi's
+ * wait, which sits out a crash loop until its timeout: the first crash fails the deploy. What
+ * the service's dependents wait for is returned.
  */
 export function createAppWorkload(
   c: WorkloadContext,
@@ -62,8 +67,9 @@ export function createAppWorkload(
   image: pulumi.Input<string>,
   envSecret: pulumi.Input<string>,
   runMigration: boolean,
-): k8s.apps.v1.Deployment {
+): pulumi.Resource {
   const labels = podLabels(c.plan, s);
+  const worker = s.type === "worker";
   const migrate =
     s.migrate && runMigration
       ? new k8s.batch.v1.Job(
@@ -72,10 +78,10 @@ export function createAppWorkload(
           { provider: c.provider, dependsOn: c.dependsOn, customTimeouts: timeouts(s.migrate.timeoutSeconds + 30) },
         )
       : undefined;
-  return new k8s.apps.v1.Deployment(
+  const deployment = new k8s.apps.v1.Deployment(
     s.name,
     {
-      metadata: { name: s.name, namespace: c.namespace, labels },
+      metadata: { name: s.name, namespace: c.namespace, labels, ...(worker ? { annotations: { "pulumi.com/skipAwait": "true" } } : {}) },
       spec: deploymentSpec(c.plan, s, appContainer(s, image, envSecret, c.imageSource), c.imageSource, c.caConfigMap),
     },
     {
@@ -83,6 +89,18 @@ export function createAppWorkload(
       dependsOn: [...c.dependsOn, ...(migrate ? [migrate] : [])],
       customTimeouts: timeouts(rolloutTimeoutSeconds(s)),
     },
+  );
+  if (!worker) return deployment;
+  return new WorkerRollout(
+    `${s.name}-rollout`,
+    {
+      kubeconfig: c.kubeconfig,
+      namespace: c.namespace,
+      name: s.name,
+      generation: deployment.metadata.generation,
+      timeoutSeconds: rolloutTimeoutSeconds(s),
+    },
+    { dependsOn: [deployment] },
   );
 }
 
