@@ -2,6 +2,7 @@ import { requireCredentials } from "../engine/credentials.js";
 import { kubeClusterOf } from "../engine/stack-ops.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { readCronRuns } from "../runtime/cron-read.js";
+import { kubeCronRuns } from "../runtime/kubernetes-cron.js";
 import { lastLine } from "../runtime/cron-runs.js";
 import { requireEngine } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
@@ -9,7 +10,7 @@ import type { StackOptions } from "./stack-options.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 
-/** `platform cron`: the last runs, read from the stack's scheduler container. */
+/** `platform cron`: the last runs, read from the stack's scheduler container (Docker) or its CronJobs' Jobs (Kubernetes). */
 export async function runCron(o: StackOptions & { tail?: string }): Promise<void> {
   const t = await resolveStack(o);
   const jobs = Object.values(t.config.services).flatMap((s) => (s.cron ?? []).map((j) => `${s.name}/${j.name}`));
@@ -18,10 +19,11 @@ export async function runCron(o: StackOptions & { tail?: string }): Promise<void
     console.log(`no cron jobs in ${t.configFile} (add cron: [{name, schedule, command}] to a service)`);
     return;
   }
-  if (await kubeClusterOf(t, requireCredentials()))
-    throw new VisibleError("platform cron is not built for the Kubernetes target yet (CronJobs)", { exitCode: ExitCode.usage });
-  await requireEngine();
-  const runs = await readCronRuns(t.project, t.env, Math.max(1, Number(o.tail ?? 20) || 20));
+  const tail = Math.max(1, Number(o.tail ?? 20) || 20);
+  // Kubernetes: the Jobs of the stack's CronJobs; Docker: the scheduler container's runs log.
+  const kube = await kubeClusterOf(t, requireCredentials());
+  if (!kube) await requireEngine();
+  const runs = kube ? await kubeCronRuns(kube, tail) : await readCronRuns(t.project, t.env, tail);
   if (!runs)
     throw new VisibleError(`the cron scheduler of ${t.project} (${t.env}) is not running: run platform deploy`, {
       exitCode: ExitCode.failed,

@@ -7,6 +7,8 @@ import { ExitCode, VisibleError } from "../errors.js";
 import { homePaths } from "../home/layout.js";
 import { toolchain } from "../home/toolchain.js";
 import { docker, listServiceContainers, requireEngine } from "../runtime/docker.js";
+import type { KubeCluster } from "../runtime/kubernetes.js";
+import { kubeOneOff } from "../runtime/kubernetes-run.js";
 import { buildRunArgs, recordRun, toOneOffSource } from "../runtime/one-off.js";
 import { resolveStack } from "./context.js";
 import type { StackOptions } from "./stack-options.js";
@@ -44,10 +46,8 @@ export async function runOneOff(kind: "run" | "exec", service: string, command: 
     });
   if (command.length === 0)
     throw new VisibleError(`platform ${kind} ${service}: no command; e.g. platform ${kind} ${service} -- sh`, { exitCode: ExitCode.usage });
-  if (await kubeClusterOf(t, requireCredentials()))
-    throw new VisibleError(`platform ${kind} is not built for the Kubernetes target yet (a Job per run); use kubectl for now`, {
-      exitCode: ExitCode.usage,
-    });
+  const kube = await kubeClusterOf(t, requireCredentials());
+  if (kube) return runOnKubernetes(t, kube, kind, service, command);
   await requireEngine();
   const c = (await listServiceContainers(t.project, t.env)).find((x) => x.service === service);
   if (!c)
@@ -63,15 +63,37 @@ export async function runOneOff(kind: "run" | "exec", service: string, command: 
     const { args, env } = buildRunArgs(toOneOffSource(info), { name, service, command, tty });
     code = await runDocker(args, env);
   }
+  finish(t, { kind, service, command, image: info.Config.Image, code, t0, tty });
+}
+
+/** Appends the run to the stack's runs log and exits with the command's code. */
+function finish(
+  t: { project: string; env: string },
+  r: { kind: "run" | "exec"; service: string; command: string[]; image: string; code: number; t0: number; tty: boolean },
+): void {
   recordRun(join(homePaths.logDir(t.project, t.env), "runs.jsonl"), {
-    at: new Date(t0).toISOString(),
-    kind,
-    service,
-    command,
-    image: info.Config.Image,
-    exitCode: code,
-    seconds: (Date.now() - t0) / 1000,
-    tty,
+    at: new Date(r.t0).toISOString(),
+    kind: r.kind,
+    service: r.service,
+    command: r.command,
+    image: r.image,
+    exitCode: r.code,
+    seconds: (Date.now() - r.t0) / 1000,
+    tty: r.tty,
   });
-  process.exitCode = code;
+  process.exitCode = r.code;
+}
+
+/** The Kubernetes target: a pod of the service's current image (run), or its ready pod (exec), through kubectl. */
+async function runOnKubernetes(
+  t: { project: string; env: string },
+  kube: KubeCluster,
+  kind: "run" | "exec",
+  service: string,
+  command: string[],
+): Promise<void> {
+  const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  const t0 = Date.now();
+  const { code, image } = await kubeOneOff(kube, kind, service, command, tty);
+  finish(t, { kind, service, command, image, code, t0, tty });
 }

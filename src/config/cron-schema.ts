@@ -18,7 +18,7 @@ export const cronJobSchema = z
     schedule: z
       .string()
       .describe(
-        'When it runs, in UTC: a cron expression of 5 fields (minute hour day-of-month month day-of-week), e.g. "0 3 * * *", or 6 with seconds first ("*/10 * * * * *"). Required.',
+        'When it runs, in UTC: a cron expression of 5 fields (minute hour day-of-month month day-of-week), e.g. "0 3 * * *", or 6 with seconds first ("*/10 * * * * *"; Docker only: Kubernetes CronJobs have minute resolution). Required.',
       )
       .meta({ examples: ["* * * * *", "0 3 * * *"] }),
     command: z
@@ -42,7 +42,7 @@ export const cronJobSchema = z
 export const cronSchema = z
   .array(cronJobSchema)
   .describe(
-    "Periodic jobs of this service (fastapi, nextjs and worker services): each run is a fresh container of the service's current image, with its variables, network and limits. Two runs of one job never overlap: a run due while the previous one still runs is skipped and recorded as skipped (Kubernetes' concurrencyPolicy: Forbid). A run missed while the scheduler was down (the host off, a deploy replacing it) is not made up: the next one comes on schedule. Runs, exit codes and output are shown by platform cron. Optional.",
+    "Periodic jobs of this service (fastapi, nextjs and worker services): each run is a fresh container of the service's current image, with its variables, network and limits (on Kubernetes, one CronJob per job). Two runs of one job never overlap: a run due while the previous one still runs is skipped and recorded as skipped (Kubernetes' concurrencyPolicy: Forbid). A run missed while the scheduler was down (the host off, a deploy replacing it) is not made up: the next one comes on schedule. Runs, exit codes and output are shown by platform cron. Optional.",
   )
   .meta({ examples: [[{ name: "heartbeat", schedule: "* * * * *", command: ["python", "-m", "jobs.heartbeat"] }]] });
 

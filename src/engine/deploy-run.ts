@@ -4,6 +4,7 @@ import { imageRepository } from "../plan/naming.js";
 import { inSyncWithDocker } from "../provider/drift.js";
 import { edgeLogSince, liveStates, pruneImages, removeOrphans } from "../runtime/docker.js";
 import { type KubeCluster, kubeFailedMigrationLog, kubeLiveStates } from "../runtime/kubernetes.js";
+import { kubeCrashLog } from "../runtime/kubernetes-run.js";
 import { type CertificateState, ensureCertificates } from "./certificates.js";
 import type { Credentials } from "./credentials.js";
 import { checkDns } from "./dns-check.js";
@@ -165,6 +166,9 @@ async function migrationOutput(kube: KubeCluster, failed: readonly string[]): Pr
   for (const service of failed) {
     const log = await kubeFailedMigrationLog(kube, service).catch(() => "");
     if (log) out.push(`${service}: its migration's last lines:`, ...log.split("\n").map((l) => `    ${l}`));
+    // No failed migration: a pod that crashed at start (a worker that does not keep running).
+    const crash = log ? "" : await kubeCrashLog(kube, service).catch(() => "");
+    if (crash) out.push(`${service}: its last lines:`, ...crash.split("\n").map((l) => `    ${l}`));
   }
   return out;
 }

@@ -34,7 +34,15 @@ const STEP_OF_TYPE: Record<string, { suffix: string; start: Phase; done: Phase }
   "kubernetes:batch/v1:Job": { suffix: "-migrate", start: "migrating", done: "migrated" },
   "kubernetes:apps/v1:Deployment": { suffix: "", start: "starting", done: "healthy" },
   "kubernetes:apps/v1:StatefulSet": { suffix: "", start: "starting", done: "healthy" },
+  // A worker's Deployment is not awaited by Pulumi: its WorkerRollout says when it is healthy.
+  "platform:kubernetes:WorkerRollout": { suffix: "-rollout", start: "starting", done: "healthy" },
 };
+
+/** A worker's Deployment, which Pulumi does not await (its WorkerRollout does): its outputs say nothing of its health. */
+function isUnawaitedDeployment(type: string, m: { new?: { inputs?: Record<string, unknown> } }): boolean {
+  const annotations = (m.new?.inputs?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
+  return type === "kubernetes:apps/v1:Deployment" && annotations?.["pulumi.com/skipAwait"] === "true";
+}
 
 /** The resource types that run a service (one per service): an unchanged one says the service is unchanged. */
 const WORKLOAD_TYPES = new Set(["platform:docker:Container", "kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet"]);
@@ -69,6 +77,8 @@ export function toProgress(e: EngineEvent): ProgressEvent | undefined {
   if (pre) {
     const s = serviceStep(pre.urn);
     if (!s || isPinnedImage(pre)) return undefined;
+    // The Deployment said "starting" already.
+    if (s.type === "platform:kubernetes:WorkerRollout") return undefined;
     if (WORK_OPS.has(pre.op)) return { service: s.service, phase: s.step.start, at };
     if (pre.op === "same" && WORKLOAD_TYPES.has(s.type)) return { service: s.service, phase: "unchanged", at };
     return undefined;
@@ -76,7 +86,7 @@ export function toProgress(e: EngineEvent): ProgressEvent | undefined {
   const out = e.resOutputsEvent?.metadata;
   if (out && WORK_OPS.has(out.op)) {
     const s = serviceStep(out.urn);
-    if (!s || isPinnedImage(out)) return undefined;
+    if (!s || isPinnedImage(out) || isUnawaitedDeployment(s.type, out)) return undefined;
     // on_failure: continue rolls out anyway, but the failure is shown, never passed off as "migrated".
     const exitCode = (out.new?.outputs as Record<string, unknown> | undefined)?.exitCode;
     if (s.type === "platform:docker:Job" && typeof exitCode === "number" && exitCode !== 0) {

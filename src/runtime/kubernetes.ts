@@ -25,7 +25,7 @@ function selector(t: KubeCluster): string {
   return `platform.project=${t.project},platform.env=${t.env}`;
 }
 
-function kubectl(t: KubeCluster, args: string[], stdio: "pipe" | "inherit" = "pipe"): Promise<string> {
+export function kubectl(t: KubeCluster, args: string[], stdio: "pipe" | "inherit" = "pipe"): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(kubectlBinary(), ["--kubeconfig", t.kubeconfig, ...args], { stdio: ["ignore", stdio, stdio] });
     let out = "";
@@ -53,14 +53,38 @@ function kubectl(t: KubeCluster, args: string[], stdio: "pipe" | "inherit" = "pi
   });
 }
 
-interface Workload {
+/**
+ * kubectl with the terminal (a one-off command's input, output, raw mode): resolves with its
+ * exit code, which for `run` and `exec` is the command's. Ctrl-C goes to kubectl, not to us.
+ */
+export function kubectlAttached(t: KubeCluster, args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(kubectlBinary(), ["--kubeconfig", t.kubeconfig, ...args], { stdio: "inherit" });
+    const ignore = () => undefined;
+    process.on("SIGINT", ignore);
+    child.on("error", (e) => reject(new VisibleError(`kubectl: ${e.message}`, { exitCode: ExitCode.environment })));
+    child.on("close", (code, signal) => {
+      process.off("SIGINT", ignore);
+      resolve(code ?? (signal ? 128 + 15 : 1));
+    });
+  });
+}
+
+export interface Workload {
   kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
-  spec: { replicas?: number; template: { spec: { containers: { image: string }[] } } };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec: { replicas?: number; template: { spec: PodSpecJson } };
   status?: { readyReplicas?: number; replicas?: number; updatedReplicas?: number };
 }
 
-async function workloads(t: KubeCluster): Promise<Workload[]> {
+/** The parts of a pod spec that `platform run` copies (kubectl's JSON). */
+export interface PodSpecJson {
+  containers: ({ name: string; image: string } & Record<string, unknown>)[];
+  imagePullSecrets?: { name: string }[];
+  volumes?: { name: string }[];
+}
+
+export async function workloads(t: KubeCluster): Promise<Workload[]> {
   const out = await kubectl(t, ["get", "deployments,statefulsets", "--all-namespaces", "-l", selector(t), "-o", "json"]);
   return (JSON.parse(out) as { items: Workload[] }).items;
 }

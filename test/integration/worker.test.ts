@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { environmentView } from "../../src/studio/overview.js";
-import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
+import { ok, parseUrls, runCli } from "./helpers/cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { jobsApi, withWorkerEnv } from "./helpers/jobs-api.js";
 
 /**
  * Issue #27 on the real engine, with examples/worker: an API (FastAPI) enqueues jobs in a managed
@@ -30,29 +31,7 @@ const workerContainer = () =>
     { encoding: "utf8" },
   ).trim();
 
-async function call(method: string, path: string): Promise<Record<string, unknown>> {
-  const r = await httpsRequest(`${api}${path}`, edgeCa, { method, timeoutMs: 30_000 });
-  expect(r.status, `${method} ${path}: ${r.body}`).toBe(200);
-  return JSON.parse(r.body);
-}
-
-interface Stats {
-  done: number;
-  redelivered: number;
-  queued: number;
-  processing: number;
-  workers: string[];
-}
-
-/** Polls until the batch has `count` rows and nothing is left queued or in hand (bounded). */
-async function drained(batch: string, count: number, seconds = 180): Promise<Stats> {
-  const until = Date.now() + seconds * 1000;
-  for (;;) {
-    const s = (await call("GET", `/stats?batch=${batch}`)) as unknown as Stats;
-    if ((s.done >= count && s.queued === 0 && s.processing === 0) || Date.now() > until) return s;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
+const { call, drained } = jobsApi(() => ({ api, ca: edgeCa }));
 
 /**
  * The example's platform.yml with its heartbeat every 5 seconds (6 fields, seconds first) and
@@ -71,11 +50,7 @@ function baseConfig(): string {
 }
 
 function editWorkerEnv(line: string | undefined): void {
-  const file = join(dir, "platform.yml");
-  const text = baseConfig();
-  const marker = "    start: python -m jobsapp.worker\n    env:\n";
-  expect(text).toContain(marker);
-  writeFileSync(file, line ? text.replace(marker, `${marker}      ${line}\n`) : text);
+  writeFileSync(join(dir, "platform.yml"), withWorkerEnv(baseConfig(), line));
 }
 
 describe("workers, Redis and one-off commands (examples/worker, Docker)", () => {

@@ -2,6 +2,7 @@ import { importArchiveStream, hasImage } from "../../test-cluster/images.js";
 import { clusterLayout, readClusterToolchain } from "../../test-cluster/layout.js";
 import { docker } from "../../docker-client.js";
 import type { ResourceHandler } from "../handler.js";
+import { imageToPlace } from "./tag-as.js";
 
 function toolchain() {
   const tc = readClusterToolchain();
@@ -16,10 +17,10 @@ function toolchain() {
  * the environments of a project share them, and the cluster never pulls one back.
  */
 export const clusterImageHandler: ResourceHandler = {
-  inputKeys: ["image"],
+  inputKeys: ["image", "tagAs"],
 
   async create(_urn, inputs) {
-    const image = String(inputs.image);
+    const image = await imageToPlace(inputs);
     const l = clusterLayout();
     const tc = toolchain();
     if (!(await hasImage(l, tc, image))) {

@@ -3,6 +3,7 @@ import { promisify } from "node:util";
 import { registryHostOf } from "../../test-cluster/configs.js";
 import { docker } from "../../docker-client.js";
 import type { ResourceHandler } from "../handler.js";
+import { imageToPlace } from "./tag-as.js";
 
 const run = promisify(execFile);
 
@@ -32,10 +33,10 @@ export function pushedDigest(output: string): string | undefined {
  * pod runs. Deleting it leaves the image in the registry, for rollbacks and other environments.
  */
 export const registryImageHandler: ResourceHandler = {
-  inputKeys: ["image", "registry"],
+  inputKeys: ["image", "registry", "tagAs"],
 
   async create(_urn, inputs) {
-    const image = String(inputs.image);
+    const image = await imageToPlace(inputs);
     const { repository, tag } = registryTarget(String(inputs.registry), image);
     await docker().getImage(image).tag({ repo: repository, tag });
     const cli = process.env.PLATFORM_DOCKER_CLI || "docker";

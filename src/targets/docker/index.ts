@@ -3,7 +3,7 @@ import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
 import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/otel-env.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { receiverContext, TELEMETRY_ENDPOINT } from "../../provider/docker/receiver-image.js";
-import { createImage, type ImageBuildOptions } from "../shared/build-image.js";
+import { createImage, createPulledImage, type ImageBuildOptions } from "../shared/build-image.js";
 import { createDatabaseTls } from "../shared/database-tls.js";
 import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";
 import { createPublicRoutes, edgeAliases, publicHostLabels } from "../shared/public-routes.js";
@@ -12,7 +12,7 @@ import { Network } from "../shared/resources.js";
 import { buildServiceValues } from "../shared/service-values.js";
 import { VOLUME_ROLE_LABEL, WAL_ARCHIVE_ROLE, withWalArchive } from "../../plan/wal-archive.js";
 import { databaseTlsFiles } from "./database-files.js";
-import { Container, Job, PulledImage, TelemetryAttachment, Volume } from "./resources.js";
+import { Container, Job, TelemetryAttachment, Volume } from "./resources.js";
 import { createScheduler, type ScheduledService } from "./scheduler.js";
 
 export interface DockerTargetOptions extends ImageBuildOptions {
@@ -73,12 +73,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     const deps = s.dependsOn.map((d) => containers.get(d)).filter((c): c is Container => c !== undefined);
     const env = resolveEnv(s.env, refs);
     // The tag carries the inputs hash: same tag, same image (and `platform status` shows it).
-    const pinned = opts.pinnedImages?.[s.name];
-    const image = s.build
-      ? createImage(s, plan, env, opts).tag
-      : s.prebuilt
-        ? new PulledImage(`${s.name}-image`, { tag: s.image as string, label: s.name, ...(pinned ? { pinnedId: pinned.hash } : {}) }).hash
-        : (s.image as string);
+    const image = s.build ? createImage(s, plan, env, opts).tag : s.prebuilt ? createPulledImage(s, opts) : (s.image as string);
     const serviceLabels = { ...labels, "platform.service": s.name };
     const files = databaseTlsFiles(s, tls);
     // A rollback runs no migration: the older code's migrations may not know the schema's

@@ -1,7 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ContainerInputs } from "../../provider/docker/container.js";
 import type { JobInputs } from "../../provider/docker/job.js";
-import type { PulledImageInputs } from "../../provider/docker/pulled-image.js";
 import type { TelemetryInputs } from "../../provider/docker/receiver.js";
 import type { Args } from "../shared/resources.js";
 
@@ -31,14 +30,6 @@ export class Job extends pulumi.CustomResource {
   declare readonly logFile: pulumi.Output<string>;
   constructor(name: string, args: Args<JobInputs>, opts?: pulumi.CustomResourceOptions) {
     super("platform:docker:Job", name, { ...args, exitCode: undefined, logFile: undefined, seconds: undefined }, opts);
-  }
-}
-
-/** A prebuilt image (platform.yml image:): `hash` is the image id containers run. */
-export class PulledImage extends pulumi.CustomResource {
-  declare readonly hash: pulumi.Output<string>;
-  constructor(name: string, args: Args<PulledImageInputs>, opts?: pulumi.CustomResourceOptions) {
-    super("platform:docker:PulledImage", name, { ...args, hash: undefined, current: undefined, pulled: undefined }, opts);
   }
 }
 

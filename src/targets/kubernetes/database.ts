@@ -1,26 +1,15 @@
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import * as k8s from "@pulumi/kubernetes";
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 import { DEFAULT_POSTGRES_VERSION } from "../../config/index.js";
 import { VisibleError } from "../../errors.js";
-import type { Plan, PlannedService } from "../../plan/types.js";
-import { dataClaimName, selectorLabels } from "./names.js";
-import { appContainer, type ImageSource, podLabels, podSpec, timeouts } from "./specs.js";
+import type { Plan } from "../../plan/types.js";
+import { appContainer, podLabels } from "./specs.js";
+import { createStatefulService, type StatefulArgs } from "./stateful.js";
 
-/** Where a database keeps its data: a hostPath volume on the test cluster, else the default StorageClass. */
-export type DataStorage = { readonly kind: "hostPath"; readonly dir: string } | { readonly kind: "storageClass" };
+export type { DataStorage } from "./stateful.js";
 
-const TEST_STORAGE_CLASS = "platform-local";
-const DEFAULT_SIZE = "1Gi";
-
-export interface DatabaseArgs {
-  readonly plan: Plan;
-  readonly service: PlannedService;
-  readonly namespace: string;
-  readonly image: pulumi.Input<string>;
-  readonly envSecret: pulumi.Input<string>;
-  readonly imageSource: ImageSource;
-  readonly storage: DataStorage;
+export interface DatabaseArgs extends StatefulArgs {
   /** The Secret (type kubernetes.io/tls) with the server's tls.crt and tls.key; without it the server serves no TLS. */
   readonly tlsSecret?: pulumi.Input<string>;
   readonly opts: pulumi.CustomResourceOptions;
@@ -114,74 +103,51 @@ function shellArgs(argv: readonly string[]): string {
   return argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
 }
 
-/**
- * The data's volume. `retention: permanent` keeps the claim (and its volume) through destroy,
- * and a later deploy adopts it (server-side apply creates over an existing object).
- */
-function createClaim(a: DatabaseArgs): k8s.core.v1.PersistentVolumeClaim {
-  const s = a.service;
-  const size = s.database!.storage ?? DEFAULT_SIZE;
-  const claim = dataClaimName(s);
-  const retain = s.database!.retain;
-  let volume: k8s.core.v1.PersistentVolume | undefined;
-  if (a.storage.kind === "hostPath") {
-    volume = new k8s.core.v1.PersistentVolume(
-      `${s.name}-volume`,
-      {
-        metadata: { name: `${a.namespace}-${claim}`, labels: podLabels(a.plan, s) },
-        spec: {
-          capacity: { storage: size },
-          accessModes: ["ReadWriteOnce"],
-          persistentVolumeReclaimPolicy: "Retain",
-          storageClassName: TEST_STORAGE_CLASS,
-          claimRef: { namespace: a.namespace, name: claim },
-          hostPath: { path: join(a.storage.dir, a.namespace, s.name), type: "DirectoryOrCreate" },
-        },
-      },
-      { ...a.opts, retainOnDelete: retain },
-    );
-  }
-  // The claim is deleted before its volume (it depends on it): the other way round, the delete hangs.
-  return new k8s.core.v1.PersistentVolumeClaim(
-    `${s.name}-data`,
-    {
-      metadata: { name: claim, namespace: a.namespace, labels: podLabels(a.plan, s) },
-      spec: {
-        accessModes: ["ReadWriteOnce"],
-        resources: { requests: { storage: size } },
-        ...(volume ? { storageClassName: TEST_STORAGE_CLASS, volumeName: volume.metadata.name } : {}),
-      },
-    },
-    { ...a.opts, retainOnDelete: retain, dependsOn: volume ? [volume] : [], ...(volume ? {} : { ignoreChanges: ["spec.volumeName"] }) },
-  );
-}
-
 /** A postgres service: a StatefulSet of one pod on its claim; awaited until pg_isready answers. */
 export function createDatabase(a: DatabaseArgs): k8s.apps.v1.StatefulSet {
-  const s = a.service;
-  const claim = createClaim(a);
-  return new k8s.apps.v1.StatefulSet(
-    s.name,
-    {
-      metadata: { name: s.name, namespace: a.namespace, labels: podLabels(a.plan, s) },
-      spec: {
-        replicas: 1,
-        serviceName: s.name,
-        selector: { matchLabels: selectorLabels(s) },
-        template: {
-          metadata: { labels: podLabels(a.plan, s) },
-          spec: {
-            ...podSpec(s, postgresContainer(a), a.imageSource, a.tlsSecret ? [tlsInitContainer(a)] : []),
-            volumes: databaseVolumes(a, claim.metadata.name),
-          },
-        },
-      },
-    },
-    { ...a.opts, dependsOn: [claim, ...toArray(a.opts.dependsOn)], customTimeouts: timeouts(s.healthTimeoutSeconds + 60) },
-  );
+  return createStatefulService(a, {
+    container: postgresContainer(a),
+    initContainers: a.tlsSecret ? [tlsInitContainer(a)] : [],
+    volumes: (claim) => databaseVolumes(a, claim),
+  });
 }
 
-function toArray(d: pulumi.CustomResourceOptions["dependsOn"]): pulumi.Input<pulumi.Resource>[] {
-  if (!d) return [];
-  return Array.isArray(d) ? d : [d as pulumi.Input<pulumi.Resource>];
+/**
+ * A postgres service with what it needs besides its StatefulSet: the Secret `<name>-credentials`
+ * (for people and tools in the cluster), and with TLS its server certificate as a Secret named by
+ * Pulumi (a renewed certificate makes a new Secret, whose new name rolls the pod).
+ */
+export function createDatabaseService(
+  a: StatefulArgs,
+  values: Readonly<Record<string, pulumi.Input<string>>>,
+  server: { certPem: pulumi.Input<string>; keyPem: pulumi.Input<string> } | undefined,
+  inNs: pulumi.CustomResourceOptions,
+): k8s.apps.v1.StatefulSet {
+  const s = a.service;
+  const labels = podLabels(a.plan, s);
+  new k8s.core.v1.Secret(
+    `${s.name}-credentials`,
+    {
+      metadata: { name: `${s.name}-credentials`, namespace: a.namespace, labels },
+      stringData: pulumi.secret({
+        username: s.database!.user,
+        password: values.password as pulumi.Output<string>,
+        database: s.database!.database,
+        url: values.url as pulumi.Output<string>,
+      }),
+    },
+    inNs,
+  );
+  const tlsSecret = server
+    ? new k8s.core.v1.Secret(
+        `${s.name}-tls`,
+        {
+          metadata: { namespace: a.namespace, labels },
+          type: "kubernetes.io/tls",
+          stringData: pulumi.secret({ "tls.crt": server.certPem, "tls.key": server.keyPem }),
+        },
+        inNs,
+      ).metadata.name
+    : undefined;
+  return createDatabase({ ...a, ...(tlsSecret ? { tlsSecret } : {}) });
 }

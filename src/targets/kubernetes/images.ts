@@ -17,8 +17,11 @@ import type { ImageSource } from "./specs.js";
  */
 export interface ImagePlacement {
   readonly source: ImageSource;
-  /** The reference pods run for the service's image. */
-  place(s: PlannedService, image: pulumi.Input<string>): pulumi.Input<string>;
+  /**
+   * The reference pods run for the service's image. `tagAs`: a name the engine's image gets
+   * first (a prebuilt image goes to the cluster under a name made from its id).
+   */
+  place(s: PlannedService, image: pulumi.Input<string>, tagAs?: pulumi.Input<string>): pulumi.Input<string>;
 }
 
 export interface PlacementOptions {
@@ -70,11 +73,15 @@ export function imagePlacement(plan: Plan, namespace: string, o: PlacementOption
       : undefined;
     return {
       source: { pullPolicy: "IfNotPresent", ...(secret ? { pullSecrets: [secret.metadata.name] } : {}) },
-      place: (s, image) => new RegistryImage(`${s.name}-registry-image`, { image, registry }).id,
+      place: (s, image, tagAs) => new RegistryImage(`${s.name}-registry-image`, { image, registry, ...(tagAs ? { tagAs } : {}) }).id,
     };
   }
   if (o.testCluster)
-    return { source: { pullPolicy: "Never" }, place: (s, image) => new ClusterImage(`${s.name}-cluster-image`, { image }).id };
-  // Only public images are left here (checkImageRoute refused the rest): the nodes pull them.
-  return { source: { pullPolicy: "IfNotPresent" }, place: (_s, image) => image };
+    return {
+      source: { pullPolicy: "Never" },
+      place: (s, image, tagAs) => new ClusterImage(`${s.name}-cluster-image`, { image, ...(tagAs ? { tagAs } : {}) }).id,
+    };
+  // Only public images are left here (checkImageRoute refused the rest): the nodes pull them, by
+  // the name platform.yml gives (the engine's image id means nothing to them).
+  return { source: { pullPolicy: "IfNotPresent" }, place: (s, image) => (s.prebuilt ? (s.image as string) : image) };
 }

@@ -1,19 +1,21 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ContainerInputs } from "../../provider/docker/container.js";
+import type { WorkerRolloutInputs } from "../../provider/kubernetes/worker-rollout.js";
 import type { Args } from "../shared/resources.js";
 
 /** The SDK side of the Kubernetes target's resources in the platform's provider plugin (src/provider/kubernetes). */
 
 /** An image of the Docker engine, copied into the test cluster's containerd (provider: provider/kubernetes/cluster-image.ts). */
 export class ClusterImage extends pulumi.CustomResource {
-  constructor(name: string, args: Args<{ image: string }>, opts?: pulumi.CustomResourceOptions) {
+  /** @param args.tagAs a name the engine's image gets first, and goes in as (a prebuilt image, by its id) */
+  constructor(name: string, args: Args<{ image: string; tagAs?: string }>, opts?: pulumi.CustomResourceOptions) {
     super("platform:kubernetes:ClusterImage", name, { ...args }, opts);
   }
 }
 
 /** An image of the Docker engine pushed to the cluster's registry; its id is the reference by digest (provider: provider/kubernetes/registry-image.ts). */
 export class RegistryImage extends pulumi.CustomResource {
-  constructor(name: string, args: Args<{ image: string; registry: string }>, opts?: pulumi.CustomResourceOptions) {
+  constructor(name: string, args: Args<{ image: string; registry: string; tagAs?: string }>, opts?: pulumi.CustomResourceOptions) {
     super("platform:kubernetes:RegistryImage", name, { ...args }, opts);
   }
 }
@@ -26,5 +28,12 @@ export class RegistryImage extends pulumi.CustomResource {
 export class EdgeForwarder extends pulumi.CustomResource {
   constructor(name: string, args: Args<ContainerInputs>, opts?: pulumi.CustomResourceOptions) {
     super("platform:kubernetes:EdgeForwarder", name, { ...args, containerName: undefined }, opts);
+  }
+}
+
+/** The wait for one rollout of a worker's Deployment: its first crash fails it (provider: provider/kubernetes/worker-rollout.ts). */
+export class WorkerRollout extends pulumi.CustomResource {
+  constructor(name: string, args: Args<WorkerRolloutInputs>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:kubernetes:WorkerRollout", name, { ...args }, opts);
   }
 }

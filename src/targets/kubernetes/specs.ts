@@ -2,6 +2,7 @@ import { basename, dirname } from "node:path";
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import type { HealthSpec, Plan, PlannedService } from "../../plan/types.js";
+import { WORKER_SETTLE_SECONDS } from "../../plan/worker.js";
 import { namespaceName, selectorLabels, serviceHost } from "./names.js";
 
 /**
@@ -56,6 +57,9 @@ export function resources(s: PlannedService): k8s.types.input.core.v1.ResourceRe
   };
 }
 
+/** A worker listens on nothing and no Service sends to it: no port, no readiness, no pause before SIGTERM. */
+const isWorker = (s: PlannedService) => s.type === "worker";
+
 /** The service's container: its image, its variables from a Secret, its limits and readiness. */
 export function appContainer(s: PlannedService, image: pulumi.Input<string>, envSecret: pulumi.Input<string>, src: ImageSource): Container {
   const probe = readinessProbe(s.health);
@@ -66,10 +70,10 @@ export function appContainer(s: PlannedService, image: pulumi.Input<string>, env
     // Docker's CMD is Kubernetes' args: the image's entrypoint still runs.
     ...(s.command ? { args: [...s.command] } : {}),
     envFrom: [{ secretRef: { name: envSecret } }],
-    ports: [{ name: "main", containerPort: s.port }],
+    ...(s.port > 0 ? { ports: [{ name: "main", containerPort: s.port }] } : {}),
     resources: resources(s),
     ...(probe ? { readinessProbe: probe } : {}),
-    lifecycle: { preStop: { sleep: { seconds: PRE_STOP_SECONDS } } },
+    ...(isWorker(s) ? {} : { lifecycle: { preStop: { sleep: { seconds: PRE_STOP_SECONDS } } } }),
     securityContext: { allowPrivilegeEscalation: false },
   };
 }
@@ -105,10 +109,13 @@ const up = (h, p) => new Promise((r) => { const c = net.connect(p, h, () => { c.
  * failed the deploy. Docker has no such gap, so this exists only here.
  */
 export function dependencyWait(plan: Plan, s: PlannedService, image: pulumi.Input<string>, src: ImageSource): Container[] {
-  const deps = s.dependsOn.map((d) => plan.services.find((x) => x.name === d)).filter((d): d is PlannedService => !!d);
+  // A worker dependency has no port to wait for: its own rollout was awaited before this one.
+  const deps = s.dependsOn.map((d) => plan.services.find((x) => x.name === d)).filter((d): d is PlannedService => !!d && d.port > 0);
+  // A worker built from source has the FastAPI recipe's Python; one from a Dockerfile may have neither runtime.
+  const runtime = s.type === "worker" && s.build?.kind === "recipe" ? "fastapi" : s.type;
   const command = deps.length
     ? waitCommand(
-        s.type,
+        runtime,
         deps.map((d) => [serviceHost(d, namespaceName(plan)), d.port]),
       )
     : undefined;
@@ -150,7 +157,8 @@ export function podSpec(s: PlannedService, container: Container, src: ImageSourc
     ...(initContainers.length ? { initContainers } : {}),
     containers: [container],
     ...pullSecretsOf(src),
-    terminationGracePeriodSeconds: s.stopGraceSeconds + PRE_STOP_SECONDS,
+    // A worker gets its whole grace after SIGTERM (no preStop pause): the job in hand finishes.
+    terminationGracePeriodSeconds: s.stopGraceSeconds + (isWorker(s) ? 0 : PRE_STOP_SECONDS),
     enableServiceLinks: false,
   };
 }
@@ -172,7 +180,9 @@ export function deploymentSpec(
     strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
     // Old ReplicaSets are what a failed rollout falls back to; a few are enough.
     revisionHistoryLimit: 3,
-    minReadySeconds: 0,
+    // A worker has no readiness check: "running" counts once it has kept running this long, so a
+    // crash at start never becomes available and the old pod is kept (Docker's settle time).
+    minReadySeconds: isWorker(s) ? WORKER_SETTLE_SECONDS : 0,
     template: {
       metadata: { labels: podLabels(plan, s) },
       spec: ca.volumes.length ? { ...pod, volumes: ca.volumes } : pod,
@@ -226,6 +236,11 @@ export function migrateJobSpec(
       },
     },
   };
+}
+
+/** How long a Deployment's rollout is awaited (a worker's first crash fails it sooner: WorkerRollout). */
+export function rolloutTimeoutSeconds(s: PlannedService): number {
+  return s.healthTimeoutSeconds + 60;
 }
 
 /** Pulumi's wait for a step, from platform.yml instead of the provider's 10 minutes. */

@@ -4,7 +4,7 @@ import { variablesSeenBy } from "../../plan/dockerfile-args.js";
 import { imageRepository } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { combineBuildHash, hashBuildEnv, hashBuildInputs } from "./context-hash.js";
-import { Image } from "./resources.js";
+import { Image, PulledImage } from "./resources.js";
 
 /** What building a service's image needs from the program, whatever the target. */
 export interface ImageBuildOptions {
@@ -60,4 +60,14 @@ export function createImage(s: PlannedService, plan: Plan, env: pulumi.Output<Re
     buildEnv,
     buildEnvHash,
   });
+}
+
+/**
+ * A prebuilt image (platform.yml `image:`): the engine's copy, else pulled. Its output is the
+ * image id (`sha256:…`), which the deployment record keeps, so a rollback (pinnedImages) runs
+ * exactly that image even after the tag moved.
+ */
+export function createPulledImage(s: PlannedService, opts: ImageBuildOptions): pulumi.Output<string> {
+  const pinned = opts.pinnedImages?.[s.name];
+  return new PulledImage(`${s.name}-image`, { tag: s.image as string, label: s.name, ...(pinned ? { pinnedId: pinned.hash } : {}) }).hash;
 }

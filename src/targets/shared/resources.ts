@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { EdgeInputs } from "../../provider/docker/edge.js";
 import type { ImageInputs } from "../../provider/docker/image.js";
+import type { PulledImageInputs } from "../../provider/docker/pulled-image.js";
 
 /**
  * The SDK side of the platform's provider plugin (`pulumi-resource-platform`, src/provider/)
@@ -26,6 +27,14 @@ export class Image extends pulumi.CustomResource {
   declare readonly reused: pulumi.Output<boolean>;
   constructor(name: string, args: Args<ImageInputs>, opts?: pulumi.CustomResourceOptions) {
     super("platform:docker:Image", name, { ...args, imageId: undefined, reused: undefined, logFile: undefined }, opts);
+  }
+}
+
+/** A prebuilt image (platform.yml image:) on this machine's engine: `hash` is the image id that runs. */
+export class PulledImage extends pulumi.CustomResource {
+  declare readonly hash: pulumi.Output<string>;
+  constructor(name: string, args: Args<PulledImageInputs>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:docker:PulledImage", name, { ...args, hash: undefined, current: undefined, pulled: undefined }, opts);
   }
 }
 

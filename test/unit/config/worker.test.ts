@@ -96,10 +96,14 @@ describe("a worker in the plan", () => {
     expect(plan.services[2]?.dependsOn).toEqual(["queue", "worker"]);
   });
 
-  it("is refused by the Kubernetes target before any resource, with what to do", () => {
-    const plan = buildPlan(check(BASE).config!, ctx, new Map());
+  it("a cron schedule with seconds is refused by the Kubernetes target before any resource (CronJobs have minute resolution)", () => {
+    const text = BASE.replace(
+      "    start: python -m worker\n",
+      '    start: python -m worker\n    cron:\n      - {name: tick, schedule: "*/5 * * * * *", command: [python, -m, tick]}\n',
+    );
+    const plan = buildPlan(check(text).config!, ctx, new Map());
     expect(() => createKubernetesTarget(plan, {} as never)).toThrow(
-      /services\.queue \(type redis\), services\.worker \(type worker\): not on the Kubernetes target yet .* deploy to Docker/,
+      /services\.worker\.cron tick \("\*\/5 \* \* \* \* \*"\): a schedule with seconds cannot run on Kubernetes .*write 5 fields/,
     );
   });
 

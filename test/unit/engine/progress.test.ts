@@ -36,6 +36,35 @@ describe("engine events to service phases", () => {
     expect(toProgress(event)).toMatchObject({ service, phase, at: expect.any(Number) });
   });
 
+  it("a worker on Kubernetes: its Deployment (not awaited) starts it, its WorkerRollout says healthy or failed", () => {
+    const worker = {
+      sequence: 2,
+      timestamp: 101,
+      resOutputsEvent: {
+        metadata: {
+          op: "update",
+          urn: urn("kubernetes:apps/v1:Deployment", "worker"),
+          type: "kubernetes:apps/v1:Deployment",
+          provider: "",
+          new: { inputs: { metadata: { annotations: { "pulumi.com/skipAwait": "true" } } }, outputs: {} },
+        },
+      },
+    } as unknown as EngineEvent;
+    expect(toProgress(pre("kubernetes:apps/v1:Deployment", "worker", "update"))).toMatchObject({ service: "worker", phase: "starting" });
+    expect(toProgress(worker)).toBeUndefined();
+    expect(toProgress(pre("platform:kubernetes:WorkerRollout", "worker-rollout", "create-replacement"))).toBeUndefined();
+    expect(toProgress(outs("platform:kubernetes:WorkerRollout", "worker-rollout", "create-replacement"))).toMatchObject({
+      service: "worker",
+      phase: "healthy",
+    });
+    const failed = {
+      sequence: 3,
+      timestamp: 102,
+      resOpFailedEvent: { metadata: { op: "create-replacement", urn: urn("platform:kubernetes:WorkerRollout", "worker-rollout") } },
+    } as unknown as EngineEvent;
+    expect(toProgress(failed)).toMatchObject({ service: "worker", phase: "failed" });
+  });
+
   it("says nothing for other resources and operations", () => {
     expect(toProgress(pre("platform:docker:Network", "network", "create"))).toBeUndefined();
     expect(toProgress(pre("platform:docker:Image", "api-image", "same"))).toBeUndefined();

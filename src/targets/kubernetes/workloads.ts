@@ -1,0 +1,128 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { imageRepository } from "../../plan/naming.js";
+import type { Plan, PlannedService } from "../../plan/types.js";
+import { createImage, createPulledImage, type ImageBuildOptions } from "../shared/build-image.js";
+import { cronJobName, cronJobSpec } from "./cron.js";
+import type { ImagePlacement } from "./images.js";
+import { WorkerRollout } from "./resources.js";
+import {
+  appContainer,
+  deploymentSpec,
+  type ImageSource,
+  migrateJobSpec,
+  podLabels,
+  rolloutTimeoutSeconds,
+  stackLabels,
+  timeouts,
+} from "./specs.js";
+
+/** What creating one service's workload needs from the target's body. */
+export interface WorkloadContext {
+  readonly plan: Plan;
+  readonly namespace: string;
+  readonly imageSource: ImageSource;
+  readonly caConfigMap?: pulumi.Input<string>;
+  readonly provider: k8s.Provider;
+  /** The kubeconfig's path: a worker's rollout is awaited through it (WorkerRollout). */
+  readonly kubeconfig: string;
+  /** The namespace and the services this one depends on (ready first). */
+  readonly dependsOn: pulumi.Resource[];
+}
+
+/**
+ * The reference pods run for a service: its built image; a prebuilt one (platform.yml `image:`)
+ * by its id, under a name made from that id, so a rollback runs exactly the recorded image; a
+ * base image (postgres, redis) as it is. Each goes to the cluster as the placement says.
+ */
+export function serviceImage(
+  s: PlannedService,
+  plan: Plan,
+  env: pulumi.Output<Record<string, string>>,
+  opts: ImageBuildOptions,
+  placement: ImagePlacement,
+): pulumi.Input<string> {
+  if (s.build) return placement.place(s, createImage(s, plan, env, opts).tag);
+  if (s.prebuilt) {
+    const id = createPulledImage(s, opts);
+    return placement.place(
+      s,
+      id,
+      id.apply((i) => `${imageRepository(plan.project, s.name)}:id-${i.replace(/^sha256:/, "").slice(0, 12)}`),
+    );
+  }
+  return placement.place(s, pulumi.output(s.image as string));
+}
+
+/**
+ * A service that runs code (fastapi, nextjs, worker): its migration Job (not on a rollback: see
+ * the Docker target), then its Deployment, which depends on it: a failed migration leaves the old
+ * ReplicaSet running. A worker's Deployment is awaited by a WorkerRollout instead of Pulumi's
+ * wait, which sits out a crash loop until its timeout: the first crash fails the deploy. What
+ * the service's dependents wait for is returned.
+ */
+export function createAppWorkload(
+  c: WorkloadContext,
+  s: PlannedService,
+  image: pulumi.Input<string>,
+  envSecret: pulumi.Input<string>,
+  runMigration: boolean,
+): pulumi.Resource {
+  const labels = podLabels(c.plan, s);
+  const worker = s.type === "worker";
+  const migrate =
+    s.migrate && runMigration
+      ? new k8s.batch.v1.Job(
+          `${s.name}-migrate`,
+          { metadata: { namespace: c.namespace, labels }, spec: migrateJobSpec(c.plan, s, image, envSecret, c.imageSource, c.caConfigMap) },
+          { provider: c.provider, dependsOn: c.dependsOn, customTimeouts: timeouts(s.migrate.timeoutSeconds + 30) },
+        )
+      : undefined;
+  const deployment = new k8s.apps.v1.Deployment(
+    s.name,
+    {
+      metadata: { name: s.name, namespace: c.namespace, labels, ...(worker ? { annotations: { "pulumi.com/skipAwait": "true" } } : {}) },
+      spec: deploymentSpec(c.plan, s, appContainer(s, image, envSecret, c.imageSource), c.imageSource, c.caConfigMap),
+    },
+    {
+      provider: c.provider,
+      dependsOn: [...c.dependsOn, ...(migrate ? [migrate] : [])],
+      customTimeouts: timeouts(rolloutTimeoutSeconds(s)),
+    },
+  );
+  if (!worker) return deployment;
+  return new WorkerRollout(
+    `${s.name}-rollout`,
+    {
+      kubeconfig: c.kubeconfig,
+      namespace: c.namespace,
+      name: s.name,
+      generation: deployment.metadata.generation,
+      timeoutSeconds: rolloutTimeoutSeconds(s),
+    },
+    { dependsOn: [deployment] },
+  );
+}
+
+/**
+ * platform.yml `cron:`: one CronJob per job, after the service's workload (its image exists and
+ * its migration ran). A CronJob's pods use the same env Secret, so new values reach the next run.
+ */
+export function createCronJobs(
+  c: WorkloadContext,
+  s: PlannedService,
+  image: pulumi.Input<string>,
+  envSecret: pulumi.Input<string>,
+  workload: pulumi.Resource,
+): void {
+  for (const j of s.cron ?? []) {
+    new k8s.batch.v1.CronJob(
+      `${s.name}-cron-${j.name}`,
+      {
+        metadata: { name: cronJobName(s, j), namespace: c.namespace, labels: stackLabels(c.plan, s) },
+        spec: cronJobSpec(c.plan, s, j, image, envSecret, c.imageSource, c.caConfigMap),
+      },
+      { provider: c.provider, dependsOn: [...c.dependsOn, workload] },
+    );
+  }
+}
