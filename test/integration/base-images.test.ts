@@ -100,7 +100,12 @@ describe("the set-up's images.json", () => {
   it.skipIf(process.env.PLATFORM_BASE_IMAGES === "public")("names the local base images", () => {
     const file = join(PLATFORM_HOME, "images.json");
     expect(existsSync(file), `${file} is missing: run npm run setup`).toBe(true);
-    const { "python-versions": python, "node-versions": node, ...roles } = JSON.parse(readFileSync(file, "utf8"));
+    const {
+      "python-versions": python,
+      "node-versions": node,
+      "postgres-versions": postgres,
+      ...roles
+    } = JSON.parse(readFileSync(file, "utf8"));
     expect(roles).toEqual(IMAGES);
     // The other versions' tags (built on first need): the defaults' plain tags, the others' with their recipe hash.
     expect(Object.keys(python)).toEqual(["3.11", "3.13", "3.14"]);
@@ -109,6 +114,9 @@ describe("the set-up's images.json", () => {
     expect(Object.keys(node)).toEqual(["20", "22", "24"]);
     expect(node["22"]).toBe(IMAGES.node);
     expect(node["24"]).toMatch(/^platform-local\/node:24-[0-9a-f]{12}$/);
+    expect(Object.keys(postgres)).toEqual(["15", "17", "18"]);
+    expect(postgres["15"]).toBe(IMAGES.postgres);
+    expect(postgres["17"]).toMatch(/^platform-local\/postgres:17-[0-9a-f]{12}$/);
   });
 });
 
