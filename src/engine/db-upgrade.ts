@@ -90,6 +90,7 @@ const psql = (u: Upgrade, sql: string) => [
   "psql",
   "-X",
   "-q",
+  "-tA",
   "-v",
   "ON_ERROR_STOP=1",
   "--no-password",
@@ -149,18 +150,7 @@ async function setArchiveAside(u: Upgrade): Promise<void> {
   await mustRun(u.containerId, "pausing the older server's WAL archiving", pauseFile(u, "touch"));
   // A segment the archiver is copying still has its .ready status file: moving the archive
   // before it is done would leave that segment behind, where a new one of its name would fail.
-  const pending = [
-    "psql",
-    "-X",
-    "-tA",
-    "--no-password",
-    "-U",
-    u.user,
-    "-d",
-    "postgres",
-    "-c",
-    "SELECT count(*) FROM pg_ls_archive_statusdir() WHERE name LIKE '%.ready'",
-  ];
+  const pending = psql(u, "SELECT count(*) FROM pg_ls_archive_statusdir() WHERE name LIKE '%.ready'");
   for (let i = 0; i < 100 && (await execText(u.containerId, pending)).stdout.trim() !== "0"; i++)
     await new Promise((r) => setTimeout(r, 100));
   const aside = `${WAL_ARCHIVE_PATH}/before-pg${u.to}-${new Date().toISOString().replace(/[-:]/g, "").slice(0, 15)}Z`;
