@@ -6,7 +6,17 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseImages } from "../../src/home/images.js";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { CLI, forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
+import {
+  CLI,
+  ROOT,
+  forgetProject,
+  freshBackend,
+  pulumiEnv,
+  removeProjectImages,
+  requireToolchain,
+  serviceContainers,
+  unique,
+} from "./helpers/env.js";
 import { expectFolderWithFiles } from "./helpers/leaks.js";
 
 /**
@@ -69,10 +79,7 @@ describe("TLS to the managed Postgres (Docker)", () => {
 
   afterAll(async () => {
     await cli("destroy", "--yes", "--delete-data", "--project", project);
-    const images = execFileSync("docker", ["images", "-q", `platform/${project}_*`], { encoding: "utf8" })
-      .split("\n")
-      .filter(Boolean);
-    if (images.length) spawnSync("docker", ["rmi", "-f", ...images]);
+    removeProjectImages(project);
     rmSync(join(dir, ".."), { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
     forgetProject(project);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { ROOT, forgetProject, freshBackend, recordedRuns, requireToolchain, unique } from "./helpers/env.js";
 import { jobsApi, withWorkerEnv } from "./helpers/jobs-api.js";
 import { clusterUp, kubectl, podsOf } from "./helpers/kubernetes.js";
 
@@ -128,12 +128,7 @@ describe("workers, Redis, cron and one-off commands on the Kubernetes test clust
     expect(failed.code).toBe(7);
     expect(failed.stdout).toContain("out");
     expect(kubectl("-n", namespace, "get", "pods", "-l", "platform.run", "-o", "name").trim()).toBe("");
-    const home = process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform");
-    const runs = readFileSync(join(home, "logs", project, "preview", "runs.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    expect(runs.map((x) => [x.kind, x.service, x.exitCode])).toEqual([
+    expect(recordedRuns(project)).toEqual([
       ["exec", "worker", 0],
       ["run", "api", 0],
       ["run", "api", 7],

@@ -1,10 +1,10 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ok, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { ROOT, forgetProject, freshBackend, removeProjectImages, requireToolchain, unique } from "./helpers/env.js";
 
 /**
  * Issue #27, a Node.js worker from source on the real engine (test/fixtures/apps/node-worker): a
@@ -30,10 +30,7 @@ describe("a Node.js worker built from source (Docker)", () => {
 
   afterAll(async () => {
     await cli("destroy", "--yes", "--delete-data", "--project", project);
-    const images = execFileSync("docker", ["images", "-q", `platform/${project}_*`], { encoding: "utf8" })
-      .split("\n")
-      .filter(Boolean);
-    if (images.length) spawnSync("docker", ["rmi", "-f", ...images]);
+    removeProjectImages(project);
     rmSync(join(dir, ".."), { recursive: true, force: true });
     forgetProject(project);
   });

@@ -1,11 +1,11 @@
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { environmentView } from "../../src/studio/overview.js";
 import { ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { ROOT, forgetProject, freshBackend, recordedRuns, removeProjectImages, requireToolchain, unique } from "./helpers/env.js";
 import { jobsApi, withWorkerEnv } from "./helpers/jobs-api.js";
 
 /**
@@ -62,10 +62,7 @@ describe("workers, Redis and one-off commands (examples/worker, Docker)", () => 
 
   afterAll(async () => {
     await cli("destroy", "--yes", "--delete-data", "--project", project);
-    const images = execFileSync("docker", ["images", "-q", `platform/${project}_*`], { encoding: "utf8" })
-      .split("\n")
-      .filter(Boolean);
-    if (images.length) spawnSync("docker", ["rmi", "-f", ...images]);
+    removeProjectImages(project);
     rmSync(join(dir, ".."), { recursive: true, force: true });
     forgetProject(project);
   });
@@ -141,12 +138,7 @@ describe("workers, Redis and one-off commands (examples/worker, Docker)", () => 
       },
     );
     expect(left.trim()).toBe("");
-    const home = process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform");
-    const runs = readFileSync(join(home, "logs", project, "preview", "runs.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    expect(runs.map((x) => [x.kind, x.service, x.exitCode])).toEqual([
+    expect(recordedRuns(project)).toEqual([
       ["run", "api", 0],
       ["run", "api", 7],
       ["exec", "worker", 0],

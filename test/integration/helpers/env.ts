@@ -1,5 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { platformHome } from "../../../src/home/layout.js";
@@ -59,4 +59,21 @@ export function serviceContainers(project: string, service: string): string {
   ])
     .toString()
     .trim();
+}
+
+/** Removes the images a test's deploys built for a project (platform/<project>_*). */
+export function removeProjectImages(project: string): void {
+  const images = execFileSync("docker", ["images", "-q", `platform/${project}_*`], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
+  if (images.length) spawnSync("docker", ["rmi", "-f", ...images]);
+}
+
+/** What `platform run` and `platform exec` recorded for a project's preview: [kind, service, exit code] per run. */
+export function recordedRuns(project: string): [string, string, number][] {
+  return readFileSync(join(platformHome(), "logs", project, "preview", "runs.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { kind: string; service: string; exitCode: number })
+    .map((x) => [x.kind, x.service, x.exitCode]);
 }
