@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { ExitCode, VisibleError } from "../errors.js";
-import { listServiceContainers, requireEngine } from "../runtime/docker.js";
+import { requireEngine, runningContainer } from "../runtime/docker.js";
 import { postgresAccess } from "../runtime/inspect.js";
 import { openTunnel } from "../runtime/tunnel.js";
 import { resolveStack } from "./context.js";
@@ -28,7 +28,7 @@ export async function runDbConnect(service: string, o: DbConnectOptions): Promis
   if (svc.type !== "postgres")
     throw new VisibleError(`${service} is a ${svc.type} service: db connect needs a postgres service`, { exitCode: ExitCode.usage });
   await requireEngine();
-  const c = (await listServiceContainers(t.project, t.env)).find((x) => x.service === service && x.state === "running");
+  const c = await runningContainer(t.project, t.env, service);
   if (!c)
     throw new VisibleError(`${service} is not running in ${t.project} (${t.env}): run platform deploy (platform status says why)`, {
       exitCode: ExitCode.failed,

@@ -12,7 +12,7 @@ import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup, s3Fro
 import { s3Label } from "../runtime/s3.js";
 import { readStackSettings, stackSettingsFile } from "../engine/stack-settings.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { listServiceContainers, requireEngine } from "../runtime/docker.js";
+import { listServiceContainers, requireEngine, runningContainer } from "../runtime/docker.js";
 import { type StackContext, resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import type { StackOptions } from "./stack-options.js";
@@ -66,7 +66,7 @@ export function postgresService(t: StackContext, service: string): void {
 export async function databaseTarget(t: StackContext, service: string, env = t.env): Promise<DatabaseTarget> {
   postgresService(t, service);
   await requireEngine();
-  const c = (await listServiceContainers(t.project, env)).find((x) => x.service === service && x.state === "running");
+  const c = await runningContainer(t.project, env, service);
   if (!c) refuseKubernetes(t.project, env);
   if (!c)
     throw new VisibleError(

@@ -3,14 +3,14 @@ import { makeBackup, restoreBackup, type DatabaseTarget } from "../engine/db-bac
 import { listRecords } from "../engine/history.js";
 import { copySecrets } from "../engine/secret-copy.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { listServiceContainers } from "../runtime/docker.js";
+import { runningContainer } from "../runtime/docker.js";
 import type { StackContext } from "./context.js";
 import { databaseTarget, humanBytes, refuseKubernetes } from "./db-backup-action.js";
 
 /** `platform deploy --env NAME --from ENV`: a new environment starts from a copy of another's data and secrets. */
 
 async function runningIn(t: StackContext, env: string, service: string): Promise<string | undefined> {
-  return (await listServiceContainers(t.project, env)).find((x) => x.service === service && x.state === "running")?.containerId;
+  return (await runningContainer(t.project, env, service))?.containerId;
 }
 
 /**

@@ -5,7 +5,7 @@ import { parse } from "yaml";
 import { cronProblem } from "../config/backup-schema.js";
 import { homePaths } from "../home/layout.js";
 import { DB_NAME, DB_USER } from "../plan/build-plan.js";
-import { listServiceContainers } from "../runtime/docker.js";
+import { runningContainer } from "../runtime/docker.js";
 import { makeBackups } from "./base-backup.js";
 import { listRecords } from "./history.js";
 
@@ -67,7 +67,7 @@ const jobKey = (j: BackupJob) => `${j.project}/${j.env}/${j.service} ${j.schedul
 
 /** One scheduled backup: of the service's running container, if it runs. */
 async function runJob(j: BackupJob, passphrase: string, log: (line: string) => void): Promise<void> {
-  const c = (await listServiceContainers(j.project, j.env)).find((x) => x.service === j.service && x.state === "running");
+  const c = await runningContainer(j.project, j.env, j.service);
   if (!c) {
     log(`${j.project} (${j.env}) ${j.service}: not running, no backup this time`);
     return;

@@ -1,7 +1,7 @@
 import { docker } from "../docker-client.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
-import { listServiceContainers } from "../runtime/docker.js";
+import { listServiceContainers, runningContainer } from "../runtime/docker.js";
 import { execText } from "../runtime/pg-exec.js";
 import { ARCHIVE_PAUSE_FILE, WAL_ARCHIVE_PATH } from "../plan/wal-archive.js";
 import { makeBackup } from "./db-backup.js";
@@ -61,8 +61,10 @@ export async function findUpgrades(project: string, env: string, plan: Plan): Pr
   const found: Upgrade[] = [];
   for (const s of plan.services.filter((x) => x.database && x.image)) {
     const c = running.find((x) => x.service === s.name && x.state === "running");
+    // The same image runs the same major: nothing to ask the server (most deploys end here).
+    if (!c || c.image === s.image) continue;
     const to = await imageMajor(s.image as string);
-    if (!c || to === undefined) continue;
+    if (to === undefined) continue;
     const clusterDir = await mustRun(c.containerId, `reading ${s.name}'s data directory`, ["sh", "-c", 'printf %s "$PGDATA"']);
     const from = Number.parseInt(await mustRun(c.containerId, `reading ${s.name}'s version`, ["cat", `${clusterDir}/PG_VERSION`]), 10);
     if (from === to) continue;
@@ -166,7 +168,7 @@ async function setArchiveAside(u: Upgrade): Promise<void> {
 
 /** Step 3 after a failed deploy: the older server, put back by the deploy, takes writes again; the dump goes. */
 export async function undoUpgrade(u: Upgrade, say: (line: string) => void): Promise<void> {
-  const c = (await listServiceContainers(u.project, u.env)).find((x) => x.service === u.service && x.state === "running");
+  const c = await runningContainer(u.project, u.env, u.service);
   if (!c) {
     say(`${u.service}: no server runs to take writes again; the next deploy starts one`);
     return;
@@ -188,7 +190,7 @@ export async function undoUpgrade(u: Upgrade, say: (line: string) => void): Prom
 
 /** Step 3 after a successful deploy: the older cluster, kept in the volume, is no longer marked read-only. */
 export async function finishUpgrade(u: Upgrade, say: (line: string) => void): Promise<void> {
-  const c = (await listServiceContainers(u.project, u.env)).find((x) => x.service === u.service && x.state === "running");
+  const c = await runningContainer(u.project, u.env, u.service);
   if (c)
     await execText(c.containerId, [
       "sh",

@@ -35,6 +35,11 @@ export function listServiceContainers(project: string, env: string): Promise<Run
   return serviceContainers([`platform.project=${project}`, `platform.env=${env}`]);
 }
 
+/** The running container of one service of a stack, if there is one. */
+export async function runningContainer(project: string, env: string, service: string): Promise<RunningService | undefined> {
+  return (await listServiceContainers(project, env)).find((x) => x.service === service && x.state === "running");
+}
+
 /** The service containers of every stack on the engine, each with its project and env. */
 export function listAllServiceContainers(): Promise<(RunningService & { project: string; env: string })[]> {
   return serviceContainers(["platform.project", "platform.env"]);

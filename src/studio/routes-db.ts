@@ -4,7 +4,7 @@ import { scheduledJobs } from "../engine/backup-scheduler.js";
 import { listBackups } from "../engine/backups.js";
 import { readArchive, recoveryWindow } from "../engine/pitr-window.js";
 import { ARCHIVE_TIMEOUT_SECONDS } from "../plan/wal-archive.js";
-import { listServiceContainers } from "../runtime/docker.js";
+import { runningContainer } from "../runtime/docker.js";
 import type { RecoveryWindowInfo } from "./api-types.js";
 import { type StudioDeps, type StudioEnv, num, scopeOf } from "./context.js";
 import { DbError, type DbTarget } from "./db-console.js";
@@ -14,7 +14,7 @@ import { fail, route } from "./typed-route.js";
 async function windowOf(t: DbTarget): Promise<RecoveryWindowInfo | null> {
   const records = listBackups(t.project, t.env, t.service);
   if (!records.some((r) => r.format === "basebackup")) return null;
-  const c = (await listServiceContainers(t.project, t.env).catch(() => [])).find((x) => x.service === t.service && x.state === "running");
+  const c = await runningContainer(t.project, t.env, t.service).catch(() => undefined);
   const w = recoveryWindow(records, c ? await readArchive(c.containerId) : undefined);
   return w
     ? {
