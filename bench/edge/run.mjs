@@ -18,11 +18,12 @@ const home = process.env.PLATFORM_HOME || join(process.env.HOME, ".platform");
 const images = JSON.parse(readFileSync(join(home, "images.json"), "utf8"));
 const caddyImage = process.env.PLATFORM_CADDY_IMAGE || images.caddy;
 const { startEdge } = await import(join(ROOT, "dist/provider/docker/edge.js"));
+const { ensureResolver, edgeResolverContainer } = await import(join(ROOT, "dist/provider/docker/edge-resolver.js"));
 const { buildEdgeCaddyfile } = await import(join(ROOT, "dist/provider/docker/edge-config.js"));
 const { docker } = await import(join(ROOT, "dist/docker-client.js"));
 
 const tag = `platform-bench-edge-${process.pid}`;
-const created = { containers: [], volumes: [], network: tag };
+const created = { containers: [], volumes: [], networks: [tag] };
 const sh = (cmd, args, input) => execFileSync(cmd, args, { input, encoding: "utf8" });
 
 function freePort() {
@@ -82,12 +83,17 @@ async function startUpstream() {
   return { port, ca: cert };
 }
 
-/** An edge as the provider starts it, with this Caddyfile, published on a free port. */
+/**
+ * An edge as the provider starts it (in the host's network, its resolver on the bench's network),
+ * with the Caddyfile `caddyfile(port)` makes, on a free port of 127.0.0.1.
+ */
 async function startBenchEdge(name, caddyfile) {
-  process.env.PLATFORM_EDGE_NAME = name; // its own data volume (local CA): platform-bench-edge-...-data
+  process.env.PLATFORM_EDGE_NAME = name; // its own data volume (local CA) and resolver: platform-bench-edge-...-data, -dns
   const port = await freePort();
   created.volumes.push(`${name}-data`); // made by the engine even when the start fails
-  const c = await startEdge(name, { network: tag, image: caddyImage, httpsPort: port, appsDomain: "localhost" }, "bench", caddyfile, [tag]);
+  created.networks.push(edgeResolverContainer());
+  created.containers.push(await ensureResolver(caddyImage, [tag]));
+  const c = await startEdge(name, { network: tag, image: caddyImage, httpsPort: port, appsDomain: "localhost" }, "bench", caddyfile(port));
   created.containers.push(c.id);
   return { port, name };
 }
@@ -179,7 +185,7 @@ let direct; // where /dials is read
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
-  const product = buildEdgeCaddyfile("localhost");
+  const product = (port) => buildEdgeCaddyfile("localhost", port);
   const upstream = await startUpstream();
   const appPid = containerPid(`${tag}-app`);
   direct = { port: upstream.port, host: "direct.localhost", ca: upstream.ca };
@@ -196,8 +202,11 @@ async function main() {
   // and the product's without what makes POSTs survive a swap (retries on any method, buffered bodies)
   const variants = {
     edge: product,
-    "edge, a dial per request (keepalive off)": product.replace(/keepalive \S+/, "keepalive off"),
-    "edge, no retries or body buffers": product.replace(/\t+lb_retry_match \{[^}]*\}\n/, "").replace(/\t+request_buffers \S+\n/, ""),
+    "edge, a dial per request (keepalive off)": (port) => product(port).replace(/keepalive \S+/, "keepalive off"),
+    "edge, no retries or body buffers": (port) =>
+      product(port)
+        .replace(/\t+lb_retry_match \{[^}]*\}\n/, "")
+        .replace(/\t+request_buffers \S+\n/, ""),
   };
   for (const [label, caddyfile] of Object.entries(variants)) {
     const e = await startBenchEdge(`${tag}-${Object.keys(targets).length}`, caddyfile);
@@ -205,7 +214,7 @@ async function main() {
       port: e.port,
       host: "bench.localhost",
       ca: await edgeCa(e.name),
-      pids: { "docker-proxy": proxyPid(e.port), caddy: containerPid(e.name), app: appPid },
+      pids: { caddy: containerPid(e.name), app: appPid }, // in the host network: no docker-proxy
     };
   }
   const results = {};
@@ -260,9 +269,10 @@ try {
       .getVolume(v)
       .remove()
       .catch(() => undefined);
-  await docker()
-    .getNetwork(created.network)
-    .remove()
-    .catch(() => undefined);
+  for (const n of created.networks)
+    await docker()
+      .getNetwork(n)
+      .remove()
+      .catch(() => undefined);
   sh("rm", ["-f", `/tmp/${tag}.key`, `/tmp/${tag}.crt`]);
 }

@@ -197,9 +197,12 @@ export async function inspectEdge(): Promise<EdgeState | undefined> {
     .catch(() => undefined);
   if (!info) return undefined;
   const labels = info.Config.Labels ?? {};
+  // Where it listens: its labels (an edge in the host's network), or its published ports (an edge of an earlier version).
   const bindings = (info.HostConfig.PortBindings ?? {}) as Record<string, { HostIp?: string; HostPort: string }[] | null>;
-  const listens = Object.values(bindings).flatMap((b) => (b ?? []).map((x) => `${x.HostIp || "*"}:${x.HostPort}`));
-  const https = bindings["443/tcp"]?.[0]?.HostPort;
+  const listens =
+    labels["platform.edge-listens"]?.split(",") ??
+    Object.values(bindings).flatMap((b) => (b ?? []).map((x) => `${x.HostIp || "*"}:${x.HostPort}`));
+  const https = labels["platform.edge-https-port"] ?? bindings["443/tcp"]?.[0]?.HostPort;
   return {
     name: edgeContainer(),
     running: info.State.Running,

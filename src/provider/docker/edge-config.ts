@@ -56,16 +56,29 @@ export function hostLabelPlaceholder(appsDomain: string): string {
   return `{http.request.host.labels.${appsDomain.split(".").length}}`;
 }
 
-/** The local edge: 127.0.0.1 only, certificates from Caddy's own CA. */
-export function buildEdgeCaddyfile(appsDomain: string): string {
+/**
+ * HTTP/1.1 and HTTP/2 only, as when the edge was published through Docker (UDP 443 was never
+ * published): HTTP/3 would open the host's UDP port and advertise it.
+ */
+export const EDGE_PROTOCOLS = "protocols h1 h2";
+
+/**
+ * The local edge: 127.0.0.1 only (it runs in the host's network namespace and binds the port
+ * itself: edge.ts), certificates from Caddy's own CA.
+ */
+export function buildEdgeCaddyfile(appsDomain: string, httpsPort = 443): string {
   return `{
 \tadmin unix//run/caddy-admin.sock
 \tauto_https disable_redirects
 \tlocal_certs
 \tskip_install_trust
+\tdefault_bind 127.0.0.1
+\tservers {
+\t\t${EDGE_PROTOCOLS}
+\t}
 }
 
-*.${appsDomain}:443 {
+*.${appsDomain}:${httpsPort} {
 \ttls internal {
 \t\ton_demand
 \t}

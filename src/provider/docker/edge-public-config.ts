@@ -1,5 +1,6 @@
 import { ALLOWED_DIR } from "./edge-allow.js";
-import { hostLabelPlaceholder, proxyTo } from "./edge-config.js";
+import { EDGE_PROTOCOLS, hostLabelPlaceholder, proxyTo } from "./edge-config.js";
+import { edgeLoopback } from "./edge-resolver.js";
 
 /** Where the public edge gets its certificates: an ACME directory (Let's Encrypt by default). */
 export interface AcmeSettings {
@@ -13,8 +14,8 @@ export interface AcmeSettings {
 
 /** Inside the edge container: the CA root written from the environment at start. */
 export const ACME_ROOT_PATH = "/tmp/acme-ca-root.pem";
-/** The on-demand guard, reachable only inside the edge container. */
-const ASK_ADDRESS = "127.0.0.1:2019";
+/** The on-demand guard: on the edge's own loopback address of the host (edge-resolver.ts), not public. */
+const askAddress = () => `${edgeLoopback()}:2019`;
 /** HSTS: a year; browsers then never try plain HTTP for the host again. */
 const HSTS = 'header Strict-Transport-Security "max-age=31536000"';
 /** Request bodies over this are refused with 413 (uploads bigger than this belong in object storage). */
@@ -26,8 +27,8 @@ function escapeDomain(domain: string): string {
 }
 
 /**
- * The public edge (Caddy >= 2.11): listens on every interface, ports 80 and 443 inside the
- * container (published on the host's ports of choice), certificates from ACME.
+ * The public edge (Caddy >= 2.11): listens on every interface of the host, on ports 80 and 443
+ * (or the ports of choice), certificates from ACME.
  *
  * - Certificates are obtained on demand, per host, on the first TLS handshake for it: the deploy
  *   makes that handshake itself before it prints a URL (engine/certificates.ts), so no visitor
@@ -43,19 +44,22 @@ function escapeDomain(domain: string): string {
  * - HSTS is on. Slow clients cannot hold connections forever: headers must arrive within 10 s,
  *   a body may take 60 s, an idle kept connection is closed after 2 min.
  */
-export function buildPublicEdgeCaddyfile(appsDomain: string, acme: AcmeSettings, httpsPort = 443): string {
+export function buildPublicEdgeCaddyfile(appsDomain: string, acme: AcmeSettings, httpsPort = 443, httpPort = 80): string {
   const root = acme.caRoot ? `\n\tacme_ca_root ${ACME_ROOT_PATH}` : "";
   // Caddy's {host} has no port: a redirect to another HTTPS port than 443 names it.
   const port = httpsPort === 443 ? "" : `:${httpsPort}`;
   return `{
 \tadmin unix//run/caddy-admin.sock
 \tauto_https disable_redirects
+\thttp_port ${httpPort}
+\thttps_port ${httpsPort}
 \temail ${acme.email}
 \tacme_ca ${acme.ca}${root}
 \ton_demand_tls {
-\t\task http://${ASK_ADDRESS}/allowed
+\t\task http://${askAddress()}/allowed
 \t}
 \tservers {
+\t\t${EDGE_PROTOCOLS}
 \t\ttimeouts {
 \t\t\tread_header 10s
 \t\t\tread_body 60s
@@ -66,8 +70,8 @@ export function buildPublicEdgeCaddyfile(appsDomain: string, acme: AcmeSettings,
 
 # The on-demand guard: 200 when {query.domain} is a host of a public service on this engine (a
 # file in the allow-list the provider keeps, edge-allow.ts), else 403. It looks up no name.
-http://${ASK_ADDRESS} {
-	bind 127.0.0.1
+http://${askAddress()} {
+	bind ${edgeLoopback()}
 	map {query.domain} {platform_host} {
 		~^([a-z0-9-]+)\\.${escapeDomain(appsDomain)}$ "\${1}"
 		default {query.domain}

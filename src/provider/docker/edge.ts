@@ -4,16 +4,24 @@ import { buildAttachmentMethods } from "./attachment.js";
 import { docker, logTail, unlessGone } from "../../docker-client.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "../handler.js";
-import { waitHealthy } from "./health.js";
 import { buildEdgeCaddyfile, edgeContainer, edgeDataVolume } from "./edge-config.js";
 import { syncEdgeAllowList } from "./edge-allow.js";
 import { ACME_ROOT_PATH, buildPublicEdgeCaddyfile } from "./edge-public-config.js";
+import { edgeResolvConf, edgeResolverContainer, ensureResolver, resolverNetworks } from "./edge-resolver.js";
 
 /**
- * platform:docker:EdgeAttachment: makes sure the one shared edge proxy runs, and joins it to
- * an application's network. The edge's configuration never changes when services come and
- * go (a Caddy reload drops in-flight requests): it routes by host name to a network alias,
- * so attaching a network is all a new route needs.
+ * platform:docker:EdgeAttachment: makes sure the one shared edge proxy runs, and joins its name
+ * resolver to an application's network. The edge's configuration never changes when services
+ * come and go (a Caddy reload drops in-flight requests): it routes by host name to a network
+ * alias, so attaching a network is all a new route needs.
+ *
+ * The edge runs in the host's network namespace and binds the host's ports itself (Caddy sets
+ * SO_REUSEPORT on Linux): a new edge, of another mode, image or configuration, starts beside the
+ * running one on the same ports, and the old one stops gracefully only once the new one serves.
+ * So a switch between local and public mode, or an upgrade, leaves no moment when nothing
+ * listens (Docker's published ports could not: 127.0.0.1:443 and *:443 cannot be held at once).
+ * It also spares every request the trip through docker-proxy. The aliases it dials are resolved
+ * by its resolver container, which sits on the application networks (edge-resolver.ts).
  */
 export interface EdgeInputs {
   network: string;
@@ -34,34 +42,47 @@ const PUBLIC_KEYS = ["mode", "httpPort", "acmeCa", "acmeEmail", "acmeCaRoot"] as
 
 /** The edge's Caddyfile for its mode. */
 function edgeCaddyfile(e: EdgeInputs): string {
-  if (e.mode !== "public") return buildEdgeCaddyfile(e.appsDomain);
+  if (e.mode !== "public") return buildEdgeCaddyfile(e.appsDomain, e.httpsPort);
   return buildPublicEdgeCaddyfile(
     e.appsDomain,
     { ca: String(e.acmeCa), email: String(e.acmeEmail), ...(e.acmeCaRoot ? { caRoot: e.acmeCaRoot } : {}) },
     e.httpsPort,
+    e.httpPort ?? 80,
   );
 }
 
-/** The host ports the edge publishes: 443 on 127.0.0.1 (local), or 80 and 443 on every interface (public). */
-function portBindings(e: EdgeInputs): Record<string, { HostIp: string; HostPort: string }[]> {
-  if (e.mode !== "public") return { "443/tcp": [{ HostIp: "127.0.0.1", HostPort: String(e.httpsPort) }] };
-  return { "80/tcp": [{ HostIp: "", HostPort: String(e.httpPort ?? 80) }], "443/tcp": [{ HostIp: "", HostPort: String(e.httpsPort) }] };
+/** Where the edge listens on the host: 443 on 127.0.0.1 (local), or 80 and 443 on every interface (public). */
+function listens(e: EdgeInputs): string[] {
+  if (e.mode !== "public") return [`127.0.0.1:${e.httpsPort}`];
+  return [`*:${e.httpPort ?? 80}`, `*:${e.httpsPort}`];
 }
 
 function configHash(e: EdgeInputs, caddyfile: string): string {
-  // The local edge's hash is as it always was, so an upgrade does not replace a running edge.
-  const ports = e.mode === "public" ? `\n${JSON.stringify(portBindings(e))}\n${e.acmeCaRoot ?? ""}` : "";
-  return createHash("sha256").update(`${e.image}\n${e.httpsPort}\n${caddyfile}${ports}`).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(`host-network\n${e.image}\n${listens(e).join(",")}\n${caddyfile}\n${e.acmeCaRoot ?? ""}`)
+    .digest("hex")
+    .slice(0, 16);
 }
 
-/** Creates, attaches and starts an edge container; a failed start leaves nothing behind. (bench/edge starts one too.) */
-export async function startEdge(
-  name: string,
-  e: EdgeInputs,
-  hash: string,
-  caddyfile: string,
-  networks: string[],
-): Promise<Docker.Container> {
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits until Caddy serves its configuration (its listeners are bound: it logs "serving initial
+ * configuration"), or fails with its last lines when it stopped (a port it could not bind).
+ */
+async function waitServing(c: Docker.Container, seconds: number): Promise<void> {
+  for (const end = Date.now() + seconds * 1000; Date.now() < end; await sleep(100)) {
+    const log = await logTail(c.id, 200);
+    if (log.includes("serving initial configuration")) return;
+    const state = (await c.inspect()).State;
+    if (!state.Running || state.Restarting)
+      throw new Error(`the edge proxy stopped at start (exit ${state.ExitCode}):\n${log.slice(-2000)}`);
+  }
+  throw new Error(`the edge proxy did not serve within ${seconds} s:\n${(await logTail(c.id)).slice(-2000)}`);
+}
+
+/** Creates and starts an edge container in the host's network; a failed start leaves nothing behind. (bench/edge starts one too.) */
+export async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: string): Promise<Docker.Container> {
   const c = await docker().createContainer({
     name,
     Image: e.image,
@@ -72,24 +93,27 @@ export async function startEdge(
       "platform.edge-config": hash,
       "platform.edge-domain": e.appsDomain,
       "platform.edge-mode": e.mode ?? "local",
-      ...(e.mode === "public" ? { "platform.edge-acme-ca": String(e.acmeCa), "platform.edge-acme-email": String(e.acmeEmail) } : {}),
+      "platform.edge-listens": listens(e).join(","),
+      "platform.edge-https-port": String(e.httpsPort),
+      ...(e.mode === "public"
+        ? {
+            "platform.edge-http-port": String(e.httpPort ?? 80),
+            "platform.edge-acme-ca": String(e.acmeCa),
+            "platform.edge-acme-email": String(e.acmeEmail),
+          }
+        : {}),
     },
-    ExposedPorts: Object.fromEntries(Object.keys(portBindings(e)).map((p) => [p, {}])),
     HostConfig: {
-      PortBindings: portBindings(e),
+      NetworkMode: "host",
       Mounts: [{ Type: "volume", Source: edgeDataVolume(), Target: "/data" }],
       RestartPolicy: { Name: "unless-stopped" },
       SecurityOpt: ["no-new-privileges:true"],
+      LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } },
     },
   });
   try {
-    for (const n of networks)
-      await docker()
-        .getNetwork(n)
-        .connect({ Container: c.id })
-        .catch(() => undefined);
     await c.start();
-    await waitHealthy(c.id, { kind: "exec", command: ["sh", "-c", "test -S /run/caddy-admin.sock"] }, 30, "edge proxy");
+    await waitServing(c, 30);
   } catch (err) {
     await c.remove({ force: true, v: true }).catch(() => undefined);
     if (/address already in use|port is already allocated/i.test((err as Error).message)) {
@@ -107,11 +131,18 @@ export async function startEdge(
   return c;
 }
 
-/** The configuration, and the ACME directory's CA root when there is one, written from the environment at start. */
-const WRITE_CONFIG = `printf "%s" "$PLATFORM_CADDYFILE" > /tmp/Caddyfile && if [ -n "$PLATFORM_ACME_ROOT" ]; then printf "%s" "$PLATFORM_ACME_ROOT" > ${ACME_ROOT_PATH}; fi`;
+/**
+ * The configuration, the resolver (resolv.conf: the container's own copy, not the host's), and
+ * the ACME directory's CA root when there is one, written from the environment at start.
+ */
+const WRITE_CONFIG = `printf "%s" "$PLATFORM_CADDYFILE" > /tmp/Caddyfile && printf "%s" "$PLATFORM_RESOLV_CONF" > /etc/resolv.conf && if [ -n "$PLATFORM_ACME_ROOT" ]; then printf "%s" "$PLATFORM_ACME_ROOT" > ${ACME_ROOT_PATH}; fi`;
 
 function edgeEnv(e: EdgeInputs, caddyfile: string): string[] {
-  return [`PLATFORM_CADDYFILE=${caddyfile}`, ...(e.mode === "public" && e.acmeCaRoot ? [`PLATFORM_ACME_ROOT=${e.acmeCaRoot}`] : [])];
+  return [
+    `PLATFORM_CADDYFILE=${caddyfile}`,
+    `PLATFORM_RESOLV_CONF=${edgeResolvConf()}`,
+    ...(e.mode === "public" && e.acmeCaRoot ? [`PLATFORM_ACME_ROOT=${e.acmeCaRoot}`] : []),
+  ];
 }
 
 /** Proves a new edge's image and configuration before anything is swapped: `caddy validate`, run once. */
@@ -140,10 +171,12 @@ async function validateEdge(e: EdgeInputs, caddyfile: string): Promise<void> {
 }
 
 /**
- * Replaces the edge only once the new one is proven: validated first, then started (beside
- * the old one on a new port; in its place on the same port, the old one only stopped), and
- * the old one removed only when the new one serves. A new edge that fails to start gives the
- * port back to the old one.
+ * Replaces the edge only once the new one is proven: validated first, then started beside the
+ * old one on the same host ports (SO_REUSEPORT), and the old one stopped gracefully (it finishes
+ * what it serves) only once the new one serves. Connections to 127.0.0.1 go to whichever edge
+ * binds 127.0.0.1 itself rather than every interface, so a switch from public to local hands
+ * them over at once too. An edge of an earlier version, published through Docker, holds its
+ * ports in docker-proxy, which shares nothing: it is stopped first, once.
  */
 async function replaceEdge(
   old: Docker.Container,
@@ -153,74 +186,100 @@ async function replaceEdge(
   caddyfile: string,
 ): Promise<string> {
   await validateEdge(e, caddyfile);
-  const attached = Object.keys(oldInfo.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge");
-  // A host port that both edges want: the old one must give it up before the new one starts.
-  const bindings = (oldInfo.HostConfig.PortBindings ?? {}) as Record<string, { HostPort: string }[] | null>;
-  const taken = new Set(Object.values(bindings).flatMap((b) => (b ?? []).map((x) => x.HostPort)));
-  const samePort = Object.values(portBindings(e)).some((b) => b.some((x) => taken.has(x.HostPort)));
+  const published = Object.keys(oldInfo.HostConfig.PortBindings ?? {}).length > 0;
   await unlessGone(() => docker().getContainer(`${edgeContainer()}-next`).remove({ force: true, v: true }));
-  if (samePort) await old.stop({ t: 5 }).catch(() => undefined);
+  if (published) await old.stop({ t: 5 }).catch(() => undefined);
   let next: Docker.Container;
   try {
-    next = await startEdge(`${edgeContainer()}-next`, e, hash, caddyfile, attached);
+    next = await startEdge(`${edgeContainer()}-next`, e, hash, caddyfile);
   } catch (err) {
-    if (samePort) await old.start().catch(() => undefined);
+    if (published) await old.start().catch(() => undefined);
     throw err;
   }
+  await old.stop({ t: OLD_EDGE_GRACE_SECONDS }).catch(() => undefined);
   await old.remove({ force: true, v: true });
   await next.rename({ name: edgeContainer() });
   return next.id;
 }
 
 /**
- * The one edge of this engine, as these inputs want it. It is shared by every application,
- * so its port and domain are the engine's: a deploy that asks for others moves the edge for
- * all. Two deploys never work on it at once (a lock in the platform home), so two first
+ * SO_REUSEPORT would let a second edge of this engine (PLATFORM_EDGE_NAME) share a port with the
+ * first without an error, each taking a share of the connections: refused here instead.
+ */
+async function refuseSharedPort(e: EdgeInputs): Promise<void> {
+  const mine = new Set([edgeContainer(), `${edgeContainer()}-next`]);
+  const ports = new Set(listens(e).map((l) => l.split(":")[1]));
+  for (const c of await docker().listContainers({ filters: { label: ["platform.edge-listens"] } })) {
+    const name = (c.Names[0] ?? "").replace(/^\//, "");
+    if (mine.has(name)) continue;
+    const taken = (c.Labels["platform.edge-listens"] ?? "").split(",").map((l) => l.split(":")[1]);
+    const shared = taken.find((p) => p && ports.has(p));
+    if (shared)
+      throw new Error(
+        `the HTTPS edge ${edgeContainer()} cannot listen on port ${shared}: the edge ${name} of this engine does. Choose another port (--https-port, PLATFORM_HTTPS_PORT, PLATFORM_HTTP_PORT), or use that edge (unset PLATFORM_EDGE_NAME)`,
+      );
+  }
+}
+
+/** How long a replaced edge may take to finish the requests it is serving (Caddy's graceful stop). */
+const OLD_EDGE_GRACE_SECONDS = 10;
+
+/**
+ * The one edge of this engine, as these inputs want it, and its resolver; returns the resolver's
+ * id (the container an attachment joins to its network). The edge is shared by every
+ * application, so its port and domain are the engine's: a deploy that asks for others moves the
+ * edge for all. Two deploys never work on it at once (a lock in the platform home), so two first
  * deploys cannot remove each other's edge.
  */
 async function ensureEdge(e: EdgeInputs): Promise<string> {
   return withEdgeLock(async () => {
     const caddyfile = edgeCaddyfile(e);
     const hash = configHash(e, caddyfile);
+    await refuseSharedPort(e);
     const existing = docker().getContainer(edgeContainer());
     const info = await unlessGone(() => existing.inspect());
+    // An edge of an earlier version sat on the application networks itself: its resolver takes them over.
+    const legacy = Object.keys(info?.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge" && n !== "host");
+    const resolver = await ensureResolver(e.image, legacy);
     if (info?.Config.Labels?.["platform.edge-config"] === hash) {
       if (!info.State.Running) await existing.start();
-      return info.Id;
+      return resolver;
     }
-    const id = info ? await replaceEdge(existing, info, e, hash, caddyfile) : (await startEdge(edgeContainer(), e, hash, caddyfile, [])).id;
+    if (info) await replaceEdge(existing, info, e, hash, caddyfile);
+    else await startEdge(edgeContainer(), e, hash, caddyfile);
     // A new public edge (or one that was local) learns the hosts of the services already running.
     await syncEdgeAllowList();
-    return id;
+    return resolver;
   });
 }
 
 export const edgeHandler: ResourceHandler = {
   inputKeys: ["network", "image", "httpsPort", "appsDomain", ...PUBLIC_KEYS],
   updatable: ["image", "httpsPort", "appsDomain", ...PUBLIC_KEYS],
-  ...buildAttachmentMethods(edgeContainer, "edgeContainer", (inputs) => ensureEdge(inputs as unknown as EdgeInputs)),
+  ...buildAttachmentMethods(edgeResolverContainer, "edgeContainer", (inputs) => ensureEdge(inputs as unknown as EdgeInputs)),
 
-  // The edge as it is: gone or detached means recreate; another port, domain or image (a
-  // deploy of another application moved it) shows as drift, which the next update undoes.
+  // The edge as it is: gone, detached (its resolver off the network) or of an earlier version
+  // (published through Docker) means recreate; another port, domain or image (a deploy of
+  // another application moved it) shows as drift, which the next update undoes.
   async read(_id, props) {
     const edge = await unlessGone(() => docker().getContainer(edgeContainer()).inspect());
-    if (!edge || !Object.keys(edge.NetworkSettings.Networks ?? {}).includes(String(props.network))) return undefined;
-    const port = edge.HostConfig.PortBindings?.["443/tcp"]?.[0]?.HostPort;
+    const networks = await resolverNetworks();
+    if (edge?.HostConfig.NetworkMode !== "host" || !networks?.includes(String(props.network))) return undefined;
     const labels = edge.Config.Labels ?? {};
     // A public edge where these inputs want the local one (or the other way) is drift, as a port is.
     const mode = labels["platform.edge-mode"] === "public" ? "public" : undefined;
-    const httpPort = edge.HostConfig.PortBindings?.["80/tcp"]?.[0]?.HostPort;
+    const port = (key: string, fallback: unknown) => (labels[key] ? Number(labels[key]) : fallback);
     const publicProps = mode
       ? {
           mode,
-          httpPort: httpPort ? Number(httpPort) : props.httpPort,
+          httpPort: port("platform.edge-http-port", props.httpPort),
           acmeCa: labels["platform.edge-acme-ca"],
           acmeEmail: labels["platform.edge-acme-email"],
         }
       : { mode: undefined, httpPort: undefined, acmeCa: undefined, acmeEmail: undefined, acmeCaRoot: undefined };
     return {
       ...props,
-      httpsPort: port ? Number(port) : props.httpsPort,
+      httpsPort: port("platform.edge-https-port", props.httpsPort),
       appsDomain: labels["platform.edge-domain"] ?? props.appsDomain,
       image: edge.Config.Image,
       ...Object.fromEntries(Object.entries(publicProps).filter(([k, v]) => v !== undefined || k in props)),

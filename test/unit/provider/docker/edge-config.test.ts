@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildEdgeCaddyfile } from "../../../../src/provider/docker/edge-config.js";
+import { buildPublicEdgeCaddyfile } from "../../../../src/provider/docker/edge-public-config.js";
+import { edgeLoopback, edgeResolvConf } from "../../../../src/provider/docker/edge-resolver.js";
 import { edgeAlias, publicUrl } from "../../../../src/plan/naming.js";
 
 describe("edge configuration", () => {
@@ -24,5 +26,28 @@ describe("edge configuration", () => {
     expect(edgeAlias("shop-web", "brave-otter")).toBe("shop-web-brave-otter.edge");
     expect(publicUrl("shop-web", "brave-otter", "localhost", 443)).toBe("https://shop-web-brave-otter.localhost");
     expect(publicUrl("shop-web", "brave-otter", "localhost", 8443)).toBe("https://shop-web-brave-otter.localhost:8443");
+  });
+  it("binds 127.0.0.1 only in local mode, on the chosen port, HTTP/1.1 and HTTP/2 only (the edge is in the host's network)", () => {
+    const c = buildEdgeCaddyfile("localhost", 8443);
+    expect(c).toContain("default_bind 127.0.0.1");
+    expect(c).toContain("*.localhost:8443 {");
+    expect(c).toContain("protocols h1 h2");
+  });
+  it("public mode: every interface on the chosen ports, the on-demand guard on the edge's own loopback address", () => {
+    const c = buildPublicEdgeCaddyfile("apps.example.com", { ca: "https://acme.test/dir", email: "ops@example.com" }, 18443, 18080);
+    expect(c).not.toContain("default_bind");
+    expect(c).toContain("http_port 18080");
+    expect(c).toContain("https_port 18443");
+    expect(c).toContain("ask http://127.0.83.1:2019/allowed");
+    expect(c).toMatch(/http:\/\/127\.0\.83\.1:2019 \{\n\tbind 127\.0\.83\.1\n/);
+    expect(c).toContain("protocols h1 h2");
+  });
+  it("gives each edge name its own loopback address for its resolver and guard", () => {
+    expect(edgeLoopback("platform-edge")).toBe("127.0.83.1");
+    const other = edgeLoopback("plt-public-edge-1");
+    expect(other).toMatch(/^127\.0\.(8[4-9]|9\d|1[0-8]\d)\.\d+$/);
+    expect(other).not.toBe("127.0.83.1");
+    expect(edgeLoopback("plt-public-edge-1")).toBe(other);
+    expect(edgeResolvConf()).toBe("nameserver 127.0.83.1\noptions timeout:1 attempts:3\n");
   });
 });
