@@ -191,7 +191,11 @@ describe("project identity, names, isolation and one operation at a time", () =>
       ok(r);
       expect(await whoAt(parseUrls(r.stdout).api as string, ca)).toBe(pair[i]!.project);
     }
-    expect(docker("ps", "-a", "--filter", "name=^platform-edge", "--format", "{{.Names}}").split("\n")).toEqual(["platform-edge"]);
+    // One edge (and its name resolver, which the removal left in place).
+    expect(docker("ps", "-a", "--filter", "name=^platform-edge", "--format", "{{.Names}}").split("\n").sort()).toEqual([
+      "platform-edge",
+      "platform-edge-dns",
+    ]);
     expect(await whoAt(parseUrls(ok(await cli(dirA(), "deploy", "--yes")).stdout).api as string, ca)).toBe("first");
   }, 900_000);
 });

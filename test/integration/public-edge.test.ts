@@ -36,7 +36,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { assertFree, docker, makeDirectoryTls, PLATFORM_HOME, type Pebble, type PebbleTls, sleep, startPebble } from "./helpers/acme.js";
 import { type CliResult, httpsRequest, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { forgetProject, freshBackend, removeEdge, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { createInternet, destroyInternet, type Internet, run, runInInternet } from "./helpers/internet.js";
 import { describeLoad, type LoadFailure, type LoadResult, PROTOCOLS, type Protocol, quantile, startLoad } from "./helpers/load.js";
 
@@ -139,9 +139,12 @@ async function edgeLog(): Promise<{ text: string; lines: LogLine[] }> {
   return { text, lines };
 }
 
-/** The edge's own addresses on its Docker networks. */
+/**
+ * Where the edge's name lookups leave from: its resolver's addresses on its Docker networks (the
+ * edge itself, in the host's network, asks only that resolver: edge-resolver.ts).
+ */
 async function edgeAddresses(): Promise<string[]> {
-  const r = await docker(["inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}", EDGE]);
+  const r = await docker(["inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}", `${EDGE}-dns`]);
   return r.stdout.split(" ").filter(Boolean);
 }
 
@@ -268,8 +271,7 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
       const d = await cli("destroy", "--yes", "--delete-data", "--project", project);
       if (d.code !== 0) console.warn(`[public-edge] destroy failed (exit ${d.code}):\n${d.stdout}\n${d.stderr}`);
     }
-    await docker(["rm", "-f", "-v", EDGE, `${EDGE}-next`]);
-    await docker(["volume", "rm", "-f", `${EDGE}-data`]);
+    removeEdge(EDGE);
     rmSync(edgeRecordFile(EDGE), { force: true });
     // The stacks' image tags (destroy keeps images for a later deploy of the same project).
     for (const p of [project, project2]) {
@@ -324,20 +326,16 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     webPlatformHost = `${label.stdout.trim().split("\n")[0]}.${DOMAIN}`;
     expect(`https://${webPlatformHost}:${PORTS.https}`).toMatch(host("web"));
 
-    // The edge is this test's own: public mode, 80 and 443 published on every interface, nothing else.
+    // The edge is this test's own: public mode, in the host's network, listening on 80 and 443
+    // of every interface (what else answers from the internet: "publishes nothing else" below).
     const inspect = await docker([
       "inspect",
       "-f",
-      '{{json .HostConfig.PortBindings}} {{index .Config.Labels "platform.edge-mode"}}',
+      '{{.HostConfig.NetworkMode}} {{index .Config.Labels "platform.edge-mode"}} {{index .Config.Labels "platform.edge-listens"}}',
       EDGE,
     ]);
     expect(inspect.code, inspect.stderr).toBe(0);
-    const [bindings, mode] = inspect.stdout.trim().split(" ");
-    expect(mode).toBe("public");
-    expect(JSON.parse(bindings as string)).toEqual({
-      "80/tcp": [{ HostIp: "", HostPort: String(PORTS.http) }],
-      "443/tcp": [{ HostIp: "", HostPort: String(PORTS.https) }],
-    });
+    expect(inspect.stdout.trim()).toBe(`host public *:${PORTS.http},*:${PORTS.https}`);
     // The mode is remembered under this edge's name, not the shared edge's.
     expect(JSON.parse(readFileSync(edgeRecordFile(EDGE), "utf8"))).toMatchObject({
       mode: "public",
@@ -515,7 +513,7 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     expect(await reachable(PORTS.https)).toBe(true);
     expect(await reachable(PORTS.http)).toBe(true);
     // The telemetry receiver (OTLP 4318, never published), Studio (4680, 127.0.0.1 only), Caddy's
-    // admin/ask port (2019, loopback inside the edge), the services' 8080, the API's own 8000,
+    // ask port (2019, on the edge's own loopback address), the services' 8080, the API's own 8000,
     // PostgreSQL, and 443 (the shared edge, 127.0.0.1 only).
     for (const port of [4318, 4680, 2019, 8080, 8000, 3000, 5432, 443, 80]) {
       expect(await reachable(port), `serverAddress:${port} answers from the internet`).toBe(false);

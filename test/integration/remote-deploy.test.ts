@@ -108,12 +108,16 @@ describe("deploying to a server over SSH (DOCKER_HOST=ssh://), public edge with 
     );
     expect(here("images", "-q", "--filter", `reference=platform/${project}_*`)).toBe("");
     expect(here("ps", "-aq", "--filter", `label=platform.project=${project}`)).toBe("");
-    // The edge on the server publishes 80 and 443 and nothing else is published there.
+    // The edge on the server listens on 80 and 443 of every interface (in the host's network), and
+    // nothing is published there but its resolver's DNS on a loopback address.
+    expect(onServer("inspect", "-f", '{{.HostConfig.NetworkMode}} {{index .Config.Labels "platform.edge-listens"}}', "platform-edge")).toBe(
+      "host *:80,*:443",
+    );
     const published = onServer("ps", "--format", "{{.Names}} {{.Ports}}")
       .split("\n")
       .filter((l) => /->/.test(l));
     expect(
-      published.every((l) => l.startsWith("platform-edge ")),
+      published.every((l) => /^platform-edge-dns (127\.0\.83\.1:53->53\/(tcp|udp)(, )?)+$/.test(l)),
       published.join("\n"),
     ).toBe(true);
   }, 900_000);

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
+import { forgetProject, freshBackend, removeEdge, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
 import { describeLoad, quantile, startLoad } from "./helpers/load.js";
 
 /**
@@ -163,16 +163,7 @@ describe("zero failed requests under load across 20 redeploys", () => {
 
   afterAll(async () => {
     await cli("destroy", "--yes", "--delete-data", "--project", project);
-    for (const args of [
-      ["rm", "-f", edge, `${edge}-next`],
-      ["volume", "rm", "-f", `${edge}-data`],
-    ]) {
-      try {
-        execFileSync("docker", args, { stdio: "ignore" });
-      } catch {
-        /* already gone */
-      }
-    }
+    removeEdge(edge);
     rmSync(dir, { recursive: true, force: true });
     forgetProject(project);
   });

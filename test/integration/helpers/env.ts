@@ -69,6 +69,16 @@ export function removeProjectImages(project: string): void {
   if (images.length) spawnSync("docker", ["rmi", "-f", ...images]);
 }
 
+/**
+ * Removes a test's own edge (PLATFORM_EDGE_NAME): its container (and a half-made successor), its
+ * name resolver with the resolver's network, and its data volume. Gone already is fine.
+ */
+export function removeEdge(name: string): void {
+  spawnSync("docker", ["rm", "-f", "-v", name, `${name}-next`, `${name}-dns`], { stdio: "ignore" });
+  spawnSync("docker", ["volume", "rm", "-f", `${name}-data`], { stdio: "ignore" });
+  spawnSync("docker", ["network", "rm", `${name}-dns`], { stdio: "ignore" });
+}
+
 /** What `platform run` and `platform exec` recorded for a project's preview: [kind, service, exit code] per run. */
 export function recordedRuns(project: string): [string, string, number][] {
   return readFileSync(join(platformHome(), "logs", project, "preview", "runs.jsonl"), "utf8")
