@@ -7,12 +7,15 @@ import type { ResourceHandler } from "../handler.js";
  * `ensure` makes the container as the inputs want it and returns its id; a delete only detaches.
  */
 export function buildAttachmentMethods(
-  name: string | (() => string),
+  name: string | (() => string | string[]),
   outKey: string,
   ensure: (inputs: Record<string, unknown>) => Promise<string>,
 ): Pick<ResourceHandler, "create" | "update" | "delete"> {
-  // A function when the name comes from the environment (PLATFORM_EDGE_NAME), read at each call.
-  const containerName = typeof name === "string" ? () => name : name;
+  // A function when the name comes from the environment (PLATFORM_EDGE_NAME), read at each call;
+  // several names when the container that joins may be one of them (the edge's resolver or the
+  // edge itself): the first is the output, a delete takes each off the network.
+  const names = () => [typeof name === "string" ? name : name()].flat();
+  const containerName = () => names()[0] as string;
   const attach = async (inputs: Record<string, unknown>) => joinNetwork(String(inputs.network), await ensure(inputs));
   return {
     async create(_urn, inputs) {
@@ -24,7 +27,7 @@ export function buildAttachmentMethods(
       return { [outKey]: containerName() };
     },
     async delete(_id, props) {
-      await leaveNetwork(String(props.network), containerName());
+      for (const n of names()) await leaveNetwork(String(props.network), n);
     },
   };
 }

@@ -64,15 +64,15 @@ export const EDGE_PROTOCOLS = "protocols h1 h2";
 
 /**
  * The local edge: 127.0.0.1 only (it runs in the host's network namespace and binds the port
- * itself: edge.ts), certificates from Caddy's own CA.
+ * itself: edge.ts; a published edge listens on its container's 443, published on 127.0.0.1),
+ * certificates from Caddy's own CA.
  */
-export function buildEdgeCaddyfile(appsDomain: string, httpsPort = 443): string {
+export function buildEdgeCaddyfile(appsDomain: string, httpsPort = 443, loopbackOnly = true): string {
   return `{
 \tadmin unix//run/caddy-admin.sock
 \tauto_https disable_redirects
 \tlocal_certs
-\tskip_install_trust
-\tdefault_bind 127.0.0.1
+\tskip_install_trust${loopbackOnly ? "\n\tdefault_bind 127.0.0.1" : ""}
 \tservers {
 \t\t${EDGE_PROTOCOLS}
 \t}

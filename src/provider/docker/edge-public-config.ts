@@ -44,7 +44,13 @@ function escapeDomain(domain: string): string {
  * - HSTS is on. Slow clients cannot hold connections forever: headers must arrive within 10 s,
  *   a body may take 60 s, an idle kept connection is closed after 2 min.
  */
-export function buildPublicEdgeCaddyfile(appsDomain: string, acme: AcmeSettings, httpsPort = 443, httpPort = 80): string {
+export function buildPublicEdgeCaddyfile(
+  appsDomain: string,
+  acme: AcmeSettings,
+  httpsPort = 443,
+  httpPort = 80,
+  listenHttpsPort = httpsPort,
+): string {
   const root = acme.caRoot ? `\n\tacme_ca_root ${ACME_ROOT_PATH}` : "";
   // Caddy's {host} has no port: a redirect to another HTTPS port than 443 names it.
   const port = httpsPort === 443 ? "" : `:${httpsPort}`;
@@ -52,7 +58,7 @@ export function buildPublicEdgeCaddyfile(appsDomain: string, acme: AcmeSettings,
 \tadmin unix//run/caddy-admin.sock
 \tauto_https disable_redirects
 \thttp_port ${httpPort}
-\thttps_port ${httpsPort}
+\thttps_port ${listenHttpsPort}
 \temail ${acme.email}
 \tacme_ca ${acme.ca}${root}
 \ton_demand_tls {

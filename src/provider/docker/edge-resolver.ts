@@ -109,5 +109,5 @@ async function ownNetwork(name: string): Promise<void> {
 /** The resolver's application networks: the ones an edge attachment has joined. */
 export async function resolverNetworks(): Promise<string[] | undefined> {
   const info = await unlessGone(() => docker().getContainer(edgeResolverContainer()).inspect());
-  return info ? Object.keys(info.NetworkSettings.Networks ?? {}) : undefined;
+  return info ? Object.keys(info.NetworkSettings.Networks ?? {}).filter((n) => n !== edgeResolverContainer()) : undefined;
 }

@@ -1,13 +1,24 @@
-import { createHash } from "node:crypto";
 import type Docker from "dockerode";
 import { buildAttachmentMethods } from "./attachment.js";
 import { docker, logTail, unlessGone } from "../../docker-client.js";
 import { withEdgeLock } from "./edge-lock.js";
 import type { ResourceHandler } from "../handler.js";
-import { buildEdgeCaddyfile, edgeContainer, edgeDataVolume } from "./edge-config.js";
+import { buildEdgeCaddyfile, edgeContainer } from "./edge-config.js";
 import { syncEdgeAllowList } from "./edge-allow.js";
-import { ACME_ROOT_PATH, buildPublicEdgeCaddyfile } from "./edge-public-config.js";
-import { edgeResolvConf, edgeResolverContainer, ensureResolver, resolverNetworks } from "./edge-resolver.js";
+import { buildPublicEdgeCaddyfile } from "./edge-public-config.js";
+import { edgeResolverContainer, ensureResolver, resolverNetworks } from "./edge-resolver.js";
+import {
+  configHash,
+  type EdgeInputs,
+  type EdgeNetworking,
+  edgeEnv,
+  edgeNetworking,
+  listens,
+  startEdge,
+  VALIDATE_COMMAND,
+} from "./edge-start.js";
+
+export { type EdgeInputs, startEdge };
 
 /**
  * platform:docker:EdgeAttachment: makes sure the one shared edge proxy runs, and joins its name
@@ -23,134 +34,27 @@ import { edgeResolvConf, edgeResolverContainer, ensureResolver, resolverNetworks
  * It also spares every request the trip through docker-proxy. The aliases it dials are resolved
  * by its resolver container, which sits on the application networks (edge-resolver.ts).
  */
-export interface EdgeInputs {
-  network: string;
-  image: string;
-  httpsPort: number;
-  appsDomain: string;
-  /** Set for the public edge (every interface, ACME); absent for the local one (127.0.0.1, its own CA). */
-  mode?: "public";
-  /** The public edge's host port for plain HTTP. */
-  httpPort?: number;
-  acmeCa?: string;
-  acmeEmail?: string;
-  /** PEM text of a CA that signs the ACME directory's TLS. */
-  acmeCaRoot?: string;
-}
-
 const PUBLIC_KEYS = ["mode", "httpPort", "acmeCa", "acmeEmail", "acmeCaRoot"] as const;
 
-/** The edge's Caddyfile for its mode. */
-function edgeCaddyfile(e: EdgeInputs): string {
-  if (e.mode !== "public") return buildEdgeCaddyfile(e.appsDomain, e.httpsPort);
+/** The edge's Caddyfile for its mode: the host's ports in the host's network, 80 and 443 of its container when published. */
+function edgeCaddyfile(e: EdgeInputs, how: EdgeNetworking): string {
+  const inHost = how === "host";
+  if (e.mode !== "public") return buildEdgeCaddyfile(e.appsDomain, inHost ? e.httpsPort : 443, inHost);
   return buildPublicEdgeCaddyfile(
     e.appsDomain,
     { ca: String(e.acmeCa), email: String(e.acmeEmail), ...(e.acmeCaRoot ? { caRoot: e.acmeCaRoot } : {}) },
     e.httpsPort,
-    e.httpPort ?? 80,
+    inHost ? (e.httpPort ?? 80) : 80,
+    inHost ? e.httpsPort : 443,
   );
-}
-
-/** Where the edge listens on the host: 443 on 127.0.0.1 (local), or 80 and 443 on every interface (public). */
-function listens(e: EdgeInputs): string[] {
-  if (e.mode !== "public") return [`127.0.0.1:${e.httpsPort}`];
-  return [`*:${e.httpPort ?? 80}`, `*:${e.httpsPort}`];
-}
-
-function configHash(e: EdgeInputs, caddyfile: string): string {
-  return createHash("sha256")
-    .update(`host-network\n${e.image}\n${listens(e).join(",")}\n${caddyfile}\n${e.acmeCaRoot ?? ""}`)
-    .digest("hex")
-    .slice(0, 16);
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Waits until Caddy serves its configuration (its listeners are bound: it logs "serving initial
- * configuration"), or fails with its last lines when it stopped (a port it could not bind).
- */
-async function waitServing(c: Docker.Container, seconds: number): Promise<void> {
-  for (const end = Date.now() + seconds * 1000; Date.now() < end; await sleep(100)) {
-    const log = await logTail(c.id, 200);
-    if (log.includes("serving initial configuration")) return;
-    const state = (await c.inspect()).State;
-    if (!state.Running || state.Restarting)
-      throw new Error(`the edge proxy stopped at start (exit ${state.ExitCode}):\n${log.slice(-2000)}`);
-  }
-  throw new Error(`the edge proxy did not serve within ${seconds} s:\n${(await logTail(c.id)).slice(-2000)}`);
-}
-
-/** Creates and starts an edge container in the host's network; a failed start leaves nothing behind. (bench/edge starts one too.) */
-export async function startEdge(name: string, e: EdgeInputs, hash: string, caddyfile: string): Promise<Docker.Container> {
-  const c = await docker().createContainer({
-    name,
-    Image: e.image,
-    Env: edgeEnv(e, caddyfile),
-    Entrypoint: ["sh", "-c", `${WRITE_CONFIG} && exec caddy run --adapter caddyfile --config /tmp/Caddyfile`],
-    Labels: {
-      "platform.managed": "true",
-      "platform.edge-config": hash,
-      "platform.edge-domain": e.appsDomain,
-      "platform.edge-mode": e.mode ?? "local",
-      "platform.edge-listens": listens(e).join(","),
-      "platform.edge-https-port": String(e.httpsPort),
-      ...(e.mode === "public"
-        ? {
-            "platform.edge-http-port": String(e.httpPort ?? 80),
-            "platform.edge-acme-ca": String(e.acmeCa),
-            "platform.edge-acme-email": String(e.acmeEmail),
-          }
-        : {}),
-    },
-    HostConfig: {
-      NetworkMode: "host",
-      Mounts: [{ Type: "volume", Source: edgeDataVolume(), Target: "/data" }],
-      RestartPolicy: { Name: "unless-stopped" },
-      SecurityOpt: ["no-new-privileges:true"],
-      LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "3" } },
-    },
-  });
-  try {
-    await c.start();
-    await waitServing(c, 30);
-  } catch (err) {
-    await c.remove({ force: true, v: true }).catch(() => undefined);
-    if (/address already in use|port is already allocated/i.test((err as Error).message)) {
-      if (e.mode === "public") {
-        throw new Error(
-          `the public edge cannot listen on ports ${e.httpPort ?? 80} and ${e.httpsPort} of every interface: something else uses one of them (another web server, or a second edge). Stop it, or choose others with PLATFORM_HTTP_PORT and PLATFORM_HTTPS_PORT (a CA validates on port 80: forward 80 to the one you choose)`,
-        );
-      }
-      throw new Error(
-        `the HTTPS edge cannot listen on 127.0.0.1:${e.httpsPort}: something else uses that port. Stop it, or deploy with --https-port 8443 (or PLATFORM_HTTPS_PORT=8443)`,
-      );
-    }
-    throw err;
-  }
-  return c;
-}
-
-/**
- * The configuration, the resolver (resolv.conf: the container's own copy, not the host's), and
- * the ACME directory's CA root when there is one, written from the environment at start.
- */
-const WRITE_CONFIG = `printf "%s" "$PLATFORM_CADDYFILE" > /tmp/Caddyfile && printf "%s" "$PLATFORM_RESOLV_CONF" > /etc/resolv.conf && if [ -n "$PLATFORM_ACME_ROOT" ]; then printf "%s" "$PLATFORM_ACME_ROOT" > ${ACME_ROOT_PATH}; fi`;
-
-function edgeEnv(e: EdgeInputs, caddyfile: string): string[] {
-  return [
-    `PLATFORM_CADDYFILE=${caddyfile}`,
-    `PLATFORM_RESOLV_CONF=${edgeResolvConf()}`,
-    ...(e.mode === "public" && e.acmeCaRoot ? [`PLATFORM_ACME_ROOT=${e.acmeCaRoot}`] : []),
-  ];
 }
 
 /** Proves a new edge's image and configuration before anything is swapped: `caddy validate`, run once. */
 async function validateEdge(e: EdgeInputs, caddyfile: string): Promise<void> {
   const c = await docker().createContainer({
     Image: e.image,
-    Env: edgeEnv(e, caddyfile),
-    Entrypoint: ["sh", "-c", `${WRITE_CONFIG} && caddy validate --adapter caddyfile --config /tmp/Caddyfile`],
+    Env: edgeEnv(e, caddyfile, "published"),
+    Entrypoint: VALIDATE_COMMAND,
     Labels: { "platform.managed": "true" },
   });
   try {
@@ -172,34 +76,47 @@ async function validateEdge(e: EdgeInputs, caddyfile: string): Promise<void> {
 
 /**
  * Replaces the edge only once the new one is proven: validated first, then started beside the
- * old one on the same host ports (SO_REUSEPORT), and the old one stopped gracefully (it finishes
- * what it serves) only once the new one serves. Connections to 127.0.0.1 go to whichever edge
- * binds 127.0.0.1 itself rather than every interface, so a switch from public to local hands
- * them over at once too. An edge of an earlier version, published through Docker, holds its
- * ports in docker-proxy, which shares nothing: it is stopped first, once.
+ * old one on the same host ports (in the host's network, SO_REUSEPORT), and the old one stopped
+ * gracefully (it finishes what it serves) only once the new one serves. Connections to 127.0.0.1
+ * go to whichever edge binds 127.0.0.1 itself rather than every interface, so a switch from
+ * public to local hands them over at once too. A published edge holds its ports in docker-proxy,
+ * which shares nothing: when either edge is published and they want a port in common, the old
+ * one is stopped first (about a second without a listener), and restarted if the new one fails.
  */
 async function replaceEdge(
   old: Docker.Container,
   oldInfo: Docker.ContainerInspectInfo,
   e: EdgeInputs,
-  hash: string,
-  caddyfile: string,
+  start: (name: string, networks: string[]) => Promise<Docker.Container>,
+  how: EdgeNetworking,
 ): Promise<string> {
-  await validateEdge(e, caddyfile);
-  const published = Object.keys(oldInfo.HostConfig.PortBindings ?? {}).length > 0;
+  const bindings = (oldInfo.HostConfig.PortBindings ?? {}) as Record<string, { HostPort: string }[] | null>;
+  const oldPorts = new Set([
+    ...Object.values(bindings).flatMap((b) => (b ?? []).map((x) => x.HostPort)),
+    ...(oldInfo.Config.Labels?.["platform.edge-listens"] ?? "").split(",").map((l) => l.split(":")[1]),
+  ]);
+  const oldPublished = oldInfo.HostConfig.NetworkMode !== "host";
+  const stopFirst = (oldPublished || how === "published") && listens(e).some((l) => oldPorts.has(l.split(":")[1]));
+  // A published edge joins the application networks itself: the old one's, or its resolver's.
+  const networks = how === "host" ? [] : oldPublished ? attachedTo(oldInfo) : ((await resolverNetworks()) ?? []);
   await unlessGone(() => docker().getContainer(`${edgeContainer()}-next`).remove({ force: true, v: true }));
-  if (published) await old.stop({ t: 5 }).catch(() => undefined);
+  if (stopFirst) await old.stop({ t: 5 }).catch(() => undefined);
   let next: Docker.Container;
   try {
-    next = await startEdge(`${edgeContainer()}-next`, e, hash, caddyfile);
+    next = await start(`${edgeContainer()}-next`, networks);
   } catch (err) {
-    if (published) await old.start().catch(() => undefined);
+    if (stopFirst) await old.start().catch(() => undefined);
     throw err;
   }
   await old.stop({ t: OLD_EDGE_GRACE_SECONDS }).catch(() => undefined);
   await old.remove({ force: true, v: true });
   await next.rename({ name: edgeContainer() });
   return next.id;
+}
+
+/** The application networks a container is on. */
+function attachedTo(info: Docker.ContainerInspectInfo | undefined): string[] {
+  return Object.keys(info?.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge" && n !== "host" && !n.endsWith("-dns"));
 }
 
 /**
@@ -233,38 +150,50 @@ const OLD_EDGE_GRACE_SECONDS = 10;
  */
 async function ensureEdge(e: EdgeInputs): Promise<string> {
   return withEdgeLock(async () => {
-    const caddyfile = edgeCaddyfile(e);
-    const hash = configHash(e, caddyfile);
+    const how = await edgeNetworking();
+    const caddyfile = edgeCaddyfile(e, how);
+    const hash = configHash(e, caddyfile, how);
     await refuseSharedPort(e);
     const existing = docker().getContainer(edgeContainer());
     const info = await unlessGone(() => existing.inspect());
-    // An edge of an earlier version sat on the application networks itself: its resolver takes them over.
-    const legacy = Object.keys(info?.NetworkSettings.Networks ?? {}).filter((n) => n !== "bridge" && n !== "host");
-    const resolver = await ensureResolver(e.image, legacy);
+    // In the host's network, the resolver sits on the application networks (an edge that was
+    // published hands its networks over to it).
+    const resolver = how === "host" ? await ensureResolver(e.image, attachedTo(info)) : undefined;
     if (info?.Config.Labels?.["platform.edge-config"] === hash) {
       if (!info.State.Running) await existing.start();
-      return resolver;
+      return resolver ?? info.Id;
     }
-    if (info) await replaceEdge(existing, info, e, hash, caddyfile);
-    else await startEdge(edgeContainer(), e, hash, caddyfile);
+    if (info) await validateEdge(e, caddyfile);
+    const start = (name: string, networks: string[]) => startEdge(name, e, hash, caddyfile, how, networks);
+    const id = info ? await replaceEdge(existing, info, e, start, how) : (await start(edgeContainer(), [])).id;
     // A new public edge (or one that was local) learns the hosts of the services already running.
     await syncEdgeAllowList();
-    return resolver;
+    return resolver ?? id;
   });
 }
 
 export const edgeHandler: ResourceHandler = {
   inputKeys: ["network", "image", "httpsPort", "appsDomain", ...PUBLIC_KEYS],
   updatable: ["image", "httpsPort", "appsDomain", ...PUBLIC_KEYS],
-  ...buildAttachmentMethods(edgeResolverContainer, "edgeContainer", (inputs) => ensureEdge(inputs as unknown as EdgeInputs)),
+  // The attachment joins the resolver (in the host's network) or the edge itself (published) to
+  // the network; a delete takes both off it.
+  ...buildAttachmentMethods(
+    () => [edgeResolverContainer(), edgeContainer()],
+    "edgeContainer",
+    (inputs) => ensureEdge(inputs as unknown as EdgeInputs),
+  ),
 
   // The edge as it is: gone, detached (its resolver off the network) or of an earlier version
   // (published through Docker) means recreate; another port, domain or image (a deploy of
   // another application moved it) shows as drift, which the next update undoes.
   async read(_id, props) {
     const edge = await unlessGone(() => docker().getContainer(edgeContainer()).inspect());
-    const networks = await resolverNetworks();
-    if (edge?.HostConfig.NetworkMode !== "host" || !networks?.includes(String(props.network))) return undefined;
+    if (!edge) return undefined;
+    // Held otherwise than this engine wants (an edge of an earlier version was published): recreated.
+    const inHost = edge.HostConfig.NetworkMode === "host";
+    if (inHost !== ((await edgeNetworking()) === "host")) return undefined;
+    const networks = inHost ? await resolverNetworks() : attachedTo(edge);
+    if (!networks?.includes(String(props.network))) return undefined;
     const labels = edge.Config.Labels ?? {};
     // A public edge where these inputs want the local one (or the other way) is drift, as a port is.
     const mode = labels["platform.edge-mode"] === "public" ? "public" : undefined;
