@@ -21,17 +21,31 @@ async function certificatesOf(edge: EdgeState | undefined, urls: readonly string
   return served.map(({ dns: _dns, ...c }) => c);
 }
 
-type Live = Map<string, { running: boolean; detail: string; image: string; containerId?: string }>;
+/** A service's copies (replicas) as they run: container name, state and Docker's status line. */
+type Replica = { container: string; state: string; status: string };
+type Live = Map<string, { running: boolean; detail: string; image: string; containerId?: string; replicas?: Replica[] }>;
 
 async function dockerRuntime(project: string, env: string): Promise<Live> {
   await requireEngine();
   const [containers, live] = await Promise.all([listServiceContainers(project, env), liveStates(project, env)]);
   const states: Live = new Map();
   for (const [name, state] of live) {
-    const running = containers.find((x) => x.service === name && x.state === "running") ?? containers.find((x) => x.service === name);
-    states.set(name, { ...state, image: running?.image ?? "", ...(running ? { containerId: running.containerId } : {}) });
+    const mine = containers.filter((x) => x.service === name);
+    const running = mine.find((x) => x.state === "running") ?? mine[0];
+    const replicas = mine.map((x) => ({ container: x.containerName, state: x.state, status: x.status }));
+    states.set(name, { ...state, image: running?.image ?? "", ...(running ? { containerId: running.containerId } : {}), replicas });
   }
   return states;
+}
+
+/**
+ * A service of `replicas` copies: running when all run, degraded when some do (the others are
+ * named after the table), down when none does.
+ */
+function replicaState(want: number, replicas: readonly Replica[] | undefined): { state: string; status: string } | undefined {
+  if (want <= 1 || !replicas) return undefined;
+  const up = replicas.filter((r) => r.state === "running").length;
+  return { state: up >= want ? "running" : up > 0 ? "degraded" : "down", status: `${up}/${want} replicas running` };
 }
 
 /** `platform status`: what runs per service, its health, URL and image, and the last deployment. */
@@ -44,14 +58,18 @@ export async function runStatus(o: StackOptions): Promise<void> {
     stackUrls(t.project, t.env, creds, Object.keys(t.config.services)),
   ]);
   const last = listRecords(t.project, t.env)[0];
-  const rows = Object.keys(t.config.services).map((name) => {
+  const rows = Object.entries(t.config.services).map(([name, svc]) => {
     const state = live.get(name);
+    const copies = state && "replicas" in state ? state.replicas : undefined;
+    const replicas = copies && (svc.replicas ?? 1) > 1 ? copies : undefined;
     return {
       service: name,
       state: state ? (state.running ? "running" : "down") : "not deployed",
       status: state?.detail ?? "",
+      ...replicaState(svc.replicas ?? 1, replicas),
       url: urls[name] ?? "",
       image: state?.image ?? "",
+      ...(replicas ? { replicas } : {}),
     };
   });
   // The PostgreSQL version each database runs on Docker (`version:` in platform.yml chooses the major).
@@ -93,6 +111,9 @@ export async function runStatus(o: StackOptions): Promise<void> {
       rows.map((r) => [r.service, r.state, r.status, r.url, r.image]),
     ),
   );
+  for (const r of rows)
+    for (const [i, c] of (r.replicas ?? []).entries())
+      process.stdout.write(`replica: ${r.service} ${i + 1}/${r.replicas?.length} ${c.container} ${c.state} (${c.status})\n`);
   for (const [n, v] of Object.entries(versions)) if (v) process.stdout.write(`postgres: ${n} runs PostgreSQL ${v}\n`);
   for (const n of notes) process.stdout.write(`note: ${n}\n`);
   process.stdout.write(last ? `last deployment: ${last.id} ${last.outcome} at ${last.startedAt}\n` : "no deployment yet\n");

@@ -38,6 +38,7 @@ function toServiceConfig(name: string, svc: ParsedService, locator: Locator): Se
   if (svc.source !== undefined) out.source = svc.source;
   if (svc.build !== undefined) out.build = { source: svc.build.source, dockerfile: svc.build.dockerfile };
   if (svc.image !== undefined) out.image = svc.image;
+  if (svc.replicas !== undefined && svc.replicas > 1) out.replicas = svc.replicas;
   if (svc.start !== undefined) out.start = typeof svc.start === "string" ? svc.start : [...svc.start];
   if (svc.health !== undefined) {
     const { http, command } = svc.health;

@@ -49,6 +49,15 @@ export function validateServiceKinds(view: ConfigView, sink: DiagnosticSink): vo
           at: "key",
         });
       }
+      if (has("replicas")) {
+        sink.error({
+          path: [...base, "replicas"],
+          code: "data-replicas",
+          message: `a ${svc.type} service runs one server on its volume: it takes no replicas`,
+          hint: "remove replicas; give replicas to the services that use it",
+          at: "key",
+        });
+      }
       if (svc.raw.public === true) {
         sink.error({
           path: [...base, "public"],

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { backupSchema } from "./backup-schema.js";
 import { postgresVersionSchema } from "./postgres-schema.js";
-import { healthSchema, redisAuthSchema } from "./service-extras-schema.js";
+import { healthSchema, redisAuthSchema, replicasSchema } from "./service-extras-schema.js";
 import { cronSchema } from "./cron-schema.js";
 import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
 
@@ -148,6 +148,7 @@ const typeRules = [
         start: false,
         public: { const: false },
         lifecycle: { properties: { migrate: false } },
+        replicas: false,
       },
     },
   },
@@ -220,6 +221,7 @@ export const serviceSchema = z
       .describe(
         "true gives the service a public HTTPS URL, https://<project>-<service>-<word>-<word>.<apps domain>. Never allowed on postgres or redis: a data service is not put on the public edge. Default false.",
       ),
+    replicas: replicasSchema.optional(),
     domains: z
       .array(z.string())
       .default([])

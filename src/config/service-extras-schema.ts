@@ -35,3 +35,17 @@ export const healthSchema = z
     "Health check: http on fastapi and nextjs services, command on a worker (else a worker is healthy while it keeps running). Not allowed on postgres or redis services: the platform checks databases itself.",
   )
   .meta({ examples: [{ http: "/health" }] });
+
+/** The most copies of one service (`replicas:`). */
+export const MAX_REPLICAS = 20;
+
+/** `replicas:` on fastapi, nextjs and worker services (rules-services.ts refuses it on data services). */
+export const replicasSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_REPLICAS)
+  .describe(
+    `How many copies of the service run, all behind its one URL (public) and its one internal name: containers on Docker, pods of its Deployment on Kubernetes (spread across nodes). A deploy starts the new copies one at a time, each healthy before the next, and stops the old ones once all new ones serve. fastapi, nextjs and worker services; 1 to ${MAX_REPLICAS}. Default 1.`,
+  )
+  .meta({ examples: [3] });

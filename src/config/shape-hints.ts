@@ -77,6 +77,7 @@ export const EXPECTED: Record<string, string> = {
   object: "a map",
   record: "a map",
   number: "a number",
+  int: "a whole number",
 };
 
 export function emptyHint(pattern: string): string | undefined {

@@ -41,6 +41,20 @@ export function reportShapeIssues(issues: readonly core.$ZodIssue[], raw: unknow
         reportUnion(path, issue.errors, input, raw, sink);
         break;
       case "too_small":
+      case "too_big":
+        if (typeof input === "number") {
+          const bound = Number(issue.code === "too_small" ? issue.minimum : issue.maximum);
+          sink.error({
+            path,
+            code: "out-of-range",
+            message: `is ${input}; it must be ${issue.code === "too_small" ? "at least" : "at most"} ${bound}`,
+          });
+          break;
+        }
+        if (issue.code === "too_big") {
+          sink.error({ path, code: "invalid-value", message: issue.message });
+          break;
+        }
         sink.error({
           path,
           code: "empty-value",

@@ -54,6 +54,8 @@ export interface ServiceConfig {
   public: boolean;
   /** Custom domains of a public service (besides its platform URL), as written. */
   domains: string[];
+  /** How many copies run (platform.yml replicas), when more than one. */
+  replicas?: number;
   /** Values are templates: parse them with parseTemplate. */
   env: Record<string, string>;
   depends_on: string[];

@@ -2,7 +2,7 @@ import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 import type { Credentials } from "./credentials.js";
 import { type DeployOptions, writeStackConfig } from "./deploy.js";
 import { acquireStackLock } from "./lock.js";
-import { parseUrn } from "./progress.js";
+import { parseUrn, serviceOfResource } from "./progress.js";
 import { currentStackSettings } from "./stack-settings.js";
 import { selectExistingStack } from "./workspace.js";
 
@@ -40,7 +40,7 @@ export function summarizePreview(events: readonly EngineEvent[]): Record<string,
     const { type, name } = parseUrn(m.urn);
     const step = STEP_OF_TYPE[type];
     if (!step || !name.endsWith(step.suffix)) continue;
-    const service = name.slice(0, name.length - step.suffix.length);
+    const service = serviceOfResource(name, step.suffix);
     // A replacement shows as create-replacement, replace and delete-replaced: keep "replace".
     const op = m.op === "create-replacement" || m.op === "delete-replaced" ? "replace" : m.op;
     out[service] ??= {};

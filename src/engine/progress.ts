@@ -62,7 +62,12 @@ function serviceStep(urn: string) {
   const { type, name } = parseUrn(urn);
   const step = STEP_OF_TYPE[type];
   if (!step || !name.endsWith(step.suffix)) return undefined;
-  return { step, type, service: name.slice(0, name.length - step.suffix.length) };
+  return { step, type, service: serviceOfResource(name, step.suffix) };
+}
+
+/** The service a resource belongs to: its name less the step's suffix, and less `.<n>` of a service's further copies (replicas). */
+export function serviceOfResource(name: string, suffix: string): string {
+  return name.slice(0, name.length - suffix.length).replace(/\.\d+$/, "");
 }
 
 /** A rollback's image is run as it is: nothing is installed or built, so no phase says so. */

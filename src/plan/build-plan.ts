@@ -186,6 +186,7 @@ function planService(
     hostPrefix: hostPrefix(ctx.project, s.name),
     domains: s.public ? [...(s.domains ?? [])] : [],
     port: database ? POSTGRES_PORT : s.type === "worker" ? 0 : HTTP_PORT,
+    ...(s.replicas ? { replicas: s.replicas } : {}),
     build: buildSpec(s, ctx, sources),
     image: database ? postgresImage(ctx.images, s.version) : s.image,
     ...(s.image ? { prebuilt: true } : {}),

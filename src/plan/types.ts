@@ -110,6 +110,8 @@ export interface PlannedService {
   readonly domains: readonly string[];
   /** 0 for a worker: it listens on nothing and has no URL. */
   readonly port: number;
+  /** Copies that run (platform.yml replicas), when more than one: each a container (Docker) or a pod (Kubernetes). */
+  readonly replicas?: number;
   readonly build?: BuildSpec;
   /** Prebuilt image (postgres, redis, or platform.yml image:). */
   readonly image?: string;

@@ -115,39 +115,45 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     const command = s.command && archive ? withWalArchive(s.command) : s.command;
     const aliases = s.public && words ? edgeAliases(s, words.words).apply((a) => [...s.aliases, ...a]) : [...s.aliases];
     const containerLabels = s.public && words ? publicHostLabels(serviceLabels, s, words.words) : serviceLabels;
-    const container = new Container(
-      s.name,
-      {
-        name: s.containerName,
-        image,
-        env,
-        ...(command ? { command: [...command] } : {}),
-        networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
-        // The volume's real name: an adopted volume keeps its data whatever name the plan wants.
-        volumes: mountsOf(volume, dataPath, walVolume, archive?.path),
-        ...(files ? { files } : {}),
-        labels: containerLabels,
-        cpus: s.cpus,
-        memoryBytes: s.memoryBytes,
-        pidsLimit: s.pidsLimit,
-        health: s.health,
-        healthTimeoutSeconds: s.healthTimeoutSeconds,
-        stopFirst: s.stopFirst,
-        stopGraceSeconds: s.stopGraceSeconds,
-        ...(s.postStart ? { postStart: [...s.postStart] } : {}),
-        ...(opts.deploymentId ? { deploymentId: opts.deploymentId } : {}),
-      },
-      {
-        dependsOn: [
-          network,
-          ...deps,
-          ...(migrate ? [migrate] : []),
-          ...(volume ? [volume] : []),
-          ...(walVolume ? [walVolume] : []),
-          ...(s.public && edge ? [edge] : []),
-          ...(telemetry && usesTelemetry(s) ? [telemetry] : []),
-        ],
-      },
+    const container = replicated(
+      s,
+      (name, containerName, after) =>
+        new Container(
+          name,
+          {
+            name: containerName,
+            image,
+            env,
+            ...(command ? { command: [...command] } : {}),
+            networks: pulumi.output(aliases).apply((a) => [{ name: plan.network, aliases: a }]),
+            // The volume's real name: an adopted volume keeps its data whatever name the plan wants.
+            volumes: mountsOf(volume, dataPath, walVolume, archive?.path),
+            ...(files ? { files } : {}),
+            labels: containerLabels,
+            cpus: s.cpus,
+            memoryBytes: s.memoryBytes,
+            pidsLimit: s.pidsLimit,
+            health: s.health,
+            healthTimeoutSeconds: s.healthTimeoutSeconds,
+            stopFirst: s.stopFirst,
+            stopGraceSeconds: s.stopGraceSeconds,
+            ...(s.postStart ? { postStart: [...s.postStart] } : {}),
+            ...(opts.deploymentId ? { deploymentId: opts.deploymentId } : {}),
+          },
+          {
+            dependsOn: after
+              ? [after]
+              : [
+                  network,
+                  ...deps,
+                  ...(migrate ? [migrate] : []),
+                  ...(volume ? [volume] : []),
+                  ...(walVolume ? [walVolume] : []),
+                  ...(s.public && edge ? [edge] : []),
+                  ...(telemetry && usesTelemetry(s) ? [telemetry] : []),
+                ],
+          },
+        ),
     );
     containers.set(s.name, container);
     if (s.cron?.length) scheduled.push({ service: s, image, env, container });
@@ -155,6 +161,19 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
   }
   createScheduler(plan, scheduled, network);
   return outputs;
+}
+
+/**
+ * A service's containers: one, or `replicas` of them (the resource `<svc>`, then `<svc>.2` ...,
+ * containers `<base>-2-<suffix>` ...), each created after the one before it is healthy, so that a
+ * deploy starts the new copies one at a time; the replaced ones stop at the end of the deploy,
+ * when all new ones serve. All carry the service's aliases: the edge and other services reach
+ * any of them. Returns the last: what depends on the service waits for every copy.
+ */
+function replicated(s: PlannedService, make: (name: string, containerName: string, after: Container | undefined) => Container): Container {
+  let last = make(s.name, s.containerName, undefined);
+  for (let r = 2; r <= (s.replicas ?? 1); r++) last = make(`${s.name}.${r}`, `${s.containerName}-${r}`, last);
+  return last;
 }
 
 export { DB_NAME, DB_USER, type TargetOutputs };

@@ -174,8 +174,9 @@ export function deploymentSpec(
   const ca = databaseCaMount(s, caConfigMap);
   const withCa = ca.mounts.length ? { ...container, volumeMounts: ca.mounts } : container;
   const pod = podSpec(s, withCa, src, dependencyWait(plan, s, container.image as pulumi.Input<string>, src));
+  const spread = spreadAcrossNodes(s);
   return {
-    replicas: 1,
+    replicas: s.replicas ?? 1,
     selector: { matchLabels: selectorLabels(s) },
     strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
     // Old ReplicaSets are what a failed rollout falls back to; a few are enough.
@@ -185,9 +186,33 @@ export function deploymentSpec(
     minReadySeconds: isWorker(s) ? WORKER_SETTLE_SECONDS : 0,
     template: {
       metadata: { labels: podLabels(plan, s) },
-      spec: ca.volumes.length ? { ...pod, volumes: ca.volumes } : pod,
+      spec: { ...pod, ...(ca.volumes.length ? { volumes: ca.volumes } : {}), ...spread },
     },
   };
+}
+
+/**
+ * Replicas spread over the nodes (one node's loss or drain takes at most its share), as a
+ * preference: a one-node cluster still runs them all. None for one pod (its spec is as before).
+ */
+function spreadAcrossNodes(s: PlannedService): Pick<PodSpec, "topologySpreadConstraints"> {
+  if ((s.replicas ?? 1) <= 1) return {};
+  return {
+    topologySpreadConstraints: [
+      {
+        maxSkew: 1,
+        topologyKey: "kubernetes.io/hostname",
+        whenUnsatisfiable: "ScheduleAnyway",
+        labelSelector: { matchLabels: selectorLabels(s) },
+      },
+    ],
+  };
+}
+
+/** Voluntary evictions (a node drain) leave all replicas but one running: set only for replicated services. */
+export function disruptionBudgetSpec(s: PlannedService): k8s.types.input.policy.v1.PodDisruptionBudgetSpec | undefined {
+  if ((s.replicas ?? 1) <= 1) return undefined;
+  return { maxUnavailable: 1, selector: { matchLabels: selectorLabels(s) } };
 }
 
 export function serviceSpec(s: PlannedService): k8s.types.input.core.v1.ServiceSpec {

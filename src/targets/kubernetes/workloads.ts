@@ -9,6 +9,7 @@ import { WorkerRollout } from "./resources.js";
 import {
   appContainer,
   deploymentSpec,
+  disruptionBudgetSpec,
   type ImageSource,
   migrateJobSpec,
   podLabels,
@@ -90,6 +91,13 @@ export function createAppWorkload(
       customTimeouts: timeouts(rolloutTimeoutSeconds(s)),
     },
   );
+  const budget = disruptionBudgetSpec(s);
+  if (budget)
+    new k8s.policy.v1.PodDisruptionBudget(
+      s.name,
+      { metadata: { name: s.name, namespace: c.namespace, labels }, spec: budget },
+      { provider: c.provider, dependsOn: [deployment] },
+    );
   if (!worker) return deployment;
   return new WorkerRollout(
     `${s.name}-rollout`,
