@@ -71,5 +71,15 @@ export function createDeployView(kind: RendererKind, services: readonly string[]
       close: async () => {},
     };
   }
-  return { progress: (e) => process.stdout.write(`${phaseLine(e)}\n`), close: async () => {} };
+  // A service's copies (replicas) report each step: a phase the service is in already says nothing new.
+  const last = new Map<string, string>();
+  return {
+    progress: (e) => {
+      const line = phaseLine(e);
+      if (last.get(e.service) === line) return;
+      last.set(e.service, line);
+      process.stdout.write(`${line}\n`);
+    },
+    close: async () => {},
+  };
 }

@@ -32,7 +32,11 @@ async function dockerRuntime(project: string, env: string): Promise<Live> {
   for (const [name, state] of live) {
     const mine = containers.filter((x) => x.service === name);
     const running = mine.find((x) => x.state === "running") ?? mine[0];
-    const replicas = mine.map((x) => ({ container: x.containerName, state: x.state, status: x.status }));
+    // In replica order: `<base>-<suffix>` is the first, `<base>-<n>-<suffix>` the n-th.
+    const nth = (c: string) => Number(/-(\d+)-[0-9a-f]{6}$/.exec(c)?.[1] ?? 1);
+    const replicas = mine
+      .map((x) => ({ container: x.containerName, state: x.state, status: x.status }))
+      .sort((a, b) => nth(a.container) - nth(b.container));
     states.set(name, { ...state, image: running?.image ?? "", ...(running ? { containerId: running.containerId } : {}), replicas });
   }
   return states;

@@ -8,9 +8,13 @@ export { EDGE_CA_PATH, edgeContainer, edgeDataVolume } from "../../plan/constant
  * goes to the network alias "<label>.edge" on port 8080: only public services carry such an
  * alias, so private services stay unreachable, and no route is ever added by a reload.
  *
+ * Each of the alias's addresses is an upstream of its own (`dynamic a`: looked up again every
+ * DNS_REFRESH), so the copies of a service (`replicas:`) share its requests, the least busy
+ * first; one name would have dialled the first address only, and kept connections to it.
+ *
  * Zero failed requests across container swaps (test/integration/zero-downtime.test.ts):
  * - while a new container starts and an old one stops, the alias names both; a dial that is
- *   refused falls through to the other address, and a failed dial is retried;
+ *   refused is retried on an address of the alias (looked up again within DNS_REFRESH);
  * - a container told to stop closes connections it accepted but had not read yet, so a request
  *   can fail after its dial succeeded. Such a request never reached the app, and it is
  *   retried on any method: bodies up to REPLAY_BODY_BYTES are buffered so that they can be
@@ -30,11 +34,19 @@ export { EDGE_CA_PATH, edgeContainer, edgeDataVolume } from "../../plan/constant
  */
 export const REPLAY_BODY_BYTES = "1MB";
 const KEEPALIVE_IDLE = "3s";
+const DNS_REFRESH = "1s";
 
-/** How the edge reaches a public service: with retries across a container swap, kept connections. */
+/** How the edge reaches a public service: each of its copies, with retries across a container swap, kept connections. */
 export function proxyTo(upstream: string, indent = "\t"): string {
   const i = indent;
-  return `${i}reverse_proxy ${upstream}${EDGE_ALIAS_SUFFIX}:${SERVICE_PORT} {
+  return `${i}reverse_proxy {
+${i}\tdynamic a {
+${i}\t\tname ${upstream}${EDGE_ALIAS_SUFFIX}
+${i}\t\tport ${SERVICE_PORT}
+${i}\t\trefresh ${DNS_REFRESH}
+${i}\t\tversions ipv4
+${i}\t}
+${i}\tlb_policy least_conn
 ${i}\tlb_try_duration 5s
 ${i}\tlb_try_interval 50ms
 ${i}\tlb_retry_match {

@@ -35,6 +35,8 @@ export { type EdgeInputs, startEdge };
  * by its resolver container, which sits on the application networks (edge-resolver.ts).
  */
 const PUBLIC_KEYS = ["mode", "httpPort", "acmeCa", "acmeEmail", "acmeCaRoot"] as const;
+/** Set by read only, never by the program: the running edge's configuration is not the one its inputs make. */
+const STALE_KEY = "staleConfig";
 
 /** The edge's Caddyfile for its mode: the host's ports in the host's network, 80 and 443 of its container when published. */
 function edgeCaddyfile(e: EdgeInputs, how: EdgeNetworking): string {
@@ -173,8 +175,8 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
 }
 
 export const edgeHandler: ResourceHandler = {
-  inputKeys: ["network", "image", "httpsPort", "appsDomain", ...PUBLIC_KEYS],
-  updatable: ["image", "httpsPort", "appsDomain", ...PUBLIC_KEYS],
+  inputKeys: ["network", "image", "httpsPort", "appsDomain", ...PUBLIC_KEYS, STALE_KEY],
+  updatable: ["image", "httpsPort", "appsDomain", ...PUBLIC_KEYS, STALE_KEY],
   // The attachment joins the resolver (in the host's network) or the edge itself (published) to
   // the network; a delete takes both off it.
   ...buildAttachmentMethods(
@@ -190,11 +192,16 @@ export const edgeHandler: ResourceHandler = {
     const edge = await unlessGone(() => docker().getContainer(edgeContainer()).inspect());
     if (!edge) return undefined;
     // Held otherwise than this engine wants (an edge of an earlier version was published): recreated.
+    const how = await edgeNetworking();
     const inHost = edge.HostConfig.NetworkMode === "host";
-    if (inHost !== ((await edgeNetworking()) === "host")) return undefined;
+    if (inHost !== (how === "host")) return undefined;
     const networks = inHost ? await resolverNetworks() : attachedTo(edge);
     if (!networks?.includes(String(props.network))) return undefined;
     const labels = edge.Config.Labels ?? {};
+    // An edge made by another version of the platform (its configuration is not what these
+    // inputs make now): drift that the next deploy's update undoes, by replacing the edge.
+    const wanted = configHash(props as unknown as EdgeInputs, edgeCaddyfile(props as unknown as EdgeInputs, how), how);
+    const stale = labels["platform.edge-config"] !== wanted ? { [STALE_KEY]: "another configuration" } : {};
     // A public edge where these inputs want the local one (or the other way) is drift, as a port is.
     const mode = labels["platform.edge-mode"] === "public" ? "public" : undefined;
     const port = (key: string, fallback: unknown) => (labels[key] ? Number(labels[key]) : fallback);
@@ -212,6 +219,7 @@ export const edgeHandler: ResourceHandler = {
       appsDomain: labels["platform.edge-domain"] ?? props.appsDomain,
       image: edge.Config.Image,
       ...Object.fromEntries(Object.entries(publicProps).filter(([k, v]) => v !== undefined || k in props)),
+      ...stale,
     };
   },
 };

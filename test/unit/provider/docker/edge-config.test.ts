@@ -8,7 +8,8 @@ describe("edge configuration", () => {
   it("routes *.localhost by its first label to the .edge alias on port 8080, admin on a unix socket", () => {
     const c = buildEdgeCaddyfile("localhost");
     expect(c).toContain("*.localhost:443 {");
-    expect(c).toContain("reverse_proxy {http.request.host.labels.1}.edge:8080");
+    expect(c).toMatch(/reverse_proxy \{\n\t+dynamic a \{\n\t+name \{http.request.host.labels.1\}.edge\n\t+port 8080\n/);
+    expect(c).toContain("lb_policy least_conn");
     expect(c).toContain("admin unix//run/caddy-admin.sock");
     expect(c).toContain("on_demand");
   });
@@ -20,7 +21,7 @@ describe("edge configuration", () => {
     expect(c).toMatch(/transport http \{[^}]*\bkeepalive 3s\n/);
   });
   it("counts the labels of a longer apps domain", () => {
-    expect(buildEdgeCaddyfile("apps.example.com")).toContain("{http.request.host.labels.3}.edge:8080");
+    expect(buildEdgeCaddyfile("apps.example.com")).toContain("name {http.request.host.labels.3}.edge\n");
   });
   it("matches the names the target gives public services", () => {
     expect(edgeAlias("shop-web", "brave-otter")).toBe("shop-web-brave-otter.edge");
