@@ -3,7 +3,15 @@ import { listRecords } from "../engine/history.js";
 import { kubeClusterOf, stackUrls } from "../engine/stack-ops.js";
 import { isTcpEngine } from "../docker-client.js";
 import { type ServedCertificate, servedCertificates } from "../engine/certificates.js";
-import { describeEdge, type EdgeState, inspectEdge, liveStates, listServiceContainers, requireEngine } from "../runtime/docker.js";
+import {
+  describeEdge,
+  type EdgeState,
+  inspectEdge,
+  liveStates,
+  listServiceContainers,
+  replicaViews,
+  requireEngine,
+} from "../runtime/docker.js";
 import { kubeServices } from "../runtime/kubernetes.js";
 import { postgresVersion } from "../runtime/pg-exec.js";
 import { resolveStack } from "./context.js";
@@ -32,11 +40,7 @@ async function dockerRuntime(project: string, env: string): Promise<Live> {
   for (const [name, state] of live) {
     const mine = containers.filter((x) => x.service === name);
     const running = mine.find((x) => x.state === "running") ?? mine[0];
-    // In replica order: `<base>-<suffix>` is the first, `<base>-<n>-<suffix>` the n-th.
-    const nth = (c: string) => Number(/-(\d+)-[0-9a-f]{6}$/.exec(c)?.[1] ?? 1);
-    const replicas = mine
-      .map((x) => ({ container: x.containerName, state: x.state, status: x.status }))
-      .sort((a, b) => nth(a.container) - nth(b.container));
+    const replicas = replicaViews(mine);
     states.set(name, { ...state, image: running?.image ?? "", ...(running ? { containerId: running.containerId } : {}), replicas });
   }
   return states;

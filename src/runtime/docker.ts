@@ -40,6 +40,17 @@ export async function runningContainer(project: string, env: string, service: st
   return (await listServiceContainers(project, env)).find((x) => x.service === service && x.state === "running");
 }
 
+/**
+ * A service's containers as its copies (platform.yml replicas), in replica order: `<base>-<suffix>`
+ * is the first, `<base>-<n>-<suffix>` the n-th (targets/docker/index.ts replicated()).
+ */
+export function replicaViews(mine: readonly RunningService[]): { container: string; state: string; status: string }[] {
+  const nth = (name: string) => Number(/-(\d+)-[0-9a-f]{6}$/.exec(name)?.[1] ?? 1);
+  return mine
+    .map((c) => ({ container: c.containerName, state: c.state, status: c.status }))
+    .sort((a, b) => nth(a.container) - nth(b.container));
+}
+
 /** The service containers of every stack on the engine, each with its project and env. */
 export function listAllServiceContainers(): Promise<(RunningService & { project: string; env: string })[]> {
   return serviceContainers(["platform.project", "platform.env"]);

@@ -76,6 +76,13 @@ export interface ServiceDetails {
   limits: { cpus: number | null; memoryBytes: number | null; pids: number | null };
 }
 
+/** One copy of a service: its container, state and the engine's status line. */
+export interface ReplicaView {
+  container: string;
+  state: string;
+  status: string;
+}
+
 export interface ServiceView {
   name: string;
   type: string;
@@ -86,6 +93,10 @@ export interface ServiceView {
   url: string | null;
   details: ServiceDetails | null;
   lastPhase: string | null;
+  /** A service of several copies (platform.yml replicas): each container, in replica order (absent for one copy). */
+  replicas?: ReplicaView[];
+  /** How many copies platform.yml asks for (with replicas). */
+  wantReplicas?: number;
   /** A running redis service: memory in use and number of keys (absent for other types). */
   redis?: { usedMemoryBytes: number; keys: number } | null;
 }

@@ -4,7 +4,7 @@ import { parse } from "yaml";
 import { type DeploymentRecord, listRecords } from "../engine/history.js";
 import { readCronRuns, readRedisFacts } from "../runtime/cron-read.js";
 import { containerDetails } from "../runtime/inspect.js";
-import { inspectEdge, listAllServiceContainers, listServiceContainers } from "../runtime/docker.js";
+import { inspectEdge, listAllServiceContainers, listServiceContainers, replicaViews, type RunningService } from "../runtime/docker.js";
 import { homePaths } from "../home/layout.js";
 import type { EdgeView, EnvState, EnvironmentView, ProjectState, ServiceView } from "./api-types.js";
 
@@ -49,10 +49,15 @@ export async function projectStates(): Promise<ProjectState[]> {
 
 /** Service names and types from a deployment's copy of platform.yml, in file order. */
 export function serviceTypes(r: DeploymentRecord | undefined): Map<string, string> {
+  return new Map([...servicesOf(r)].map(([n, s]) => [n, s.type ?? "unknown"]));
+}
+
+/** The services of a deployment's copy of platform.yml, as written (empty when it cannot be read). */
+function servicesOf(r: DeploymentRecord | undefined): Map<string, { type?: string; replicas?: number }> {
   if (!r?.configCopy) return new Map();
   try {
-    const doc = parse(readFileSync(r.configCopy, "utf8")) as { services?: Record<string, { type?: string }> };
-    return new Map(Object.entries(doc.services ?? {}).map(([n, s]) => [n, s?.type ?? "unknown"]));
+    const doc = parse(readFileSync(r.configCopy, "utf8")) as { services?: Record<string, { type?: string; replicas?: number } | null> };
+    return new Map(Object.entries(doc.services ?? {}).map(([n, s]) => [n, s ?? {}]));
   } catch {
     return new Map();
   }
@@ -64,6 +69,7 @@ export async function environmentView(project: string, env: string): Promise<Env
   const last = records[0];
   const lastGood = records.find((r) => r.outcome === "succeeded") ?? last;
   const types = serviceTypes(lastGood);
+  const wanted = servicesOf(lastGood);
   const containers = await listServiceContainers(project, env);
   const names = [...new Set([...types.keys(), ...containers.map((c) => c.service)])];
   const services = await Promise.all(
@@ -82,6 +88,10 @@ export async function environmentView(project: string, env: string): Promise<Env
         url: lastGood?.urls[name] ?? null,
         details: c ? ((await containerDetails(c.containerId)) ?? null) : null,
         lastPhase,
+        ...replicasOf(
+          wanted.get(name)?.replicas,
+          containers.filter((x) => x.service === name),
+        ),
         ...(types.get(name) === "redis" ? { redis: c && running ? ((await readRedisFacts(c.containerId)) ?? null) : null } : {}),
       };
     }),
@@ -107,4 +117,9 @@ export async function environmentView(project: string, env: string): Promise<Env
       ? { id: last.id, outcome: last.outcome, startedAt: last.startedAt, finishedAt: last.finishedAt, git: last.git, by: last.by }
       : null,
   };
+}
+
+/** A service of several copies (platform.yml replicas): each container, in replica order. */
+function replicasOf(want: number | undefined, mine: readonly RunningService[]): Pick<ServiceView, "replicas" | "wantReplicas"> {
+  return want && want > 1 ? { replicas: replicaViews(mine), wantReplicas: want } : {};
 }

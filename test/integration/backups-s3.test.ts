@@ -1,13 +1,12 @@
 import { execFileSync, type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths, platformHome } from "../../src/home/layout.js";
 import { type S3Location, s3CreateBucket, s3List } from "../../src/runtime/s3.js";
 import { type CliResult, httpsRequest, ok, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { forgetProject, freePort, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
 
 /**
@@ -34,15 +33,6 @@ const run = async (...args: string[]) => {
   outputs.push(r);
   return r;
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function messages(): Promise<string[]> {
   const r = await httpsRequest(`${urls.api}/api/events?limit=100`, ca);

@@ -1,11 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, removeEdge, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
+import { forgetProject, freePort, freshBackend, removeEdge, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
 import { describeLoad, quantile, startLoad } from "./helpers/load.js";
 
 /**
@@ -56,17 +55,6 @@ const REDEPLOYS = [
   "api-code",
 ] as const;
 type Redeploy = (typeof REDEPLOYS)[number];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-      .listen(0, "127.0.0.1", () => {
-        const { port } = s.address() as { port: number };
-        s.close(() => resolve(port));
-      })
-      .on("error", reject);
-  });
-}
 
 const file = (...p: string[]) => join(dir, ...p);
 const containerOf = (service: string) => serviceContainers(project, service);

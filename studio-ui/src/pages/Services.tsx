@@ -97,6 +97,20 @@ export function ServicesPage({ project, env, go }: Scope) {
               </span>
               <span className="k">Last phase</span>
               <span>{s.lastPhase ?? "–"}</span>
+              {s.replicas && (
+                <>
+                  <span className="k">Replicas</span>
+                  <span data-replicas={s.replicas.length}>
+                    {s.replicas.filter((r) => r.state === "running").length}/{s.wantReplicas} running
+                    {s.replicas.map((r, i) => (
+                      <span key={r.container} className="replica" data-replica={r.state} title={`${r.container}: ${r.status}`}>
+                        <span className="dot" style={{ background: r.state === "running" ? "var(--ok)" : "var(--err)" }} />
+                        {i + 1}
+                      </span>
+                    ))}
+                  </span>
+                </>
+              )}
               {s.redis !== undefined && (
                 <>
                   <span className="k">Redis</span>

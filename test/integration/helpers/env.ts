@@ -1,4 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
@@ -44,6 +45,18 @@ export function forgetProject(project: string): void {
 
 export function unique(prefix: string): string {
   return `${prefix}${Date.now().toString(36).slice(-5)}`;
+}
+
+/** A TCP port of 127.0.0.1 that nothing listens on now (for a test's own edge, a server of its own). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+      .listen(0, "127.0.0.1", () => {
+        const { port } = s.address() as { port: number };
+        s.close(() => resolve(port));
+      })
+      .on("error", reject);
+  });
 }
 
 /** The names of a stack's running containers of one service (one per line), as `docker ps` lists them. */
