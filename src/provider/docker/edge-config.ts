@@ -35,6 +35,15 @@ export { EDGE_CA_PATH, edgeContainer, edgeDataVolume } from "../../plan/constant
 export const REPLAY_BODY_BYTES = "1MB";
 const KEEPALIVE_IDLE = "3s";
 const DNS_REFRESH = "1s";
+/**
+ * An address whose dial or connection failed is skipped for this long (Caddy's passive health
+ * check): a container that stopped leaves the alias at once, but the edge's lookup is up to
+ * DNS_REFRESH old, and the least busy address is the dead one (nothing runs on it). Retries go
+ * to the others; a single copy is tried again after it (lb_try_duration is longer).
+ */
+const FAIL_MEMORY = "1s";
+/** A dial on the host's own bridge answers in well under a millisecond; a gone address never does. */
+const DIAL_TIMEOUT = "1s";
 
 /** How the edge reaches a public service: each of its copies, with retries across a container swap, kept connections. */
 export function proxyTo(upstream: string, indent = "\t"): string {
@@ -47,6 +56,7 @@ ${i}\t\trefresh ${DNS_REFRESH}
 ${i}\t\tversions ipv4
 ${i}\t}
 ${i}\tlb_policy least_conn
+${i}\tfail_duration ${FAIL_MEMORY}
 ${i}\tlb_try_duration 5s
 ${i}\tlb_try_interval 50ms
 ${i}\tlb_retry_match {
@@ -54,7 +64,7 @@ ${i}\t\tmethod GET HEAD OPTIONS POST PUT PATCH DELETE
 ${i}\t}
 ${i}\trequest_buffers ${REPLAY_BODY_BYTES}
 ${i}\ttransport http {
-${i}\t\tdial_timeout 2s
+${i}\t\tdial_timeout ${DIAL_TIMEOUT}
 ${i}\t\tkeepalive ${KEEPALIVE_IDLE}
 ${i}\t}
 ${i}}
