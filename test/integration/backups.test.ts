@@ -8,6 +8,7 @@ import { type CliResult, httpsRequest, ok, parseUrls, runCli, startCli, startPol
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
 import { expectFolderWithFiles, regularFilesUnder } from "./helpers/leaks.js";
+import { backupUnderWay } from "./helpers/backup-under-way.js";
 
 /**
  * Issue #26, backups and restore on the real Docker engine, with examples/fullstack: rows
@@ -59,16 +60,7 @@ async function listed(): Promise<Listed[]> {
   return all.filter((b) => b.format !== "basebackup");
 }
 
-/** Starts a backup and resolves once its temporary file holds data: the dump is under way. */
-async function backupUnderWay() {
-  const started = startCli(["db", "backup", "database", "--project", project], { cwd: dir, env: backend });
-  for (let i = 0; i < 600; i++) {
-    const partial = existsSync(backups()) ? readdirSync(backups()).find((f) => /\.partial-\d+$/.test(f)) : undefined;
-    if (partial && readFileSync(join(backups(), partial)).length > 1_000_000) return { started, partial };
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no backup under way: ${JSON.stringify(await started.done)}`);
-}
+const underWay = () => backupUnderWay(backups(), ["database", "--project", project], { cwd: dir, env: backend });
 
 function psqlInDatabase(sql: string): string {
   return execFileSync("docker", ["exec", containerOf("database"), "psql", "-X", "-tA", "-U", "app", "-d", "app", "-c", sql], {
@@ -246,7 +238,7 @@ describe("backups and restore (Docker)", () => {
       "CREATE TABLE filler AS SELECT g AS id, md5(random()::text) || md5(random()::text) || md5(random()::text) AS v FROM generate_series(1, 600000) g",
     );
     const before = (await listed()).map((b) => b.id);
-    const { started, partial } = await backupUnderWay();
+    const { started, partial } = await underWay();
     started.child.kill("SIGKILL");
     await started.done;
     expect((await listed()).map((b) => b.id)).toEqual(before);
@@ -261,7 +253,7 @@ describe("backups and restore (Docker)", () => {
   it("kill -9 of the database container during a backup: the backup fails, nothing is listed, the next one works", async () => {
     const before = (await listed()).map((b) => b.id);
     const db = containerOf("database");
-    const { started } = await backupUnderWay();
+    const { started } = await underWay();
     execFileSync("docker", ["kill", "--signal", "KILL", db]);
     const r = await started.done;
     outputs.push(r);
