@@ -61,10 +61,27 @@ function execIn(host: DbHost, cmd: string[], withStdin: boolean) {
   return clientProcess(program, args, withStdin);
 }
 
+/**
+ * In a pod, a command whose output streams out runs under a watch of its standard input, which
+ * the CLI keeps open and never writes: when the CLI dies (kill -9), kubectl's input ends, the
+ * pod's end of it too, and the watch stops the command. Without it the command would go on in
+ * the pod (the kubelet does not stop an exec whose client went away), blocked on output no one
+ * reads, holding its transaction and its locks. `docker exec` closes the command's output
+ * when its client goes, which ends it.
+ */
+const WATCHED =
+  'exec 3<&0; "$@" </dev/null & p=$!; { while read -r _; do :; done; kill "$p" 2>/dev/null; } <&3 & w=$!; wait "$p"; s=$?; kill "$w" 2>/dev/null; exit $s';
+
+/** A program's standard output, as it streams; it ends with the CLI, also on Kubernetes. */
+function streamOut(host: DbHost, cmd: string[]): ExecStream {
+  const inPod = typeof host !== "string";
+  const { child, done } = execIn(host, inPod ? ["sh", "-c", WATCHED, "sh", ...cmd] : cmd, inPod);
+  return { stdout: child.stdout, done, kill: () => child.kill("SIGKILL") };
+}
+
 /** `pg_dump --format=custom` of the database, on standard output. */
 export function pgDump(host: DbHost, user: string, database: string): ExecStream {
-  const { child, done } = execIn(host, ["pg_dump", "--format=custom", "--no-password", "-U", user, "-d", database], false);
-  return { stdout: child.stdout, done, kill: () => child.kill("SIGKILL") };
+  return streamOut(host, ["pg_dump", "--format=custom", "--no-password", "-U", user, "-d", database]);
 }
 
 /**
@@ -72,9 +89,21 @@ export function pgDump(host: DbHost, user: string, database: string): ExecStream
  * it needs (`-X fetch`) and its manifest; `label` names it in the WAL archive's `.backup` file.
  */
 export function pgBaseBackup(host: DbHost, user: string, label: string): ExecStream {
-  const cmd = ["pg_basebackup", "-D", "-", "-F", "tar", "-X", "fetch", "--checkpoint=fast", "--no-password", "-U", user, "-l", label];
-  const { child, done } = execIn(host, cmd, false);
-  return { stdout: child.stdout, done, kill: () => child.kill("SIGKILL") };
+  return streamOut(host, [
+    "pg_basebackup",
+    "-D",
+    "-",
+    "-F",
+    "tar",
+    "-X",
+    "fetch",
+    "--checkpoint=fast",
+    "--no-password",
+    "-U",
+    user,
+    "-l",
+    label,
+  ]);
 }
 
 /** Runs `cmd` at `host` with `input` on its standard input; its output is kept (bounded). */
