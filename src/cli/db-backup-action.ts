@@ -250,13 +250,13 @@ export async function runDbRestore(service: string, backupId: string | undefined
 }
 
 /** `platform db scheduler`: runs the backup schedules of platform.yml until stopped (Ctrl-C, SIGTERM). */
-export async function runDbScheduler(): Promise<void> {
+export async function runDbScheduler(o: { project?: string } = {}): Promise<void> {
   const creds = requireCredentials();
   const stop = new AbortController();
   process.once("SIGINT", () => stop.abort());
   process.once("SIGTERM", () => stop.abort());
   const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
-  log("backup scheduler started (schedules are UTC; Ctrl-C stops it)");
-  await runScheduler(creds, log, stop.signal);
+  log(`backup scheduler started${o.project ? ` for ${o.project}` : ""} (schedules are UTC; Ctrl-C stops it)`);
+  await runScheduler(creds, log, stop.signal, { ...(o.project ? { project: o.project } : {}) });
   log("backup scheduler stopped");
 }

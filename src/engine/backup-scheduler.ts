@@ -87,13 +87,22 @@ async function runJob(j: BackupJob, creds: Credentials, log: (line: string) => v
 }
 
 /**
- * Runs until `signal` aborts: the jobs are read again every `rescanMs` (a deploy that adds,
- * changes or removes a schedule is picked up), each one a croner job.
+ * Runs until `signal` aborts: the jobs (of every project, or of `project`) are read again every
+ * `rescanMs` (a deploy that adds, changes or removes a schedule is picked up), each one a croner job.
  */
-export async function runScheduler(creds: Credentials, log: (line: string) => void, signal: AbortSignal, rescanMs = 30_000): Promise<void> {
+export async function runScheduler(
+  creds: Credentials,
+  log: (line: string) => void,
+  signal: AbortSignal,
+  o: { project?: string; rescanMs?: number } = {},
+): Promise<void> {
   const running = new Map<string, Cron>();
   const rescan = () => {
-    const wanted = new Map(scheduledJobs().map((j) => [jobKey(j), j]));
+    const wanted = new Map(
+      scheduledJobs()
+        .filter((j) => !o.project || j.project === o.project)
+        .map((j) => [jobKey(j), j]),
+    );
     for (const [k, cron] of running)
       if (!wanted.has(k)) {
         cron.stop();
@@ -108,7 +117,7 @@ export async function runScheduler(creds: Credentials, log: (line: string) => vo
       }
   };
   rescan();
-  const timer = setInterval(rescan, rescanMs);
+  const timer = setInterval(rescan, o.rescanMs ?? 30_000);
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
   clearInterval(timer);
   for (const cron of running.values()) cron.stop();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
 import { type S3Location, s3List } from "../../src/runtime/s3.js";
 import { backupUnderWay } from "./helpers/backup-under-way.js";
-import { type CliResult, httpsRequest, ok, parseUrls, runCli, startPoller } from "./helpers/cli.js";
+import { type CliResult, httpsRequest, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { clusterUp, kubectl, podsOf } from "./helpers/kubernetes.js";
 import { expectFolderWithFiles, regularFilesUnder } from "./helpers/leaks.js";
@@ -18,6 +18,7 @@ import { startVersitygw } from "./helpers/versitygw.js";
  * more rows; a restore (the later rows gone, the earlier there, the API serving throughout, its
  * pods not restarted); the safety backup undoing it; --to-time refused with README named;
  * kill -9 of the CLI during a backup (nothing half-made listed, nothing left running in the pod);
+ * `platform db scheduler` making the schedule's backup from this machine;
  * `deploy --env pr1 --from preview` (preview's rows, pr1's writes stay in pr1); a backup to an
  * S3 bucket (versitygw on 127.0.0.1), `destroy --delete-data`, a new deploy and a restore from
  * the bucket; no password, passphrase or S3 key in any output or backup file.
@@ -41,13 +42,17 @@ const run = async (args: string[], env: Record<string, string> = backend) => {
 const deploy = (...more: string[]) => run(["deploy", "--yes", "--target", "kubernetes", ...more]);
 const backups = () => homePaths.backupsDir(project, "preview", "database");
 
-/** The fullstack example without its web app; the api public, as in the example. */
+/** The fullstack example without its web app; the api public, as in the example; a backup every minute (the scheduler test). */
 function writeConfig(): void {
   const text = readFileSync(join(ROOT, "examples", "fullstack", "platform.yml"), "utf8");
   const cors = "      CORS_ORIGINS: ${web.external_url}\n";
-  expect(text).toContain(cors);
-  expect(text).toContain("\n  web:\n");
-  writeFileSync(join(dir, "platform.yml"), `${text.slice(0, text.indexOf("\n  web:\n")).replace(cors, "")}\n`);
+  const postgres = "    type: postgres\n";
+  for (const part of [cors, postgres, "\n  web:\n"]) expect(text).toContain(part);
+  const config = text
+    .slice(0, text.indexOf("\n  web:\n"))
+    .replace(cors, "")
+    .replace(postgres, `${postgres}    backup: {schedule: "* * * * *", keep: 50}\n`);
+  writeFileSync(join(dir, "platform.yml"), `${config}\n`);
 }
 
 async function post(message: string, api = urls.api): Promise<void> {
@@ -188,6 +193,25 @@ describe("backups and restore on the Kubernetes test cluster", () => {
     expect(after.length).toBe(before.length + 1);
     expect(r.stdout).toContain(after[0]?.id as string);
   }, 600_000);
+
+  it("platform db scheduler --project: the schedule of platform.yml backs up the database's pod too, the key staying here", async () => {
+    const before = (await listed()).length;
+    const scheduler = startCli(["db", "scheduler", "--project", project], { cwd: dir, env: backend });
+    try {
+      await scheduler.waitFor(new RegExp(`scheduled ${project}/preview/database \\* \\* \\* \\* \\* keep=50; next `));
+      await scheduler.waitFor(new RegExp(`${project} \\(preview\\) database: backup database-\\S+, \\d+ bytes, verified`));
+    } finally {
+      scheduler.child.kill("SIGTERM");
+      const r = await scheduler.done;
+      outputs.push(r);
+      expect(r.stdout).toContain("backup scheduler stopped");
+      // --project: no other project's schedule (other tests' projects live in the same platform home)
+      expect(r.stdout.match(/ scheduled \S+/g)?.every((m) => m === ` scheduled ${project}/preview/database`)).toBe(true);
+    }
+    const after = await listed();
+    expect(after.length).toBe(before + 1);
+    expect(after[0]?.kind).toBe("scheduled");
+  }, 300_000);
 
   it("deploy --env pr1 --from preview --target kubernetes: preview's rows; pr1's writes do not reach preview", async () => {
     const before = await messages();
