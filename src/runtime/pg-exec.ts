@@ -69,7 +69,7 @@ function execIn(host: DbHost, cmd: string[], withStdin: boolean) {
  * reads, holding its transaction and its locks. `docker exec` closes the command's output
  * when its client goes, which ends it.
  */
-const WATCHED =
+export const WATCHED =
   'exec 3<&0; "$@" </dev/null & p=$!; { while read -r _; do :; done; kill "$p" 2>/dev/null; } <&3 & w=$!; wait "$p"; s=$?; kill "$w" 2>/dev/null; exit $s';
 
 /** A program's standard output, as it streams; it ends with the CLI, also on Kubernetes. */
