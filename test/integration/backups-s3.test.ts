@@ -8,6 +8,7 @@ import { type S3Location, s3List } from "../../src/runtime/s3.js";
 import { type CliResult, httpsRequest, ok, runCli } from "./helpers/cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
+import { eventsApi } from "./helpers/events.js";
 import { startVersitygw } from "./helpers/versitygw.js";
 
 /**
@@ -35,11 +36,7 @@ const run = async (...args: string[]) => {
   return r;
 };
 
-async function messages(): Promise<string[]> {
-  const r = await httpsRequest(`${urls.api}/api/events?limit=100`, ca);
-  expect(r.status, r.body).toBe(200);
-  return (JSON.parse(r.body) as { message: string }[]).map((e) => e.message).filter((m) => m.startsWith(marker));
-}
+const { messages } = eventsApi(() => ({ api: urls.api as string, ca }), marker);
 
 describe("backups in an S3-compatible bucket (Docker, versitygw)", () => {
   beforeAll(async () => {

@@ -1,14 +1,15 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
 import { type S3Location, s3List } from "../../src/runtime/s3.js";
-import { backupUnderWay } from "./helpers/backup-under-way.js";
-import { type CliResult, httpsRequest, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
+import { expectKilledBackupLeavesNothing, FILLER_SQL } from "./helpers/backup-under-way.js";
+import { type CliResult, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { clusterUp, kubectl, podsOf } from "./helpers/kubernetes.js";
-import { expectFolderWithFiles, regularFilesUnder } from "./helpers/leaks.js";
+import { eventsApi } from "./helpers/events.js";
+import { expectSecretsNowhere } from "./helpers/leaks.js";
 import { startVersitygw } from "./helpers/versitygw.js";
 
 /**
@@ -55,16 +56,7 @@ function writeConfig(): void {
   writeFileSync(join(dir, "platform.yml"), `${config}\n`);
 }
 
-async function post(message: string, api = urls.api): Promise<void> {
-  const r = await httpsRequest(`${api}/api/events`, ca, { method: "POST", body: { message } });
-  expect(r.status, r.body).toBe(201);
-}
-
-async function messages(api = urls.api): Promise<string[]> {
-  const r = await httpsRequest(`${api}/api/events?limit=100`, ca);
-  expect(r.status, r.body).toBe(200);
-  return (JSON.parse(r.body) as { message: string }[]).map((e) => e.message).filter((m) => m.startsWith(marker));
-}
+const { post, messages } = eventsApi(() => ({ api: urls.api as string, ca }), marker);
 
 interface Listed {
   id: string;
@@ -173,29 +165,25 @@ describe("backups and restore on the Kubernetes test cluster", () => {
   }, 120_000);
 
   it("kill -9 of the CLI during a backup: nothing half-made is listed, nothing keeps running in the pod, the next backup works", async () => {
-    psql(
-      "CREATE TABLE filler AS SELECT g AS id, md5(random()::text) || md5(random()::text) || md5(random()::text) AS v FROM generate_series(1, 600000) g",
-    );
-    const before = (await listed()).map((b) => b.id);
-    const { started, partial } = await backupUnderWay(backups(), ["database", "--project", project], { cwd: dir, env: backend });
-    started.child.kill("SIGKILL");
-    await started.done;
-    expect((await listed()).map((b) => b.id)).toEqual(before);
-    expect(readdirSync(backups())).toContain(partial);
-    // kubectl exec, orphaned, loses its reader and ends; pg_dump in the pod ends with it
-    let left: string[] = [];
-    for (let i = 0; i < 60; i++) {
-      left = processesOf("pg_dump");
-      if (!left.length) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    expect(left).toEqual([]);
-    psql("DROP TABLE filler");
-    const r = ok(await run(["db", "backup", "database"]));
-    expect(readdirSync(backups())).not.toContain(partial);
-    const after = await listed();
-    expect(after.length).toBe(before.length + 1);
-    expect(r.stdout).toContain(after[0]?.id as string);
+    psql(FILLER_SQL);
+    await expectKilledBackupLeavesNothing({
+      backupsDir: backups(),
+      args: ["database", "--project", project],
+      cli: { cwd: dir, env: backend },
+      listedIds: async () => (await listed()).map((b) => b.id),
+      backupAgain: async () => ok(await run(["db", "backup", "database"])),
+      // kubectl exec, orphaned, loses its input: the watch in the pod stops pg_dump
+      between: async () => {
+        let left: string[] = [];
+        for (let i = 0; i < 60; i++) {
+          left = processesOf("pg_dump");
+          if (!left.length) break;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+        expect(left).toEqual([]);
+        psql("DROP TABLE filler");
+      },
+    });
   }, 600_000);
 
   it("platform db scheduler --project: the schedule of platform.yml backs up the database's pod too, the key staying here", async () => {
@@ -260,12 +248,7 @@ describe("backups and restore on the Kubernetes test cluster", () => {
     const password = decodeURIComponent(new URL(url).password);
     expect(password.length).toBeGreaterThan(8);
     const secrets = [password, backend.PLATFORM_PASSPHRASE as string, s3?.secretKey as string];
-    for (const r of outputs) for (const s of secrets) expect(`${r.stdout}\n${r.stderr}`).not.toContain(s);
-    expectFolderWithFiles(backups());
-    for (const f of regularFilesUnder(homePaths.backupsDir(project, "preview"))) {
-      const bytes = readFileSync(f);
-      for (const s of secrets) expect(bytes.includes(Buffer.from(s)), `${f} holds a secret`).toBe(false);
-    }
+    expectSecretsNowhere(secrets, outputs, backups());
     for (const o of await s3List(s3?.bucket as S3Location, ""))
       for (const s of [...secrets, s3?.accessKey as string]) expect(o.key).not.toContain(s);
   }, 120_000);
