@@ -10,9 +10,8 @@ import { fetchBackup, remoteBackups } from "../engine/backups-remote.js";
 import { makeBackups } from "../engine/base-backup.js";
 import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup, s3FromEnvOrFail } from "../engine/db-backup.js";
 import { s3Label } from "../runtime/s3.js";
-import { readStackSettings, stackSettingsFile } from "../engine/stack-settings.js";
+import { runningDatabase, runningServices } from "../engine/db-host.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { listServiceContainers, requireEngine, runningContainer } from "../runtime/docker.js";
 import { type StackContext, resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import type { StackOptions } from "./stack-options.js";
@@ -63,28 +62,33 @@ export function postgresService(t: StackContext, service: string): void {
     );
 }
 
+/** The running postgres service: its container (Docker) or its ready pod (Kubernetes). */
 export async function databaseTarget(t: StackContext, service: string, env = t.env): Promise<DatabaseTarget> {
   postgresService(t, service);
-  await requireEngine();
-  const c = await runningContainer(t.project, env, service);
-  if (!c) refuseKubernetes(t.project, env);
-  if (!c)
+  const host = await runningDatabase(t.project, env, service, requireCredentials());
+  if (!host)
     throw new VisibleError(
       `${service} is not running in ${t.project} (${env}): run platform deploy${env === "preview" ? "" : ` --env ${env}`} (platform status says why)`,
       {
         exitCode: ExitCode.failed,
       },
     );
-  return { project: t.project, env, service, containerId: c.containerId, user: DB_USER, database: DB_NAME };
+  return { project: t.project, env, service, host, user: DB_USER, database: DB_NAME };
 }
 
-/** Backups need the Docker target for now: an environment on Kubernetes is told so, not "not running". */
-export function refuseKubernetes(project: string, env: string): void {
-  if (readStackSettings(stackSettingsFile(project, env))?.["platform:target"] === "kubernetes")
-    throw new VisibleError(
-      `${project} (${env}) runs on Kubernetes: platform db backup, restore and deploy --from work on the Docker target only for now (README "Backups and copies of your data")`,
-      { exitCode: ExitCode.usage },
-    );
+/** True when the database runs on the Kubernetes target (its host is a pod). */
+export const onKubernetes = (db: DatabaseTarget): boolean => typeof db.host !== "string";
+
+/**
+ * Point-in-time recovery needs the Docker target (its WAL archive volume, the container stopped
+ * and started): a database on Kubernetes is told so, and nothing changes.
+ */
+export function dockerOnly(db: DatabaseTarget): DatabaseTarget & { host: string } {
+  if (typeof db.host === "string") return { ...db, host: db.host };
+  throw new VisibleError(
+    `${db.project} (${db.env}) runs on Kubernetes: point-in-time recovery (--to-time, base backups, the WAL archive) is built on the Docker target only for now; platform db restore ${db.service} [BACKUP] restores a backup there (README "Backups and copies of your data")`,
+    { exitCode: ExitCode.usage },
+  );
 }
 
 /** backup.keep of the service in platform.yml, when it sets one. */
@@ -110,6 +114,10 @@ export async function runDbBackup(service: string, o: StackOptions): Promise<voi
   if (base)
     process.stdout.write(
       `  base backup ${base.id}: ${humanBytes(base.bytes)}, encrypted, verified; with the WAL archive, platform db restore ${service} --to-time TIME reaches any moment since\n`,
+    );
+  else if (onKubernetes(target))
+    process.stdout.write(
+      '  no base backup: point-in-time recovery is built on the Docker target only (README "Backups and copies of your data")\n',
     );
   else process.stdout.write(`  no base backup: ${service} does not archive its WAL yet (deploy again to turn it on)\n`);
   if (uploadedTo) process.stdout.write(`  also stored in ${uploadedTo}\n`);
@@ -168,7 +176,7 @@ export async function runDbBackups(service: string | undefined, o: StackOptions)
 
 /** The running services whose variables reference the database: they keep serving during a restore. */
 export async function clientsOf(t: StackContext, service: string): Promise<string[]> {
-  const running = new Set((await listServiceContainers(t.project, t.env)).filter((c) => c.state === "running").map((c) => c.service));
+  const running = await runningServices(t.project, t.env, requireCredentials());
   return Object.values(t.config.services)
     .filter(
       (s) =>
@@ -228,8 +236,9 @@ export async function runDbRestore(service: string, backupId: string | undefined
   }
   const safety = await makeBackup(target, creds.passphrase, "safety", { note: `before restoring ${chosen.id}` });
   out(`  safety backup: ${backupLine(safety.record)}`);
+  const where = onKubernetes(target) ? " (their pods were not restarted)" : "";
   const serving = clients.length
-    ? `${clients.join(", ")} kept serving: the data was replaced in one transaction, so their requests waited for it and then saw the restored data`
+    ? `${clients.join(", ")} kept serving${where}: the data was replaced in one transaction, so their requests waited for it and then saw the restored data`
     : "no running service uses this database";
   await restoreBackup(target, chosen, creds.passphrase);
   if (o.json) {
@@ -240,16 +249,14 @@ export async function runDbRestore(service: string, backupId: string | undefined
   process.stdout.write(`  undo: platform db restore ${service} ${safety.record.id}${into === "preview" ? "" : ` --env ${into}`} --yes\n`);
 }
 
-/** A running postgres service of another environment of the same project (a copy's source). */
 /** `platform db scheduler`: runs the backup schedules of platform.yml until stopped (Ctrl-C, SIGTERM). */
-export async function runDbScheduler(): Promise<void> {
+export async function runDbScheduler(o: { project?: string } = {}): Promise<void> {
   const creds = requireCredentials();
-  await requireEngine();
   const stop = new AbortController();
   process.once("SIGINT", () => stop.abort());
   process.once("SIGTERM", () => stop.abort());
   const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
-  log("backup scheduler started (schedules are UTC; Ctrl-C stops it)");
-  await runScheduler(creds.passphrase, log, stop.signal);
+  log(`backup scheduler started${o.project ? ` for ${o.project}` : ""} (schedules are UTC; Ctrl-C stops it)`);
+  await runScheduler(creds, log, stop.signal, { ...(o.project ? { project: o.project } : {}) });
   log("backup scheduler stopped");
 }

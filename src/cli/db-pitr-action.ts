@@ -13,6 +13,7 @@ import {
   confirmRestore,
   databaseTarget,
   type DbRestoreOptions,
+  dockerOnly,
   postgresService,
   when,
 } from "./db-backup-action.js";
@@ -29,7 +30,7 @@ function targetTimeOf(text: string): Date {
 }
 
 /** The window or why there is none; the time must be in it, or the error says the window. */
-async function checkInWindow(db: DatabaseTarget, records: BackupRecord[], target: Date): Promise<BackupRecord> {
+async function checkInWindow(db: DatabaseTarget & { host: string }, records: BackupRecord[], target: Date): Promise<BackupRecord> {
   const iso = (d: Date) => when(d.toISOString());
   if (!(await archivesWal(db)))
     throw new VisibleError(
@@ -39,7 +40,7 @@ async function checkInWindow(db: DatabaseTarget, records: BackupRecord[], target
       },
     );
   const now = new Date();
-  const w = recoveryWindow(records, await readArchive(db.containerId));
+  const w = recoveryWindow(records, await readArchive(db.host));
   if (!w)
     throw new VisibleError(
       `no base backup of ${db.service} to recover from: platform db backup ${db.service} makes one, and the window starts there`,
@@ -66,7 +67,7 @@ export async function runDbRestoreToTime(service: string, toTime: string, o: DbR
   const t = await resolveStack(o);
   const creds = requireCredentials();
   postgresService(t, service);
-  const db = await databaseTarget(t, service);
+  const db = dockerOnly(await databaseTarget(t, service));
   const records = (await allBackups(t.project, t.env, service)).filter((r) => r.stored !== "bucket");
   const base = await checkInWindow(db, records, target);
   const now = await describeDatabase(db);

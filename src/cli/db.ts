@@ -30,5 +30,6 @@ export function registerDb(program: Command): void {
     );
   db.command("scheduler")
     .description("run the backup schedules of platform.yml (backup.schedule) until stopped: keep it running with systemd, launchd or nohup")
-    .action(async () => (await import("./db-backup-action.js")).runDbScheduler());
+    .option("--project <name>", "only this project's schedules (default: those of every project deployed from this machine)")
+    .action(async (o) => (await import("./db-backup-action.js")).runDbScheduler(o));
 }

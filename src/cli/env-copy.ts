@@ -1,16 +1,21 @@
 import { type Credentials, requireCredentials } from "../engine/credentials.js";
 import { makeBackup, restoreBackup, type DatabaseTarget } from "../engine/db-backup.js";
+import { runningDatabase } from "../engine/db-host.js";
 import { listRecords } from "../engine/history.js";
 import { copySecrets } from "../engine/secret-copy.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { runningContainer } from "../runtime/docker.js";
+import type { DbHost } from "../runtime/pg-exec.js";
 import type { StackContext } from "./context.js";
-import { databaseTarget, humanBytes, refuseKubernetes } from "./db-backup-action.js";
+import { databaseTarget, humanBytes } from "./db-backup-action.js";
 
-/** `platform deploy --env NAME --from ENV`: a new environment starts from a copy of another's data and secrets. */
+/**
+ * `platform deploy --env NAME --from ENV`: a new environment starts from a copy of another's data
+ * and secrets. On either target (and from one to the other): the copy is a dump of ENV's database
+ * where it runs (its container, or its pod through kubectl exec) restored where NAME's runs.
+ */
 
-async function runningIn(t: StackContext, env: string, service: string): Promise<string | undefined> {
-  return (await runningContainer(t.project, env, service))?.containerId;
+function runningIn(t: StackContext, env: string, service: string): Promise<DbHost | undefined> {
+  return runningDatabase(t.project, env, service, requireCredentials()).catch(() => undefined);
 }
 
 /**
@@ -34,7 +39,6 @@ export async function checkCopySource(t: StackContext, from: string): Promise<vo
       },
     );
   const databases = Object.values(t.config.services).filter((s) => s.type === "postgres");
-  if (databases.length) refuseKubernetes(t.project, from);
   for (const s of databases)
     if (!(await runningIn(t, from, s.name)))
       throw new VisibleError(`${s.name} is not running in ${t.project} (${from}): --from ${from} copies it (nothing was deployed)`, {
@@ -59,10 +63,10 @@ export async function copyDatabasesFrom(t: StackContext, from: string, o: { json
   const creds = requireCredentials();
   const out = (line: string) => process[o.json ? "stderr" : "stdout"].write(`${line}\n`);
   for (const s of Object.values(t.config.services).filter((x) => x.type === "postgres")) {
-    const sourceId = await runningIn(t, from, s.name);
-    if (!sourceId) throw new VisibleError(`${s.name} stopped in ${t.project} (${from}) during the deploy: nothing was copied`);
+    const sourceHost = await runningIn(t, from, s.name);
+    if (!sourceHost) throw new VisibleError(`${s.name} stopped in ${t.project} (${from}) during the deploy: nothing was copied`);
     const here = await databaseTarget(t, s.name);
-    const source: DatabaseTarget = { ...here, containerId: sourceId };
+    const source: DatabaseTarget = { ...here, host: sourceHost };
     const { record } = await makeBackup(source, creds.passphrase, "copy", { note: `copy of ${from}'s ${s.name}` });
     await restoreBackup(here, record, creds.passphrase);
     out(`✓ ${s.name}: a copy of ${from}'s data (${humanBytes(record.bytes)}, backup ${record.id} of ${t.env}); ${from} was only read`);

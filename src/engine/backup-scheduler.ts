@@ -5,17 +5,20 @@ import { parse } from "yaml";
 import { cronProblem } from "../config/backup-schema.js";
 import { homePaths } from "../home/layout.js";
 import { DB_NAME, DB_USER } from "../plan/build-plan.js";
-import { runningContainer } from "../runtime/docker.js";
 import { makeBackups } from "./base-backup.js";
+import type { Credentials } from "./credentials.js";
+import { runningDatabase } from "./db-host.js";
 import { listRecords } from "./history.js";
 
 /**
- * Scheduled backups on Docker: `platform db scheduler`, a small process on the machine that
- * holds the login (run it under systemd, launchd or `nohup`). It reads the platform.yml each
+ * Scheduled backups, on Docker and on Kubernetes: `platform db scheduler`, a small process on
+ * the machine that holds the login (run it under systemd, launchd or `nohup`). It reads the platform.yml each
  * environment was last deployed with (kept beside its deployment record), and fires each
  * postgres service's `backup.schedule` with croner (UTC; a run still going is not started
  * twice), making the same backups as `platform db backup` (kind "scheduled", `keep` applied).
- * The key stays with the login: no container holds anything that decrypts a backup.
+ * The key stays with the login: no container, no pod and no Secret of the cluster holds anything
+ * that decrypts a backup (a CronJob in the cluster would need it there). On Kubernetes the dump
+ * comes out of the database's ready pod through `kubectl exec`, as with `platform db backup`.
  */
 export interface BackupJob {
   project: string;
@@ -65,16 +68,16 @@ export function scheduledJobs(): BackupJob[] {
 
 const jobKey = (j: BackupJob) => `${j.project}/${j.env}/${j.service} ${j.schedule} keep=${j.keep ?? "all"}`;
 
-/** One scheduled backup: of the service's running container, if it runs. */
-async function runJob(j: BackupJob, passphrase: string, log: (line: string) => void): Promise<void> {
-  const c = await runningContainer(j.project, j.env, j.service);
-  if (!c) {
-    log(`${j.project} (${j.env}) ${j.service}: not running, no backup this time`);
-    return;
-  }
-  const t = { project: j.project, env: j.env, service: j.service, containerId: c.containerId, user: DB_USER, database: DB_NAME };
+/** One scheduled backup: of the service's running container or ready pod, if it runs. */
+async function runJob(j: BackupJob, creds: Credentials, log: (line: string) => void): Promise<void> {
   try {
-    const { record, base, expired } = await makeBackups(t, passphrase, "scheduled", j.keep === undefined ? {} : { keep: j.keep });
+    const host = await runningDatabase(j.project, j.env, j.service, creds);
+    if (!host) {
+      log(`${j.project} (${j.env}) ${j.service}: not running, no backup this time`);
+      return;
+    }
+    const t = { project: j.project, env: j.env, service: j.service, host, user: DB_USER, database: DB_NAME };
+    const { record, base, expired } = await makeBackups(t, creds.passphrase, "scheduled", j.keep === undefined ? {} : { keep: j.keep });
     log(
       `${j.project} (${j.env}) ${j.service}: backup ${record.id}, ${record.bytes} bytes, verified${base ? `; base backup ${base.id}, ${base.bytes} bytes, verified` : ""}${expired.length ? `; removed by keep: ${expired.map((r) => r.id).join(", ")}` : ""}`,
     );
@@ -84,13 +87,22 @@ async function runJob(j: BackupJob, passphrase: string, log: (line: string) => v
 }
 
 /**
- * Runs until `signal` aborts: the jobs are read again every `rescanMs` (a deploy that adds,
- * changes or removes a schedule is picked up), each one a croner job.
+ * Runs until `signal` aborts: the jobs (of every project, or of `project`) are read again every
+ * `rescanMs` (a deploy that adds, changes or removes a schedule is picked up), each one a croner job.
  */
-export async function runScheduler(passphrase: string, log: (line: string) => void, signal: AbortSignal, rescanMs = 30_000): Promise<void> {
+export async function runScheduler(
+  creds: Credentials,
+  log: (line: string) => void,
+  signal: AbortSignal,
+  o: { project?: string; rescanMs?: number } = {},
+): Promise<void> {
   const running = new Map<string, Cron>();
   const rescan = () => {
-    const wanted = new Map(scheduledJobs().map((j) => [jobKey(j), j]));
+    const wanted = new Map(
+      scheduledJobs()
+        .filter((j) => !o.project || j.project === o.project)
+        .map((j) => [jobKey(j), j]),
+    );
     for (const [k, cron] of running)
       if (!wanted.has(k)) {
         cron.stop();
@@ -99,13 +111,13 @@ export async function runScheduler(passphrase: string, log: (line: string) => vo
       }
     for (const [k, j] of wanted)
       if (!running.has(k)) {
-        const cron = new Cron(j.schedule, { timezone: "UTC", protect: true }, () => runJob(j, passphrase, log));
+        const cron = new Cron(j.schedule, { timezone: "UTC", protect: true }, () => runJob(j, creds, log));
         running.set(k, cron);
         log(`scheduled ${k}; next ${cron.nextRun()?.toISOString() ?? "never"}`);
       }
   };
   rescan();
-  const timer = setInterval(rescan, rescanMs);
+  const timer = setInterval(rescan, o.rescanMs ?? 30_000);
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
   clearInterval(timer);
   for (const cron of running.values()) cron.stop();

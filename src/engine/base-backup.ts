@@ -25,7 +25,7 @@ const VERIFY = 'umask 077; d=$(mktemp -d); tar -x -C "$d" && pg_verifybackup -q 
 
 /** The `.backup` history file the server wrote into the archive for the base backup labelled `label`. */
 async function historyFileOf(t: DatabaseTarget, label: string): Promise<string | undefined> {
-  const r = await execText(t.containerId, ["sh", "-c", 'grep -l -x -F "LABEL: $1" "$0"/*.backup', WAL_ARCHIVE_PATH, label]);
+  const r = await execText(t.host, ["sh", "-c", 'grep -l -x -F "LABEL: $1" "$0"/*.backup', WAL_ARCHIVE_PATH, label]);
   const file = r.stdout.trim().split("\n").pop();
   return r.code === 0 && file ? file.slice(file.lastIndexOf("/") + 1) : undefined;
 }
@@ -39,7 +39,7 @@ export async function pruneWal(t: DatabaseTarget): Promise<void> {
     .filter((r) => r.format === "basebackup" && r.wal)
     .pop();
   if (!oldest?.wal) return;
-  await execText(t.containerId, ["pg_archivecleanup", WAL_ARCHIVE_PATH, oldest.wal.historyFile]);
+  await execText(t.host, ["pg_archivecleanup", WAL_ARCHIVE_PATH, oldest.wal.historyFile]);
 }
 
 export async function makeBaseBackup(
@@ -57,9 +57,9 @@ export async function makeBaseBackup(
     throw new VisibleError(`base backup of ${t.service} failed: ${what}; nothing was recorded`, { exitCode: ExitCode.failed });
   };
   const postgres = await psqlValue(t, "SHOW server_version");
-  const { bytes, sha256 } = await sealInto(pgBaseBackup(t.containerId, t.user, id), partial, passphrase, "pg_basebackup", fail);
+  const { bytes, sha256 } = await sealInto(pgBaseBackup(t.host, t.user, id), partial, passphrase, "pg_basebackup", fail);
   const consistentAt = new Date().toISOString();
-  const read = await execWithInput(t.containerId, ["sh", "-c", VERIFY], decryptFile(partial, passphrase)).catch((e: Error) => ({
+  const read = await execWithInput(t.host, ["sh", "-c", VERIFY], decryptFile(partial, passphrase)).catch((e: Error) => ({
     code: -1,
     stderr: e.message,
   }));

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, rmSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { ExitCode, VisibleError } from "../errors.js";
-import { type ExecStream, execText, execWithInput, pgDump, pgReadWhole, pgReplaceFrom } from "../runtime/pg-exec.js";
+import { type DbHost, type ExecStream, execText, execWithInput, pgDump, pgReadWhole, pgReplaceFrom } from "../runtime/pg-exec.js";
 import { s3FromEnv, type S3Location, s3Label } from "../runtime/s3.js";
 import { BackupDecryptError, decryptFile, encryptStream, type Sealed } from "./backup-crypto.js";
 import { uploadBackup } from "./backups-remote.js";
@@ -29,18 +29,21 @@ export function s3FromEnvOrFail(): S3Location | undefined {
   }
 }
 
-/** A running postgres service of a stack: its container and the database's user and name. */
+/**
+ * A running postgres service of a stack: where it runs (its Docker container, or its ready pod on
+ * the Kubernetes target) and the database's user and name.
+ */
 export interface DatabaseTarget {
   project: string;
   env: string;
   service: string;
-  containerId: string;
+  host: DbHost;
   user: string;
   database: string;
 }
 
 export const psqlValue = async (t: DatabaseTarget, sql: string): Promise<string | undefined> => {
-  const r = await execText(t.containerId, ["psql", "-X", "-q", "-tA", "--no-password", "-U", t.user, "-d", t.database, "-c", sql]);
+  const r = await execText(t.host, ["psql", "-X", "-q", "-tA", "--no-password", "-U", t.user, "-d", t.database, "-c", sql]);
   return r.code === 0 ? r.stdout.trim() : undefined;
 };
 
@@ -93,8 +96,8 @@ export async function makeBackup(
     throw new VisibleError(`backup of ${t.service} failed: ${what}; nothing was recorded`, { exitCode: ExitCode.failed });
   };
   const postgres = await psqlValue(t, "SHOW server_version");
-  const { bytes, sha256 } = await sealInto(pgDump(t.containerId, t.user, t.database), partial, passphrase, "pg_dump", fail);
-  const read = await pgReadWhole(t.containerId, decryptFile(partial, passphrase)).catch((e: Error) => ({ code: -1, stderr: e.message }));
+  const { bytes, sha256 } = await sealInto(pgDump(t.host, t.user, t.database), partial, passphrase, "pg_dump", fail);
+  const read = await pgReadWhole(t.host, decryptFile(partial, passphrase)).catch((e: Error) => ({ code: -1, stderr: e.message }));
   if (read.code !== 0) fail(`the dump did not read back whole (pg_restore: ${read.stderr || `exit ${read.code}`})`);
   const record: BackupRecord = {
     ...recordOf(t, { id, kind, startedAt, bytes, sha256, postgres }, "decrypted and read whole by pg_restore"),
@@ -169,7 +172,7 @@ export async function describeDatabase(t: DatabaseTarget): Promise<{ tables?: nu
 
 /**
  * Replaces the database's data with a backup's: checked against its recorded SHA-256,
- * decrypted into the container (a file only the container's root reads, removed after), then
+ * decrypted into the container or pod (a file only its root reads, removed after), then
  * replayed in one transaction (pgReplaceFrom). On any failure the data is as it was.
  */
 export async function restoreBackup(t: DatabaseTarget, r: BackupRecord, passphrase: string): Promise<void> {
@@ -178,15 +181,13 @@ export async function restoreBackup(t: DatabaseTarget, r: BackupRecord, passphra
     new VisibleError(`restore of ${t.service} from ${r.id} failed: ${what}; the data was not changed`, { exitCode: ExitCode.failed });
   if ((await fileSha256(file)) !== r.sha256) throw failed(`${file} is not the file that was recorded (its SHA-256 differs)`);
   const inContainer = `/tmp/platform-restore-${r.id}.dump`;
-  const copied = await execWithInput(
-    t.containerId,
-    ["sh", "-c", 'umask 077; cat > "$0"', inContainer],
-    decryptFile(file, passphrase),
-  ).catch((e: Error) => {
-    void execText(t.containerId, ["rm", "-f", inContainer]);
-    throw failed(e instanceof BackupDecryptError ? e.message : `could not copy the dump into the container: ${e.message}`);
-  });
+  const copied = await execWithInput(t.host, ["sh", "-c", 'umask 077; cat > "$0"', inContainer], decryptFile(file, passphrase)).catch(
+    (e: Error) => {
+      void execText(t.host, ["rm", "-f", inContainer]);
+      throw failed(e instanceof BackupDecryptError ? e.message : `could not copy the dump into the container: ${e.message}`);
+    },
+  );
   if (copied.code !== 0) throw failed(`could not copy the dump into the container: ${copied.stderr}`);
-  const replaced = await pgReplaceFrom(t.containerId, t.user, t.database, inContainer);
+  const replaced = await pgReplaceFrom(t.host, t.user, t.database, inContainer);
   if (replaced.code !== 0) throw failed(replaced.stderr || `psql exited ${replaced.code}`);
 }

@@ -107,7 +107,7 @@ const psql = (u: Upgrade, sql: string) => [
 /** Step 1: a backup, then read-only and the dump in the volume. */
 export async function prepareUpgrade(u: Upgrade, passphrase: string, say: (line: string) => void): Promise<void> {
   say(`${u.service}: PostgreSQL ${u.from} -> ${u.to}: a backup first`);
-  const target = { project: u.project, env: u.env, service: u.service, containerId: u.containerId, user: u.user, database: u.database };
+  const target = { project: u.project, env: u.env, service: u.service, host: u.containerId, user: u.user, database: u.database };
   const { record } = await makeBackup(target, passphrase, "upgrade", { note: `before the upgrade to PostgreSQL ${u.to}` });
   say(`${u.service}: backup ${record.id} made and verified (platform db restore ${u.service} ${record.id} brings it back)`);
   say(`${u.service}: read-only from now until the new server takes over (reads go on; writes fail)`);

@@ -19,6 +19,8 @@ import { type DatabaseTarget, fileSha256, psqlValue } from "./db-backup.js";
 
 /** Where the data volume is mounted (the cluster is there, or in pg<major>/ of it: see DatabaseVolumes.clusterDir). */
 const PGDATA = "/var/lib/postgresql/data";
+/** A database on the Docker target: its host is its container's id (the container is stopped and started). */
+type DockerDatabase = DatabaseTarget & { host: string };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -46,11 +48,11 @@ export async function archiveUpToNow(t: DatabaseTarget, timeoutMs = 30_000): Pro
  * stopped (a server that gives up exits, and its restart policy may start it again: a new run
  * counts as stopped too).
  */
-async function waitPromoted(t: DatabaseTarget, timeoutMs: number): Promise<boolean> {
-  const since = await runningSince(t.containerId);
+async function waitPromoted(t: DockerDatabase, timeoutMs: number): Promise<boolean> {
+  const since = await runningSince(t.host);
   for (const end = Date.now() + timeoutMs; since && Date.now() < end; await sleep(250)) {
     if ((await psqlValue(t, "SELECT pg_is_in_recovery()")) === "f") return true;
-    if ((await runningSince(t.containerId)) !== since) return false;
+    if ((await runningSince(t.host)) !== since) return false;
   }
   return false;
 }
@@ -67,7 +69,7 @@ export const toPostgresTime = (d: Date): string => d.toISOString().replace("T", 
  * dropped, the old data put back and the server started on it: the data is as it was.
  */
 export async function recoverToTime(
-  t: DatabaseTarget,
+  t: DockerDatabase,
   base: BackupRecord,
   target: Date,
   passphrase: string,
@@ -77,12 +79,12 @@ export async function recoverToTime(
   const failed = (what: string) =>
     new VisibleError(`point-in-time restore of ${t.service} failed: ${what}; the data is as it was`, { exitCode: ExitCode.failed });
   if ((await fileSha256(file)) !== base.sha256) throw failed(`${file} is not the file that was recorded (its SHA-256 differs)`);
-  const volumes = await databaseVolumes(t.containerId, PGDATA, WAL_ARCHIVE_PATH);
+  const volumes = await databaseVolumes(t.host, PGDATA, WAL_ARCHIVE_PATH);
   if (!volumes.archiveVolume) throw failed(`${t.service} has no WAL archive volume: deploy again to turn WAL archiving on`);
   const putBack = async (why: string): Promise<never> => {
-    await stopContainer(t.containerId).catch(() => undefined);
+    await stopContainer(t.host).catch(() => undefined);
     const back = await putBackOldData(volumes);
-    await startContainer(t.containerId).catch(() => undefined);
+    await startContainer(t.host).catch(() => undefined);
     if (back.code !== 0)
       throw new VisibleError(
         `point-in-time restore of ${t.service} failed (${why}), and putting the old data back failed too (${back.stderr}): it is in ${OLD_DIR} of volume ${volumes.dataVolume}`,
@@ -90,33 +92,21 @@ export async function recoverToTime(
       );
     throw failed(why);
   };
-  await stopContainer(t.containerId);
+  await stopContainer(t.host);
   const swapped = await swapInBaseBackup(volumes, toPostgresTime(target), decryptFile(file, passphrase)).catch((e: Error) => ({
     code: -1,
     stderr: e instanceof BackupDecryptError ? e.message : `could not feed the backup: ${e.message}`,
   }));
   if (swapped.code !== 0) await putBack(`could not unpack ${base.id}: ${swapped.stderr || `exit ${swapped.code}`}`);
-  await startContainer(t.containerId);
+  await startContainer(t.host);
   if (!(await waitPromoted(t, timeoutMs))) {
-    const log = await containerLogTail(t.containerId);
+    const log = await containerLogTail(t.host);
     await putBack(`the server did not finish recovering to ${target.toISOString()}${log ? `; its last lines:\n${log}` : ""}`);
   }
   // One -c each: ALTER SYSTEM does not run inside the transaction a multi-statement -c is.
   const reset = RECOVERY_SETTINGS.flatMap((s) => ["-c", `ALTER SYSTEM RESET ${s}`]);
-  await execText(t.containerId, [
-    "psql",
-    "-X",
-    "-q",
-    "--no-password",
-    "-U",
-    t.user,
-    "-d",
-    t.database,
-    ...reset,
-    "-c",
-    "SELECT pg_reload_conf()",
-  ]);
+  await execText(t.host, ["psql", "-X", "-q", "--no-password", "-U", t.user, "-d", t.database, ...reset, "-c", "SELECT pg_reload_conf()"]);
   // The base backup carries the password of its time: the stack's own is set again (as after a deploy).
-  await execText(t.containerId, SYNC_PASSWORD);
-  await execText(t.containerId, ["rm", "-rf", `${volumes.clusterDir}/${OLD_DIR}`]);
+  await execText(t.host, SYNC_PASSWORD);
+  await execText(t.host, ["rm", "-rf", `${volumes.clusterDir}/${OLD_DIR}`]);
 }

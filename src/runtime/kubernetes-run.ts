@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { ExitCode, VisibleError } from "../errors.js";
-import { type KubeCluster, kubectl, kubectlAttached, type Workload, workloads } from "./kubernetes.js";
+import { type KubeCluster, kubectl, kubectlAttached, kubectlBinary, type Workload, workloads } from "./kubernetes.js";
+import type { PodHost } from "./pg-exec.js";
 
 /**
  * `platform run` and `platform exec` on the Kubernetes target, through kubectl as `platform logs`:
@@ -94,6 +95,17 @@ export function buildRunPod(w: Workload, o: { service: string; project: string; 
   };
 }
 
+/** A ready pod of the service and its container, for `kubectl exec`; throws when the service has none. */
+export async function kubeReadyPod(t: KubeCluster, service: string): Promise<PodHost> {
+  const w = await workloadOf(t, service);
+  const namespace = w.metadata.namespace;
+  const pod = (await podsOf(t, namespace, service)).find(isReady);
+  if (!pod)
+    throw new VisibleError(`${service} has no ready pod in ${t.project} (${t.env}): see platform status`, { exitCode: ExitCode.failed });
+  const container = w.spec.template.spec.containers[0]?.name ?? service;
+  return { kubectl: kubectlBinary(), kubeconfig: t.kubeconfig, namespace, pod: pod.metadata.name, container };
+}
+
 /** Runs the command; resolves with its exit code and the image it ran. */
 export async function kubeOneOff(
   t: KubeCluster,
@@ -106,22 +118,8 @@ export async function kubeOneOff(
   const namespace = w.metadata.namespace;
   const image = w.spec.template.spec.containers[0]?.image ?? "";
   if (kind === "exec") {
-    const pod = (await podsOf(t, namespace, service)).find(isReady);
-    if (!pod)
-      throw new VisibleError(`${service} has no ready pod in ${t.project} (${t.env}): see platform status`, { exitCode: ExitCode.failed });
-    const container = w.spec.template.spec.containers[0]?.name ?? service;
-    const code = await kubectlAttached(t, [
-      "exec",
-      "-n",
-      namespace,
-      "-i",
-      ...(tty ? ["-t"] : []),
-      pod.metadata.name,
-      "-c",
-      container,
-      "--",
-      ...command,
-    ]);
+    const { pod, container } = await kubeReadyPod(t, service);
+    const code = await kubectlAttached(t, ["exec", "-n", namespace, "-i", ...(tty ? ["-t"] : []), pod, "-c", container, "--", ...command]);
     return { code, image };
   }
   const name = `${service}-run-${randomBytes(3).toString("hex")}`;

@@ -16,7 +16,7 @@ export interface KubeCluster {
   readonly kubeconfig: string;
 }
 
-function kubectlBinary(): string {
+export function kubectlBinary(): string {
   const tc = readClusterToolchain();
   return tc ? join(tc.binDir, "kubectl") : "kubectl";
 }

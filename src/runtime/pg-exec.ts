@@ -3,11 +3,33 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
 /**
- * pg_dump, pg_restore and psql run inside a stack's database container (`docker exec`), over
- * its local socket, which the image trusts: no password is needed, so none is passed, printed
- * or recorded. The dump streams through the CLI (which encrypts it); nothing plain is written
- * on this machine.
+ * pg_dump, pg_restore and psql run where a stack's database runs, over its local socket, which
+ * the image trusts: no password is needed, so none is passed, printed or recorded. The dump
+ * streams through the CLI (which encrypts it); nothing plain is written on this machine.
+ *
+ * Where: a Docker container (`docker exec`, by its id) or, on the Kubernetes target, the
+ * database's ready pod (`kubectl exec`): the same commands, the same streams, only the client
+ * program and its arguments before the command differ.
  */
+export type DbHost = string | PodHost;
+
+/** A pod's container reached with `kubectl exec` (the binary, its kubeconfig, the pod). */
+export interface PodHost {
+  readonly kubectl: string;
+  readonly kubeconfig: string;
+  readonly namespace: string;
+  readonly pod: string;
+  readonly container: string;
+}
+
+/** The client program and its arguments that run `cmd` at `host` (`-i`: with standard input). */
+export function execArgv(host: DbHost, cmd: string[], withStdin: boolean): [string, string[]] {
+  const i = withStdin ? ["-i"] : [];
+  if (typeof host === "string") return ["docker", ["exec", ...i, host, ...cmd]];
+  const { kubectl, kubeconfig, namespace, pod, container } = host;
+  return [kubectl, ["--kubeconfig", kubeconfig, "exec", "-n", namespace, ...i, pod, "-c", container, "--", ...cmd]];
+}
+
 export interface ExecResult {
   code: number;
   stderr: string;
@@ -19,9 +41,9 @@ export interface ExecStream {
   kill(): void;
 }
 
-/** A `docker` client command (exec, run): the process and its end, with its standard error (bounded). */
-function dockerProcess(args: string[], withStdin: boolean) {
-  const child = spawn("docker", args, { stdio: ["pipe", "pipe", "pipe"] });
+/** A client command (docker exec or run, kubectl exec): the process and its end, with its standard error (bounded). */
+function clientProcess(program: string, args: string[], withStdin: boolean) {
+  const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"] });
   if (!withStdin) child.stdin.end();
   let stderr = "";
   child.stderr.on("data", (d) => {
@@ -34,34 +56,68 @@ function dockerProcess(args: string[], withStdin: boolean) {
   return { child, done };
 }
 
-function execIn(containerId: string, cmd: string[], withStdin: boolean) {
-  return dockerProcess(["exec", ...(withStdin ? ["-i"] : []), containerId, ...cmd], withStdin);
+function execIn(host: DbHost, cmd: string[], withStdin: boolean) {
+  const [program, args] = execArgv(host, cmd, withStdin);
+  return clientProcess(program, args, withStdin);
+}
+
+/**
+ * In a pod, a command whose output streams out runs under a watch of its standard input, which
+ * the CLI keeps open and never writes: when the CLI dies (kill -9), kubectl's input ends, the
+ * pod's end of it too, and the watch stops the command. Without it the command would go on in
+ * the pod (the kubelet does not stop an exec whose client went away), blocked on output no one
+ * reads, holding its transaction and its locks. `docker exec` closes the command's output
+ * when its client goes, which ends it.
+ */
+export const WATCHED =
+  'exec 3<&0; "$@" </dev/null & p=$!; { while read -r _; do :; done; kill "$p" 2>/dev/null; } <&3 & w=$!; wait "$p"; s=$?; kill "$w" 2>/dev/null; exit $s';
+
+/** A program's standard output, as it streams; it ends with the CLI, also on Kubernetes. */
+function streamOut(host: DbHost, cmd: string[]): ExecStream {
+  const inPod = typeof host !== "string";
+  const { child, done } = execIn(host, inPod ? ["sh", "-c", WATCHED, "sh", ...cmd] : cmd, inPod);
+  return { stdout: child.stdout, done, kill: () => child.kill("SIGKILL") };
 }
 
 /** `pg_dump --format=custom` of the database, on standard output. */
-export function pgDump(containerId: string, user: string, database: string): ExecStream {
-  const { child, done } = execIn(containerId, ["pg_dump", "--format=custom", "--no-password", "-U", user, "-d", database], false);
-  return { stdout: child.stdout, done, kill: () => child.kill("SIGKILL") };
+export function pgDump(host: DbHost, user: string, database: string): ExecStream {
+  return streamOut(host, ["pg_dump", "--format=custom", "--no-password", "-U", user, "-d", database]);
 }
 
 /**
  * A base backup of the whole server (pg_basebackup) as one tar on standard output, with the WAL
  * it needs (`-X fetch`) and its manifest; `label` names it in the WAL archive's `.backup` file.
  */
-export function pgBaseBackup(containerId: string, user: string, label: string): ExecStream {
-  const cmd = ["pg_basebackup", "-D", "-", "-F", "tar", "-X", "fetch", "--checkpoint=fast", "--no-password", "-U", user, "-l", label];
-  const { child, done } = execIn(containerId, cmd, false);
-  return { stdout: child.stdout, done, kill: () => child.kill("SIGKILL") };
+export function pgBaseBackup(host: DbHost, user: string, label: string): ExecStream {
+  return streamOut(host, [
+    "pg_basebackup",
+    "-D",
+    "-",
+    "-F",
+    "tar",
+    "-X",
+    "fetch",
+    "--checkpoint=fast",
+    "--no-password",
+    "-U",
+    user,
+    "-l",
+    label,
+  ]);
 }
 
-/** Runs `cmd` in the container with `input` on its standard input; its output is kept (bounded). */
-export function execWithInput(containerId: string, cmd: string[], input: AsyncIterable<Buffer>): Promise<ExecResult & { stdout: string }> {
-  return dockerWithInput(["exec", "-i", containerId, ...cmd], input);
+/** Runs `cmd` at `host` with `input` on its standard input; its output is kept (bounded). */
+export function execWithInput(host: DbHost, cmd: string[], input: AsyncIterable<Buffer>): Promise<ExecResult & { stdout: string }> {
+  return clientWithInput(...execArgv(host, cmd, true), input);
 }
 
 /** Runs a `docker` client command with `input` on its standard input (throws when feeding it failed); its output is kept (bounded). */
-export async function dockerWithInput(args: string[], input: AsyncIterable<Buffer>): Promise<ExecResult & { stdout: string }> {
-  const { child, done } = dockerProcess(args, true);
+export function dockerWithInput(args: string[], input: AsyncIterable<Buffer>): Promise<ExecResult & { stdout: string }> {
+  return clientWithInput("docker", args, input);
+}
+
+async function clientWithInput(program: string, args: string[], input: AsyncIterable<Buffer>): Promise<ExecResult & { stdout: string }> {
+  const { child, done } = clientProcess(program, args, true);
   let stdout = "";
   child.stdout.on("data", (d) => {
     stdout = (stdout + d).slice(-20000);
@@ -76,14 +132,18 @@ export async function dockerWithInput(args: string[], input: AsyncIterable<Buffe
   return { ...r, stdout };
 }
 
-/** Runs `cmd` in the container; its standard output and error (bounded). */
-export function execText(containerId: string, cmd: string[]): Promise<ExecResult & { stdout: string }> {
-  return dockerText(["exec", containerId, ...cmd]);
+/** Runs `cmd` at `host`; its standard output and error (bounded). */
+export function execText(host: DbHost, cmd: string[]): Promise<ExecResult & { stdout: string }> {
+  return clientText(...execArgv(host, cmd, false));
 }
 
 /** Runs a `docker` client command; its standard output and error (bounded). */
-export async function dockerText(args: string[]): Promise<ExecResult & { stdout: string }> {
-  const { child, done } = dockerProcess(args, false);
+export function dockerText(args: string[]): Promise<ExecResult & { stdout: string }> {
+  return clientText("docker", args);
+}
+
+async function clientText(program: string, args: string[]): Promise<ExecResult & { stdout: string }> {
+  const { child, done } = clientProcess(program, args, false);
   let stdout = "";
   child.stdout.on("data", (d) => {
     stdout = (stdout + d).slice(-20000);
@@ -93,8 +153,8 @@ export async function dockerText(args: string[]): Promise<ExecResult & { stdout:
 }
 
 /** Reads a custom-format dump whole (pg_restore to /dev/null): a dump cut short or damaged fails. */
-export function pgReadWhole(containerId: string, dump: AsyncIterable<Buffer>): Promise<ExecResult> {
-  return execWithInput(containerId, ["pg_restore", "--file=/dev/null"], dump);
+export function pgReadWhole(host: DbHost, dump: AsyncIterable<Buffer>): Promise<ExecResult> {
+  return execWithInput(host, ["pg_restore", "--file=/dev/null"], dump);
 }
 
 /**
@@ -105,7 +165,7 @@ export function pgReadWhole(containerId: string, dump: AsyncIterable<Buffer>): P
  * locks (at most `lockTimeout`) and then see the restored data.
  */
 export function pgReplaceFrom(
-  containerId: string,
+  host: DbHost,
   user: string,
   database: string,
   dumpPath: string,
@@ -128,11 +188,11 @@ export function pgReplaceFrom(
     `rm -f "$1" "$1.sql"`,
     "exit $status",
   ].join("\n");
-  return execText(containerId, ["sh", "-c", script, "sh", dumpPath, user, database]);
+  return execText(host, ["sh", "-c", script, "sh", dumpPath, user, database]);
 }
 
 /** The server's version ("15.20"), from `postgres --version` in its container; undefined when it cannot tell. */
-export async function postgresVersion(containerId: string): Promise<string | undefined> {
-  const r = await execText(containerId, ["postgres", "--version"]).catch(() => undefined);
+export async function postgresVersion(host: DbHost): Promise<string | undefined> {
+  const r = await execText(host, ["postgres", "--version"]).catch(() => undefined);
   return r?.code === 0 ? /\(PostgreSQL\) (\d+(?:\.\d+)?)/.exec(r.stdout)?.[1] : undefined;
 }

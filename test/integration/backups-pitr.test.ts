@@ -7,7 +7,7 @@ import { homePaths } from "../../src/home/layout.js";
 import { type CliResult, httpsRequest, ok, runCli, startPoller } from "./helpers/cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, serviceContainers, unique } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
-import { expectFolderWithFiles, regularFilesUnder } from "./helpers/leaks.js";
+import { expectSecretsNowhere } from "./helpers/leaks.js";
 import { launchChromium, newPage, startTestStudio } from "./helpers/studio-browser.js";
 
 /**
@@ -240,12 +240,8 @@ describe("point-in-time recovery (Docker)", () => {
     const password = decodeURIComponent(url.password);
     expect(password.length).toBeGreaterThan(8);
     const secrets = [password, backend.PLATFORM_PASSPHRASE as string];
-    for (const r of outputs) for (const s of secrets) expect(`${r.stdout}\n${r.stderr}`).not.toContain(s);
-    expectFolderWithFiles(backups());
-    for (const f of regularFilesUnder(homePaths.backupsDir(project, "preview"))) {
-      const bytes = readFileSync(f);
-      for (const s of secrets) expect(bytes.includes(Buffer.from(s)), `${f} holds a secret`).toBe(false);
-    }
+    expectSecretsNowhere(secrets, outputs, backups());
+    expectSecretsNowhere(secrets, [], homePaths.backupsDir(project, "preview"));
     // The archive, read whole from its volume (a tar of every segment and history file), with a new row archived.
     const db = serviceContainers(project, "database");
     await post(`${marker}-E`);

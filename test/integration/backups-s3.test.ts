@@ -1,13 +1,15 @@
-import { execFileSync, type ChildProcess, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, type ChildProcess } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { homePaths, platformHome } from "../../src/home/layout.js";
-import { type S3Location, s3CreateBucket, s3List } from "../../src/runtime/s3.js";
+import { homePaths } from "../../src/home/layout.js";
+import { type S3Location, s3List } from "../../src/runtime/s3.js";
 import { type CliResult, httpsRequest, ok, runCli } from "./helpers/cli.js";
-import { forgetProject, freePort, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
+import { eventsApi } from "./helpers/events.js";
+import { startVersitygw } from "./helpers/versitygw.js";
 
 /**
  * Issue #26, backups in an S3-compatible bucket, on the real Docker engine and a real S3
@@ -18,8 +20,8 @@ import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
 const project = unique("bks3");
 const backend = freshBackend();
 const dir = join(mkdtempSync(join(tmpdir(), "platform-backups-s3-")), "fullstack");
-const accessKey = `AK${unique("x").toUpperCase()}`;
-const secretKey = `sk-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+let accessKey = "";
+let secretKey = "";
 const marker = unique("s3m");
 const outputs: CliResult[] = [];
 let env: Record<string, string> = {};
@@ -34,46 +36,14 @@ const run = async (...args: string[]) => {
   return r;
 };
 
-async function messages(): Promise<string[]> {
-  const r = await httpsRequest(`${urls.api}/api/events?limit=100`, ca);
-  expect(r.status, r.body).toBe(200);
-  return (JSON.parse(r.body) as { message: string }[]).map((e) => e.message).filter((m) => m.startsWith(marker));
-}
+const { messages } = eventsApi(() => ({ api: urls.api as string, ca }), marker);
 
 describe("backups in an S3-compatible bucket (Docker, versitygw)", () => {
   beforeAll(async () => {
     requireToolchain();
-    const record = join(platformHome(), "versitygw.json");
-    if (!existsSync(record)) throw new Error(`no ${record}: run bash scripts/setup/versitygw.sh (npm test does)`);
-    const bin = (JSON.parse(readFileSync(record, "utf8")) as { versitygw: string }).versitygw;
-    const port = await freePort();
-    const data = mkdtempSync(join(tmpdir(), "versitygw-"));
-    server = spawn(bin, ["--access", accessKey, "--secret", secretKey, "--port", `127.0.0.1:${port}`, "posix", data], {
-      stdio: "ignore",
-    });
-    env = {
-      ...backend,
-      PLATFORM_BACKUP_S3: `http://127.0.0.1:${port}/backups/team`,
-      PLATFORM_BACKUP_S3_ACCESS_KEY: accessKey,
-      PLATFORM_BACKUP_S3_SECRET_KEY: secretKey,
-    };
-    bucket = {
-      endpoint: new URL(`http://127.0.0.1:${port}`),
-      bucket: "backups",
-      prefix: "team",
-      region: "us-east-1",
-      accessKeyId: accessKey,
-      secretAccessKey: secretKey,
-    };
-    for (let i = 0; ; i++) {
-      try {
-        await s3CreateBucket(bucket);
-        break;
-      } catch (e) {
-        if (i > 50) throw e;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
+    const gw = await startVersitygw();
+    ({ server, bucket, accessKey, secretKey } = gw);
+    env = { ...backend, ...gw.env };
     cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
   });
 

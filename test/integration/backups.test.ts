@@ -4,10 +4,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
-import { type CliResult, httpsRequest, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
+import { type CliResult, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
 import { forgetProject, freshBackend, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
-import { expectFolderWithFiles, regularFilesUnder } from "./helpers/leaks.js";
+import { eventsApi } from "./helpers/events.js";
+import { expectSecretsNowhere, regularFilesUnder } from "./helpers/leaks.js";
+import { backupUnderWay, expectKilledBackupLeavesNothing, FILLER_SQL } from "./helpers/backup-under-way.js";
 
 /**
  * Issue #26, backups and restore on the real Docker engine, with examples/fullstack: rows
@@ -34,16 +36,7 @@ let ca = "";
 
 const containerOf = (service: string) => serviceContainers(project, service);
 
-async function post(message: string): Promise<void> {
-  const r = await httpsRequest(`${urls.api}/api/events`, ca, { method: "POST", body: { message } });
-  expect(r.status, r.body).toBe(201);
-}
-
-async function messages(): Promise<string[]> {
-  const r = await httpsRequest(`${urls.api}/api/events?limit=100`, ca);
-  expect(r.status, r.body).toBe(200);
-  return (JSON.parse(r.body) as { message: string }[]).map((e) => e.message).filter((m) => m.startsWith(marker));
-}
+const { post, messages } = eventsApi(() => ({ api: urls.api as string, ca }), marker);
 
 interface Listed {
   id: string;
@@ -59,16 +52,7 @@ async function listed(): Promise<Listed[]> {
   return all.filter((b) => b.format !== "basebackup");
 }
 
-/** Starts a backup and resolves once its temporary file holds data: the dump is under way. */
-async function backupUnderWay() {
-  const started = startCli(["db", "backup", "database", "--project", project], { cwd: dir, env: backend });
-  for (let i = 0; i < 600; i++) {
-    const partial = existsSync(backups()) ? readdirSync(backups()).find((f) => /\.partial-\d+$/.test(f)) : undefined;
-    if (partial && readFileSync(join(backups(), partial)).length > 1_000_000) return { started, partial };
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no backup under way: ${JSON.stringify(await started.done)}`);
-}
+const underWay = () => backupUnderWay(backups(), ["database", "--project", project], { cwd: dir, env: backend });
 
 function psqlInDatabase(sql: string): string {
   return execFileSync("docker", ["exec", containerOf("database"), "psql", "-X", "-tA", "-U", "app", "-d", "app", "-c", sql], {
@@ -241,27 +225,20 @@ describe("backups and restore (Docker)", () => {
   }, 900_000);
 
   it("kill -9 of the CLI during a backup: nothing half-made is listed, and the next backup works", async () => {
-    // Enough data that the dump takes a moment: random text does not compress.
-    psqlInDatabase(
-      "CREATE TABLE filler AS SELECT g AS id, md5(random()::text) || md5(random()::text) || md5(random()::text) AS v FROM generate_series(1, 600000) g",
-    );
-    const before = (await listed()).map((b) => b.id);
-    const { started, partial } = await backupUnderWay();
-    started.child.kill("SIGKILL");
-    await started.done;
-    expect((await listed()).map((b) => b.id)).toEqual(before);
-    expect(readdirSync(backups())).toContain(partial);
-    const r = ok(await run("db", "backup", "database"));
-    expect(readdirSync(backups())).not.toContain(partial);
-    const after = await listed();
-    expect(after.length).toBe(before.length + 1);
-    expect(r.stdout).toContain(after[0]?.id as string);
+    psqlInDatabase(FILLER_SQL);
+    await expectKilledBackupLeavesNothing({
+      backupsDir: backups(),
+      args: ["database", "--project", project],
+      cli: { cwd: dir, env: backend },
+      listedIds: async () => (await listed()).map((b) => b.id),
+      backupAgain: async () => ok(await run("db", "backup", "database")),
+    });
   }, 600_000);
 
   it("kill -9 of the database container during a backup: the backup fails, nothing is listed, the next one works", async () => {
     const before = (await listed()).map((b) => b.id);
     const db = containerOf("database");
-    const { started } = await backupUnderWay();
+    const { started } = await underWay();
     execFileSync("docker", ["kill", "--signal", "KILL", db]);
     const r = await started.done;
     outputs.push(r);
@@ -316,12 +293,8 @@ describe("backups and restore (Docker)", () => {
     const password = decodeURIComponent(url.password);
     expect(password.length).toBeGreaterThan(8);
     const secrets = [password, backend.PLATFORM_PASSPHRASE as string, copiedValue];
-    for (const r of outputs) for (const s of secrets) expect(`${r.stdout}\n${r.stderr}`).not.toContain(s);
-    expectFolderWithFiles(backups());
-    for (const f of regularFilesUnder(homePaths.backupsDir(project, "preview"))) {
-      const bytes = readFileSync(f);
-      for (const s of secrets) expect(bytes.includes(Buffer.from(s)), `${f} holds a secret`).toBe(false);
-    }
+    expectSecretsNowhere(secrets, outputs, backups());
+    expectSecretsNowhere(secrets, [], homePaths.backupsDir(project, "preview"));
     for (const f of readdirSync(backups())) for (const s of secrets) expect(f).not.toContain(s);
     for (const f of regularFilesUnder(homePaths.logDir(project, "preview"))) expect(readFileSync(f, "utf8")).not.toContain(password);
   }, 120_000);

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 
@@ -23,4 +23,18 @@ export function expectFolderWithFiles(dir: string): void {
   const st = lstatSync(dir, { throwIfNoEntry: false });
   expect(st?.isDirectory(), `${dir} is a directory (a leak check there must not pass on a missing folder)`).toBe(true);
   expect(regularFilesUnder(dir).length, `files under ${dir} (a leak check there must not pass on an empty folder)`).toBeGreaterThan(0);
+}
+
+/**
+ * Fails the test when a CLI output (stdout or stderr) or a file under `folder` (which must hold
+ * files: see expectFolderWithFiles) holds one of `secrets`.
+ */
+export function expectSecretsNowhere(secrets: string[], outputs: { stdout: string; stderr: string }[], folder: string): void {
+  for (const s of secrets) expect(s.length, "a secret to look for").toBeGreaterThan(0);
+  for (const r of outputs) for (const s of secrets) expect(`${r.stdout}\n${r.stderr}`).not.toContain(s);
+  expectFolderWithFiles(folder);
+  for (const f of regularFilesUnder(folder)) {
+    const bytes = readFileSync(f);
+    for (const s of secrets) expect(bytes.includes(Buffer.from(s)), `${f} holds a secret`).toBe(false);
+  }
 }
