@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 
-export function get(agent, target, path = "/") {
+export function get(agent, target, path = target.path ?? "/") {
   return new Promise((ok, fail) => {
     const req = request(
       {
@@ -16,13 +16,14 @@ export function get(agent, target, path = "/") {
         headers: { host: `${target.host}:${target.port}` },
       },
       (res) => {
+        const tls = res.socket.getProtocol();
         let body = "";
         res.on("data", (d) => {
           body += d;
         });
         res.on("end", () =>
           res.statusCode === 200
-            ? ok({ body, tls: res.socket.getProtocol?.() })
+            ? ok({ body, tls, reused: req.reusedSocket })
             : fail(new Error(`HTTP ${res.statusCode} from ${target.host}:${target.port}: ${body}`)),
         );
       },
@@ -37,16 +38,18 @@ export function get(agent, target, path = "/") {
  * (every process in it, as nginx's workers: its cgroup's cpu.stat).
  */
 export function cpuSeconds(src) {
-  if (src.cgroup) {
-    const usec = readFileSync(`/sys/fs/cgroup${src.cgroup}/cpu.stat`, "utf8").match(/usage_usec (\d+)/)[1];
-    return Number(usec) / 1e6;
-  }
+  if (src.cgroup?.v1) return Number(readFileSync(`/sys/fs/cgroup/cpuacct${src.cgroup.v1}/cpuacct.usage`, "utf8")) / 1e9;
+  if (src.cgroup) return Number(readFileSync(`/sys/fs/cgroup${src.cgroup}/cpu.stat`, "utf8").match(/usage_usec (\d+)/)[1]) / 1e6;
   const f = readFileSync(`/proc/${src.pid}/stat`, "utf8").split(") ")[1].split(" ");
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
-/** The cgroup (v2) of a process: a container's, for its main process. */
-export const cgroupOf = (pid) => readFileSync(`/proc/${pid}/cgroup`, "utf8").trim().split("::")[1];
+/** The cgroup of a process (a container's, for its main process): v1's cpuacct hierarchy where there is one, else v2's. */
+export function cgroupOf(pid) {
+  const lines = readFileSync(`/proc/${pid}/cgroup`, "utf8").trim().split("\n");
+  const v1 = lines.find((l) => /^\d+:[^:]*\bcpuacct\b/.test(l));
+  return v1 ? { v1: v1.split(":")[2] } : lines.find((l) => l.startsWith("0::")).slice(3);
+}
 
 /**
  * c keep-alive connections, each sending one request at a time, for `seconds` after a 1 s
@@ -55,13 +58,22 @@ export const cgroupOf = (pid) => readFileSync(`/proc/${pid}/cgroup`, "utf8").tri
 export async function measure(target, c, seconds, cpu, dials) {
   const agent = new Agent({ keepAlive: true, maxSockets: c });
   const lat = [];
+  const errors = [];
+  let connects = 0;
   let measuring = false;
   let stop = false;
   const loop = async () => {
     while (!stop) {
       const t0 = performance.now();
-      await get(agent, target);
-      if (measuring) lat.push(performance.now() - t0);
+      try {
+        const { reused } = await get(agent, target);
+        if (measuring) {
+          lat.push(performance.now() - t0);
+          if (!reused) connects++;
+        }
+      } catch (err) {
+        errors.push(err.message);
+      }
     }
   };
   const loops = Array.from({ length: c }, loop);
@@ -79,9 +91,10 @@ export async function measure(target, c, seconds, cpu, dials) {
   const perRequest = Object.fromEntries(Object.entries(cpu).map(([k, src]) => [k, ((cpuSeconds(src) - cpu0[k]) * 1e6) / lat.length]));
   perRequest.client = (client.user + client.system) / lat.length;
   perRequest.dials = ((await dials()) - dials0) / lat.length;
+  perRequest.connects = connects / lat.length;
   stop = true;
   await Promise.all(loops);
   agent.destroy();
   lat.sort((a, b) => a - b);
-  return { rps: lat.length / elapsed, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], perRequest };
+  return { errors, rps: lat.length / elapsed, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], perRequest };
 }

@@ -4,6 +4,7 @@
 // dial the upstream container's IP (our edge resolves its alias through its resolver container).
 // Configured as ours is: TLS 1.2 and 1.3 (the client negotiates 1.3), HTTP/1.1 and h2, no
 // access log, X-Forwarded-* headers, one worker per CPU (Go's GOMAXPROCS; nginx's "auto").
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { sh } from "./upstream.mjs";
@@ -16,7 +17,8 @@ export const traefikBinary = () => sh("bash", [join(ROOT, "scripts/setup/traefik
 
 /** nginx from Debian bookworm, as CapRover and Dokku ship it (cached by Docker's layer cache). */
 export function buildNginxImage() {
-  sh("docker", ["build", "-q", "-t", NGINX_IMAGE, "-f", join(import.meta.dirname, "nginx.Dockerfile"), import.meta.dirname]);
+  const args = ["build", "-q", "-t", NGINX_IMAGE, "-f", join(import.meta.dirname, "nginx.Dockerfile"), import.meta.dirname];
+  execFileSync("docker", args, { stdio: ["ignore", "ignore", "pipe"] });
 }
 
 /** A container in the host's network with `files` ({ name: text }) mounted read-only under /bench. */

@@ -7,10 +7,13 @@
 // Rounds interleave every path at 1, 8 and 64 connections (the order rotates per round);
 // medians with min and max, the machine's load before and after, CPU per request per process.
 // Usage: npm run build && node bench/edge/run.mjs [SECONDS_PER_CASE] [ROUNDS]
+// BENCH_EDGE_PATH=/chunked asks for chunked responses instead of ones with a Content-Length;
+// BENCH_EDGE_PROFILE=SECONDS then takes a CPU profile of our edge at 64 connections (pprof).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { cgroupOf, get, measure } from "./measure.mjs";
+import { caddyProfile, pprofTop } from "./profile.mjs";
 import { buildNginxImage, startNginx, startTraefik, traefikBinary } from "./peers.mjs";
 import { freePort, makeCert, sh, startUpstream } from "./upstream.mjs";
 
@@ -18,6 +21,7 @@ const ROOT = resolve(import.meta.dirname, "..", "..");
 const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const CONNECTIONS = [1, 8, 64];
+const PATH = process.env.BENCH_EDGE_PATH || "/";
 const home = process.env.PLATFORM_HOME || join(process.env.HOME, ".platform");
 const images = JSON.parse(readFileSync(join(home, "images.json"), "utf8"));
 const caddyImage = process.env.PLATFORM_CADDY_IMAGE || images.caddy;
@@ -32,15 +36,18 @@ const created = { containers: [], volumes: [], networks: [tag] };
 const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const container = async (c) => ({ cgroup: cgroupOf((await c.inspect()).State.Pid) });
 
-/** Our edge as the provider starts it (host network, its resolver on the bench's network). */
-async function startOurEdge(port) {
-  const name = `${tag}-caddy`;
+/**
+ * Our edge as the provider starts it (host network, its resolver on the bench's network), with
+ * the product's Caddyfile or a variant of it (`edit`).
+ */
+async function startOurEdge(port, n, edit = (c) => c) {
+  const name = `${tag}-caddy${n}`;
   process.env.PLATFORM_EDGE_NAME = name; // its own data volume (local CA) and resolver
   created.volumes.push(`${name}-data`); // made by the engine even when the start fails
   created.networks.push(edgeResolverContainer());
   const resolverId = await ensureResolver(caddyImage, [tag]);
   created.containers.push(resolverId);
-  const caddyfile = buildEdgeCaddyfile("localhost", port);
+  const caddyfile = edit(buildEdgeCaddyfile("localhost", port));
   const c = await startEdge(name, { network: tag, image: caddyImage, httpsPort: port, appsDomain: "localhost" }, "bench", caddyfile);
   created.containers.push(c.id);
   let ca;
@@ -51,8 +58,15 @@ async function startOurEdge(port) {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  return { c, ca, resolver: await container(docker().getContainer(resolverId)) };
+  const cpu = { proxy: await container(c), resolver: await container(docker().getContainer(resolverId)) };
+  return { c, target: { port, host: "bench.localhost", ca, path: PATH, cpu } };
 }
+
+/** The product's Caddyfile, and the one before issue 29 (Caddy's default pool: 32 idle upstream connections). */
+const OUR_EDGES = {
+  "our edge (Caddy 2.11)": undefined,
+  "our edge, idle pool 32 (before)": (c) => c.replace(/\t+keepalive_idle_conns_per_host \S+\n/, ""),
+};
 
 async function main() {
   const loadBefore = loadavg();
@@ -66,10 +80,11 @@ async function main() {
   const proxyPid = sh("pgrep", ["-f", `docker-proxy .*-host-port ${up.port} `])
     .trim()
     .split("\n")[0];
-  const direct = { port: 8443, address: up.ip, host: "direct.localhost", ca: tls.cert };
-  const peer = (port) => ({ port, host: "bench.localhost", ca: tls.cert });
-  const [edgePort, traefikPort, nginxPort] = [await freePort(), await freePort(), await freePort()];
-  const edge = await startOurEdge(edgePort);
+  const direct = { port: 8443, address: up.ip, host: "direct.localhost", ca: tls.cert, path: PATH };
+  const peer = (port) => ({ port, host: "bench.localhost", ca: tls.cert, path: PATH });
+  const edges = [];
+  for (const [i, edit] of Object.values(OUR_EDGES).entries()) edges.push(await startOurEdge(await freePort(), i, edit));
+  const [traefikPort, nginxPort] = [await freePort(), await freePort()];
   const traefik = await startTraefik(
     docker(),
     `${tag}-traefik`,
@@ -84,7 +99,7 @@ async function main() {
   const targets = {
     "direct, docker-proxy": { ...direct, address: "127.0.0.1", port: up.port, cpu: { "docker-proxy": { pid: proxyPid }, app } },
     "direct, container IP": { ...direct, cpu: { app } },
-    "our edge (Caddy 2.11)": { ...peer(edgePort), ca: edge.ca, cpu: { proxy: await container(edge.c), app, resolver: edge.resolver } },
+    ...Object.fromEntries(Object.keys(OUR_EDGES).map((label, i) => [label, { ...edges[i].target, cpu: { ...edges[i].target.cpu, app } }])),
     "Traefik 3.7.13": { ...peer(traefikPort), cpu: { proxy: await container(traefik), app } },
     "nginx 1.22 (Debian)": { ...peer(nginxPort), cpu: { proxy: await container(nginx), app } },
   };
@@ -110,12 +125,22 @@ async function main() {
         results[`${label}|${c}`] ??= [];
         results[`${label}|${c}`].push(r);
         console.error(
-          `round ${round + 1} c=${c} ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`,
+          `round ${round + 1} c=${c} ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${r.errors.length ? `, ${r.errors.length} errors: ${r.errors[0]}` : ""}`,
         );
       }
     }
   }
   report(results, labels, loadBefore);
+  const seconds = Number(process.env.BENCH_EDGE_PROFILE ?? 0);
+  if (seconds) {
+    const file = join(tmpdir(), `${tag}.pprof`);
+    const edgeTarget = targets["our edge (Caddy 2.11)"];
+    await Promise.all([
+      caddyProfile((await edges[0].c.inspect()).State.Pid, seconds, file),
+      measure(edgeTarget, 64, seconds + 1, {}, dials),
+    ]);
+    console.log(`\nCPU profile of our edge at 64 connections (${seconds} s; ${file}):\n\n${pprofTop(file)}`);
+  }
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -127,7 +152,7 @@ function report(results, labels, loadBefore) {
   const base = "direct, container IP";
   const peers = labels.filter((l) => !l.startsWith("direct") && !l.startsWith("our"));
   console.log(
-    `\n${new Date().toISOString()}, ${ROUNDS} interleaved rounds of ${SECONDS} s per case; load (1/5/15 min) before ${loadBefore}, after ${loadavg()}`,
+    `\n${new Date().toISOString()}, ${ROUNDS} interleaved rounds of ${SECONDS} s per case, GET ${PATH}; load (1/5/15 min) before ${loadBefore}, after ${loadavg()}`,
   );
   console.log(`edge image ${caddyImage}; medians (min–max) over rounds; added = p50 − p50 of "${base}"\n`);
   console.log("| path | c | req/s | p50 ms | p99 ms (median) | p50 added | req/s vs best peer |\n|---|---|---|---|---|---|---|");
@@ -142,8 +167,8 @@ function report(results, labels, loadBefore) {
     }
   }
   const procs = ["client", "docker-proxy", "proxy", "resolver", "app"];
-  console.log("\nCPU per request (µs, medians over rounds), by process on the path; upstream dials per request\n");
-  console.log(`| path | c | ${procs.join(" | ")} | dials |\n|---|---|${procs.map(() => "---").join("|")}|---|`);
+  console.log("\nCPU per request (µs, medians over rounds), by process on the path; client connections and upstream dials per request\n");
+  console.log(`| path | c | ${procs.join(" | ")} | connects | dials |\n|---|---|${procs.map(() => "---").join("|")}|---|---|`);
   for (const c of [8, 64]) {
     for (const label of labels) {
       const cell = (p) => {
@@ -151,7 +176,8 @@ function report(results, labels, loadBefore) {
         return xs.length ? median(xs).toFixed(0) : "–";
       };
       const d = label.startsWith("direct") ? "–" : median(of(label, c, "perRequest").map((p) => p.dials)).toFixed(3);
-      console.log(`| ${label} | ${c} | ${procs.map(cell).join(" | ")} | ${d} |`);
+      const connects = median(of(label, c, "perRequest").map((p) => p.connects)).toFixed(3);
+      console.log(`| ${label} | ${c} | ${procs.map(cell).join(" | ")} | ${connects} | ${d} |`);
     }
   }
 }

@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
-export const sh = (cmd, args, input) => execFileSync(cmd, args, { input, encoding: "utf8" });
+export const sh = (cmd, args, input) => execFileSync(cmd, args, { input, encoding: "utf8", stdio: "pipe" });
 
 export function freePort() {
   return new Promise((ok, fail) => {
@@ -18,9 +18,16 @@ export function freePort() {
   });
 }
 
+// "/" answers with a Content-Length, as JSON APIs do (Express's res.json, FastAPI); "/chunked"
+// with chunked encoding, as a Node server that calls writeHead() before end() does, and as
+// streamed pages (Next.js) are: proxies forward each chunk as it comes.
 const SERVER = `const http = require("http"), https = require("https");
 let dials = 0;
-const h = (q, s) => { s.writeHead(200, { "content-type": "application/json" }); s.end(q.url === "/dials" ? String(dials) : '{"status":"ok"}'); };
+const h = (q, s) => {
+  const body = q.url === "/dials" ? String(dials) : '{"status":"ok"}';
+  if (q.url === "/chunked") { s.writeHead(200, { "content-type": "application/json" }); return s.end(body); }
+  s.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+};
 http.createServer(h).on("connection", () => dials++).listen(8080);
 https.createServer({ key: process.env.TLS_KEY, cert: process.env.TLS_CERT }, h).listen(8443);`;
 
