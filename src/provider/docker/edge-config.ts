@@ -49,6 +49,7 @@ ${i}\trequest_buffers ${REPLAY_BODY_BYTES}
 ${i}\ttransport http {
 ${i}\t\tdial_timeout 2s
 ${i}\t\tkeepalive ${KEEPALIVE_IDLE}
+${i}\t\tkeepalive_idle_conns_per_host ${KEEPALIVE_IDLE_PER_HOST}
 ${i}\t}
 ${i}}
 ${i}handle_errors {
