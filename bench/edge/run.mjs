@@ -9,7 +9,8 @@
 // Usage: npm run build && node bench/edge/run.mjs [SECONDS_PER_CASE] [ROUNDS]
 // BENCH_EDGE_PATH=/chunked asks for chunked responses instead of ones with a Content-Length;
 // BENCH_EDGE_PROFILE=SECONDS then takes a CPU profile of our edge at 64 connections (pprof).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+// Every round's numbers are left in $TMPDIR/platform-bench-edge-PID.json.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { cgroupOf, get, measure } from "./measure.mjs";
@@ -131,6 +132,7 @@ async function main() {
     }
   }
   report(results, labels, loadBefore);
+  writeFileSync(join(tmpdir(), `${tag}.json`), JSON.stringify({ path: PATH, seconds: SECONDS, loadBefore, results }));
   const seconds = Number(process.env.BENCH_EDGE_PROFILE ?? 0);
   if (seconds) {
     const file = join(tmpdir(), `${tag}.pprof`);
