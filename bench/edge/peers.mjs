@@ -7,13 +7,13 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { sh } from "./upstream.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 export const NGINX_IMAGE = "platform-local/bench-nginx:bookworm";
 
 /** Traefik v3's binary (scripts/setup/traefik.sh builds it from Go modules once, cached by version). */
-export const traefikBinary = () => sh("bash", [join(ROOT, "scripts/setup/traefik.sh")]).trim();
+export const traefikBinary = () =>
+  execFileSync("bash", [join(ROOT, "scripts/setup/traefik.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
 
 /** nginx from Debian bookworm, as CapRover and Dokku ship it (cached by Docker's layer cache). */
 export function buildNginxImage() {

@@ -90,6 +90,7 @@ func NewDigest(context.Context, http.Handler, dynamic.DigestAuth, string) (http.
 	return nil, errNotBuilt
 }
 GO
+# Nothing imports go-http-auth now; without the replace, its fork is not even looked up.
 go mod edit -dropreplace github.com/abbot/go-http-auth "$work/go.mod"
 
 "$REPO_ROOT/scripts/setup/build-go-tool.sh" "$work" "$dir/traefik" ./cmd/traefik "" \
