@@ -28,9 +28,9 @@ export { EDGE_CA_PATH, edgeContainer, edgeDataVolume } from "../../plan/constant
  *   A kept connection that a stopping container closes as the edge sends on it fails before
  *   the app reads anything: retried, as above.
  * - up to KEEPALIVE_IDLE_PER_HOST idle connections are kept per upstream: Caddy's default of 32
- *   closed every connection beyond 32 as it went idle, so at 64 concurrent requests a third of
- *   them dialled (a DNS lookup through the resolver and a TCP connect): 838 req/s against
- *   nginx's 4703 (bench/edge, issue 29). nginx and Traefik, configured alike, keep 128 and 200.
+ *   closed every connection beyond 32 as it went idle, so at 64 concurrent requests one in four
+ *   dialled (a DNS lookup through the resolver and a TCP connect): half the throughput, 187
+ *   instead of 155 µs of the edge's CPU per request (bench/edge, issue 29). Traefik keeps 200.
  */
 export const REPLAY_BODY_BYTES = "1MB";
 const KEEPALIVE_IDLE = "3s";
