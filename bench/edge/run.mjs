@@ -184,9 +184,8 @@ function report(results, labels, loadBefore) {
   }
 }
 
-try {
-  await main();
-} finally {
+/** Removes what the run made; also on Ctrl-C or SIGTERM. */
+async function cleanUp() {
   for (const id of created.containers)
     await docker()
       .getContainer(id)
@@ -203,4 +202,11 @@ try {
       .remove()
       .catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
+}
+for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => cleanUp().then(() => process.exit(130)));
+
+try {
+  await main();
+} finally {
+  await cleanUp();
 }
