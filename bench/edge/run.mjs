@@ -1,19 +1,28 @@
-// The HTTPS edge's overhead: the same client sends the same requests to the same container
-// through the edge (Caddy, TLS, then plain HTTP to the container's alias) and straight to the
-// container over TLS (its own TLS port, published on 127.0.0.1 like the edge's), interleaved in
-// one run. Goals (issue 17): p50 added <= 1 ms at 1 connection; throughput at 8 connections
-// >= 90 % of the direct one. The edge is started by the provider's own code with the product's
-// Caddyfile; variants of that Caddyfile show where the cost is.
+// The HTTPS edge against the proxies our peers ship in its position (issue 29): the same client
+// sends the same requests to the same upstream container through our edge (Caddy, started by the
+// provider's own startEdge with the product's Caddyfile), Traefik v3 (Coolify, Dokploy) and nginx
+// from Debian (CapRover, Dokku), all in the host's network with TLS on 127.0.0.1, and straight
+// to the upstream's own TLS port twice: through docker-proxy (its port published on 127.0.0.1)
+// and to the container's IP (no docker-proxy, as none of the proxies goes through it).
+// Rounds interleave every path at 1, 8 and 64 connections (the order rotates per round);
+// medians with min and max, the machine's load before and after, CPU per request per process.
 // Usage: npm run build && node bench/edge/run.mjs [SECONDS_PER_CASE] [ROUNDS]
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { Agent, request } from "node:https";
-import { createServer } from "node:net";
+// BENCH_EDGE_PATH=/chunked asks for chunked responses instead of ones with a Content-Length;
+// BENCH_EDGE_PROFILE=SECONDS then takes a CPU profile of our edge at 64 connections (pprof).
+// Every round's numbers are left in $TMPDIR/platform-bench-edge-PID.json.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { cgroupOf, get, measure } from "./measure.mjs";
+import { caddyProfile, pprofTop } from "./profile.mjs";
+import { buildNginxImage, startNginx, startTraefik, traefikBinary } from "./peers.mjs";
+import { freePort, makeCert, sh, startUpstream } from "./upstream.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 3);
+const CONNECTIONS = [1, 8, 64];
+const PATH = process.env.BENCH_EDGE_PATH || "/";
 const home = process.env.PLATFORM_HOME || join(process.env.HOME, ".platform");
 const images = JSON.parse(readFileSync(join(home, "images.json"), "utf8"));
 const caddyImage = process.env.PLATFORM_CADDY_IMAGE || images.caddy;
@@ -23,242 +32,160 @@ const { buildEdgeCaddyfile } = await import(join(ROOT, "dist/provider/docker/edg
 const { docker } = await import(join(ROOT, "dist/docker-client.js"));
 
 const tag = `platform-bench-edge-${process.pid}`;
+const dir = mkdtempSync(join(tmpdir(), `${tag}-`));
 const created = { containers: [], volumes: [], networks: [tag] };
-const sh = (cmd, args, input) => execFileSync(cmd, args, { input, encoding: "utf8" });
-
-function freePort() {
-  return new Promise((ok, fail) => {
-    const s = createServer()
-      .listen(0, "127.0.0.1", () => {
-        const { port } = s.address();
-        s.close(() => ok(port));
-      })
-      .on("error", fail);
-  });
-}
-
-// The upstream: one Node process answering the same small JSON on 8080 (plain, for the edge)
-// and 8443 (TLS, the direct baseline), so both paths end in the same container and process.
-// GET /dials on the TLS port counts the connections the edge has opened to the plain port.
-const SERVER = `const http = require("http"), https = require("https");
-let dials = 0;
-const h = (q, s) => { s.writeHead(200, { "content-type": "application/json" }); s.end(q.url === "/dials" ? String(dials) : '{"status":"ok"}'); };
-http.createServer(h).on("connection", () => dials++).listen(8080);
-https.createServer({ key: process.env.TLS_KEY, cert: process.env.TLS_CERT }, h).listen(8443);`;
-
-async function startUpstream() {
-  sh("openssl", [
-    "req",
-    "-x509",
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:P-256",
-    "-nodes",
-    "-days",
-    "1",
-    "-subj",
-    "/CN=direct.localhost",
-    "-addext",
-    "subjectAltName=DNS:direct.localhost",
-    "-keyout",
-    `/tmp/${tag}.key`,
-    "-out",
-    `/tmp/${tag}.crt`,
-  ]);
-  const cert = readFileSync(`/tmp/${tag}.crt`, "utf8");
-  await docker().createNetwork({ Name: tag, Labels: { "platform.managed": "true" } });
-  const port = await freePort();
-  const c = await docker().createContainer({
-    name: `${tag}-app`,
-    Image: images.node,
-    Entrypoint: ["node", "-e", SERVER],
-    Env: [`TLS_KEY=${readFileSync(`/tmp/${tag}.key`, "utf8")}`, `TLS_CERT=${cert}`],
-    ExposedPorts: { "8443/tcp": {} },
-    HostConfig: { NetworkMode: tag, PortBindings: { "8443/tcp": [{ HostIp: "127.0.0.1", HostPort: String(port) }] } },
-    NetworkingConfig: { EndpointsConfig: { [tag]: { Aliases: ["bench.edge"] } } },
-  });
-  created.containers.push(c.id);
-  await c.start();
-  return { port, ca: cert };
-}
+const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const container = async (c) => ({ cgroup: cgroupOf((await c.inspect()).State.Pid) });
 
 /**
- * An edge as the provider starts it (in the host's network, its resolver on the bench's network),
- * with the Caddyfile `caddyfile(port)` makes, on a free port of 127.0.0.1.
+ * Our edge as the provider starts it (host network, its resolver on the bench's network), with
+ * the product's Caddyfile or a variant of it (`edit`).
  */
-async function startBenchEdge(name, caddyfile) {
-  process.env.PLATFORM_EDGE_NAME = name; // its own data volume (local CA) and resolver: platform-bench-edge-...-data, -dns
-  const port = await freePort();
+async function startOurEdge(port, n, edit = (c) => c) {
+  const name = `${tag}-caddy${n}`;
+  process.env.PLATFORM_EDGE_NAME = name; // its own data volume (local CA) and resolver
   created.volumes.push(`${name}-data`); // made by the engine even when the start fails
   created.networks.push(edgeResolverContainer());
-  created.containers.push(await ensureResolver(caddyImage, [tag]));
-  const c = await startEdge(name, { network: tag, image: caddyImage, httpsPort: port, appsDomain: "localhost" }, "bench", caddyfile(port));
+  const resolverId = await ensureResolver(caddyImage, [tag]);
+  created.containers.push(resolverId);
+  const caddyfile = edit(buildEdgeCaddyfile("localhost", port));
+  const c = await startEdge(name, { network: tag, image: caddyImage, httpsPort: port, appsDomain: "localhost" }, "bench", caddyfile);
   created.containers.push(c.id);
-  return { port, name };
-}
-
-async function edgeCa(name) {
-  for (let i = 0; i < 50; i++) {
+  let ca;
+  for (let i = 0; i < 50 && !ca; i++) {
     try {
-      return sh("docker", ["exec", name, "cat", "/data/caddy/pki/authorities/local/root.crt"]);
+      ca = sh("docker", ["exec", name, "cat", "/data/caddy/pki/authorities/local/root.crt"]);
     } catch {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  throw new Error(`no local CA in ${name}`);
+  const cpu = { proxy: await container(c), resolver: await container(docker().getContainer(resolverId)) };
+  return { c, target: { port, host: "bench.localhost", ca, path: PATH, cpu } };
 }
 
-// CPU seconds a process (all its threads) has used: where a request's cost goes.
-function cpuSeconds(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
-const containerPid = (name) => sh("docker", ["inspect", "-f", "{{.State.Pid}}", name]).trim();
-const proxyPid = (port) =>
-  sh("pgrep", ["-f", `docker-proxy .*-host-port ${port} `])
-    .trim()
-    .split("\n")[0];
-
-function get(agent, target, path = "/") {
-  return new Promise((ok, fail) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port: target.port,
-        path,
-        servername: target.host,
-        ca: target.ca,
-        agent,
-        headers: { host: `${target.host}:${target.port}` },
-      },
-      (res) => {
-        let body = "";
-        res.on("data", (d) => {
-          body += d;
-        });
-        res.on("end", () => (res.statusCode === 200 ? ok(body) : fail(new Error(`HTTP ${res.statusCode}`))));
-      },
-    );
-    req.on("error", fail);
-    req.end();
-  });
-}
-
-/** c keep-alive connections, each sending one request at a time, for `seconds` after a 1 s warm-up. */
-async function measure(target, c, seconds) {
-  const agent = new Agent({ keepAlive: true, maxSockets: c });
-  const lat = [];
-  let measuring = false;
-  let stop = false;
-  const loop = async () => {
-    while (!stop) {
-      const t0 = performance.now();
-      await get(agent, target);
-      if (measuring) lat.push(performance.now() - t0);
-    }
-  };
-  const loops = Array.from({ length: c }, loop);
-  await new Promise((r) => setTimeout(r, 1000));
-  const pids = { ...target.pids, dockerd: sh("pidof", ["dockerd"]).trim() };
-  const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
-  const client0 = process.cpuUsage();
-  const dials0 = Number(await get(undefined, direct, "/dials"));
-  measuring = true;
-  const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, seconds * 1000));
-  measuring = false;
-  const elapsed = (performance.now() - t0) / 1000;
-  const client = process.cpuUsage(client0);
-  // CPU microseconds per request, per process on the path
-  const perRequest = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, ((cpuSeconds(pid) - cpu0[k]) * 1e6) / lat.length]));
-  perRequest.client = (client.user + client.system) / lat.length;
-  perRequest.dials = (Number(await get(undefined, direct, "/dials")) - dials0) / lat.length;
-  stop = true;
-  await Promise.all(loops);
-  agent.destroy();
-  lat.sort((a, b) => a - b);
-  return { rps: lat.length / elapsed, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], perRequest };
-}
-
-let direct; // where /dials is read
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** The product's Caddyfile, and the one before issue 29 (Caddy's default pool: 32 idle upstream connections). */
+const OUR_EDGES = {
+  "our edge (Caddy 2.11)": undefined,
+  "our edge, idle pool 32 (before)": (c) => c.replace(/\t+keepalive_idle_conns_per_host \S+\n/, ""),
+};
 
 async function main() {
-  const product = (port) => buildEdgeCaddyfile("localhost", port);
-  const upstream = await startUpstream();
-  const appPid = containerPid(`${tag}-app`);
-  direct = { port: upstream.port, host: "direct.localhost", ca: upstream.ca };
+  const loadBefore = loadavg();
+  console.error(`load before: ${loadBefore}`);
+  const binary = traefikBinary();
+  buildNginxImage();
+  const tls = makeCert(dir);
+  await docker().createNetwork({ Name: tag, Labels: { "platform.managed": "true" } });
+  const up = await startUpstream(docker(), images.node, tag, `${tag}-app`, tls, created);
+  const app = await container(docker().getContainer(`${tag}-app`));
+  const proxyPid = sh("pgrep", ["-f", `docker-proxy .*-host-port ${up.port} `])
+    .trim()
+    .split("\n")[0];
+  const direct = { port: 8443, address: up.ip, host: "direct.localhost", ca: tls.cert, path: PATH };
+  const peer = (port) => ({ port, host: "bench.localhost", ca: tls.cert, path: PATH });
+  const edges = [];
+  for (const [i, edit] of Object.values(OUR_EDGES).entries()) edges.push(await startOurEdge(await freePort(), i, edit));
+  const [traefikPort, nginxPort] = [await freePort(), await freePort()];
+  const traefik = await startTraefik(
+    docker(),
+    `${tag}-traefik`,
+    dir,
+    traefikPort,
+    up.ip,
+    binary,
+    images.debian ?? "platform-local/debian:bookworm",
+    created,
+  );
+  const nginx = await startNginx(docker(), `${tag}-nginx`, dir, nginxPort, up.ip, created);
   const targets = {
-    direct: {
-      port: upstream.port,
-      host: "direct.localhost",
-      ca: upstream.ca,
-      pids: { "docker-proxy": proxyPid(upstream.port), app: appPid },
-    },
+    "direct, docker-proxy": { ...direct, address: "127.0.0.1", port: up.port, cpu: { "docker-proxy": { pid: proxyPid }, app } },
+    "direct, container IP": { ...direct, cpu: { app } },
+    ...Object.fromEntries(Object.keys(OUR_EDGES).map((label, i) => [label, { ...edges[i].target, cpu: { ...edges[i].target.cpu, app } }])),
+    "Traefik 3.7.13": { ...peer(traefikPort), cpu: { proxy: await container(traefik), app } },
+    "nginx 1.22 (Debian)": { ...peer(nginxPort), cpu: { proxy: await container(nginx), app } },
   };
-  // the product's Caddyfile (upstream connections kept open), the one before (a dial per request:
-  // what the drain of Node images made unnecessary, see edge-config.ts)
-  // and the product's without what makes POSTs survive a swap (retries on any method, buffered bodies)
-  const variants = {
-    edge: product,
-    "edge, a dial per request (keepalive off)": (port) => product(port).replace(/keepalive \S+/, "keepalive off"),
-    "edge, no retries or body buffers": (port) =>
-      product(port)
-        .replace(/\t+lb_retry_match \{[^}]*\}\n/, "")
-        .replace(/\t+request_buffers \S+\n/, ""),
-  };
-  for (const [label, caddyfile] of Object.entries(variants)) {
-    const e = await startBenchEdge(`${tag}-${Object.keys(targets).length}`, caddyfile);
-    targets[label] = {
-      port: e.port,
-      host: "bench.localhost",
-      ca: await edgeCa(e.name),
-      pids: { caddy: containerPid(e.name), app: appPid }, // in the host network: no docker-proxy
-    };
+  const dials = async () => Number((await get(undefined, direct, "/dials")).body);
+  for (const [label, t] of Object.entries(targets)) {
+    for (let i = 0; ; i++) {
+      try {
+        console.error(`${label}: ${(await get(undefined, t)).tls}`);
+        break;
+      } catch (err) {
+        if (i === 50) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
   }
   const results = {};
+  const labels = Object.keys(targets);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const c of [1, 8]) {
-      for (const [label, target] of Object.entries(targets)) {
-        const r = await measure(target, c, SECONDS);
+    const order = labels.map((_, i) => labels[(i + round) % labels.length]);
+    for (const c of CONNECTIONS) {
+      for (const label of order) {
+        const r = await measure(targets[label], c, SECONDS, targets[label].cpu, dials);
         results[`${label}|${c}`] ??= [];
         results[`${label}|${c}`].push(r);
         console.error(
-          `round ${round + 1} c=${c} ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`,
+          `round ${round + 1} c=${c} ${label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${r.errors.length ? `, ${r.errors.length} errors: ${r.errors[0]}` : ""}`,
         );
       }
     }
   }
-  const med = (label, c, k) => median(results[`${label}|${c}`].map((r) => r[k]));
-  console.log(`\nedge image ${caddyImage}; ${ROUNDS} interleaved rounds of ${SECONDS} s per case; medians\n`);
-  console.log("| path | c | req/s | p50 | p99 | p50 added | throughput vs direct |\n|---|---|---|---|---|---|---|");
-  for (const c of [1, 8]) {
-    for (const label of Object.keys(targets)) {
-      const added = label === "direct" ? "" : `${(med(label, c, "p50") - med("direct", c, "p50")).toFixed(2)} ms`;
-      const ratio = label === "direct" ? "" : `${((100 * med(label, c, "rps")) / med("direct", c, "rps")).toFixed(0)} %`;
-      console.log(
-        `| ${label} | ${c} | ${med(label, c, "rps").toFixed(0)} | ${med(label, c, "p50").toFixed(2)} ms | ${med(label, c, "p99").toFixed(2)} ms | ${added} | ${ratio} |`,
-      );
-    }
-  }
-  console.log("\nCPU per request (µs, medians), by process on the path, at 8 connections\n");
-  const procs = ["client", "docker-proxy", "caddy", "app", "dockerd"];
-  console.log("(and upstream dials per request: a dial is a DNS lookup in dockerd's embedded DNS plus a TCP connect)\n");
-  console.log(`| path | ${procs.join(" | ")} | upstream dials per request |\n|---|${procs.map(() => "---").join("|")}|---|`);
-  for (const label of Object.keys(targets)) {
-    const cell = (p) => {
-      const xs = results[`${label}|8`].map((r) => r.perRequest[p]).filter((x) => x !== undefined);
-      return xs.length ? median(xs).toFixed(0) : "–";
-    };
-    const dials = label === "direct" ? "–" : median(results[`${label}|8`].map((r) => r.perRequest.dials)).toFixed(3);
-    console.log(`| ${label} | ${procs.map(cell).join(" | ")} | ${dials} |`);
+  report(results, labels, loadBefore);
+  writeFileSync(join(tmpdir(), `${tag}.json`), JSON.stringify({ path: PATH, seconds: SECONDS, loadBefore, results }));
+  const seconds = Number(process.env.BENCH_EDGE_PROFILE ?? 0);
+  if (seconds) {
+    const file = join(tmpdir(), `${tag}.pprof`);
+    const edgeTarget = targets["our edge (Caddy 2.11)"];
+    await Promise.all([
+      caddyProfile((await edges[0].c.inspect()).State.Pid, seconds, file),
+      measure(edgeTarget, 64, seconds + 1, {}, dials),
+    ]);
+    console.log(`\nCPU profile of our edge at 64 connections (${seconds} s; ${file}):\n\n${pprofTop(file)}`);
   }
 }
 
-try {
-  await main();
-} finally {
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const spread = (xs, d) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`;
+
+function report(results, labels, loadBefore) {
+  const of = (label, c, k) => results[`${label}|${c}`].map((r) => r[k]);
+  const med = (label, c, k) => median(of(label, c, k));
+  const base = "direct, container IP";
+  const peers = labels.filter((l) => !l.startsWith("direct") && !l.startsWith("our"));
+  console.log(
+    `\n${new Date().toISOString()}, ${ROUNDS} interleaved rounds of ${SECONDS} s per case, GET ${PATH}; load (1/5/15 min) before ${loadBefore}, after ${loadavg()}`,
+  );
+  console.log(`edge image ${caddyImage}; medians (min–max) over rounds; added = p50 − p50 of "${base}"\n`);
+  console.log("| path | c | req/s | p50 ms | p99 ms (median) | p50 added | req/s vs best peer |\n|---|---|---|---|---|---|---|");
+  for (const c of CONNECTIONS) {
+    const bestPeer = Math.max(...peers.map((p) => med(p, c, "rps")));
+    for (const label of labels) {
+      const added = label === base ? "" : `${(med(label, c, "p50") - med(base, c, "p50")).toFixed(2)} ms`;
+      const vsPeer = label.startsWith("direct") ? "" : `${((100 * med(label, c, "rps")) / bestPeer).toFixed(0)} %`;
+      console.log(
+        `| ${label} | ${c} | ${spread(of(label, c, "rps"), 0)} | ${spread(of(label, c, "p50"), 2)} | ${med(label, c, "p99").toFixed(2)} | ${added} | ${vsPeer} |`,
+      );
+    }
+  }
+  const procs = ["client", "docker-proxy", "proxy", "resolver", "app"];
+  console.log("\nCPU per request (µs, medians over rounds), by process on the path; client connections and upstream dials per request\n");
+  console.log(`| path | c | ${procs.join(" | ")} | connects | dials |\n|---|---|${procs.map(() => "---").join("|")}|---|---|`);
+  for (const c of [8, 64]) {
+    for (const label of labels) {
+      const cell = (p) => {
+        const xs = results[`${label}|${c}`].map((r) => r.perRequest[p]).filter((x) => x !== undefined);
+        return xs.length ? median(xs).toFixed(0) : "–";
+      };
+      const d = label.startsWith("direct") ? "–" : median(of(label, c, "perRequest").map((p) => p.dials)).toFixed(3);
+      const connects = median(of(label, c, "perRequest").map((p) => p.connects)).toFixed(3);
+      console.log(`| ${label} | ${c} | ${procs.map(cell).join(" | ")} | ${connects} | ${d} |`);
+    }
+  }
+}
+
+/** Removes what the run made; also on Ctrl-C or SIGTERM. */
+async function cleanUp() {
   for (const id of created.containers)
     await docker()
       .getContainer(id)
@@ -274,5 +201,12 @@ try {
       .getNetwork(n)
       .remove()
       .catch(() => undefined);
-  sh("rm", ["-f", `/tmp/${tag}.key`, `/tmp/${tag}.crt`]);
+  rmSync(dir, { recursive: true, force: true });
+}
+for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => cleanUp().then(() => process.exit(130)));
+
+try {
+  await main();
+} finally {
+  await cleanUp();
 }

@@ -19,6 +19,8 @@ describe("edge configuration", () => {
     expect(c).toContain("request_buffers 1MB");
     // Kept a little less long than uvicorn's and Node's 5 s: the edge closes an idle one first.
     expect(c).toMatch(/transport http \{[^}]*\bkeepalive 3s\n/);
+    // Caddy's default of 32 made a third of the requests dial at 64 concurrent ones (bench/edge).
+    expect(c).toMatch(/transport http \{[^}]*\bkeepalive_idle_conns_per_host 128\n/);
   });
   it("counts the labels of a longer apps domain", () => {
     expect(buildEdgeCaddyfile("apps.example.com")).toContain("name {http.request.host.labels.3}.edge\n");
