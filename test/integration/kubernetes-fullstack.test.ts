@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -108,6 +108,19 @@ describe("fullstack example on the Kubernetes test cluster", () => {
   it("a change to the API rolls out under load with no failed request; the others stay", async () => {
     const { r, stats } = await expectApiRolledOutUnderLoad(dir, urls.api as string, ca, deploy, (s) => podsOf(namespace, s));
     console.log(`rollout under load: ${stats.sent} requests, ${stats.failed} failed, deploy ${r.seconds.toFixed(1)}s`);
+  }, 600_000);
+
+  it("replicas: 2 runs two ready pods of the api, spread over the nodes, with a disruption budget; status says so", async () => {
+    const yml = join(dir, "platform.yml");
+    writeFileSync(yml, readFileSync(yml, "utf8").replace("  api:\n", "  api:\n    replicas: 2\n"));
+    ok(await deploy());
+    const api = (path: string, kind = "deployment") => kubectl("-n", namespace, "get", kind, "api", "-o", `jsonpath={${path}}`);
+    expect(api(".status.readyReplicas")).toBe("2");
+    expect(podsOf(namespace, "api")).toHaveLength(2);
+    expect(api(".spec.template.spec.topologySpreadConstraints[0].topologyKey")).toBe("kubernetes.io/hostname");
+    expect(api(".spec.maxUnavailable", "pdb")).toBe("1");
+    expect(ok(await cli("status", "--project", project)).stdout).toMatch(/^api\s+running\s+Deployment ready 2\/2\s/m);
+    expect((await httpsRequest(`${urls.api}/health`, ca)).status).toBe(200);
   }, 600_000);
 
   it("a failing migration stops the deploy and the old pods keep serving", async () => {
