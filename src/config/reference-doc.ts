@@ -45,7 +45,8 @@ function allowed(s: Schema): string {
   const names = obj(s.propertyNames);
   if (typeof names.pattern === "string") return `names: \`${names.pattern}\``;
   if (s.type === "boolean") return "`true`, `false`";
-  if (s.type === "number" && typeof s.minimum === "number" && typeof s.maximum === "number") return `${s.minimum} to ${s.maximum}`;
+  if ((s.type === "number" || s.type === "integer") && typeof s.minimum === "number" && typeof s.maximum === "number")
+    return `${s.minimum} to ${s.maximum}${s.type === "integer" ? ", whole" : ""}`;
   if (s.type === "object")
     return `fields: ${Object.keys(obj(s.properties))
       .map((k) => `\`${k}\``)
