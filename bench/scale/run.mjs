@@ -4,7 +4,9 @@
 // `platform status` (compose: `ps`), `platform validate` (compose: `config --quiet`), with the
 // peak memory of each command's whole process tree. See bench/README.md.
 // Usage: npm run build && source ~/.platform/env.sh &&
-//   node bench/scale/run.mjs [--sizes 1,5,10,20,40] [--runs 3] [--cold-runs 1] [--json FILE]
+//   node bench/scale/run.mjs [--sizes 1,5,10,20,40] [--runs 3] [--cold-runs 1] [--cases a,b] [--json FILE]
+//   cases: cold, nochange, change, status, validate (default: all; without cold, the first
+//   deploy of each tool is made untimed).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -23,12 +25,14 @@ const { values: opt } = parseArgs({
     sizes: { type: "string", default: "1,5,10,20,40" },
     runs: { type: "string", default: "3" },
     "cold-runs": { type: "string", default: "1" },
+    cases: { type: "string", default: "cold,nochange,change,status,validate" },
     json: { type: "string" },
   },
 });
 const SIZES = opt.sizes.split(",").map(Number);
 const RUNS = Number(opt.runs);
-const COLD_RUNS = Number(opt["cold-runs"]);
+const CASES = opt.cases.split(",");
+const COLD_RUNS = CASES.includes("cold") ? Number(opt["cold-runs"]) : 0;
 
 const PLATFORM_HOME = process.env.PLATFORM_HOME || join(process.env.HOME, ".platform");
 const images = JSON.parse(readFileSync(join(PLATFORM_HOME, "images.json"), "utf8"));
@@ -72,7 +76,9 @@ async function measureSize(n) {
         record(n, t.name, "cold", await t.deploy());
       }
     }
-    const cases = {
+    // Without cold runs, each tool's first deploy (untimed): what the warm cases start from.
+    if (!COLD_RUNS) for (const t of tools) await t.reset().then(() => t.deploy());
+    const all = {
       nochange: (t) => t.deploy(),
       change: (t, i) => {
         changeService(t.dir, CHANGED_SERVICE, `${i}-${Date.now()}`);
@@ -81,6 +87,7 @@ async function measureSize(n) {
       status: (t) => t.status(),
       validate: (t) => t.validate(),
     };
+    const cases = Object.fromEntries(Object.entries(all).filter(([c]) => CASES.includes(c)));
     for (let i = 0; i < RUNS; i++) {
       for (const [c, f] of Object.entries(cases)) {
         for (const t of order(i)) {
