@@ -77,9 +77,7 @@ describe("scale smoke: the 20-service project of bench/scale on the local Docker
 
   it("status lists the 20 services and postgres, all running", async () => {
     const s = JSON.parse(ok(await cli("status", "--json")).stdout);
-    expect(s.services.map((x: { service: string; state: string }) => `${x.service}:${x.state}`)).toEqual(
-      names.map((n) => `${n}:running`),
-    );
+    expect(s.services.map((x: { service: string; state: string }) => `${x.service}:${x.state}`)).toEqual(names.map((n) => `${n}:running`));
   }, 120_000);
 
   it("a change to one service redeploys that service alone", async () => {
