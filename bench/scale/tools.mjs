@@ -40,9 +40,11 @@ export function platformTool({ root, work, project, count, images, caFile }) {
     status: async () => ok("platform status", await cli("status", "--json")),
     validate: async () =>
       ok("platform validate", await run(process.execPath, [join(root, "dist", "bin.js"), "validate"], { cwd: dir, env })),
+    // A failed destroy is reported (run.mjs logs it): it leaves the database's volumes and the network behind.
     async reset() {
-      await cli("destroy", "--yes", "--delete-data");
+      const r = await cli("destroy", "--yes", "--delete-data");
       await removeImages(`platform/${project}_*`);
+      await ok("platform destroy", r);
     },
   };
 }
