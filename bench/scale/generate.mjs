@@ -15,14 +15,18 @@ import { join } from "node:path";
 
 const APP = join(import.meta.dirname, "app");
 
-/** The generated services, in order: { name, kind, migrate, public, api? }. */
-export function scaleServices(count) {
+/**
+ * The generated services, in order: { name, kind, migrate, public, api? }. With `publicUrls`
+ * false no service is public (no HTTPS edge: its cost is bench/edge's subject, and a shared
+ * engine's edge may be another session's).
+ */
+export function scaleServices(count, { publicUrls = true } = {}) {
   return Array.from({ length: count }, (_, k) => {
     const i = k + 1;
     const name = `svc${i}`;
     // The last fastapi service has no nextjs service calling it: public, so that it is reachable.
-    if (i % 2 === 1) return { name, kind: "fastapi", migrate: i % 4 === 1, public: i === count };
-    return { name, kind: "nextjs", migrate: false, public: true, api: `svc${i - 1}` };
+    if (i % 2 === 1) return { name, kind: "fastapi", migrate: i % 4 === 1, public: publicUrls && i === count };
+    return { name, kind: "nextjs", migrate: false, public: publicUrls, api: `svc${i - 1}` };
   });
 }
 
@@ -58,7 +62,9 @@ function platformYml(project, services) {
       if (s.name !== "svc1") lines.push("      UPSTREAM_URL: ${svc1.url}");
       lines.push(`    depends_on: [db${s.name === "svc1" ? "" : ", svc1"}]`);
     } else {
-      lines.push(`      API_URL: \${${s.api}.url}`, `      PUBLIC_URL: \${${s.name}.external_url}`, `    depends_on: [${s.api}]`);
+      lines.push(`      API_URL: \${${s.api}.url}`);
+      if (s.public) lines.push(`      PUBLIC_URL: \${${s.name}.external_url}`);
+      lines.push(`    depends_on: [${s.api}]`);
     }
     if (s.migrate) lines.push("    lifecycle:", "      migrate:", "        command: [python, migrate.py]", "        timeout: 5m");
     lines.push("    health:", "      http: /health", "    resources: small");
@@ -112,7 +118,7 @@ function composeFile(project, services, images) {
       }
     } else {
       environment.API_URL = `http://${s.api}:${port}`;
-      environment.PUBLIC_URL = `http://${s.name}.localhost`;
+      if (s.public) environment.PUBLIC_URL = `http://${s.name}.localhost`;
       dependsOn[s.api] = { condition: "service_healthy" };
     }
     if (s.migrate) {
@@ -156,11 +162,12 @@ function saltDockerfile(file, salt) {
 /**
  * Writes the project of `count` services into `dir`: each service's directory (a copy of its
  * kind's template), platform.yml and, for docker compose, compose.json (JSON is YAML).
- * `images`: the set-up's images.json (compose's postgres image); `salt`: see saltDockerfile.
+ * `images`: the set-up's images.json (compose's postgres image); `salt`: see saltDockerfile;
+ * `publicUrls`: see scaleServices.
  * Returns the file paths and the services.
  */
-export function generateScaleProject(dir, count, { project = `scale${count}`, images, salt } = {}) {
-  const services = scaleServices(count);
+export function generateScaleProject(dir, count, { project = `scale${count}`, images, salt, publicUrls = true } = {}) {
+  const services = scaleServices(count, { publicUrls });
   mkdirSync(dir, { recursive: true });
   for (const s of services) {
     cpSync(join(APP, s.kind), join(dir, s.name), { recursive: true });

@@ -35,7 +35,8 @@ export function printScaleTables(results) {
   const load = results.load.length ? `${Math.min(...results.load).toFixed(1)}–${Math.max(...results.load).toFixed(1)}` : "?";
   const lines = [
     `${results.started.slice(0, 16).replace("T", " ")} UTC, commit ${results.commit}, ${results.runs} runs per warm case, interleaved; ` +
-      `${cpus().length} × ${cpus()[0]?.model}; load average (1 min) during the runs ${load}`,
+      `${cpus().length} × ${cpus()[0]?.model}; load average (1 min) during the runs ${load}` +
+      (results.publicUrls === false ? "; no public service (--no-public)" : ""),
     "",
     "| services | case | platform median (min–max) | compose median (min–max) | ratio | peak memory, platform tree / compose tree |",
     "|---|---|---|---|---|---|",

@@ -4,7 +4,8 @@
 // `platform status` (compose: `ps`), `platform validate` (compose: `config --quiet`), with the
 // peak memory of each command's whole process tree. See bench/README.md.
 // Usage: npm run build && source ~/.platform/env.sh &&
-//   node bench/scale/run.mjs [--sizes 1,5,10,20,40] [--runs 3] [--cold-runs 1] [--cases a,b] [--json FILE]
+//   node bench/scale/run.mjs [--sizes 1,5,10,20,40] [--runs 3] [--cold-runs 1] [--cases a,b] [--no-public] [--json FILE]
+//   --no-public: no public service (no HTTPS edge), for an engine whose edge is someone else's.
 //   cases: cold, nochange, change, status, validate (default: all; without cold, the first
 //   deploy of each tool is made untimed).
 import { execFileSync } from "node:child_process";
@@ -26,6 +27,7 @@ const { values: opt } = parseArgs({
     runs: { type: "string", default: "3" },
     "cold-runs": { type: "string", default: "1" },
     cases: { type: "string", default: "cold,nochange,change,status,validate" },
+    "no-public": { type: "boolean", default: false },
     json: { type: "string" },
   },
 });
@@ -41,7 +43,17 @@ const id = Date.now().toString(36).slice(-5);
 const marker = `bench-scale-${id}`;
 const composeBin = await composeBinary(ROOT);
 const commit = execFileSync("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
-const results = { id, commit, runs: RUNS, started: new Date().toISOString(), sizes: SIZES, samples: {}, load: [], pruned: [] };
+const results = {
+  id,
+  commit,
+  runs: RUNS,
+  started: new Date().toISOString(),
+  sizes: SIZES,
+  publicUrls: !opt["no-public"],
+  samples: {},
+  load: [],
+  pruned: [],
+};
 const save = () => opt.json && writeFileSync(opt.json, `${JSON.stringify(results, null, 2)}\n`);
 const log = (s) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${s}\n`);
 
@@ -64,7 +76,7 @@ async function prepare(t, { resume = true } = {}) {
 
 async function measureSize(n) {
   const work = mkdtempSync(join(tmpdir(), `bench-scale-${n}-`));
-  const common = { root: ROOT, count: n, images, caFile, composeBin };
+  const common = { root: ROOT, count: n, images, caFile, composeBin, publicUrls: !opt["no-public"] };
   tools = [platformTool({ ...common, work, project: `${marker}-${n}` }), composeTool({ ...common, work, project: `${marker}-c${n}` })];
   try {
     for (let i = 0; i < COLD_RUNS; i++) {

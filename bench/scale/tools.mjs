@@ -17,9 +17,9 @@ async function ok(what, r) {
   return r;
 }
 
-export function platformTool({ root, work, project, count, images, caFile }) {
+export function platformTool({ root, work, project, count, images, caFile, publicUrls }) {
   const dir = join(work, "platform");
-  const generate = (salt) => generateScaleProject(dir, count, { project, images, salt });
+  const generate = (salt) => generateScaleProject(dir, count, { project, images, salt, publicUrls });
   generate();
   mkdirSync(join(work, "state"), { recursive: true });
   const env = {
@@ -49,9 +49,9 @@ export function platformTool({ root, work, project, count, images, caFile }) {
   };
 }
 
-export function composeTool({ work, project, count, images, caFile, composeBin }) {
+export function composeTool({ work, project, count, images, caFile, composeBin, publicUrls }) {
   const dir = join(work, "compose");
-  const generate = (salt) => generateScaleProject(dir, count, { project, images, salt });
+  const generate = (salt) => generateScaleProject(dir, count, { project, images, salt, publicUrls });
   const { composeFile } = generate();
   let up = false;
   let stopped = false;
