@@ -4,11 +4,17 @@
 //   made before can be hit, the bench's or anyone else's, and nobody else's cache has to be
 //   removed to make the run cold. (A label alone is not enough: BuildKit keys the cache on
 //   the base's layers, and every build was cached.)
-// - No build cache is pruned: this engine's `docker builder prune --filter id=...` removed
-//   other records than the one named (measured: a prune of one record's id took three
-//   unrelated ones with it), so the bench leaves its records, unused and unreachable once its
-//   images and salted bases are gone, to the engine's garbage collection or the machine's
-//   owner (`docker builder prune`). About 1.5 GB per cold run of each tool.
+// - The engine's build cache is never pruned as a whole, nor by age: it is shared. A bench
+//   removes only its own build records (pruneSaltedRecords): the records that descend from
+//   its salt step (BuildKit's records name their parent), one `docker builder prune --filter
+//   id=<full id>` each, leaves first, and it checks afterwards that no other record went with
+//   them (an earlier note here saw a prune by id take unrelated records along: the check
+//   counts any such record, and the bench prints it). Records with no parent (the build
+//   contexts, "local source") are not attributable and stay, a few KiB each.
+//   The salt step must be in the build itself (bench/scale puts it in the Dockerfile): a build
+//   FROM a salted base image starts from a fresh "from local" record whose parent is the
+//   base's layer, not the salt step, so its records cannot be told from anyone else's
+//   (measured); bench/compare, which salts its bases, therefore still prunes nothing.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -100,4 +106,52 @@ export async function containerPids(name) {
   } catch {
     return [];
   }
+}
+
+/** The engine's build cache records: { ID, Parent, Description, Size, InUse, ... }. */
+export async function buildRecords() {
+  return (await docker.df()).BuildCache ?? [];
+}
+
+/**
+ * The records that descend from a salt step `RUN echo <marker>... > /.platform-bench-salt`,
+ * the step's own record included: only the bench's builds make them.
+ */
+export function saltedRecords(records, marker) {
+  const children = new Map();
+  for (const r of records) if (r.Parent) children.set(r.Parent, [...(children.get(r.Parent) ?? []), r]);
+  const roots = records.filter((r) => r.Description?.includes(`echo ${marker}`) && r.Description.includes(".platform-bench-salt"));
+  const own = [];
+  for (const queue = [...roots]; queue.length; ) {
+    const r = queue.shift();
+    own.push(r);
+    queue.push(...(children.get(r.ID) ?? []));
+  }
+  return own;
+}
+
+/**
+ * Removes the bench's own build records (saltedRecords), leaves first, once its images and
+ * salted bases are gone, and nothing else. Returns { removed, bytes, foreign }: foreign counts
+ * records of anyone else that disappeared meanwhile (the engine's own GC or another user's
+ * prune can do that too; the bench reports it, it does not hide it).
+ */
+export async function pruneSaltedRecords(marker) {
+  const before = await buildRecords();
+  const own = saltedRecords(before, marker);
+  const ownIds = new Set(own.map((r) => r.ID));
+  // Children before parents: a record is removed only once nothing builds on it.
+  for (const r of [...own].reverse()) {
+    if (r.InUse) continue;
+    await runOk(DOCKER_CLI, ["builder", "prune", "--force", "--all", "--filter", `id=${r.ID}`]).catch(() => undefined);
+  }
+  const after = new Set((await buildRecords()).map((r) => r.ID));
+  const gone = own.filter((r) => !after.has(r.ID));
+  const foreign = before.filter((r) => !ownIds.has(r.ID) && !after.has(r.ID));
+  return {
+    removed: gone.length,
+    left: own.length - gone.length,
+    bytes: gone.reduce((n, r) => n + (r.Size ?? 0), 0),
+    foreign: foreign.length,
+  };
 }

@@ -29,3 +29,28 @@ export function checkpointResources(creds: Credentials, project: string, env: st
     return undefined;
   }
 }
+
+/** Pulumi's marker of a secret value in a checkpoint (its ciphertext object). */
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+
+/**
+ * The stack's outputs as the CLI's `stack output --json` gives them, secrets masked, read from
+ * a file backend's last checkpoint (the root `pulumi:pulumi:Stack` resource): no CLI call
+ * (`stack ls`, `stack select` and two `stack output`, 1 s and more together). Undefined when
+ * checkpointResources is (the caller asks the CLI then).
+ */
+export function checkpointOutputs(
+  creds: Credentials,
+  project: string,
+  env: string,
+): Record<string, { value: unknown; secret: boolean }> | undefined {
+  const resources = checkpointResources(creds, project, env);
+  if (!resources) return undefined;
+  const root = resources.find((r) => r.type === "pulumi:pulumi:Stack");
+  return Object.fromEntries(
+    Object.entries(root?.outputs ?? {}).map(([k, v]) => {
+      const secret = typeof v === "object" && v !== null && SECRET_SIG in v;
+      return [k, secret ? { value: "[secret]", secret: true } : { value: v, secret: false }];
+    }),
+  );
+}

@@ -1,5 +1,6 @@
 import type { KubeCluster } from "../runtime/kubernetes.js";
 import { kubernetesCluster } from "../test-cluster/kubeconfig.js";
+import { checkpointOutputs } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
 import { publicUrls, writeStackConfig } from "./deploy.js";
 import { listRecords } from "./history.js";
@@ -42,13 +43,14 @@ export async function kubeClusterOf(stack: { project: string; env: string }, cre
   return { project: stack.project, env: stack.env, kubeconfig: kubernetesCluster(s.kubeconfig).kubeconfig };
 }
 
+/** The public URLs of a stack: from a file backend's checkpoint when it can be read (checkpointOutputs), else from the CLI. */
 export async function stackUrls(
   project: string,
   env: string,
   creds: Credentials,
   order?: readonly string[],
 ): Promise<Record<string, string>> {
-  return publicUrls(await stackOutputs(project, env, creds), order);
+  return publicUrls(checkpointOutputs(creds, project, env) ?? (await stackOutputs(project, env, creds)), order);
 }
 
 export interface DestroyOptions {
