@@ -886,8 +886,12 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     expect(result.stoppedBy, "the load reached a bound before the switches ended: raise it").toBe("stop");
     // It recovers: after each switch, both protocols' requests succeed again, and none failed in
     // the second half of the quiet time after it.
+    // An HTTP/2 stream the client sent as the old edge's GOAWAY was on its way is refused (RFC
+    // 9113 6.8: not processed, safe to send again, which browsers do; Node's client does not):
+    // measured above, not counted here. Every other failure is.
+    const refusedByGoaway = (f: LoadFailure) => f.protocol === "h2" && /GOAWAY/.test(f.what);
     for (const s of switches) {
-      const failed = result.failures.filter((f) => f.phase === s.phase || f.phase === s.after);
+      const failed = result.failures.filter((f) => (f.phase === s.phase || f.phase === s.after) && !refusedByGoaway(f));
       expect(
         failed.filter((f) => !trustFailure(f)).map((f) => `${f.protocol} ${f.request}: ${f.what}`),
         `requests that failed to connect or were cut in ${s.name}`,

@@ -50,10 +50,28 @@ const FAIL_MEMORY = "1s";
 const DIAL_TIMEOUT = "1s";
 const KEEPALIVE_IDLE_PER_HOST = 128;
 
+/**
+ * A stopping edge (replaced by a new one on the same port: edge.ts) serves on for SHUTDOWN_DELAY
+ * and answers HTTP/1.1 requests with `Connection: close` meanwhile, so that clients leave their
+ * kept connections after their current request: closing an idle kept connection at the moment a
+ * client sends on it was a failed request ("socket hang up") for clients that do not retry.
+ * HTTP/2 sessions get Go's one graceful GOAWAY at the shutdown (a GOAWAY per response, which
+ * `Connection: close` means there, refused the streams a client had already sent).
+ */
+export const SHUTDOWN_DELAY = "1s";
+
 /** How the edge reaches a public service: each of its copies, with retries across a container swap, kept connections. */
 export function proxyTo(upstream: string, indent = "\t"): string {
   const i = indent;
-  return `${i}reverse_proxy {
+  return `${i}@stopping {
+${i}\tvars {http.shutting_down} true
+${i}\tnot protocol http/2+
+${i}}
+${i}header @stopping {
+${i}\tConnection close
+${i}\tdefer
+${i}}
+${i}reverse_proxy {
 ${i}\tdynamic a {
 ${i}\t\tname ${upstream}${EDGE_ALIAS_SUFFIX}
 ${i}\t\tport ${SERVICE_PORT}
@@ -100,7 +118,8 @@ export function buildEdgeCaddyfile(appsDomain: string, httpsPort = 443, loopback
 \tadmin unix//run/caddy-admin.sock
 \tauto_https disable_redirects
 \tlocal_certs
-\tskip_install_trust${loopbackOnly ? "\n\tdefault_bind 127.0.0.1" : ""}
+\tskip_install_trust
+\tshutdown_delay ${SHUTDOWN_DELAY}${loopbackOnly ? "\n\tdefault_bind 127.0.0.1" : ""}
 \tservers {
 \t\t${EDGE_PROTOCOLS}
 \t}

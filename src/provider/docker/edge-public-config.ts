@@ -1,5 +1,5 @@
 import { ALLOWED_DIR } from "./edge-allow.js";
-import { EDGE_PROTOCOLS, hostLabelPlaceholder, proxyTo } from "./edge-config.js";
+import { EDGE_PROTOCOLS, hostLabelPlaceholder, proxyTo, SHUTDOWN_DELAY } from "./edge-config.js";
 import { edgeLoopback } from "./edge-resolver.js";
 
 /** Where the public edge gets its certificates: an ACME directory (Let's Encrypt by default). */
@@ -57,6 +57,7 @@ export function buildPublicEdgeCaddyfile(
   return `{
 \tadmin unix//run/caddy-admin.sock
 \tauto_https disable_redirects
+\tshutdown_delay ${SHUTDOWN_DELAY}
 \thttp_port ${httpPort}
 \thttps_port ${listenHttpsPort}
 \temail ${acme.email}
