@@ -19,5 +19,22 @@ export GOFLAGS=-mod=readonly GOSUMDB=off GOWORK=off GOTOOLCHAIN=local CGO_ENABLE
 case $out in /*) ;; *) out=$PWD/$out ;; esac
 mkdir -p "$(dirname "$out")"
 cd "$moddir"
+# Patched sources (MODULE_DIR/patches.txt: "module file patch" per line): the build runs in a
+# temporary copy of the module with its dependencies vendored (go.sum verifies each) and those
+# files patched there; Go refuses to overlay files of the module cache, which stays untouched.
+# A patch that no longer applies to the pinned version fails the build.
+if [ -f patches.txt ]; then
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  cp ./* "$work/"
+  cd "$work"
+  go mod vendor
+  while read -r mod file patchfile; do
+    case $mod in ''|'#'*) continue ;; esac
+    [ -f "vendor/$mod/$file" ] || { echo "patches.txt: the build uses no $file of $mod" >&2; exit 2; }
+    patch --quiet --forward "vendor/$mod/$file" "$patchfile" || { echo "patches.txt: $patchfile does not apply to $mod's $file" >&2; exit 2; }
+  done < patches.txt
+  export GOFLAGS=-mod=vendor
+fi
 go build -trimpath -tags "$tags" -ldflags "$ldflags" -o "$out.tmp" "$pkg"
 mv "$out.tmp" "$out"

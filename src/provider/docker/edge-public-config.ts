@@ -16,6 +16,15 @@ export interface AcmeSettings {
 export const ACME_ROOT_PATH = "/tmp/acme-ca-root.pem";
 /** The on-demand guard: on the edge's own loopback address of the host (edge-resolver.ts), not public. */
 const askAddress = () => `${edgeLoopback()}:2019`;
+/**
+ * Every interface (the empty host: IPv4 and IPv6 where the host has it), and 127.0.0.1 on its
+ * own socket as well: the kernel gives a loopback connection to the socket bound to 127.0.0.1
+ * before the wildcard one, so a local edge (127.0.0.1 only) and a public one replacing it, or
+ * the other way round, share that socket's SO_REUSEPORT group during the hand-over. Without it
+ * every new loopback connection went to the old local edge until it closed its socket, and the
+ * connections still in its accept queue then were reset (HTTP/1.1 "socket hang up").
+ */
+const PUBLIC_BIND = '127.0.0.1 ""';
 /** HSTS: a year; browsers then never try plain HTTP for the host again. */
 const HSTS = 'header Strict-Transport-Security "max-age=31536000"';
 /** Request bodies over this are refused with 413 (uploads bigger than this belong in object storage). */
@@ -58,6 +67,7 @@ export function buildPublicEdgeCaddyfile(
 \tadmin unix//run/caddy-admin.sock
 \tauto_https disable_redirects
 \tshutdown_delay ${SHUTDOWN_DELAY}
+\tdefault_bind ${PUBLIC_BIND}
 \thttp_port ${httpPort}
 \thttps_port ${listenHttpsPort}
 \temail ${acme.email}

@@ -9,9 +9,14 @@ import { type ClientHttp2Session, type ClientHttp2Stream, connect, constants } f
  * map *.localhost to loopback as browsers and curl do), with the host as TLS server name and as
  * :authority, and verifies the edge's certificate against the platform CA.
  *
- * Nothing is retried: a stream that dies (RST_STREAM, refused by a GOAWAY, cut with its session,
- * timed out) and a connection that cannot be made (refused, CERT_NOT_YET_VALID, not h2) fail the
- * request they carry, which is what a browser shows. Errors of a connection that carried no
+ * Nothing that reached the server is retried: a stream that dies (RST_STREAM, refused by a
+ * GOAWAY, cut with its session, timed out) and a connection that cannot be made (refused,
+ * CERT_NOT_YET_VALID, not h2) fail the request they carry, which is what a browser shows. The one
+ * retry is a browser's too: a request whose HEADERS frame never left this client (its session
+ * read a GOAWAY before sending it, so nghttp2 refused to open the stream) goes again on a new
+ * session, at most twice. Only the client knows that frame was not sent: Node reports it as
+ * `frameError` on HEADERS; a stream the server refused by a GOAWAY's last stream ID was sent and
+ * still fails. Errors of a connection that carried no
  * request fail nothing, but are logged (`H2Log.events`) for the report.
  */
 
@@ -175,9 +180,22 @@ export async function h2Request(
     if (tries >= 3) throw new H2ConnectError(`no usable session to ${u.origin}: ${conn.ended}`);
     conn = tab.connection(u.origin);
   }
-  const c = conn;
   const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-  return new Promise<H2Response>((resolve, reject) => {
+  for (let unsent = 0; ; unsent++) {
+    const r = await h2Stream(conn, u, opts.method ?? "GET", body, opts.timeoutMs);
+    if (r !== NOT_SENT) return r;
+    if (unsent >= 2) throw new Error(`the request's HEADERS were never sent, three times [session: ${conn.ended}]`);
+    conn = tab.connection(u.origin);
+    await conn.ready;
+  }
+}
+
+/** A stream whose HEADERS frame was never sent: the request did not leave the client. */
+const NOT_SENT = Symbol("not sent");
+const HEADERS_FRAME = 0x1;
+
+function h2Stream(c: H2Connection, u: URL, method: string, body: string | undefined, timeoutMs: number): Promise<H2Response | typeof NOT_SENT> {
+  return new Promise<H2Response | typeof NOT_SENT>((resolve, reject) => {
     let settled = false;
     let status = 0;
     let data = "";
@@ -191,7 +209,7 @@ export async function h2Request(
     try {
       stream = c.session.request(
         {
-          ":method": opts.method ?? "GET",
+          ":method": method,
           ":path": `${u.pathname}${u.search}`,
           ":scheme": "https",
           ":authority": u.host,
@@ -218,7 +236,12 @@ export async function h2Request(
       ended = true;
     });
     stream.on("aborted", () => fail(`stream aborted${status ? ` after HTTP ${status}` : ""} (RST_STREAM ${h2ErrorName(stream.rstCode)})`));
-    stream.on("frameError", (type: number, code: number) => fail(`frame error sending frame type ${type}: ${h2ErrorName(code)}`));
+    stream.on("frameError", (type: number, code: number) => {
+      if (type !== HEADERS_FRAME || status) return fail(`frame error sending frame type ${type}: ${h2ErrorName(code)}`);
+      if (settled) return;
+      settled = true;
+      resolve(NOT_SENT);
+    });
     stream.on("error", (e) => fail(`${errText(e)}${status ? ` after HTTP ${status}` : ""}`));
     stream.on("close", () => {
       c.inFlight--;
@@ -231,7 +254,7 @@ export async function h2Request(
         resolve({ status, body: data });
       }
     });
-    stream.setTimeout(opts.timeoutMs, () => {
+    stream.setTimeout(timeoutMs, () => {
       fail("timeout");
       stream.close(constants.NGHTTP2_CANCEL);
     });

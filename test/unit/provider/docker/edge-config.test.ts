@@ -36,9 +36,9 @@ describe("edge configuration", () => {
     expect(c).toContain("*.localhost:8443 {");
     expect(c).toContain("protocols h1 h2");
   });
-  it("public mode: every interface on the chosen ports, the on-demand guard on the edge's own loopback address", () => {
+  it("public mode: every interface on the chosen ports (127.0.0.1 on its own socket too), the on-demand guard on the edge's own loopback address", () => {
     const c = buildPublicEdgeCaddyfile("apps.example.com", { ca: "https://acme.test/dir", email: "ops@example.com" }, 18443, 18080);
-    expect(c).not.toContain("default_bind");
+    expect(c).toContain('default_bind 127.0.0.1 ""');
     expect(c).toContain("http_port 18080");
     expect(c).toContain("https_port 18443");
     expect(c).toContain("ask http://127.0.83.1:2019/allowed");
