@@ -194,7 +194,13 @@ export async function h2Request(
 const NOT_SENT = Symbol("not sent");
 const HEADERS_FRAME = 0x1;
 
-function h2Stream(c: H2Connection, u: URL, method: string, body: string | undefined, timeoutMs: number): Promise<H2Response | typeof NOT_SENT> {
+function h2Stream(
+  c: H2Connection,
+  u: URL,
+  method: string,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<H2Response | typeof NOT_SENT> {
   return new Promise<H2Response | typeof NOT_SENT>((resolve, reject) => {
     let settled = false;
     let status = 0;
