@@ -1,6 +1,9 @@
 import type { TemplatePart } from "../config/index.js";
 import type { Recipe } from "./recipes/index.js";
 
+/** The container label that numbers a service's n-th copy (n >= 2, platform.yml replicas) on Docker; the first has none. */
+export const REPLICA_LABEL = "platform.replica";
+
 /** Where and how a plan is deployed: the stack's identity and the machine's settings. */
 export interface PlanContext {
   /** Pulumi project name: the application's project name. */

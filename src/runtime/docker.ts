@@ -1,5 +1,6 @@
 import { demuxLogs, docker, execInContainer } from "../docker-client.js";
 import { edgeContainer } from "../plan/constants.js";
+import { REPLICA_LABEL } from "../plan/types.js";
 
 export { docker };
 import { ExitCode, VisibleError } from "../errors.js";
@@ -28,6 +29,8 @@ export interface RunningService {
   status: string;
   health: "healthy" | "starting" | "exited" | "running";
   createdAt: string;
+  /** Which copy of its service (platform.yml replicas): 1 for the first, or a service of one. */
+  replica: number;
 }
 
 /** The service containers of one stack (migration jobs excluded), newest first. */
@@ -40,15 +43,9 @@ export async function runningContainer(project: string, env: string, service: st
   return (await listServiceContainers(project, env)).find((x) => x.service === service && x.state === "running");
 }
 
-/**
- * A service's containers as its copies (platform.yml replicas), in replica order: `<base>-<suffix>`
- * is the first, `<base>-<n>-<suffix>` the n-th (targets/docker/index.ts replicated()).
- */
+/** A service's containers as its copies (platform.yml replicas), in replica order. */
 export function replicaViews(mine: readonly RunningService[]): { container: string; state: string; status: string }[] {
-  const nth = (name: string) => Number(/-(\d+)-[0-9a-f]{6}$/.exec(name)?.[1] ?? 1);
-  return mine
-    .map((c) => ({ container: c.containerName, state: c.state, status: c.status }))
-    .sort((a, b) => nth(a.container) - nth(b.container));
+  return [...mine].sort((a, b) => a.replica - b.replica).map((c) => ({ container: c.containerName, state: c.state, status: c.status }));
 }
 
 /** The service containers of every stack on the engine, each with its project and env. */
@@ -73,6 +70,7 @@ async function serviceContainers(label: string[]): Promise<(RunningService & { p
           status: c.Status,
           health: c.State === "running" ? "running" : "exited",
           createdAt: new Date(c.Created * 1000).toISOString(),
+          replica: Number(c.Labels[REPLICA_LABEL] ?? 1),
         }) satisfies RunningService & { project: string; env: string },
     )
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt));

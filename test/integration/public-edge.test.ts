@@ -908,6 +908,12 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
       const late = result.failures.filter((f) => f.phase === s.after && f.sentAt > s.quietFrom + QUIET_MS / 2);
       expect(late, `failures late after ${s.name}`).toEqual([]);
     }
+    // The old edges ended their HTTP/2 sessions in two steps (the patched build of Caddy,
+    // scripts/setup/go/caddy/patches.txt): first a GOAWAY that refuses nothing.
+    expect(
+      result.h2.events.filter((e) => /GOAWAY/.test(e)),
+      "the old edges' HTTP/2 sessions end with a GOAWAY whose last stream is 2^31-1 first",
+    ).toEqual(expect.arrayContaining([expect.stringContaining("GOAWAY NO_ERROR (last stream 2147483647)")]));
     // The public URLs serve again, from the internet, with Pebble's certificates.
     for (const url of [`${urls.web}/`, `https://${webPlatformHost}:${PORTS.https}/`, `${urls.api}/health`]) {
       const r = await client(url, ["-o", "/dev/null", "-w", "%{http_code}"]);

@@ -10,6 +10,7 @@ import { createPublicRoutes, edgeAliases, publicHostLabels } from "../shared/pub
 import { resolveEnv, type ReferenceValues } from "../shared/references.js";
 import { Network } from "../shared/resources.js";
 import { buildServiceValues } from "../shared/service-values.js";
+import { REPLICA_LABEL } from "../../plan/types.js";
 import { VOLUME_ROLE_LABEL, WAL_ARCHIVE_ROLE, withWalArchive } from "../../plan/wal-archive.js";
 import { databaseTlsFiles } from "./database-files.js";
 import { Container, Job, TelemetryAttachment, Volume } from "./resources.js";
@@ -117,7 +118,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     const containerLabels = s.public && words ? publicHostLabels(serviceLabels, s, words.words) : serviceLabels;
     const container = replicated(
       s,
-      (name, containerName, after) =>
+      (name, containerName, replica, after) =>
         new Container(
           name,
           {
@@ -129,7 +130,8 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
             // The volume's real name: an adopted volume keeps its data whatever name the plan wants.
             volumes: mountsOf(volume, dataPath, walVolume, archive?.path),
             ...(files ? { files } : {}),
-            labels: containerLabels,
+            labels:
+              replica === 1 ? containerLabels : pulumi.output(containerLabels).apply((l) => ({ ...l, [REPLICA_LABEL]: String(replica) })),
             cpus: s.cpus,
             memoryBytes: s.memoryBytes,
             pidsLimit: s.pidsLimit,
@@ -170,9 +172,17 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
  * when all new ones serve. All carry the service's aliases: the edge and other services reach
  * any of them. Returns the last: what depends on the service waits for every copy.
  */
-function replicated(s: PlannedService, make: (name: string, containerName: string, after: Container | undefined) => Container): Container {
-  let last = make(s.name, s.containerName, undefined);
-  for (let r = 2; r <= (s.replicas ?? 1); r++) last = make(`${s.name}.${r}`, `${s.containerName}-${r}`, last);
+/**
+ * A service's copies (platform.yml replicas): resources `api`, `api.2`, ...; containers
+ * `<base>-<suffix>`, `<base>-<n>-<suffix>`, each after the one before (rolled one at a time). The
+ * n-th (n >= 2) carries REPLICA_LABEL; the first carries none, as a service of one copy.
+ */
+function replicated(
+  s: PlannedService,
+  make: (name: string, containerName: string, replica: number, after: Container | undefined) => Container,
+): Container {
+  let last = make(s.name, s.containerName, 1, undefined);
+  for (let r = 2; r <= (s.replicas ?? 1); r++) last = make(`${s.name}.${r}`, `${s.containerName}-${r}`, r, last);
   return last;
 }
 
