@@ -24,7 +24,7 @@ const askAddress = () => `${edgeLoopback()}:2019`;
  * every new loopback connection went to the old local edge until it closed its socket, and the
  * connections still in its accept queue then were reset (HTTP/1.1 "socket hang up").
  */
-const PUBLIC_BIND = '127.0.0.1 ""';
+export const PUBLIC_BIND = '127.0.0.1 ""';
 /** HSTS: a year; browsers then never try plain HTTP for the host again. */
 const HSTS = 'header Strict-Transport-Security "max-age=31536000"';
 /** Request bodies over this are refused with 413 (uploads bigger than this belong in object storage). */
