@@ -57,9 +57,19 @@ function portBindings(e: EdgeInputs): Record<string, { HostIp: string; HostPort:
   return { "80/tcp": [{ HostIp: "", HostPort: String(e.httpPort ?? 80) }], "443/tcp": [{ HostIp: "", HostPort: String(e.httpsPort) }] };
 }
 
-export function configHash(e: EdgeInputs, caddyfile: string, how: EdgeNetworking): string {
+/**
+ * What makes an edge: its networking, its image (the image's ID, not only its tag: a set-up that
+ * rebuilds Caddy under the same tag, as an upgrade of the platform does, replaces the edge), its
+ * listeners and its configuration.
+ */
+export async function configHash(e: EdgeInputs, caddyfile: string, how: EdgeNetworking): Promise<string> {
+  const imageId = await docker()
+    .getImage(e.image)
+    .inspect()
+    .then((i) => i.Id)
+    .catch(() => e.image);
   return createHash("sha256")
-    .update(`${how}\n${e.image}\n${listens(e).join(",")}\n${caddyfile}\n${e.acmeCaRoot ?? ""}`)
+    .update(`${how}\n${imageId}\n${listens(e).join(",")}\n${caddyfile}\n${e.acmeCaRoot ?? ""}`)
     .digest("hex")
     .slice(0, 16);
 }

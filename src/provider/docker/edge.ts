@@ -154,7 +154,7 @@ async function ensureEdge(e: EdgeInputs): Promise<string> {
   return withEdgeLock(async () => {
     const how = await edgeNetworking();
     const caddyfile = edgeCaddyfile(e, how);
-    const hash = configHash(e, caddyfile, how);
+    const hash = await configHash(e, caddyfile, how);
     await refuseSharedPort(e);
     const existing = docker().getContainer(edgeContainer());
     const info = await unlessGone(() => existing.inspect());
@@ -200,7 +200,7 @@ export const edgeHandler: ResourceHandler = {
     const labels = edge.Config.Labels ?? {};
     // An edge made by another version of the platform (its configuration is not what these
     // inputs make now): drift that the next deploy's update undoes, by replacing the edge.
-    const wanted = configHash(props as unknown as EdgeInputs, edgeCaddyfile(props as unknown as EdgeInputs, how), how);
+    const wanted = await configHash(props as unknown as EdgeInputs, edgeCaddyfile(props as unknown as EdgeInputs, how), how);
     const stale = labels["platform.edge-config"] !== wanted ? { [STALE_KEY]: "another configuration" } : {};
     // A public edge where these inputs want the local one (or the other way) is drift, as a port is.
     const mode = labels["platform.edge-mode"] === "public" ? "public" : undefined;
