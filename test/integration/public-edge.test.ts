@@ -38,7 +38,16 @@ import { assertFree, docker, makeDirectoryTls, PLATFORM_HOME, type Pebble, type 
 import { type CliResult, httpsRequest, parseUrls, runCli } from "./helpers/cli.js";
 import { forgetProject, freshBackend, removeEdge, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { createInternet, destroyInternet, type Internet, run, runInInternet } from "./helpers/internet.js";
-import { describeLoad, type LoadFailure, type LoadResult, PROTOCOLS, type Protocol, quantile, startLoad } from "./helpers/load.js";
+import {
+  describeLoad,
+  type LoadFailure,
+  type LoadResult,
+  PROTOCOLS,
+  type Protocol,
+  quantile,
+  LIGHT_LOAD,
+  startLoad,
+} from "./helpers/load.js";
 
 const PORTS = { http: 18080, https: 18443 };
 const DOMAIN = "apps.test";
@@ -633,8 +642,7 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     const before = await eventCount();
     let posted = 0;
     const load = startLoad({
-      clients: 4,
-      h2: { clients: 1, streams: 4 },
+      ...LIGHT_LOAD,
       ca: pebble!.root,
       maxRequests: 3_000,
       maxMs: 180_000,
@@ -748,8 +756,7 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     const localEnv = { ...env, PLATFORM_EDGE: "local" };
     let localRoot = "";
     const load = startLoad({
-      clients: 4,
-      h2: { clients: 1, streams: 4 },
+      ...LIGHT_LOAD,
       ca: () => pebble!.root + localRoot,
       maxRequests: 3_000,
       maxMs: 180_000,

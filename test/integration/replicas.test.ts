@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
 import { forgetProject, freePort, freshBackend, removeEdge, removeProjectImages, requireToolchain, ROOT, unique } from "./helpers/env.js";
-import { describeLoad, startLoad } from "./helpers/load.js";
+import { describeLoad, LIGHT_LOAD, startLoad } from "./helpers/load.js";
 
 /**
  * `replicas:` on Docker, with examples/fullstack's api at 3 copies behind its own edge: three
@@ -120,8 +120,7 @@ describe("replicas on Docker: three copies of the api behind one URL", () => {
   it("a redeploy replaces every copy, one at a time, and no request fails", async () => {
     const old = new Set(apiContainers().map((c) => c.id));
     const load = startLoad({
-      clients: 4,
-      h2: { clients: 1, streams: 4 },
+      ...LIGHT_LOAD,
       ca,
       maxRequests: 100_000,
       maxMs: 600_000,

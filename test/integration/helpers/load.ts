@@ -91,6 +91,9 @@ export interface LoadResult {
 const newStats = (): ProtocolStats => ({ sent: 0, failures: [], okCounts: new Map(), latencies: new Map() });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The light load most deploy tests put on: 4 HTTP/1.1 clients (half on a TLS connection per request, half on a kept one) and one HTTP/2 tab of 4 streams. */
+export const LIGHT_LOAD = { clients: 4, h2: { clients: 1, streams: 4 } } as const;
+
 export function startLoad(o: LoadOptions) {
   let phase = "rest";
   let running = true;

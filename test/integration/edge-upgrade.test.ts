@@ -1,0 +1,80 @@
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ok, parseUrls, runCli } from "./helpers/cli.js";
+import { forgetProject, freePort, freshBackend, removeEdge, removeProjectImages, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { describeLoad, LIGHT_LOAD, startLoad } from "./helpers/load.js";
+
+/**
+ * An upgrade of the edge: the set-up rebuilds Caddy under the same tag (a new version of the
+ * platform, a patched build), and the next deploy replaces the running edge with one of the new
+ * image, beside it on the same port, under an HTTP/1.1 + HTTP/2 load that loses no request; the
+ * deploy after that leaves the edge alone. The test tags its own copy of the set-up's Caddy image
+ * (PLATFORM_CADDY_IMAGE) and builds the "new version" on it, so the shared tag is never touched.
+ */
+const project = unique("edgeup");
+const edge = `platform-edge-${project}`;
+const image = `platform-test/${project}-caddy:1`;
+const backend = freshBackend();
+const dir = join(mkdtempSync(join(tmpdir(), "platform-edge-upgrade-")), "fullstack");
+let env: Record<string, string> = {};
+const cli = (...args: string[]) => runCli(args, { cwd: dir, env });
+const deploy = () => cli("deploy", "--yes", "--project", project);
+const docker = (...args: string[]) => execFileSync("docker", args).toString().trim();
+const edgeNow = () => docker("inspect", "-f", "{{.Id}} {{.Image}}", edge).split(" ");
+
+describe("an edge upgrade: a Caddy rebuilt under the same tag replaces the running edge, losing no request", () => {
+  beforeAll(async () => {
+    requireToolchain();
+    const home = process.env.PLATFORM_HOME ?? join(process.env.HOME ?? "/root", ".platform");
+    const setupCaddy = (JSON.parse(readFileSync(join(home, "images.json"), "utf8")) as { caddy: string }).caddy;
+    docker("tag", setupCaddy, image);
+    env = { ...backend, PLATFORM_EDGE_NAME: edge, PLATFORM_HTTPS_PORT: String(await freePort()), PLATFORM_CADDY_IMAGE: image };
+    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+  });
+
+  afterAll(async () => {
+    await cli("destroy", "--yes", "--delete-data", "--project", project);
+    removeEdge(edge);
+    removeProjectImages(project);
+    execFileSync("sh", ["-c", `docker rmi -f ${image} >/dev/null 2>&1 || true`]);
+    rmSync(dir, { recursive: true, force: true });
+    forgetProject(project);
+  });
+
+  it("replaces the edge at the next deploy, with no failed request, then leaves it alone", async () => {
+    const urls = parseUrls(ok(await deploy()).stdout);
+    const ca = ok(await cli("ca")).stdout;
+    const [firstEdge, firstImage] = edgeNow();
+    // The new version: the same Caddy under the same tag, as another image.
+    execFileSync("docker", ["build", "-q", "-t", image, "-"], { input: `FROM ${image}\nLABEL platform.test.upgrade="${project}"\n` });
+    expect(docker("image", "inspect", "-f", "{{.Id}}", image)).not.toBe(firstImage);
+
+    const load = startLoad({
+      ...LIGHT_LOAD,
+      ca,
+      maxRequests: 50_000,
+      maxMs: 300_000,
+      mix: [
+        { name: "GET api /health", url: `${urls.api}/health` },
+        { name: "GET web /", url: `${urls.web}/` },
+      ],
+    });
+    await new Promise((r) => setTimeout(r, 2_000));
+    const r = ok(await deploy());
+    await new Promise((r) => setTimeout(r, 2_000));
+    const result = await load.stop();
+    console.log(["[edge-upgrade] the deploy that replaced the edge, under load:", ...describeLoad(result)].join("\n"));
+    expect(r.stdout).toContain("Deployment complete");
+    expect(result.stoppedBy).toBe("stop");
+    expect(result.failures.map((f) => `${f.protocol} ${f.request}: ${f.what}`)).toEqual([]);
+    const [secondEdge, secondImage] = edgeNow();
+    expect(secondEdge, "the edge was replaced").not.toBe(firstEdge);
+    expect(secondImage).toBe(docker("image", "inspect", "-f", "{{.Id}}", image));
+
+    ok(await deploy());
+    expect(edgeNow()[0], "a deploy with nothing new leaves the edge alone").toBe(secondEdge);
+  }, 900_000);
+});
