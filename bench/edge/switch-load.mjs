@@ -28,9 +28,16 @@ async function h1Client() {
     await new Promise((done) => {
       const req = https.get(opts, (res) => {
         res.resume();
-        res.on("end", () => (res.statusCode === 200 ? r.ok++ : fail(`HTTP ${res.statusCode}`), done()));
+        res.on("end", () => {
+          if (res.statusCode === 200) r.ok++;
+          else fail(`HTTP ${res.statusCode}`);
+          done();
+        });
       });
-      req.on("error", (e) => (fail(`${e.code ?? ""} ${e.message}`), done()));
+      req.on("error", (e) => {
+        fail(`${e.code ?? ""} ${e.message}`);
+        done();
+      });
     });
   agent.destroy();
 }
@@ -57,10 +64,19 @@ async function h2Client() {
       const s = current();
       let unsent = false;
       const st = s.request({ ":path": "/", ":authority": "localhost" });
-      st.on("frameError", (type) => (unsent = type === 1));
-      st.on("response", (h) => (st.status = h[":status"]));
+      let status = 0;
+      st.on("frameError", (type) => {
+        unsent = type === 1;
+      });
+      st.on("response", (h) => {
+        status = h[":status"];
+      });
       st.resume();
-      st.on("end", () => (st.status === 200 ? r.ok++ : fail(`HTTP ${st.status}`), done()));
+      st.on("end", () => {
+        if (status === 200) r.ok++;
+        else fail(`HTTP ${status}`);
+        done();
+      });
       st.on("error", (e) => {
         if (unsent) r.resent++;
         else fail(`${e.code} ${e.message}`);
