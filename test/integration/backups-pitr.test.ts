@@ -1,11 +1,11 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
 import { type CliResult, httpsRequest, ok, runCli, startPoller } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, serviceContainers, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, requireToolchain, serviceContainers, unique } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
 import { expectSecretsNowhere } from "./helpers/leaks.js";
 import { launchChromium, newPage, startTestStudio } from "./helpers/studio-browser.js";
@@ -57,7 +57,7 @@ const asText = (d: Date) => d.toISOString().replace("T", " ").replace("Z", "");
 describe("point-in-time recovery (Docker)", () => {
   beforeAll(() => {
     requireToolchain();
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    copyExample("fullstack", dir);
   });
 
   afterAll(async () => {

@@ -1,12 +1,12 @@
 import { execFileSync, type ChildProcess } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
 import { type S3Location, s3List } from "../../src/runtime/s3.js";
 import { type CliResult, httpsRequest, ok, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
 import { eventsApi } from "./helpers/events.js";
 import { startVersitygw } from "./helpers/versitygw.js";
@@ -44,7 +44,7 @@ describe("backups in an S3-compatible bucket (Docker, versitygw)", () => {
     const gw = await startVersitygw();
     ({ server, bucket, accessKey, secretKey } = gw);
     env = { ...backend, ...gw.env };
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    copyExample("fullstack", dir);
   });
 
   afterAll(async () => {

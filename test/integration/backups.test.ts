@@ -1,11 +1,11 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
 import { type CliResult, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, requireToolchain, serviceContainers, unique } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
 import { eventsApi } from "./helpers/events.js";
 import { expectSecretsNowhere, regularFilesUnder } from "./helpers/leaks.js";
@@ -77,7 +77,7 @@ function setKeep(keep: number): void {
 describe("backups and restore (Docker)", () => {
   beforeAll(() => {
     requireToolchain();
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    copyExample("fullstack", dir);
     // every minute: the scheduler test below waits for one
     setKeep(50);
   });

@@ -1,10 +1,10 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
 
 /**
  * The catalog example (two `source` services, two Python layouts), and the edge proxy's
@@ -22,11 +22,8 @@ let ca = "";
 describe("catalog example", () => {
   beforeAll(() => {
     requireToolchain();
-    cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true, filter: (s) => !/__pycache__|\.venv/.test(s) });
-    cpSync(join(ROOT, "examples", "catalog", "api"), join(otherDir, "api"), {
-      recursive: true,
-      filter: (s) => !/__pycache__|\.venv/.test(s),
-    });
+    copyExample("catalog", dir);
+    copyExample("catalog/api", join(otherDir, "api"));
     writeFileSync(
       join(otherDir, "platform.yml"),
       'version: "1.0"\nname: other\nservices:\n  api:\n    type: fastapi\n    source: ./api\n    public: true\n    health:\n      http: /health\n',

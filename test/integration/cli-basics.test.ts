@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { platformHome } from "../../src/home/layout.js";
 import { runCli } from "./helpers/cli.js";
-import { ROOT } from "./helpers/env.js";
+import { copyExample } from "./helpers/env.js";
 
 /** The CLI as a newcomer meets it: login state, doctor, and the messages that say what to do. */
 function freshHome(): string {
@@ -34,7 +34,7 @@ describe("platform CLI basics", () => {
   it("deploy before login fails, saying to run platform login, and touches nothing", async () => {
     const home = freshHome();
     const dir = join(home, "app");
-    cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true });
+    copyExample("catalog", dir);
     const r = await runCli(["deploy", "--yes"], { cwd: dir, env: { PLATFORM_HOME: home } });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/not logged in: run `platform login` first/);
@@ -43,7 +43,7 @@ describe("platform CLI basics", () => {
   it("deploy without a terminal asks for --yes instead of hanging", async () => {
     const home = freshHome();
     const dir = join(home, "app");
-    cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true });
+    copyExample("catalog", dir);
     const r = await runCli(["deploy"], {
       cwd: dir,
       env: { PLATFORM_HOME: home, PLATFORM_BACKEND_URL: `file://${home}/state`, PLATFORM_PASSPHRASE: "x" },
@@ -76,7 +76,7 @@ describe("platform CLI basics", () => {
   it("an invalid platform.yml stops deploy before anything runs, with positions", async () => {
     const home = freshHome();
     const dir = join(home, "app");
-    cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true });
+    copyExample("catalog", dir);
     const { writeFileSync } = await import("node:fs");
     writeFileSync(
       join(dir, "platform.yml"),

@@ -1,10 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freePort, freshBackend, removeEdge, removeProjectImages, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { ok, parseUrls } from "./helpers/cli.js";
+import { ownEdgeProject } from "./helpers/own-edge.js";
 import { describeLoad, LIGHT_LOAD, startLoad } from "./helpers/load.js";
 
 /**
@@ -14,34 +13,23 @@ import { describeLoad, LIGHT_LOAD, startLoad } from "./helpers/load.js";
  * deploy after that leaves the edge alone. The test tags its own copy of the set-up's Caddy image
  * (PLATFORM_CADDY_IMAGE) and builds the "new version" on it, so the shared tag is never touched.
  */
-const project = unique("edgeup");
-const edge = `platform-edge-${project}`;
+const own = ownEdgeProject("edgeup", "fullstack");
+const { project, edge, cli, deploy } = own;
 const image = `platform-test/${project}-caddy:1`;
-const backend = freshBackend();
-const dir = join(mkdtempSync(join(tmpdir(), "platform-edge-upgrade-")), "fullstack");
-let env: Record<string, string> = {};
-const cli = (...args: string[]) => runCli(args, { cwd: dir, env });
-const deploy = () => cli("deploy", "--yes", "--project", project);
 const docker = (...args: string[]) => execFileSync("docker", args).toString().trim();
 const edgeNow = () => docker("inspect", "-f", "{{.Id}} {{.Image}}", edge).split(" ");
 
 describe("an edge upgrade: a Caddy rebuilt under the same tag replaces the running edge, losing no request", () => {
   beforeAll(async () => {
-    requireToolchain();
     const home = process.env.PLATFORM_HOME ?? join(process.env.HOME ?? "/root", ".platform");
     const setupCaddy = (JSON.parse(readFileSync(join(home, "images.json"), "utf8")) as { caddy: string }).caddy;
-    docker("tag", setupCaddy, image);
-    env = { ...backend, PLATFORM_EDGE_NAME: edge, PLATFORM_HTTPS_PORT: String(await freePort()), PLATFORM_CADDY_IMAGE: image };
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    execFileSync("docker", ["tag", setupCaddy, image]);
+    await own.setUp({ PLATFORM_CADDY_IMAGE: image });
   });
 
   afterAll(async () => {
-    await cli("destroy", "--yes", "--delete-data", "--project", project);
-    removeEdge(edge);
-    removeProjectImages(project);
+    await own.tearDown();
     execFileSync("sh", ["-c", `docker rmi -f ${image} >/dev/null 2>&1 || true`]);
-    rmSync(dir, { recursive: true, force: true });
-    forgetProject(project);
   });
 
   it("replaces the edge at the next deploy, with no failed request, then leaves it alone", async () => {

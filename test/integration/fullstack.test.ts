@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
@@ -7,7 +7,7 @@ import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation/index.j
 import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./helpers/cli.js";
-import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, pulumiEnv, requireToolchain, serviceContainers, unique } from "./helpers/env.js";
 import { expectFolderWithFiles } from "./helpers/leaks.js";
 import { waitForRoutes, waitForTrace } from "./helpers/telemetry.js";
 import type { TraceSpan } from "../../src/telemetry/index.js";
@@ -37,7 +37,7 @@ const containerOf = (service: string) => serviceContainers(project, service);
 describe("fullstack example on the local Docker engine", () => {
   beforeAll(() => {
     requireToolchain();
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    copyExample("fullstack", dir);
   });
 
   afterAll(async () => {

@@ -1,9 +1,9 @@
-import { copyFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
 import { clusterLayout, TEST_REGISTRY } from "../../src/test-cluster/layout.js";
 import { clusterUp, kubectl } from "./helpers/kubernetes.js";
 
@@ -28,7 +28,7 @@ describe("catalog example on the Kubernetes test cluster", () => {
   beforeAll(async () => {
     requireToolchain();
     await clusterUp();
-    cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true, filter: (s) => !/__pycache__|\.venv/.test(s) });
+    copyExample("catalog", dir);
     copyFileSync(clusterLayout().adminKubeconfig, kubeconfig);
   }, 45 * 60_000);
 

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, pulumiEnv, requireToolchain, unique } from "./helpers/env.js";
 import { clusterUp, kubectl, podsOf } from "./helpers/kubernetes.js";
 import { deployWithBrokenMigration, expectApiRolledOutUnderLoad, expectFullstackDeployed } from "./helpers/fullstack-order.js";
 
@@ -34,7 +34,7 @@ describe("fullstack example on the Kubernetes test cluster", () => {
   beforeAll(async () => {
     requireToolchain();
     await clusterUp();
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    copyExample("fullstack", dir);
   }, 45 * 60_000);
 
   afterAll(async () => {

@@ -1,10 +1,10 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ok, parseUrls, runCli } from "./helpers/cli.js";
-import { ROOT, forgetProject, freshBackend, recordedRuns, requireToolchain, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, recordedRuns, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { jobsApi, withWorkerEnv } from "./helpers/jobs-api.js";
 import { clusterUp, kubectl, podsOf } from "./helpers/kubernetes.js";
 
@@ -50,7 +50,7 @@ describe("workers, Redis, cron and one-off commands on the Kubernetes test clust
   beforeAll(async () => {
     requireToolchain();
     await clusterUp();
-    cpSync(join(ROOT, "examples", "worker"), dir, { recursive: true, filter: (s) => !/__pycache__/.test(s) });
+    copyExample("worker", dir);
     writeConfig();
   }, 45 * 60_000);
 

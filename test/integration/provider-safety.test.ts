@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseImages } from "../../src/home/images.js";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, pulumiEnv, requireToolchain, unique } from "./helpers/env.js";
 
 /**
  * "Nothing lost, nothing shared by mistake", the provider side, on the fullstack example:
@@ -56,7 +56,7 @@ async function status(): Promise<{ database: string; event_count: number }> {
 describe("killed, failed and hardened: the fullstack example on the real engine", () => {
   beforeAll(() => {
     requireToolchain();
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    copyExample("fullstack", dir);
     // The migration reports the limits it runs under, then migrates as usual.
     const yml = readFileSync(join(dir, "platform.yml"), "utf8").replace(
       'command: ["alembic", "upgrade", "head"]',

@@ -28,7 +28,7 @@
 // its own name, ports and data volume, and its mode is remembered under its own name
 // ($PLATFORM_HOME/edges/<name>@local.json, removed at the end).
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
@@ -36,7 +36,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { assertFree, docker, makeDirectoryTls, PLATFORM_HOME, type Pebble, type PebbleTls, sleep, startPebble } from "./helpers/acme.js";
 import { type CliResult, httpsRequest, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, removeEdge, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, removeEdge, requireToolchain, unique } from "./helpers/env.js";
 import { createInternet, destroyInternet, type Internet, run, runInInternet } from "./helpers/internet.js";
 import {
   describeLoad,
@@ -233,8 +233,7 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     expect(dirCheck.code, `Pebble's directory by IP: ${dirCheck.stderr}`).toBe(0);
     expect(dirCheck.stdout).toContain("newOrder");
 
-    const copy = (to: string) =>
-      cpSync(join(ROOT, "examples", "fullstack"), to, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    const copy = (to: string) => copyExample("fullstack", to);
     copy(dir);
     const yml = parseDocument(readFileSync(join(dir, "platform.yml"), "utf8"));
     expect(yml.getIn(["services", "web", "public"])).toBe(true);

@@ -4,16 +4,17 @@
 // skipped: no Docker engine or no base image fails the test with what to do.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { copyExample } from "./helpers/env.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFastapiRecipe, type Recipe, scanSource } from "../../src/plan/recipes/index.js";
 import { buildCaFile } from "../../src/home/keys.js";
 
 const execFileP = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, "..", "..");
+const _ROOT = resolve(import.meta.dirname, "..", "..");
 /** Debian's 20.10 client runs the engine's BuildKit; the newer client on PATH has no buildx. */
 const DOCKER = process.env.PLATFORM_DOCKER_CLI ?? (existsSync("/usr/bin/docker") ? "/usr/bin/docker" : "docker");
 const IMAGES = { python: "platform-local/python:3.11", node: "platform-local/node:22" };
@@ -68,7 +69,7 @@ describe("fastapi recipe, built with BuildKit (catalog API)", () => {
     await docker(["image", "inspect", IMAGES.python]).catch(() => {
       throw new Error(`base image ${IMAGES.python} is missing: run npm run setup (it builds the local base images)`);
     });
-    cpSync(join(ROOT, "examples", "catalog", "api"), context, { recursive: true, filter: (s) => !/__pycache__|\.venv/.test(s) });
+    copyExample("catalog/api", context);
     recipe = buildFastapiRecipe(await scanSource(context), IMAGES);
   });
 

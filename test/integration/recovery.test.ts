@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { platformHome } from "../../src/home/layout.js";
 import { httpsRequest, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
 
 /**
  * Crash recovery on the fullstack example: the CLI killed (SIGKILL) during a build, during a
@@ -64,7 +64,7 @@ function filesUnder(root: string): string[] {
 describe("crash recovery, rollback and secrets on the fullstack example", () => {
   beforeAll(async () => {
     requireToolchain();
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    copyExample("fullstack", dir);
     // A migration that takes a moment, so that a kill can land in the middle of it.
     setMigration(["sh", "-c", "sleep 4 && alembic upgrade head"]);
     urls = parseUrls(ok(await cli("deploy", "--yes", "--project", project)).stdout);

@@ -12,14 +12,14 @@
 // there), and only the base images the set-up built here travel, once (docker save | load).
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeDirectoryTls, type Pebble, startPebble } from "./helpers/acme.js";
 import { type CliResult, httpsRequest, ok, parseUrls, runCli, startPoller } from "./helpers/cli.js";
-import { CLI, forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { CLI, copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
 import { expectFullstackPhases } from "./helpers/fullstack-order.js";
 import { createInternet, destroyInternet, type Internet, run } from "./helpers/internet.js";
 import { cleanStaleRemoteEngines, type RemoteEngine, startRemoteEngine } from "./helpers/remote-engine.js";
@@ -63,7 +63,7 @@ describe("deploying to a server over SSH (DOCKER_HOST=ssh://), public edge with 
     // Pebble validates at the server's own 80 and 443; every name's A record is the server.
     pebble = await startPebble({ serverAddress: net.serverAddress, answer: server.address, httpPort: 80, tlsPort: 443, tls, dir: work });
     pebbleRootPem = pebble.root;
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    copyExample("fullstack", dir);
     env = {
       ...backend,
       DOCKER_HOST: server.sshUrl,

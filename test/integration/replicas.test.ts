@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freePort, freshBackend, removeEdge, removeProjectImages, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { httpsRequest, ok, parseUrls } from "./helpers/cli.js";
+import { ROOT } from "./helpers/env.js";
+import { ownEdgeProject } from "./helpers/own-edge.js";
 import { describeLoad, LIGHT_LOAD, startLoad } from "./helpers/load.js";
 
 /**
@@ -14,13 +14,8 @@ import { describeLoad, LIGHT_LOAD, startLoad } from "./helpers/load.js";
  * says when one is down (exit 1); a redeploy under an HTTP/1.1 + HTTP/2 load replaces all three,
  * one new copy at a time, with no failed request; scaling down to one leaves one container.
  */
-const project = unique("rep");
-const edge = `platform-edge-${project}`;
-const backend = freshBackend();
-const dir = join(mkdtempSync(join(tmpdir(), "platform-replicas-")), "fullstack");
-let env: Record<string, string> = {};
-const cli = (...args: string[]) => runCli(args, { cwd: dir, env });
-const deploy = () => cli("deploy", "--yes", "--project", project);
+const own = ownEdgeProject("replicas", "fullstack");
+const { project, dir, cli, deploy } = own;
 let urls: Record<string, string> = {};
 let ca = "";
 
@@ -67,19 +62,11 @@ const healthHits = (id: string) =>
 
 describe("replicas on Docker: three copies of the api behind one URL", () => {
   beforeAll(async () => {
-    requireToolchain();
-    env = { ...backend, PLATFORM_EDGE_NAME: edge, PLATFORM_HTTPS_PORT: String(await freePort()) };
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    await own.setUp();
     writeYml(3, 1);
   });
 
-  afterAll(async () => {
-    await cli("destroy", "--yes", "--delete-data", "--project", project);
-    removeEdge(edge);
-    removeProjectImages(project);
-    rmSync(dir, { recursive: true, force: true });
-    forgetProject(project);
-  });
+  afterAll(() => own.tearDown());
 
   it("runs three containers of the api, each reached through the edge, and status lists them", async () => {
     const r = ok(await deploy());

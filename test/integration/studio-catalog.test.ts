@@ -1,10 +1,10 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { ROOT, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
 import { launchChromium, newPage, screenshot, startTestStudio } from "./helpers/studio-browser.js";
 
 /**
@@ -32,7 +32,7 @@ describe("Studio Metrics tab on examples/catalog in Chromium", () => {
 
   beforeAll(async () => {
     requireToolchain();
-    cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true, filter: (s) => !/__pycache__|\.venv/.test(s) });
+    copyExample("catalog", dir);
     const r = ok(await runCli(["deploy", "--yes", "--project", project], { cwd: dir, env: backend }));
     const urls = parseUrls(r.stdout);
     const ca = ok(await runCli(["ca"], { cwd: dir, env: backend })).stdout;

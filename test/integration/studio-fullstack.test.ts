@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { CLI, ROOT, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
+import { CLI, copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
 import { launchChromium, newPage, rawGet, screenshot, startTestStudio } from "./helpers/studio-browser.js";
 
 /**
@@ -52,7 +52,7 @@ async function go(path: string): Promise<void> {
 describe("Studio on examples/fullstack in Chromium", () => {
   beforeAll(async () => {
     requireToolchain();
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    copyExample("fullstack", dir);
     git("init", "-q");
     git("add", "-A");
     git("commit", "-qm", "fullstack");

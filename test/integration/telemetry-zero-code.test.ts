@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
 import { routeStats, routeTraces, trace, TelemetryStore, type RouteStats } from "../../src/telemetry/index.js";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
 
 /**
  * Zero-code telemetry end to end: examples/catalog deployed unchanged, a burst from its
@@ -58,7 +58,7 @@ const find = (rows: readonly RouteStats[], method: string, route: string) => row
 describe("zero-code telemetry on examples/catalog", () => {
   beforeAll(() => {
     requireToolchain();
-    cpSync(join(ROOT, "examples", "catalog"), dir, { recursive: true, filter: (s) => !/__pycache__|\.venv/.test(s) });
+    copyExample("catalog", dir);
   });
 
   afterAll(async () => {

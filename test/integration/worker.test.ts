@@ -1,11 +1,20 @@
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { environmentView } from "../../src/studio/overview.js";
 import { ok, parseUrls, runCli } from "./helpers/cli.js";
-import { ROOT, forgetProject, freshBackend, recordedRuns, removeProjectImages, requireToolchain, unique } from "./helpers/env.js";
+import {
+  copyExample,
+  forgetProject,
+  freshBackend,
+  recordedRuns,
+  removeProjectImages,
+  requireToolchain,
+  ROOT,
+  unique,
+} from "./helpers/env.js";
 import { jobsApi, withWorkerEnv } from "./helpers/jobs-api.js";
 
 /**
@@ -56,7 +65,7 @@ function editWorkerEnv(line: string | undefined): void {
 describe("workers, Redis and one-off commands (examples/worker, Docker)", () => {
   beforeAll(() => {
     requireToolchain();
-    cpSync(join(ROOT, "examples", "worker"), dir, { recursive: true });
+    copyExample("worker", dir);
     writeFileSync(join(dir, "platform.yml"), baseConfig());
   });
 

@@ -1,10 +1,20 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freePort, freshBackend, removeEdge, requireToolchain, ROOT, unique, serviceContainers } from "./helpers/env.js";
+import {
+  copyExample,
+  forgetProject,
+  freePort,
+  freshBackend,
+  removeEdge,
+  requireToolchain,
+  ROOT,
+  serviceContainers,
+  unique,
+} from "./helpers/env.js";
 import { describeLoad, quantile, startLoad } from "./helpers/load.js";
 
 /**
@@ -132,7 +142,7 @@ describe("zero failed requests under load across 20 redeploys", () => {
   beforeAll(async () => {
     requireToolchain();
     env = { ...backend, PLATFORM_EDGE_NAME: edge, PLATFORM_HTTPS_PORT: String(await freePort()) };
-    cpSync(join(ROOT, "examples", "fullstack"), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__/.test(s) });
+    copyExample("fullstack", dir);
     // A route that answers after 3 s: a request in flight when the web container is told to stop.
     mkdirSync(file("web", "app", "slow"), { recursive: true });
     writeFileSync(

@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { platformHome } from "../../../src/home/layout.js";
@@ -11,6 +11,14 @@ export const ROOT = resolve(import.meta.dirname, "..", "..", "..");
 export const CLI = join(ROOT, "dist", "bin.js");
 
 /** Fails loudly (never skips) when the set-up did not provide what the tests need. */
+/**
+ * A copy of examples/NAME (or a folder in it: "catalog/api") in `dir`, without what builds and
+ * installs leave in the repository (node_modules, .next, __pycache__, .venv).
+ */
+export function copyExample(name: string, dir: string): void {
+  cpSync(join(ROOT, "examples", name), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__|\.venv/.test(s) });
+}
+
 export function requireToolchain(): { pulumi: string; nodeBin: string } {
   const tc = toolchain();
   if (!tc.pulumiBin || !tc.nodeBin) throw new Error("no toolchain.json in the platform home: run npm run setup first");
