@@ -93,6 +93,10 @@ async function serving(name) {
   throw new Error(`${name} did not serve within 30 s`);
 }
 const remove = () => sh("sh", ["-c", `docker rm -f ${tag}-old ${tag}-new >/dev/null 2>&1 || true`]);
+// Whatever ends this process (an error, an unsettled await, Ctrl-C), its edges do not outlive it:
+// one left in the host's network on 127.0.0.1:443 takes a share of the engine's edge's connections.
+process.on("exit", remove);
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
 
 /** One switch: the load runs in its own process (switch-load.mjs) for 7 s; returns its report. */
 async function once(image, from, to, protocol) {
