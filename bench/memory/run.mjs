@@ -123,7 +123,9 @@ for (const c of CASES) {
   const of = (v) => results.samples.filter((s) => s.case === c && s.variant === v.name);
   for (const k of kinds) {
     const cells = variants.map((v) => {
-      const ss = of(v).map((s) => s.perKind[k]).filter(Boolean);
+      const ss = of(v)
+        .map((s) => s.perKind[k])
+        .filter(Boolean);
       if (!ss.length) return "–";
       const count = Math.max(...ss.map((s) => s.count));
       return `${span(
@@ -134,7 +136,24 @@ for (const c of CASES) {
     console.log(`| ${k} | ${cells.join(" | ")} |`);
   }
   const row = (label, f) => console.log(`| ${label} | ${variants.map((v) => f(of(v))).join(" | ")} |`);
-  row("**tree (summed RSS)**", (ss) => `**${span(ss.map((s) => s.tree), mib)}**`);
-  row("deploy time, s", (ss) => span(ss.map((s) => s.ms), (ms) => (ms / 1000).toFixed(2)));
-  row("load average (1 min)", (ss) => span(ss.map((s) => s.load), (l) => l.toFixed(1)));
+  row(
+    "**tree (summed RSS)**",
+    (ss) =>
+      `**${span(
+        ss.map((s) => s.tree),
+        mib,
+      )}**`,
+  );
+  row("deploy time, s", (ss) =>
+    span(
+      ss.map((s) => s.ms),
+      (ms) => (ms / 1000).toFixed(2),
+    ),
+  );
+  row("load average (1 min)", (ss) =>
+    span(
+      ss.map((s) => s.load),
+      (l) => l.toFixed(1),
+    ),
+  );
 }

@@ -54,8 +54,8 @@ export function sampleTree(root) {
       const kind = kindOf(pid);
       if (!kind) continue;
       const key = `${pid}:${kind}`;
-      const p = procs.get(key) ?? { kind, hwm: 0, anon: 0, file: 0 };
-      if (s.rss >= p.rssAtMax || p.rssAtMax === undefined) Object.assign(p, { rssAtMax: s.rss, anon: s.anon, file: s.file });
+      const p = procs.get(key) ?? { kind, hwm: 0, rssAtMax: -1, anon: 0, file: 0 };
+      if (s.rss >= p.rssAtMax) Object.assign(p, { rssAtMax: s.rss, anon: s.anon, file: s.file });
       p.hwm = Math.max(p.hwm, s.hwm);
       procs.set(key, p);
     }
@@ -68,7 +68,8 @@ export function sampleTree(root) {
       clearInterval(timer);
       const perKind = {};
       for (const p of procs.values()) {
-        const k = (perKind[p.kind] ??= { count: 0, hwm: 0, anon: 0, file: 0 });
+        perKind[p.kind] ??= { count: 0, hwm: 0, anon: 0, file: 0 };
+        const k = perKind[p.kind];
         k.count++;
         if (p.hwm > k.hwm) Object.assign(k, { hwm: p.hwm, anon: p.anon, file: p.file });
       }

@@ -18,7 +18,7 @@ import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./p
 import { knownContainers, recoverStack, repairFileBackend } from "./recover.js";
 import { currentStackSettings, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
 import { upWithoutFollowUps } from "./up.js";
-import { openStack } from "./workspace.js";
+import { openStack, workspaceProgram } from "./workspace.js";
 
 export interface DeployOptions {
   readonly configFile: string;
@@ -226,7 +226,15 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
   try {
     // refresh: read the engine's truth first, so a container or edge removed by hand comes
     // back; skipped only when isInSync found that it would change nothing.
-    const res = await upWithoutFollowUps(stack, { onEvent, onOutput: (s) => log.write(s), color: "never", refresh, signal: o.signal });
+    const program = await workspaceProgram(o.project);
+    const res = await upWithoutFollowUps(stack, {
+      program,
+      onEvent,
+      onOutput: (s) => log.write(s),
+      color: "never",
+      refresh,
+      signal: o.signal,
+    });
     record.urls = publicUrls(res.outputs, o.order);
     record.changes = res.summary.resourceChanges as Record<string, number>;
     record.outcome = "succeeded";
