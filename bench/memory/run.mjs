@@ -3,7 +3,7 @@
 // on examples/fullstack, no change and an API code change, for one or more variants of the
 // platform run interleaved on the same deployed app (another checkout, or extra environment).
 // Usage: source ~/.platform/env.sh && node bench/memory/run.mjs [--runs 3] [--cases nochange,api]
-//          [--variant 'NAME|ROOT|K=V K=V' ...] [--json FILE]
+//          [--variant 'NAME|ROOT|K=V K=V|CLI NODE FLAGS' ...] [--json FILE]
 //   ROOT: a built checkout (default: this one). Each variant deploys the same project in turn.
 import { execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -23,14 +23,14 @@ const { values: opt } = parseArgs({
   },
 });
 const variants = (opt.variant ?? [`this|${ROOT}|`]).map((v) => {
-  const [name, root, envText = ""] = v.split("|");
+  const [name, root, envText = "", flags = ""] = v.split("|");
   const env = Object.fromEntries(
     envText
       .split(/\s+/)
       .filter(Boolean)
       .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
   );
-  return { name, root: resolve(root || ROOT), env };
+  return { name, root: resolve(root || ROOT), env, flags: flags.split(/\s+/).filter(Boolean) };
 });
 const RUNS = Number(opt.runs);
 const CASES = opt.cases.split(",");
@@ -59,7 +59,7 @@ function deploy(variant, args = []) {
   return new Promise((done, fail) => {
     const t0 = process.hrtime.bigint();
     const bin = join(variant.root, "dist", "bin.js");
-    const child = spawn(process.execPath, [...shebangFlags(bin), bin, "deploy", ...args, "--project", project], {
+    const child = spawn(process.execPath, [...shebangFlags(bin), ...variant.flags, bin, "deploy", ...args, "--project", project], {
       cwd: app,
       env: { ...baseEnv, ...variant.env },
       stdio: ["ignore", "pipe", "pipe"],
