@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { median } from "../compare/measure.mjs";
+import { median, platformArgs } from "../compare/measure.mjs";
 import { sampleTree } from "./sample.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
@@ -49,17 +49,12 @@ const baseEnv = {
   PLATFORM_BUILD_CA_FILE: "/etc/ssl/certs/ca-certificates.crt",
 };
 
-/** The Node flags of the CLI's shebang (`#!/usr/bin/env -S node FLAGS`): the CLI as `platform` runs it. */
-function shebangFlags(bin) {
-  const first = readFileSync(bin, "utf8").split("\n", 1)[0];
-  return first.match(/^#!\/usr\/bin\/env -S node (.*)$/)?.[1].split(/\s+/) ?? [];
-}
-
 function deploy(variant, args = []) {
   return new Promise((done, fail) => {
     const t0 = process.hrtime.bigint();
-    const bin = join(variant.root, "dist", "bin.js");
-    const child = spawn(process.execPath, [...shebangFlags(bin), ...variant.flags, bin, "deploy", ...args, "--project", project], {
+    const nodeArgs = platformArgs(variant.root);
+    const bin = nodeArgs.pop();
+    const child = spawn(process.execPath, [...nodeArgs, ...variant.flags, bin, "deploy", ...args, "--project", project], {
       cwd: app,
       env: { ...baseEnv, ...variant.env },
       stdio: ["ignore", "pipe", "pipe"],
