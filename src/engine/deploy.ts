@@ -216,7 +216,8 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
       o.onProgress?.(p);
     }
     const err = toError(e);
-    if (err) errors.push(err);
+    // An error of the (inline) program reaches the engine twice, as its log and as its run's result.
+    if (err && !errors.some((x) => x.message === err.message && x.service === err.service)) errors.push(err);
     const lf = toLogFile(e);
     if (lf)
       record.migrations[lf.service] = { logFile: lf.logFile, output: tailOf(lf.logFile), exitCode: lf.exitCode, failed: lf.exitCode !== 0 };
