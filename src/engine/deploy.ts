@@ -18,7 +18,7 @@ import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./p
 import { knownContainers, recoverStack, repairFileBackend } from "./recover.js";
 import { currentStackSettings, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
 import { upWithoutFollowUps } from "./up.js";
-import { openStack, workspaceProgram } from "./workspace.js";
+import { attachProvider, openStack, workspaceProgram } from "./workspace.js";
 
 export interface DeployOptions {
   readonly configFile: string;
@@ -209,6 +209,7 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
   const engineLog = join(dir, `${record.id}.log`);
   const log = createWriteStream(engineLog, { mode: 0o600 });
   const errors: { service?: string; message: string }[] = [];
+  let detach: (() => void) | undefined;
   const onEvent = (e: EngineEvent) => {
     const p = toProgress(e);
     if (p) {
@@ -228,6 +229,7 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
     // refresh: read the engine's truth first, so a container or edge removed by hand comes
     // back; skipped only when isInSync found that it would change nothing.
     const program = await workspaceProgram(o.project);
+    detach = await attachProvider(stack);
     const res = await upWithoutFollowUps(stack, {
       program,
       onEvent,
@@ -243,6 +245,7 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
   } catch (e) {
     throw failure(record, e as Error, errors, engineLog, o.signal?.aborted === true);
   } finally {
+    detach?.();
     record.finishedAt = new Date().toISOString();
     saveRecord(record);
     log.end();

@@ -89,6 +89,26 @@ export async function workspaceProgram(project: string): Promise<PulumiFn> {
   return () => program(root);
 }
 
+/**
+ * The provider for this process's next engine run served from this process (provider/in-process.ts):
+ * the engine attaches to it instead of starting the plugin process. It reads what the plugin
+ * gets from engineEnv (the Docker CLI of the set-up). PLATFORM_PROVIDER_PROCESS=1 keeps the
+ * plugin a process of its own. Returns what to call when the run is over.
+ */
+export async function attachProvider(stack: Stack): Promise<() => void> {
+  if (process.env.PLATFORM_PROVIDER_PROCESS === "1") return () => {};
+  const dockerCli = toolchain().dockerCli;
+  if (dockerCli && !process.env.PLATFORM_DOCKER_CLI) process.env.PLATFORM_DOCKER_CLI = dockerCli;
+  const { serveProvider } = await import("../provider/in-process.js");
+  const provider = await serveProvider();
+  const env = (stack.workspace as LocalWorkspace).envVars;
+  env.PULUMI_DEBUG_PROVIDERS = `platform:${provider.port}`;
+  return () => {
+    delete env.PULUMI_DEBUG_PROVIDERS;
+    provider.detach();
+  };
+}
+
 function readlinkSafe(p: string): string | undefined {
   try {
     return readlinkSync(p);
