@@ -10,6 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { removeImages } from "../compare/docker.mjs";
 import { median, platformArgs } from "../compare/measure.mjs";
 import { sampleTree } from "./sample.mjs";
 
@@ -103,6 +104,7 @@ try {
   } catch {
     console.error(`destroy of ${project} failed: remove it by hand`);
   }
+  await removeImages(`platform/${project}*`);
   rmSync(work, { recursive: true, force: true });
   rmSync(join(process.env.PLATFORM_HOME ?? join(process.env.HOME, ".platform"), "projects", project), { recursive: true, force: true });
 }
