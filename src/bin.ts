@@ -1,4 +1,5 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1
+// The flag: a small young generation, 20 MiB less at the CLI's peak (engine/workspace.ts says why).
 import { enableCompileCache } from "node:module";
 
 // Before any other module loads: Node >= 22.1 caches compiled code on disk, which makes a

@@ -9,7 +9,6 @@ import { baseImages } from "./home/images.js";
 import { buildCaFile, buildEnvKey } from "./home/keys.js";
 import { homePaths } from "./home/layout.js";
 import { createDockerTarget } from "./targets/docker/index.js";
-import { createKubernetesTarget } from "./targets/kubernetes/index.js";
 import { kubernetesCluster } from "./test-cluster/kubeconfig.js";
 
 const TARGETS = ["docker", "kubernetes"];
@@ -38,15 +37,16 @@ function plainStackTraces(): void {
 
 /**
  * The Pulumi program: stack config -> platform.yml -> plan -> target -> stack outputs.
- * `platform deploy` runs it through the Automation API, and infra engineers run the very same
- * program with `pulumi preview/up` on the stack (see README "Using Pulumi directly").
+ * `platform deploy` runs it inside the CLI's process (an inline program of the Automation API,
+ * given the workspace directory as `root`), and infra engineers run the very same program with
+ * `pulumi preview/up` on the stack (see README "Using Pulumi directly").
  */
-export default async function program(): Promise<Record<string, pulumi.Input<string>>> {
+export default async function program(root: string = projectRoot()): Promise<Record<string, pulumi.Input<string>>> {
   plainStackTraces();
   const cfg = new pulumi.Config("platform");
-  const configFile = resolve(projectRoot(), cfg.require("configFile"));
+  const configFile = resolve(root, cfg.require("configFile"));
   // A rollback deploys a kept copy of platform.yml whose paths still start at the project.
-  const projectDir = cfg.get("projectDir") ? resolve(projectRoot(), cfg.require("projectDir")) : dirname(configFile);
+  const projectDir = cfg.get("projectDir") ? resolve(root, cfg.require("projectDir")) : dirname(configFile);
   const loaded = await loadConfig(configFile, projectDir);
   if (!loaded.ok || !loaded.config) {
     throw new pulumi.RunError(`platform.yml is invalid:\n${loaded.errors.map(formatDiagnostic).join("\n")}`);
@@ -74,9 +74,14 @@ export default async function program(): Promise<Record<string, pulumi.Input<str
   const pinnedImages = cfg.get("images") ? (JSON.parse(cfg.require("images")) as Record<string, { tag: string; hash: string }>) : undefined;
   const deploymentId = cfg.get("deploymentId") || undefined;
   const common = { buildEnvKey: buildEnvKey(), caFile: buildCaFile(), logDir: homePaths.logDir(project, env), pinnedImages, secrets };
+  // The Kubernetes target (and @pulumi/kubernetes) loads only for a stack that uses it.
   const outputs =
     target === "kubernetes"
-      ? createKubernetesTarget(plan, { ...common, ...kubernetesCluster(cfg.get("kubeconfig")), registry: cfg.get("registry") || undefined })
+      ? (await import("./targets/kubernetes/index.js")).createKubernetesTarget(plan, {
+          ...common,
+          ...kubernetesCluster(cfg.get("kubeconfig")),
+          registry: cfg.get("registry") || undefined,
+        })
       : createDockerTarget(plan, { ...common, deploymentId, telemetryDir: homePaths.telemetryDir() });
   return { ...outputs, deployment_id: deploymentId ?? "" };
 }

@@ -4,6 +4,7 @@
 // the peak RSS of extra processes watched during the run (the edge container's processes).
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 function statusKb(pid, field) {
   try {
@@ -105,3 +106,13 @@ export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+
+/**
+ * How `platform` runs in a checkout: `node FLAGS ROOT/dist/bin.js`, with the Node flags of its
+ * shebang (`#!/usr/bin/env -S node FLAGS`, the set-up's launcher passes the same).
+ */
+export function platformArgs(root) {
+  const bin = join(root, "dist", "bin.js");
+  const first = readFileSync(bin, "utf8").split("\n", 1)[0];
+  return [...(first.match(/^#!\/usr\/bin\/env -S node (.*)$/)?.[1].split(/\s+/) ?? []), bin];
+}

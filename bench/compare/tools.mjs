@@ -1,12 +1,12 @@
 // The two tools under test, one interface: each has its own copy of examples/fullstack (so a
 // change made for one never reaches the other), deploys it, and is reset to nothing.
-//   platform: node dist/bin.js deploy, on its own file backend, project bench-<id>-pf
+//   platform: node [its shebang's flags] dist/bin.js deploy, on its own file backend, project bench-<id>-pf
 //   compose:  docker-compose up --build --wait, project bench-compose-<id>, with
 //             bench/compare/compose.yml over the example's own compose file
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { containerPids, removeImages } from "./docker.mjs";
-import { run, runOk } from "./measure.mjs";
+import { platformArgs, run, runOk } from "./measure.mjs";
 
 const EXCLUDE = /node_modules|\.next|__pycache__|\.platform/;
 
@@ -69,7 +69,7 @@ export function platformTool({ root, work, id, env, caFile, edge }) {
     PLATFORM_BUILD_CA_FILE: caFile,
   };
   const cli = (args, bases) =>
-    run(process.execPath, [join(root, "dist", "bin.js"), ...args, "--project", project], {
+    run(process.execPath, [...platformArgs(root), ...args, "--project", project], {
       cwd: dir,
       env: { ...baseEnv, ...baseImageEnv(bases) },
       watch: edge.pids,

@@ -1,12 +1,12 @@
 // The two tools of the scale bench, one interface, each on its own copy of the generated
 // project (a change made for one never reaches the other):
-//   platform: node dist/bin.js deploy | status --json | validate, on its own file backend
+//   platform: node [its shebang's flags] dist/bin.js deploy | status --json | validate, on its own file backend
 //   compose:  docker-compose up --build --wait | ps | config --quiet, on compose.json
 // The cases, per tool: deploy (cold, no change, one service changed), status, validate.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { removeImages } from "../compare/docker.mjs";
-import { run } from "../compare/measure.mjs";
+import { platformArgs, run } from "../compare/measure.mjs";
 import { generateScaleProject } from "./generate.mjs";
 
 /** The set-up's base images as both tools read them (PLATFORM_PYTHON_IMAGE, PLATFORM_NODE_IMAGE). */
@@ -30,7 +30,7 @@ export function platformTool({ root, work, project, count, images, caFile, publi
     ...(caFile ? { PLATFORM_BUILD_CA_FILE: caFile } : {}),
     ...baseEnv(images),
   };
-  const cli = (...args) => run(process.execPath, [join(root, "dist", "bin.js"), ...args, "--project", project], { cwd: dir, env });
+  const cli = (...args) => run(process.execPath, [...platformArgs(root), ...args, "--project", project], { cwd: dir, env });
   return {
     name: "platform",
     dir,
@@ -38,8 +38,7 @@ export function platformTool({ root, work, project, count, images, caFile, publi
     generate,
     deploy: async () => ok("platform deploy", await cli("deploy", "--yes")),
     status: async () => ok("platform status", await cli("status", "--json")),
-    validate: async () =>
-      ok("platform validate", await run(process.execPath, [join(root, "dist", "bin.js"), "validate"], { cwd: dir, env })),
+    validate: async () => ok("platform validate", await run(process.execPath, [...platformArgs(root), "validate"], { cwd: dir, env })),
     // A failed destroy is reported (run.mjs logs it): it leaves the database's volumes and the network behind.
     async reset() {
       const r = await cli("destroy", "--yes", "--delete-data");

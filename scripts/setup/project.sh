@@ -59,7 +59,7 @@ setup_otel_layers() {
 write_toolchain() {
   mkdir -p "$PLATFORM_HOME/bin"
   # `platform` on PATH (after source env.sh), on the platform's own Node whatever the system's.
-  printf '#!/bin/sh\nexec "%s/node" "%s/dist/bin.js" "$@"\n' "$NODE_BIN" "$REPO_ROOT" >"$PLATFORM_HOME/bin/platform"
+  printf '#!/bin/sh\nexec "%s/node" --max-semi-space-size=1 "%s/dist/bin.js" "$@"\n' "$NODE_BIN" "$REPO_ROOT" >"$PLATFORM_HOME/bin/platform"
   chmod +x "$PLATFORM_HOME/bin/platform"
   cat >"$PLATFORM_HOME/toolchain.json" <<JSON
 {

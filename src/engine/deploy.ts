@@ -18,7 +18,7 @@ import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./p
 import { knownContainers, recoverStack, repairFileBackend } from "./recover.js";
 import { currentStackSettings, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
 import { upWithoutFollowUps } from "./up.js";
-import { openStack } from "./workspace.js";
+import { attachProvider, openStack, workspaceProgram } from "./workspace.js";
 
 export interface DeployOptions {
   readonly configFile: string;
@@ -209,6 +209,7 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
   const engineLog = join(dir, `${record.id}.log`);
   const log = createWriteStream(engineLog, { mode: 0o600 });
   const errors: { service?: string; message: string }[] = [];
+  let detach: (() => void) | undefined;
   const onEvent = (e: EngineEvent) => {
     const p = toProgress(e);
     if (p) {
@@ -216,7 +217,8 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
       o.onProgress?.(p);
     }
     const err = toError(e);
-    if (err) errors.push(err);
+    // An error of the (inline) program reaches the engine twice, as its log and as its run's result.
+    if (err && !errors.some((x) => x.message === err.message && x.service === err.service)) errors.push(err);
     const lf = toLogFile(e);
     if (lf)
       record.migrations[lf.service] = { logFile: lf.logFile, output: tailOf(lf.logFile), exitCode: lf.exitCode, failed: lf.exitCode !== 0 };
@@ -226,7 +228,16 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
   try {
     // refresh: read the engine's truth first, so a container or edge removed by hand comes
     // back; skipped only when isInSync found that it would change nothing.
-    const res = await upWithoutFollowUps(stack, { onEvent, onOutput: (s) => log.write(s), color: "never", refresh, signal: o.signal });
+    const program = await workspaceProgram(o.project);
+    detach = await attachProvider(stack);
+    const res = await upWithoutFollowUps(stack, {
+      program,
+      onEvent,
+      onOutput: (s) => log.write(s),
+      color: "never",
+      refresh,
+      signal: o.signal,
+    });
     record.urls = publicUrls(res.outputs, o.order);
     record.changes = res.summary.resourceChanges as Record<string, number>;
     record.outcome = "succeeded";
@@ -234,6 +245,7 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
   } catch (e) {
     throw failure(record, e as Error, errors, engineLog, o.signal?.aborted === true);
   } finally {
+    detach?.();
     record.finishedAt = new Date().toISOString();
     saveRecord(record);
     log.end();

@@ -42,7 +42,22 @@ function standIn(real: () => Record<PropertyKey, unknown>): object {
   );
 }
 
+/**
+ * dockerode's docker-modem loads its SSH transport (ssh2, which compiles a WebAssembly module
+ * and reserves its memory) whatever DOCKER_HOST is: about 15 MiB of every process that talks
+ * to Docker, the CLI's and the provider's. The transport is a function called once per ssh://
+ * connection; a stand-in function loads it on that first call.
+ */
+const MODEM = /[\\/]node_modules[\\/]docker-modem[\\/]lib[\\/]modem\.js$/;
+
 loader._load = function (request, parent, isMain) {
+  if (request === "./ssh" && MODEM.test(parent?.filename ?? "")) {
+    let ssh: ((...args: unknown[]) => unknown) | undefined;
+    return (...args: unknown[]) => {
+      ssh ??= load.call(this, request, parent, isMain) as (...args: unknown[]) => unknown;
+      return ssh(...args);
+    };
+  }
   if (!LAZY.has(request) || !SDK.test(parent?.filename ?? "")) return load.call(this, request, parent, isMain);
   let m: Record<PropertyKey, unknown> | undefined;
   return standIn(() => (m ??= load.call(this, request, parent, isMain) as Record<PropertyKey, unknown>));

@@ -95,7 +95,7 @@ function runBuild(i: ImageInputs, logFile: string): Promise<void> {
   if (i.caFile) args.push("--secret", `id=ca,src=${i.caFile}`);
   args.push(i.context);
   const cli = process.env.PLATFORM_DOCKER_CLI || "docker";
-  const log = createWriteStream(logFile);
+  const log = createWriteStream(logFile, { mode: 0o600 });
   const cleanUp = () => rmSync(dir, { recursive: true, force: true });
   return new Promise<void>((resolve, reject) => {
     const child = spawn(cli, args, { env: { ...process.env, ...argValues, DOCKER_BUILDKIT: "1" }, stdio: ["ignore", "pipe", "pipe"] });
@@ -135,7 +135,7 @@ export const imageHandler: ResourceHandler = {
       );
     }
     if (!imageId) {
-      mkdirSync(i.logDir, { recursive: true });
+      mkdirSync(i.logDir, { recursive: true, mode: 0o700 });
       logFile = join(i.logDir, `build-${i.label}-${Date.now()}.log`);
       // A Python or Node version built on first need (platform deploy did it already; pulumi up has not).
       await ensureBaseImages(parseFromImages(i.dockerfile), baseImages());

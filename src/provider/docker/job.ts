@@ -67,9 +67,9 @@ export const jobHandler: ResourceHandler = {
   async create(_urn, inputs) {
     const j = inputs as unknown as JobInputs;
     const r = await runJob(j);
-    mkdirSync(j.logDir, { recursive: true });
+    mkdirSync(j.logDir, { recursive: true, mode: 0o700 });
     const logFile = join(j.logDir, `${j.name}-${Date.now()}.log`);
-    writeFileSync(logFile, r.output);
+    writeFileSync(logFile, r.output, { mode: 0o600 });
     const failed = r.timedOut || r.exitCode !== 0;
     if (failed && !j.continueOnFailure) {
       const why = r.timedOut ? `did not finish within its timeout of ${j.timeoutSeconds}s` : `exited with code ${r.exitCode}`;

@@ -92,8 +92,4 @@ export function createServerCertificate(
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.keyPem, notAfter: cert.validity.notAfter.toISOString() };
 }
 
-/** True when a certificate ends within `renewBeforeDays` of `now` (or has ended, or its end is unreadable). */
-export function isNearExpiry(notAfter: unknown, renewBeforeDays: number, now = new Date()): boolean {
-  const end = typeof notAfter === "string" ? Date.parse(notAfter) : Number.NaN;
-  return !Number.isFinite(end) || end - now.getTime() < renewBeforeDays * DAY_MS;
-}
+export { isNearExpiry } from "./renewal.js";
