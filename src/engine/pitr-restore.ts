@@ -21,7 +21,7 @@ import { type DatabaseTarget, fileSha256, psqlValue } from "./db-backup.js";
 const PGDATA = "/var/lib/postgresql/data";
 /** A database on the Docker target: its host is its container's id (the container is stopped and started). */
 type DockerDatabase = DatabaseTarget & { host: string };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Everything up to now in the archive: a commit stamped now (so the recovery finds a record after
@@ -103,10 +103,18 @@ export async function recoverToTime(
     const log = await containerLogTail(t.host);
     await putBack(`the server did not finish recovering to ${target.toISOString()}${log ? `; its last lines:\n${log}` : ""}`);
   }
+  await finishRecovery(t, volumes.clusterDir);
+}
+
+/**
+ * Once the recovered server is promoted (on either target): the recovery settings are reset, the
+ * stack's password set again, and the moved-aside data in `clusterDir` removed.
+ */
+export async function finishRecovery(t: DatabaseTarget, clusterDir: string): Promise<void> {
   // One -c each: ALTER SYSTEM does not run inside the transaction a multi-statement -c is.
   const reset = RECOVERY_SETTINGS.flatMap((s) => ["-c", `ALTER SYSTEM RESET ${s}`]);
   await execText(t.host, ["psql", "-X", "-q", "--no-password", "-U", t.user, "-d", t.database, ...reset, "-c", "SELECT pg_reload_conf()"]);
   // The base backup carries the password of its time: the stack's own is set again (as after a deploy).
   await execText(t.host, SYNC_PASSWORD);
-  await execText(t.host, ["rm", "-rf", `${volumes.clusterDir}/${OLD_DIR}`]);
+  await execText(t.host, ["rm", "-rf", `${clusterDir}/${OLD_DIR}`]);
 }
