@@ -12,9 +12,9 @@ import {
 import type { PodHost } from "../runtime/pg-exec.js";
 import { OLD_DIR } from "../runtime/pg-recover.js";
 import { BackupDecryptError, decryptFile } from "./backup-crypto.js";
-import { type BackupRecord, backupFile } from "./backups.js";
-import { type DatabaseTarget, fileSha256, psqlValue } from "./db-backup.js";
-import { finishRecovery, sleep, toPostgresTime } from "./pitr-restore.js";
+import type { BackupRecord } from "./backups.js";
+import { type DatabaseTarget, psqlValue } from "./db-backup.js";
+import { checkedBaseBackup, finishRecovery, sleep, toPostgresTime } from "./pitr-restore.js";
 
 /** A database on the Kubernetes target: its host is its StatefulSet's ready pod (`<service>-0`). */
 type KubeDatabaseTarget = DatabaseTarget & { host: PodHost };
@@ -48,10 +48,7 @@ export async function recoverToTimeOnKube(
   passphrase: string,
   timeoutMs = 300_000,
 ): Promise<void> {
-  const file = backupFile(base);
-  const failed = (what: string) =>
-    new VisibleError(`point-in-time restore of ${t.service} failed: ${what}; the data is as it was`, { exitCode: ExitCode.failed });
-  if ((await fileSha256(file)) !== base.sha256) throw failed(`${file} is not the file that was recorded (its SHA-256 differs)`);
+  const { file, failed } = await checkedBaseBackup(t, base);
   const cluster = { project: t.project, env: t.env, kubeconfig: t.host.kubeconfig };
   const db = await kubeDatabase(cluster, t.host, t.service);
   const pgdata = (db.template.containers[0]?.env as { name: string; value?: string }[] | undefined)?.find(

@@ -57,6 +57,18 @@ async function waitPromoted(t: DockerDatabase, timeoutMs: number): Promise<boole
   return false;
 }
 
+/**
+ * The base backup's file, checked against its record, and how a recovery that changed nothing
+ * says it failed (on either target).
+ */
+export async function checkedBaseBackup(t: DatabaseTarget, base: BackupRecord) {
+  const file = backupFile(base);
+  const failed = (what: string) =>
+    new VisibleError(`point-in-time restore of ${t.service} failed: ${what}; the data is as it was`, { exitCode: ExitCode.failed });
+  if ((await fileSha256(file)) !== base.sha256) throw failed(`${file} is not the file that was recorded (its SHA-256 differs)`);
+  return { file, failed };
+}
+
 /** recovery_target_time as PostgreSQL reads it: `2026-11-26 10:41:00.250+00` (not ISO's T and Z). */
 export const toPostgresTime = (d: Date): string => d.toISOString().replace("T", " ").replace("Z", "+00");
 
@@ -75,10 +87,7 @@ export async function recoverToTime(
   passphrase: string,
   timeoutMs = 300_000,
 ): Promise<void> {
-  const file = backupFile(base);
-  const failed = (what: string) =>
-    new VisibleError(`point-in-time restore of ${t.service} failed: ${what}; the data is as it was`, { exitCode: ExitCode.failed });
-  if ((await fileSha256(file)) !== base.sha256) throw failed(`${file} is not the file that was recorded (its SHA-256 differs)`);
+  const { file, failed } = await checkedBaseBackup(t, base);
   const volumes = await databaseVolumes(t.host, PGDATA, WAL_ARCHIVE_PATH);
   if (!volumes.archiveVolume) throw failed(`${t.service} has no WAL archive volume: deploy again to turn WAL archiving on`);
   const putBack = async (why: string): Promise<never> => {
