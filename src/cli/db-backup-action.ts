@@ -79,18 +79,6 @@ export async function databaseTarget(t: StackContext, service: string, env = t.e
 /** True when the database runs on the Kubernetes target (its host is a pod). */
 export const onKubernetes = (db: DatabaseTarget): boolean => typeof db.host !== "string";
 
-/**
- * Point-in-time recovery needs the Docker target (its WAL archive volume, the container stopped
- * and started): a database on Kubernetes is told so, and nothing changes.
- */
-export function dockerOnly(db: DatabaseTarget): DatabaseTarget & { host: string } {
-  if (typeof db.host === "string") return { ...db, host: db.host };
-  throw new VisibleError(
-    `${db.project} (${db.env}) runs on Kubernetes: point-in-time recovery (--to-time, base backups, the WAL archive) is built on the Docker target only for now; platform db restore ${db.service} [BACKUP] restores a backup there (README "Backups and copies of your data")`,
-    { exitCode: ExitCode.usage },
-  );
-}
-
 /** backup.keep of the service in platform.yml, when it sets one. */
 const keepOf = (t: StackContext, service: string): number | undefined => t.config.services[service]?.backup?.keep;
 
@@ -114,10 +102,6 @@ export async function runDbBackup(service: string, o: StackOptions): Promise<voi
   if (base)
     process.stdout.write(
       `  base backup ${base.id}: ${humanBytes(base.bytes)}, encrypted, verified; with the WAL archive, platform db restore ${service} --to-time TIME reaches any moment since\n`,
-    );
-  else if (onKubernetes(target))
-    process.stdout.write(
-      '  no base backup: point-in-time recovery is built on the Docker target only (README "Backups and copies of your data")\n',
     );
   else process.stdout.write(`  no base backup: ${service} does not archive its WAL yet (deploy again to turn it on)\n`);
   if (uploadedTo) process.stdout.write(`  also stored in ${uploadedTo}\n`);

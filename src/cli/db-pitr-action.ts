@@ -3,6 +3,7 @@ import type { BackupRecord } from "../engine/backups.js";
 import { requireCredentials } from "../engine/credentials.js";
 import { type DatabaseTarget, describeDatabase, makeBackup } from "../engine/db-backup.js";
 import { archiveUpToNow, recoverToTime } from "../engine/pitr-restore.js";
+import { recoverToTimeOnKube } from "../engine/pitr-restore-kube.js";
 import { baseBackupFor, parseTargetTime, readArchive, recoveryWindow } from "../engine/pitr-window.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { resolveStack } from "./context.js";
@@ -13,7 +14,6 @@ import {
   confirmRestore,
   databaseTarget,
   type DbRestoreOptions,
-  dockerOnly,
   postgresService,
   when,
 } from "./db-backup-action.js";
@@ -30,7 +30,7 @@ function targetTimeOf(text: string): Date {
 }
 
 /** The window or why there is none; the time must be in it, or the error says the window. */
-async function checkInWindow(db: DatabaseTarget & { host: string }, records: BackupRecord[], target: Date): Promise<BackupRecord> {
+async function checkInWindow(db: DatabaseTarget, records: BackupRecord[], target: Date): Promise<BackupRecord> {
   const iso = (d: Date) => when(d.toISOString());
   if (!(await archivesWal(db)))
     throw new VisibleError(
@@ -67,7 +67,7 @@ export async function runDbRestoreToTime(service: string, toTime: string, o: DbR
   const t = await resolveStack(o);
   const creds = requireCredentials();
   postgresService(t, service);
-  const db = dockerOnly(await databaseTarget(t, service));
+  const db = await databaseTarget(t, service);
   const records = (await allBackups(t.project, t.env, service)).filter((r) => r.stored !== "bucket");
   const base = await checkInWindow(db, records, target);
   const now = await describeDatabase(db);
@@ -82,14 +82,15 @@ export async function runDbRestoreToTime(service: string, toTime: string, o: DbR
   );
   out("  A safety backup of the data as it is now is made first: the restore can be undone with it.");
   out(
-    `  The database is stopped during the recovery${clients.length ? `: ${clients.join(", ")} get errors for requests that need it until it is back` : ""}.`,
+    `  The database is stopped during the recovery (${typeof db.host === "string" ? "its container" : "its StatefulSet scaled to 0, then back to 1"})${clients.length ? `: ${clients.join(", ")} get errors for requests that need it until it is back` : ""}.`,
   );
   await confirmRestore(o, `the data of ${service} in ${t.project} (${t.env})`, `Recover ${service} to ${at}? (y/N) `);
   const safety = await makeBackup(db, creds.passphrase, "safety", { note: `before the point-in-time restore to ${target.toISOString()}` });
   out(`  safety backup: ${backupLine(safety.record)}`);
   await archiveUpToNow(db);
   const started = Date.now();
-  await recoverToTime(db, base, target, creds.passphrase);
+  if (typeof db.host === "string") await recoverToTime({ ...db, host: db.host }, base, target, creds.passphrase);
+  else await recoverToTimeOnKube({ ...db, host: db.host }, base, target, creds.passphrase);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (o.json) {
     printJson({

@@ -1,18 +1,20 @@
 import type { BackupRecord } from "../engine/backups.js";
 import { readArchive, type RecoveryWindow, recoveryWindow } from "../engine/pitr-window.js";
 import { ARCHIVE_TIMEOUT_SECONDS } from "../plan/wal-archive.js";
-import { listServiceContainers } from "../runtime/docker.js";
+import { requireCredentials } from "../engine/credentials.js";
+import { runningDatabase } from "../engine/db-host.js";
 import { humanBytes, when } from "./backup-format.js";
 import type { StackContext } from "./context.js";
 
 /** The recoverable window of each postgres service with a base backup (of one service, or all). */
 export async function windowsOf(t: StackContext, records: readonly BackupRecord[], service?: string) {
-  const running = (await listServiceContainers(t.project, t.env)).filter((c) => c.state === "running");
   const out: (RecoveryWindow & { service: string })[] = [];
   for (const s of Object.values(t.config.services).filter((x) => x.type === "postgres" && (!service || x.name === service))) {
     const own = records.filter((r) => r.service === s.name);
-    const c = running.find((x) => x.service === s.name);
-    const w = recoveryWindow(own, c ? await readArchive(c.containerId) : undefined);
+    if (!own.some((r) => r.format === "basebackup")) continue;
+    // Its container (Docker) or its ready pod (Kubernetes); none running: the archive is not read.
+    const host = await runningDatabase(t.project, t.env, s.name, requireCredentials()).catch(() => undefined);
+    const w = recoveryWindow(own, host ? await readArchive(host) : undefined);
     if (w) out.push({ service: s.name, ...w });
   }
   return out;

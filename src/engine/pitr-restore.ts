@@ -21,7 +21,7 @@ import { type DatabaseTarget, fileSha256, psqlValue } from "./db-backup.js";
 const PGDATA = "/var/lib/postgresql/data";
 /** A database on the Docker target: its host is its container's id (the container is stopped and started). */
 type DockerDatabase = DatabaseTarget & { host: string };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Everything up to now in the archive: a commit stamped now (so the recovery finds a record after
@@ -57,6 +57,18 @@ async function waitPromoted(t: DockerDatabase, timeoutMs: number): Promise<boole
   return false;
 }
 
+/**
+ * The base backup's file, checked against its record, and how a recovery that changed nothing
+ * says it failed (on either target).
+ */
+export async function checkedBaseBackup(t: DatabaseTarget, base: BackupRecord) {
+  const file = backupFile(base);
+  const failed = (what: string) =>
+    new VisibleError(`point-in-time restore of ${t.service} failed: ${what}; the data is as it was`, { exitCode: ExitCode.failed });
+  if ((await fileSha256(file)) !== base.sha256) throw failed(`${file} is not the file that was recorded (its SHA-256 differs)`);
+  return { file, failed };
+}
+
 /** recovery_target_time as PostgreSQL reads it: `2026-11-26 10:41:00.250+00` (not ISO's T and Z). */
 export const toPostgresTime = (d: Date): string => d.toISOString().replace("T", " ").replace("Z", "+00");
 
@@ -75,10 +87,7 @@ export async function recoverToTime(
   passphrase: string,
   timeoutMs = 300_000,
 ): Promise<void> {
-  const file = backupFile(base);
-  const failed = (what: string) =>
-    new VisibleError(`point-in-time restore of ${t.service} failed: ${what}; the data is as it was`, { exitCode: ExitCode.failed });
-  if ((await fileSha256(file)) !== base.sha256) throw failed(`${file} is not the file that was recorded (its SHA-256 differs)`);
+  const { file, failed } = await checkedBaseBackup(t, base);
   const volumes = await databaseVolumes(t.host, PGDATA, WAL_ARCHIVE_PATH);
   if (!volumes.archiveVolume) throw failed(`${t.service} has no WAL archive volume: deploy again to turn WAL archiving on`);
   const putBack = async (why: string): Promise<never> => {
@@ -103,10 +112,18 @@ export async function recoverToTime(
     const log = await containerLogTail(t.host);
     await putBack(`the server did not finish recovering to ${target.toISOString()}${log ? `; its last lines:\n${log}` : ""}`);
   }
+  await finishRecovery(t, volumes.clusterDir);
+}
+
+/**
+ * Once the recovered server is promoted (on either target): the recovery settings are reset, the
+ * stack's password set again, and the moved-aside data in `clusterDir` removed.
+ */
+export async function finishRecovery(t: DatabaseTarget, clusterDir: string): Promise<void> {
   // One -c each: ALTER SYSTEM does not run inside the transaction a multi-statement -c is.
   const reset = RECOVERY_SETTINGS.flatMap((s) => ["-c", `ALTER SYSTEM RESET ${s}`]);
   await execText(t.host, ["psql", "-X", "-q", "--no-password", "-U", t.user, "-d", t.database, ...reset, "-c", "SELECT pg_reload_conf()"]);
   // The base backup carries the password of its time: the stack's own is set again (as after a deploy).
   await execText(t.host, SYNC_PASSWORD);
-  await execText(t.host, ["rm", "-rf", `${volumes.clusterDir}/${OLD_DIR}`]);
+  await execText(t.host, ["rm", "-rf", `${clusterDir}/${OLD_DIR}`]);
 }

@@ -1,5 +1,5 @@
 import { WAL_ARCHIVE_PATH } from "../plan/wal-archive.js";
-import { execText } from "../runtime/pg-exec.js";
+import { type DbHost, execText } from "../runtime/pg-exec.js";
 import type { BackupRecord } from "./backups.js";
 
 /**
@@ -23,9 +23,9 @@ export interface ArchiveState {
   bytes: number;
 }
 
-/** Reads the WAL archive in the database's container: its segments (not history or partial files). */
-export async function readArchive(containerId: string): Promise<ArchiveState | undefined> {
-  const r = await execText(containerId, [
+/** Reads the WAL archive in the database's container or pod: its segments (not history or partial files). */
+export async function readArchive(host: DbHost): Promise<ArchiveState | undefined> {
+  const r = await execText(host, [
     "find",
     WAL_ARCHIVE_PATH,
     "-maxdepth",

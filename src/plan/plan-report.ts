@@ -51,7 +51,7 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
       `data: volume ${s.database.volumeName} (retention ${s.database.retain ? "permanent" : "delete"}${s.database.storage ? `, storage ${s.database.storage}` : ""})`,
     );
     details.push(
-      `wal: archived into volume ${s.database.walArchive.volumeName} (Docker target; archive_timeout ${ARCHIVE_TIMEOUT_SECONDS} s)`,
+      `wal: archived into volume ${s.database.walArchive.volumeName} on Docker, into wal-archive/ of the data claim on Kubernetes (archive_timeout ${ARCHIVE_TIMEOUT_SECONDS} s)`,
     );
   }
   if (s.redis) {

@@ -18,7 +18,7 @@ export const OLD_DIR = ".platform-pitr-old";
  */
 const OTHERS = `! -name ${OLD_DIR} ! -name 'pg[0-9]*' ! -name 'platform-upgrade-*'`;
 
-const SWAP = `set -eu
+export const SWAP = `set -eu
 D=$PGDATA; OLD="$D/${OLD_DIR}"
 if [ -e "$OLD" ]; then echo "$OLD exists: an earlier recovery did not finish; look at it, remove it, then try again" >&2; exit 3; fi
 mkdir -m 0700 "$OLD"
@@ -33,7 +33,7 @@ recovery_target_timeline = 'latest'
 CONF
 touch "$D/recovery.signal"`;
 
-const ROLLBACK = `set -eu
+export const ROLLBACK = `set -eu
 D=$PGDATA; OLD="$D/${OLD_DIR}"
 [ -d "$OLD" ] || exit 0
 find "$D" -mindepth 1 -maxdepth 1 ${OTHERS} -exec rm -rf {} +

@@ -17,7 +17,8 @@ import { startVersitygw } from "./helpers/versitygw.js";
  * and database (its web app left out: not needed here, and the slowest to build). Rows written
  * through the API; a backup (pg_dump in the database's pod through kubectl exec, encrypted here);
  * more rows; a restore (the later rows gone, the earlier there, the API serving throughout, its
- * pods not restarted); the safety backup undoing it; --to-time refused with README named;
+ * pods not restarted); the safety backup undoing it; --to-time before the window refused with the
+ * window (point-in-time recovery itself: kubernetes-pitr.test.ts);
  * kill -9 of the CLI during a backup (nothing half-made listed, nothing left running in the pod);
  * `platform db scheduler` making the schedule's backup from this machine;
  * `deploy --env pr1 --from preview` (preview's rows, pr1's writes stay in pr1); a backup to an
@@ -65,8 +66,10 @@ interface Listed {
   bytes: number;
   stored?: string;
 }
+/** The dumps (what `db restore` restores); the base backups that come with them are kubernetes-pitr.test.ts's. */
 async function listed(env: Record<string, string> = backend): Promise<Listed[]> {
-  return (JSON.parse(ok(await run(["db", "backups", "database", "--json"], env)).stdout) as { backups: Listed[] }).backups;
+  const all = (JSON.parse(ok(await run(["db", "backups", "database", "--json"], env)).stdout) as { backups: Listed[] }).backups;
+  return all.filter((b) => b.format !== "basebackup");
 }
 
 const inDatabase = (...cmd: string[]) => kubectl("-n", ns("preview"), "exec", "database-0", "-c", "database", "--", ...cmd);
@@ -110,10 +113,10 @@ describe("backups and restore on the Kubernetes test cluster", () => {
     expect(await messages()).toEqual([`${marker}-before-2`, `${marker}-before-1`]);
   }, 900_000);
 
-  it("db backup: pg_dump in the database's pod, encrypted and verified here; no base backup (PITR is Docker's)", async () => {
+  it("db backup: pg_dump in the database's pod, encrypted and verified here; and a base backup (the WAL is archived)", async () => {
     const r = ok(await run(["db", "backup", "database"]));
     expect(r.stdout).toMatch(/^✓ Backup database-\d{8}T\d{6}Z-[0-9a-f]{4} of database \(.+, preview\): .+, encrypted, verified$/m);
-    expect(r.stdout).toContain("no base backup: point-in-time recovery is built on the Docker target only (README");
+    expect(r.stdout).toMatch(/^ {2}base backup database-\S+: .+, encrypted, verified; with the WAL archive/m);
     const [b, ...rest] = await listed();
     expect(rest).toEqual([]);
     expect(b).toMatchObject({ kind: "manual", verified: { how: expect.stringContaining("pg_restore") } });
@@ -155,12 +158,11 @@ describe("backups and restore on the Kubernetes test cluster", () => {
     expect((await messages())[0]).toBe(`${marker}-after-2`);
   }, 300_000);
 
-  it("--to-time is refused on Kubernetes, naming README; nothing changes", async () => {
+  it("--to-time before the window is refused with the window; nothing changes", async () => {
     const before = await messages();
-    const r = await run(["db", "restore", "database", "--to-time", "2026-01-01 00:00:00", "--yes"]);
+    const r = await run(["db", "restore", "database", "--to-time", "2000-01-01 00:00:00", "--yes"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("runs on Kubernetes: point-in-time recovery");
-    expect(r.stderr).toContain('README "Backups and copies of your data"');
+    expect(r.stderr).toMatch(/--to-time 2000-01-01 00:00:00Z is outside the recoverable window of database: \d{4}-.+Z to now \(/);
     expect(await messages()).toEqual(before);
   }, 120_000);
 
@@ -229,7 +231,10 @@ describe("backups and restore on the Kubernetes test cluster", () => {
     const r = ok(await run(["db", "backup", "database"], withS3));
     expect(r.stdout).toContain(`also stored in http://127.0.0.1:${bucket.endpoint.port}/backups/team`);
     const objects = (await s3List(bucket, `${project}/`)).map((o) => o.key.replace(/database-\d{8}T\d{6}Z-[0-9a-f]{4}/, "ID"));
-    expect(objects.sort()).toEqual([`${project}/preview/database/ID.json`, `${project}/preview/database/ID.pgdump.enc`]);
+    // the dump and the base backup made with it, each with its record
+    expect(objects.sort()).toEqual(
+      ["ID.base.tar.enc", "ID.json", "ID.json", "ID.pgdump.enc"].map((f) => `${project}/preview/database/${f}`),
+    );
     ok(await run(["destroy", "--yes", "--delete-data"]));
     expect(kubectl("get", "namespace", ns("preview"), "--ignore-not-found", "-o", "name").trim()).toBe("");
     rmSync(dirname(homePaths.backupsDir(project, "preview")), { recursive: true, force: true });

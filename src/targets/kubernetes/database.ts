@@ -4,6 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { DEFAULT_POSTGRES_VERSION } from "../../config/index.js";
 import { VisibleError } from "../../errors.js";
 import type { Plan } from "../../plan/types.js";
+import { withWalArchive } from "../../plan/wal-archive.js";
 import { appContainer, podLabels } from "./specs.js";
 import { createStatefulService, type StatefulArgs } from "./stateful.js";
 
@@ -71,6 +72,9 @@ export function checkDatabaseVersions(plan: Plan): void {
     );
 }
 
+/** The WAL archive's directory in the data claim (beside pgdata/), mounted at WAL_ARCHIVE_PATH. */
+export const WAL_ARCHIVE_SUBDIR = "wal-archive";
+
 /**
  * The official image's entrypoint initialises a fresh directory and runs as root until it drops
  * to postgres: it chowns PGDATA, which fsGroup would not do for a hostPath volume. PGDATA is a
@@ -86,11 +90,20 @@ export function postgresContainer(a: DatabaseArgs): k8s.types.input.core.v1.Cont
   const waitThenSync = ["sh", "-c", `until pg_isready -q -h 127.0.0.1; do sleep 1; done; ${shellArgs(s.postStart ?? [])}`];
   // Without its certificate the server cannot start with ssl=on: the plan's command is for a TLS server.
   const { args: _tlsCommand, ...rest } = base;
+  const command = a.tlsSecret ? (base.args as string[]) : ["postgres"];
+  const archive = s.database!.walArchive;
   return {
     ...(a.tlsSecret ? base : rest),
+    // WAL archiving as on Docker: the same archive_command, through the image's entrypoint.
+    args: withWalArchive(command),
     env: [{ name: "PGDATA", value: `${dataPath}/pgdata` }],
     volumeMounts: [
       { name: "data", mountPath: dataPath },
+      // The archive is a subdirectory of the data claim, not a claim of its own: a deployment
+      // made before archiving keeps its one claim (nothing to create, move or bind; only the pod
+      // template changes, which rolls the pod once), the archive lives and goes with the data
+      // (retention, destroy), and it is beside PGDATA (pgdata/), never in it.
+      { name: "data", mountPath: archive.path, subPath: WAL_ARCHIVE_SUBDIR },
       ...(a.tlsSecret ? [{ name: TLS_FILES_VOLUME, mountPath: dirname(s.database!.tls.certFile), readOnly: true }] : []),
     ],
     // The database stops first anyway (a StatefulSet replaces its one pod), and gets its grace.

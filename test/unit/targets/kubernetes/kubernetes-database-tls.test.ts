@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
+import { withWalArchive } from "../../../../src/plan/wal-archive.js";
 import { databaseVolumes, postgresContainer, tlsInitContainer } from "../../../../src/targets/kubernetes/database.js";
 import { databaseHosts } from "../../../../src/targets/kubernetes/names.js";
 import { databaseCaMount, deploymentSpec, migrateJobSpec, appContainer } from "../../../../src/targets/kubernetes/specs.js";
@@ -91,17 +92,20 @@ describe("Kubernetes: the database's TLS files", () => {
     ]);
   });
 
-  it("the server runs with ssl=on and reads its files from the mounted directory", () => {
+  it("the server runs with ssl=on and WAL archiving, and reads its files from the mounted directory", () => {
     const c = postgresContainer(args);
-    expect(c.args).toEqual(db.command);
+    expect(c.args).toEqual(withWalArchive(db.command as string[]));
     expect(plain(c.args)).toContain("ssl=on");
+    expect(plain(c.args)).toContain("archive_mode=on");
     expect(c.volumeMounts).toEqual([
       { name: "data", mountPath: "/var/lib/postgresql/data" },
+      // the WAL archive: a subdirectory of the same claim (no second claim to create on an upgrade)
+      { name: "data", mountPath: "/var/lib/postgresql/wal-archive", subPath: "wal-archive" },
       { name: "tls", mountPath: "/etc/platform/tls", readOnly: true },
     ]);
-    // Without a Secret, no TLS command (the server could not start without its files).
+    // Without a Secret, no TLS command (the server could not start without its files): the image's own, archiving.
     const { tlsSecret: _none, ...withoutTls } = args;
-    expect(postgresContainer(withoutTls).args).toBeUndefined();
+    expect(postgresContainer(withoutTls).args).toEqual(withWalArchive(["postgres"]));
     expect(databaseVolumes(withoutTls, "c")).toHaveLength(1);
   });
 });
