@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { rowsAroundMoment } from "./helpers/events.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
 import { type CliResult, httpsRequest, ok, runCli, startPoller } from "./helpers/cli.js";
@@ -141,11 +142,7 @@ describe("point-in-time recovery (Docker)", () => {
   }, 120_000);
 
   it("restore --to-time between row A and row B: exactly A is back, B is gone; the API answers afterwards", async () => {
-    await post(`${marker}-A`);
-    await sleep(1000);
-    const between = new Date();
-    await sleep(1000);
-    await post(`${marker}-B`);
+    const between = await rowsAroundMoment(post, marker);
     expect(await messages()).toEqual([`${marker}-B`, `${marker}-A`]);
     const poll = startPoller(`${urls.api}/health`, ca, 100);
     const r = ok(await run("db", "restore", "database", "--to-time", asText(between), "--yes"));

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import { homePaths } from "../../src/home/layout.js";
 import { type S3Location, s3List } from "../../src/runtime/s3.js";
 import { expectKilledBackupLeavesNothing, FILLER_SQL } from "./helpers/backup-under-way.js";
 import { type CliResult, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { clusterUp, kubectl, podsOf } from "./helpers/kubernetes.js";
 import { eventsApi } from "./helpers/events.js";
 import { expectSecretsNowhere } from "./helpers/leaks.js";
@@ -85,10 +85,7 @@ describe("backups and restore on the Kubernetes test cluster", () => {
   beforeAll(async () => {
     requireToolchain();
     await clusterUp();
-    cpSync(join(ROOT, "examples", "fullstack"), dir, {
-      recursive: true,
-      filter: (s) => !/node_modules|\.next|__pycache__|\/web\b/.test(s),
-    });
+    copyExample("fullstack", dir, /\/web\b/);
     writeConfig();
     s3 = await startVersitygw();
     withS3 = { ...backend, ...s3.env };

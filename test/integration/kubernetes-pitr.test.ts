@@ -1,13 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
 import { type CliResult, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { clusterUp, kubectl } from "./helpers/kubernetes.js";
-import { eventsApi } from "./helpers/events.js";
+import { eventsApi, rowsAroundMoment } from "./helpers/events.js";
 import { expectSecretsNowhere } from "./helpers/leaks.js";
 
 /**
@@ -61,10 +61,7 @@ describe("point-in-time recovery on the Kubernetes test cluster", () => {
   beforeAll(async () => {
     requireToolchain();
     await clusterUp();
-    cpSync(join(ROOT, "examples", "fullstack"), dir, {
-      recursive: true,
-      filter: (s) => !/node_modules|\.next|__pycache__|\/web\b/.test(s),
-    });
+    copyExample("fullstack", dir, /\/web\b/);
     writeConfig();
   }, 45 * 60_000);
 
@@ -111,11 +108,7 @@ describe("point-in-time recovery on the Kubernetes test cluster", () => {
   }, 300_000);
 
   it("restore --to-time between row A and row B: exactly A is back, B is gone; the API answers afterwards", async () => {
-    await post(`${marker}-A`);
-    await sleep(1000);
-    const between = new Date();
-    await sleep(1000);
-    await post(`${marker}-B`);
+    const between = await rowsAroundMoment(post, marker);
     expect(await messages()).toEqual([`${marker}-B`, `${marker}-A`, `${marker}-first`]);
     const r = ok(await run("db", "restore", "database", "--to-time", asText(between), "--yes"));
     expect(r.stdout).toMatch(/^Restore database of .+ to \d{4}-.+Z \(UTC\): base backup database-\S+ \(manual, /m);

@@ -13,10 +13,12 @@ export const CLI = join(ROOT, "dist", "bin.js");
 /** Fails loudly (never skips) when the set-up did not provide what the tests need. */
 /**
  * A copy of examples/NAME (or a folder in it: "catalog/api") in `dir`, without what builds and
- * installs leave in the repository (node_modules, .next, __pycache__, .venv).
+ * installs leave in the repository (node_modules, .next, __pycache__, .venv), nor what `without`
+ * matches.
  */
-export function copyExample(name: string, dir: string): void {
-  cpSync(join(ROOT, "examples", name), dir, { recursive: true, filter: (s) => !/node_modules|\.next|__pycache__|\.venv/.test(s) });
+export function copyExample(name: string, dir: string, without?: RegExp): void {
+  const skip = (s: string) => /node_modules|\.next|__pycache__|\.venv/.test(s) || (without?.test(s) ?? false);
+  cpSync(join(ROOT, "examples", name), dir, { recursive: true, filter: (s) => !skip(s) });
 }
 
 export function requireToolchain(): { pulumi: string; nodeBin: string } {

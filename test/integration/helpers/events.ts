@@ -20,3 +20,18 @@ export function eventsApi(where: () => { api: string; ca: string }, marker: stri
     },
   };
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * For a point-in-time recovery: writes `<marker>-A`, notes the moment a second later, and writes
+ * `<marker>-B` a second after that; returns the moment between the two rows.
+ */
+export async function rowsAroundMoment(post: (message: string) => Promise<void>, marker: string): Promise<Date> {
+  await post(`${marker}-A`);
+  await sleep(1000);
+  const between = new Date();
+  await sleep(1000);
+  await post(`${marker}-B`);
+  return between;
+}
