@@ -174,7 +174,8 @@ describe("platform-local/node:22", () => {
 
 describe("platform-local/caddy:2.11", () => {
   it("runs `caddy version`", async () => {
-    expect(await runIn(IMAGES.caddy, ["caddy", "version"])).toMatch(/^v?2\.11\.9 /);
+    // A build from vendored modules (scripts/setup/go/caddy/patches.txt) prints no module hash after the version.
+    expect(await runIn(IMAGES.caddy, ["caddy", "version"])).toMatch(/^v?2\.11\.9(\s|$)/);
   });
 
   it("keeps its local CA in the /data volume", async () => {
