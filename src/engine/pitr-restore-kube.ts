@@ -14,7 +14,8 @@ import { OLD_DIR } from "../runtime/pg-recover.js";
 import { BackupDecryptError, decryptFile } from "./backup-crypto.js";
 import type { BackupRecord } from "./backups.js";
 import { type DatabaseTarget, psqlValue } from "./db-backup.js";
-import { checkedBaseBackup, finishRecovery, sleep, toPostgresTime } from "./pitr-restore.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { checkedBaseBackup, finishRecovery, toPostgresTime } from "./pitr-restore.js";
 
 /** A database on the Kubernetes target: its host is its StatefulSet's ready pod (`<service>-0`). */
 type KubeDatabaseTarget = DatabaseTarget & { host: PodHost };

@@ -21,7 +21,7 @@ import { type DatabaseTarget, fileSha256, psqlValue } from "./db-backup.js";
 const PGDATA = "/var/lib/postgresql/data";
 /** A database on the Docker target: its host is its container's id (the container is stopped and started). */
 type DockerDatabase = DatabaseTarget & { host: string };
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Everything up to now in the archive: a commit stamped now (so the recovery finds a record after
