@@ -4,7 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { formatDiagnostic, loadConfig, SECRETS_REF } from "./config/index.js";
 import { buildPlan } from "./plan/build-plan.js";
 import { scanSources } from "./plan/scan-source.js";
-import { buildPlanSettings, parsePublicEdge } from "./plan/settings.js";
+import { buildPlanSettings, parseFrontDoor, parsePublicEdge } from "./plan/settings.js";
 import { baseImages } from "./home/images.js";
 import { buildCaFile, buildEnvKey } from "./home/keys.js";
 import { homePaths } from "./home/layout.js";
@@ -56,7 +56,12 @@ export default async function program(root: string = projectRoot()): Promise<Rec
   const env = pulumi.getStack();
   const sources = await scanSources(config, projectDir);
   const settings = buildPlanSettings({ project, env, projectDir }, baseImages(), {
-    stack: { appsDomain: cfg.get("appsDomain"), httpsPort: cfg.getNumber("httpsPort"), publicEdge: parsePublicEdge(cfg.get("publicEdge")) },
+    stack: {
+      appsDomain: cfg.get("appsDomain"),
+      httpsPort: cfg.getNumber("httpsPort"),
+      publicEdge: parsePublicEdge(cfg.get("publicEdge")),
+      frontDoor: parseFrontDoor(cfg.get("frontDoor")),
+    },
   });
   const plan = buildPlan(config, settings, sources);
   const target = cfg.get("target") || "docker";

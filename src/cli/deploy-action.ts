@@ -17,13 +17,14 @@ import { requireEngine } from "../runtime/docker.js";
 import { DEFAULT_ENV, resolveStack } from "./context.js";
 import { runDeploySession } from "./deploy-session.js";
 import { copyDatabasesFrom, prepareCopy } from "./env-copy.js";
+import { type FrontDoorFlags, resolveFrontDoor } from "./front-door.js";
 import { deployTarget, refuseForeignNamespace } from "./kube-guard.js";
 import { runPlan } from "./plan-action.js";
 import { checkExpires } from "./flags.js";
 import { edgeSettings, type TargetFlags, targetSettings } from "./stack-flags.js";
 import type { StackOptions } from "./stack-options.js";
 
-export interface DeployOptions extends StackOptions, TargetFlags {
+export interface DeployOptions extends StackOptions, TargetFlags, FrontDoorFlags {
   dryRun?: boolean;
   /** Start a new environment with a copy of this one's databases. */
   from?: string;
@@ -76,13 +77,14 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   const target = targetSettings(o, process.env);
   const where = await deployTarget(t, creds, target);
   await refuseForeignNamespace(t, where, plan);
+  const door = await resolveFrontDoor(o, process.env, t, where, plan.appsDomain);
   // A Python or Node version the set-up did not build is built now, once (first need), on this
   // machine's engine; a server over SSH gets the base images from here, once.
   const progress = (line: string) => process.stderr.write(`→ ${line}\n`);
   const bases = planBaseImages(plan);
   await ensureBaseImages(bases, plan.images, { progress, local: where.target !== "kubernetes" && !!remoteEngineAddress() });
   if (where.target !== "kubernetes") await copyBaseImagesToServer(plan.images, progress, bases);
-  const notes = [...recipeNotes(plan), ...(where.target === "kubernetes" ? [] : targetNotes(t.config, plan))];
+  const notes = [...recipeNotes(plan), ...(where.target === "kubernetes" ? door.notes : targetNotes(t.config, plan))];
   // Recorded before the deploy: what a failed first deploy left is removed on time too.
   if (expiresIn === null) clearExpiry(t.project, t.env);
   else if (expiresIn !== undefined) {
@@ -102,7 +104,14 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
     runDeploySession(
       t,
       creds,
-      { configFile: t.configFile, ...edge, ...target, order: plan.services.map((s) => s.name) },
+      {
+        configFile: t.configFile,
+        ...edge,
+        ...target,
+        frontDoor: door.frontDoor,
+        ...(door.httpsPort !== undefined ? { httpsPort: door.httpsPort } : {}),
+        order: plan.services.map((s) => s.name),
+      },
       { ...o, cronScheduler: where.target !== "kubernetes" },
       notes,
     ),

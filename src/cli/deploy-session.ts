@@ -10,7 +10,17 @@ import { studioLink } from "./studio-action.js";
 
 type EngineOptions = Pick<
   DeployOptions,
-  "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "order" | "rollback" | "target" | "kubeconfig" | "registry"
+  | "configFile"
+  | "projectDir"
+  | "appsDomain"
+  | "httpsPort"
+  | "publicEdge"
+  | "frontDoor"
+  | "order"
+  | "rollback"
+  | "target"
+  | "kubeconfig"
+  | "registry"
 >;
 
 /**

@@ -26,5 +26,17 @@ export function registerDeploy(program: Command): void {
       "--registry <host[:port][/path]>",
       "where the Kubernetes target pushes images for the cluster to pull (env PLATFORM_REGISTRY; kept per environment; default: imported into the test cluster)",
     )
+    .option(
+      "--front-door <mode>",
+      "Kubernetes: how public services are reached: auto (the cluster's ingress when it has one and the apps domain is a DNS name), ingress, or edge (this machine's edge) (env PLATFORM_FRONT_DOOR)",
+    )
+    .option(
+      "--ingress-class <name>",
+      "Kubernetes: the IngressClass of public services (env PLATFORM_INGRESS_CLASS; default: the cluster's default class)",
+    )
+    .option(
+      "--cluster-issuer <name>",
+      "Kubernetes: the cert-manager ClusterIssuer of their certificates (env PLATFORM_CLUSTER_ISSUER; default: the cluster's only one, else the ingress controller's own)",
+    )
     .action(async (o) => (await import("./deploy-action.js")).runDeploy(o));
 }

@@ -16,8 +16,10 @@ export interface CertificateState {
 }
 
 export interface CertificateCheck {
-  /** The edge's HTTPS port on this machine. */
+  /** The edge's HTTPS port on this machine (or the front door's port). */
   readonly port: number;
+  /** A cluster's front door, dialled as it is; unset: the edge on this machine's engine. */
+  readonly address?: string;
   /** Public mode: a certificate of Caddy's local CA does not count. */
   readonly public: boolean;
   /** How long to wait for one host, in ms: an ACME order takes seconds, the local CA milliseconds. */
@@ -29,13 +31,13 @@ export interface CertificateCheck {
 const LOCAL_ISSUER = /Caddy Local Authority/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The certificate the edge serves for `host` (the TLS handshake with its SNI makes the edge get one on demand). */
-async function servedCertificate(edgePort: number, host: string): Promise<PeerCertificate | undefined> {
+/** The certificate the edge (or a front door) serves for `host` (the TLS handshake with its SNI makes the edge get one on demand). */
+async function servedCertificate(edgePort: number, host: string, address?: string): Promise<PeerCertificate | undefined> {
   // The edge's port on its engine's host; over SSH, a forward to the server's.
-  const port = await engineLoopbackPort(edgePort);
+  const port = address ? edgePort : await engineLoopbackPort(edgePort);
   if (port === undefined) return undefined;
   return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port, servername: host, rejectUnauthorized: false, timeout: 15_000 });
+    const socket = connect({ host: address ?? "127.0.0.1", port, servername: host, rejectUnauthorized: false, timeout: 15_000 });
     const done = (c: PeerCertificate | undefined) => {
       socket.destroy();
       resolve(c);
@@ -126,13 +128,15 @@ export function issuanceHint(error: string, host: string): string {
 async function ensureOne(host: string, o: CertificateCheck): Promise<CertificateState> {
   const deadline = Date.now() + o.timeoutMs;
   for (;;) {
-    const c = await servedCertificate(o.port, host);
+    const c = await servedCertificate(o.port, host, o.address);
     if (c && usable(c, host, o.public, Date.now()))
       return { host, ok: true, issuer: issuerOf(c), expires: new Date(c.valid_to).toISOString() };
     if (Date.now() > deadline) {
       const error =
         edgeError(await o.edgeLog().catch(() => ""), host) ??
-        (c ? `the edge serves a certificate of ${issuerOf(c)}, not one for ${host} from the ACME CA` : "no certificate was served");
+        (c
+          ? `the ${o.address ? "front door" : "edge"} serves a certificate of ${issuerOf(c) || c.subject?.CN || "an unnamed issuer"}, not one for ${host} from the ACME CA`
+          : "no certificate was served");
       return { host, ok: false, error, hint: issuanceHint(error, host) };
     }
     await sleep(c ? 200 : 1000);

@@ -7,7 +7,7 @@ import { type KubeCluster, kubeFailedMigrationLog, kubeLiveStates } from "../run
 import { kubeCrashLog } from "../runtime/kubernetes-run.js";
 import { type CertificateState, ensureCertificates } from "./certificates.js";
 import type { Credentials } from "./credentials.js";
-import { checkDns } from "./dns-check.js";
+import { addressesOf, checkDns } from "./dns-check.js";
 import { type DeployOptions, type DeployResult, deploy } from "./deploy.js";
 import { type DeploymentRecord, imagesToKeep, listRecords } from "./history.js";
 import { kubeClusterOf } from "./stack-ops.js";
@@ -63,25 +63,42 @@ export async function runDeployment(o: RunDeploymentOptions): Promise<Deployment
 /**
  * The public hosts' certificates, obtained through the edge before the URLs are printed (on a
  * server over SSH, through a forward to its edge). A tcp:// engine's edge is out of reach from
- * here: its hosts get their certificates on their first visit.
+ * here: its hosts get their certificates on their first visit. On Kubernetes with a front door,
+ * through the cluster's ingress controller at the address it reported.
  */
 async function certificatesOf(result: DeployResult, o: RunDeploymentOptions): Promise<CertificateState[]> {
   const first = Object.values(result.urls)[0];
-  if (!first || isTcpEngine()) return [];
-  // Every public URL goes through the one edge, on one port.
+  if (!first) return [];
+  // Every public URL goes through the one edge (or front door), on one port.
   const port = Number(new URL(first).port || 443);
+  const hosts = [...new Set([...result.hosts, ...(o.domains ?? [])])];
+  if (result.frontDoor) {
+    const door = result.frontDoor;
+    const target = await addressesOf(door);
+    return certificatesAfterDns(hosts, { port, address: target[0] ?? door, target, where: `the cluster's front door (${door})` });
+  }
+  if (isTcpEngine()) return [];
   const publicMode = Boolean(o.publicEdge !== undefined ? o.publicEdge : keptEdgeSettings(o.project, o.env).publicEdge);
   const since = Math.floor(Date.now() / 1000) - 600;
+  const edgeLog = () => edgeLogSince(since);
   if (!publicMode) {
     // The local edge serves no custom domain: only the platform URLs get (local) certificates.
     if (o.domains?.length)
       o.onNote?.(`custom domains (${o.domains.join(", ")}) are served by the public edge only: deploy with PLATFORM_EDGE=public`);
-    return ensureCertificates(result.hosts, { port, public: false, timeoutMs: 15_000, edgeLog: () => edgeLogSince(since) });
+    return ensureCertificates(result.hosts, { port, public: false, timeoutMs: 15_000, edgeLog });
   }
-  const hosts = [...new Set([...result.hosts, ...(o.domains ?? [])])];
-  // A CA validates a name by its DNS: a name that points elsewhere gets no certificate, so it is
-  // reported with the record to create instead of being waited for.
-  const dns = await checkDns(hosts);
+  return certificatesAfterDns(hosts, { port, where: "this server", edgeLog });
+}
+
+/**
+ * A CA validates a name by its DNS: a name that points elsewhere gets no certificate, so it is
+ * reported with the record to create instead of being waited for.
+ */
+async function certificatesAfterDns(
+  hosts: readonly string[],
+  o: { port: number; address?: string; target?: readonly string[]; where: string; edgeLog?: () => Promise<string> },
+): Promise<CertificateState[]> {
+  const dns = await checkDns(hosts, process.env, o.target);
   const ready = dns.filter((d) => d.pointsHere).map((d) => d.host);
   const elsewhere = dns
     .filter((d) => !d.pointsHere)
@@ -89,11 +106,17 @@ async function certificatesOf(result: DeployResult, o: RunDeploymentOptions): Pr
       (d): CertificateState => ({
         host: d.host,
         ok: false,
-        error: `DNS: ${d.host} ${d.addresses.length ? `resolves to ${d.addresses.join(", ")}, not to this server` : `has ${d.error ?? "no address"}`}`,
-        hint: `create the record ${d.record} (or a CNAME to a name that points here), then run platform deploy again; the other hosts are served`,
+        error: `DNS: ${d.host} ${d.addresses.length ? `resolves to ${d.addresses.join(", ")}, not to ${o.where}` : `has ${d.error ?? "no address"}`}`,
+        hint: `create the record ${d.record} (or a CNAME to a name that points there), then run platform deploy again; the other hosts are served`,
       }),
     );
-  const issued = await ensureCertificates(ready, { port, public: true, timeoutMs: 120_000, edgeLog: () => edgeLogSince(since) });
+  const issued = await ensureCertificates(ready, {
+    port: o.port,
+    ...(o.address ? { address: o.address } : {}),
+    public: true,
+    timeoutMs: 120_000,
+    edgeLog: o.edgeLog ?? (async () => ""),
+  });
   return [...issued, ...elsewhere];
 }
 

@@ -4,9 +4,9 @@ import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "../plan/constants.js";
-import { serializePublicEdge } from "../plan/settings.js";
-import type { PublicEdge } from "../plan/types.js";
+import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT, FRONT_DOOR_OUTPUT } from "../plan/constants.js";
+import { serializeFrontDoor, serializePublicEdge } from "../plan/settings.js";
+import type { FrontDoor, PublicEdge } from "../plan/types.js";
 import { homePaths } from "../home/layout.js";
 import { PLATFORM_VERSION } from "../version.js";
 import { type CheckpointResource, checkpointResources } from "./checkpoint.js";
@@ -29,6 +29,8 @@ export interface DeployOptions {
   readonly httpsPort?: number;
   /** The public edge's settings, null for the local edge; unset keeps the stack's. */
   readonly publicEdge?: PublicEdge | null;
+  /** Kubernetes: the cluster's ingress, null for the edge on this machine; unset keeps the stack's. */
+  readonly frontDoor?: FrontDoor | null;
   /** Where the stack runs: `docker` (the default) or `kubernetes`; kept as a stack setting. */
   readonly target?: string;
   /** The Kubernetes target's kubeconfig (a path); kept as a stack setting. */
@@ -62,6 +64,8 @@ export interface DeployResult {
   readonly urls: Record<string, string>;
   /** Every public host name the edge serves for the stack: the URLs', and the platform's own beside custom domains. */
   readonly hosts: string[];
+  /** Kubernetes with a front door: the address its ingress controller serves them at. */
+  readonly frontDoor?: string;
 }
 
 /**
@@ -81,6 +85,7 @@ export async function writeStackConfig(
     | "appsDomain"
     | "httpsPort"
     | "publicEdge"
+    | "frontDoor"
     | "rollback"
     | "target"
     | "kubeconfig"
@@ -95,6 +100,7 @@ export async function writeStackConfig(
     "platform:appsDomain": o.appsDomain ?? current["platform:appsDomain"] ?? DEFAULT_APPS_DOMAIN,
     "platform:httpsPort": o.httpsPort?.toString() ?? current["platform:httpsPort"] ?? String(DEFAULT_HTTPS_PORT),
     "platform:publicEdge": o.publicEdge !== undefined ? serializePublicEdge(o.publicEdge) : (current["platform:publicEdge"] ?? ""),
+    "platform:frontDoor": o.frontDoor !== undefined ? serializeFrontDoor(o.frontDoor) : (current["platform:frontDoor"] ?? ""),
     "platform:deploymentId": deploymentId,
     "platform:images": o.rollback ? JSON.stringify(o.rollback.images) : "",
     "platform:target": o.target ?? current["platform:target"] ?? "docker",
@@ -241,7 +247,8 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
     record.urls = publicUrls(res.outputs, o.order);
     record.changes = res.summary.resourceChanges as Record<string, number>;
     record.outcome = "succeeded";
-    return { record, urls: record.urls, hosts: publicHosts(res.outputs) };
+    const door = res.outputs[FRONT_DOOR_OUTPUT]?.value;
+    return { record, urls: record.urls, hosts: publicHosts(res.outputs), ...(typeof door === "string" && door ? { frontDoor: door } : {}) };
   } catch (e) {
     throw failure(record, e as Error, errors, engineLog, o.signal?.aborted === true);
   } finally {

@@ -53,9 +53,21 @@ async function lookup(r: Resolver, host: string): Promise<{ addresses: string[];
   };
 }
 
-/** Whether each host resolves to this server; the record to create for one that does not. */
-export async function checkDns(hosts: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<DnsCheck[]> {
-  const here = await serverAddresses(env);
+/** The addresses a front door's address stands for: itself when an IP, else what its name resolves to (a load balancer's). */
+export async function addressesOf(nameOrIp: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  return isIP(nameOrIp) ? [nameOrIp] : (await lookup(resolver(env), nameOrIp)).addresses;
+}
+
+/**
+ * Whether each host resolves to this server (or to `target`, a cluster's front door); the
+ * record to create for one that does not.
+ */
+export async function checkDns(
+  hosts: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  target?: readonly string[],
+): Promise<DnsCheck[]> {
+  const here = target ? [...target] : await serverAddresses(env);
   const r = resolver(env);
   const ipv4 = here.find((a) => a.includes(".")) ?? here[0] ?? "<this server's public address>";
   return Promise.all(

@@ -54,7 +54,7 @@ export function summarizePreview(events: readonly EngineEvent[]): Record<string,
 
 export type PreviewOptions = Pick<
   DeployOptions,
-  "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "target" | "kubeconfig" | "registry"
+  "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "frontDoor" | "target" | "kubeconfig" | "registry"
 >;
 
 /**

@@ -5,7 +5,7 @@ import writeFileAtomic from "write-file-atomic";
 import { isMap, parseDocument } from "yaml";
 import { baseImages } from "../home/images.js";
 import { homePaths } from "../home/layout.js";
-import { buildPlanSettings, type EdgeSettings, parsePublicEdge } from "../plan/settings.js";
+import { buildPlanSettings, type EdgeSettings, parseFrontDoor, parsePublicEdge } from "../plan/settings.js";
 import type { PlanContext } from "../plan/types.js";
 
 /**
@@ -70,10 +70,12 @@ export function keptEdgeSettings(project: string, env: string): EdgeSettings {
   const kept = readStackSettings(stackSettingsFile(project, env)) ?? {};
   const port = Number(kept["platform:httpsPort"]);
   const publicEdge = parsePublicEdge(kept["platform:publicEdge"]);
+  const frontDoor = parseFrontDoor(kept["platform:frontDoor"]);
   return {
     ...(kept["platform:appsDomain"] ? { appsDomain: kept["platform:appsDomain"] } : {}),
     ...(Number.isInteger(port) && port > 0 ? { httpsPort: port } : {}),
     ...(publicEdge !== undefined ? { publicEdge } : {}),
+    ...(frontDoor !== undefined ? { frontDoor } : {}),
   };
 }
 

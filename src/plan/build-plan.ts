@@ -264,6 +264,7 @@ export function buildPlan(config: Config, ctx: PlanContext, sources: ReadonlyMap
     appsDomain: ctx.appsDomain,
     httpsPort: ctx.httpsPort,
     ...(ctx.publicEdge ? { publicEdge: ctx.publicEdge } : {}),
+    ...(ctx.frontDoor ? { frontDoor: ctx.frontDoor } : {}),
     images: ctx.images,
     services: order.map((n) => planService(byName[n] as ServiceConfig, config, ctx, sources, sampleRatioOf(config))),
     secrets: referencedSecrets(config),

@@ -25,3 +25,10 @@ export const DATABASE_TLS_DIR = "/etc/platform/tls";
 export const DATABASE_CA_FILE = `${DATABASE_TLS_DIR}/ca.crt`;
 export const DATABASE_CERT_FILE = `${DATABASE_TLS_DIR}/server.crt`;
 export const DATABASE_KEY_FILE = `${DATABASE_TLS_DIR}/server.key`;
+
+/**
+ * The stack output of a Kubernetes stack with a front door: the address the cluster's ingress
+ * controller serves public hosts at (an IP or a host name), where their DNS records point and
+ * where the deploy checks their certificates.
+ */
+export const FRONT_DOOR_OUTPUT = "front_door_address";

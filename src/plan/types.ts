@@ -14,6 +14,8 @@ export interface PlanContext {
   readonly httpsPort: number;
   /** Set when the edge serves the internet (public mode); unset: the local edge on 127.0.0.1. */
   readonly publicEdge?: PublicEdge;
+  /** Kubernetes: the cluster's own ingress controller serves public services; unset: the edge on this machine. */
+  readonly frontDoor?: FrontDoor;
   /** Absolute directory holding platform.yml: source paths are relative to it. */
   readonly projectDir: string;
   readonly images: BaseImageSet;
@@ -30,6 +32,19 @@ export interface PublicEdge {
     /** A PEM bundle that signs the directory's TLS, when the system's CAs do not (staging, company CA, tests). */
     readonly caRoot?: string;
   };
+}
+
+/**
+ * The cluster's own front door on Kubernetes: one Ingress per public service, served by the
+ * cluster's ingress controller at its address. Certificates: cert-manager's, through a
+ * ClusterIssuer, when one is named; else the controller's own (its ACME, or its default).
+ */
+export interface FrontDoor {
+  readonly kind: "ingress";
+  /** The IngressClass; unset: the cluster's default class. */
+  readonly className?: string;
+  /** A cert-manager ClusterIssuer: each host's certificate goes into a Secret of its own. */
+  readonly clusterIssuer?: string;
 }
 
 export interface BaseImageSet {
@@ -165,6 +180,8 @@ export interface Plan {
   readonly httpsPort: number;
   /** Set in public mode: the edge listens on every interface and gets certificates from ACME. */
   readonly publicEdge?: PublicEdge;
+  /** Kubernetes only: public services come in through the cluster's ingress controller. */
+  readonly frontDoor?: FrontDoor;
   readonly images: BaseImageSet;
   /** In dependency order: every service after the services it depends on. */
   readonly services: readonly PlannedService[];

@@ -185,3 +185,26 @@ export async function kubeNamespaceLabels(t: KubeCluster, name: string): Promise
   const out = await kubectl(t, ["get", "namespace", name, "--ignore-not-found", "-o", "json"]);
   return out.trim() ? ((JSON.parse(out) as { metadata: { labels?: Record<string, string> } }).metadata.labels ?? {}) : undefined;
 }
+
+/** An IngressClass of the cluster: its name, and whether it is the cluster's default. */
+export interface IngressClassInfo {
+  readonly name: string;
+  readonly isDefault: boolean;
+}
+
+export async function kubeIngressClasses(t: KubeCluster): Promise<IngressClassInfo[]> {
+  const out = await kubectl(t, ["get", "ingressclasses.networking.k8s.io", "-o", "json"]);
+  const items = (JSON.parse(out) as { items: { metadata: { name: string; annotations?: Record<string, string> } }[] }).items;
+  return items.map((i) => ({
+    name: i.metadata.name,
+    isDefault: i.metadata.annotations?.["ingressclass.kubernetes.io/is-default-class"] === "true",
+  }));
+}
+
+/** The cert-manager ClusterIssuers of the cluster; none when cert-manager is not installed. */
+export async function kubeClusterIssuers(t: KubeCluster): Promise<string[]> {
+  const crd = await kubectl(t, ["get", "crd", "clusterissuers.cert-manager.io", "--ignore-not-found", "-o", "name"]);
+  if (!crd.trim()) return [];
+  const out = await kubectl(t, ["get", "clusterissuers.cert-manager.io", "-o", "jsonpath={.items[*].metadata.name}"]);
+  return out.split(/\s+/).filter(Boolean);
+}

@@ -144,3 +144,9 @@ export function readClusterToolchain(home = platformHome()): ClusterToolchain | 
 export function binary(tc: ClusterToolchain, name: string): string {
   return join(tc.binDir, name);
 }
+
+/**
+ * The test cluster's front door: Traefik, its ingress controller, on loopback beside this
+ * machine's Docker edge (which holds 127.0.0.1:443), on ports of its own.
+ */
+export const FRONT_DOOR = { address: "127.0.0.1", httpPort: 10080, httpsPort: 10443, pingPort: 10880, ingressClass: "traefik" } as const;

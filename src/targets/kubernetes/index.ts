@@ -3,14 +3,16 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import type { ImageBuildOptions } from "../shared/build-image.js";
 import { createDatabaseTls } from "../shared/database-tls.js";
+import { FRONT_DOOR_OUTPUT } from "../../plan/constants.js";
 import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";
-import { createPublicRoutes, edgeAliases, publicHostLabels } from "../shared/public-routes.js";
+import { createPublicRoutes, createUrlWords, edgeAliases, publicHostLabels } from "../shared/public-routes.js";
 import { Network, type Words } from "../shared/resources.js";
 import { buildServiceValues } from "../shared/service-values.js";
 import { resolveEnv, type ReferenceValues } from "../shared/references.js";
 import { checkCronSchedules } from "./cron.js";
 import { checkDatabaseVersions, createDatabaseService, type DataStorage } from "./database.js";
 import { buildForwarderCaddyfile, FORWARDER_COMMAND } from "./edge.js";
+import { createIngress, frontDoorAddress } from "./front-door.js";
 import { databaseHosts, namespaceName, serviceHost } from "./names.js";
 import { checkImageRoute, imagePlacement } from "./images.js";
 import { EdgeForwarder } from "./resources.js";
@@ -67,7 +69,8 @@ function createForwarder(
  * Turns a plan into Kubernetes resources in the stack's namespace, in the Docker target's
  * order: a database is ready before its dependents migrate; a migration Job succeeds before its
  * Deployment rolls out (a failed one leaves the old ReplicaSet serving); a Deployment is
- * rolled out before its dependents start. Public services come in through the platform's edge.
+ * rolled out before its dependents start. Public services come in through the cluster's
+ * ingress controller when the plan has a front door, else through the platform's edge.
  */
 export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions): TargetOutputs {
   checkCronSchedules(plan);
@@ -87,10 +90,13 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
   const imageSource = placement.source;
   const storage: DataStorage = opts.testCluster ? { kind: "hostPath", dir: opts.testCluster.volumesDir } : { kind: "storageClass" };
 
-  // Public services come in through the edge on this machine's Docker engine.
-  const network = plan.services.some((s) => s.public) ? new Network("network", { name: plan.network, labels: plan.labels }) : undefined;
+  // Public services come in through the cluster's ingress controller (the front door), else
+  // through the edge on this machine's Docker engine.
+  const door = plan.frontDoor;
+  const viaEdge = !door && plan.services.some((s) => s.public);
+  const network = viaEdge ? new Network("network", { name: plan.network, labels: plan.labels }) : undefined;
   const routes = createPublicRoutes(plan, network);
-  const words = routes?.words;
+  const words = routes?.words ?? (door ? createUrlWords(plan) : undefined);
   const edge = routes?.edge;
 
   const values = buildServiceValues(plan, (s) => serviceHost(s, namespace), words?.words, opts.secrets);
@@ -147,6 +153,10 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
     createCronJobs(c, s, image, envSecret, workload);
     ready.set(s.name, service ? [workload, service] : [workload]);
     if (s.public && words && edge && service) createForwarder(plan, s, words, service, [edge, workload, service]);
+    if (s.public && words && door && service) {
+      const ingress = createIngress(plan, s, door, words.words, { namespace, labels }, { provider, dependsOn: [ns, workload, service] });
+      outputs[FRONT_DOOR_OUTPUT] ??= frontDoorAddress(ingress);
+    }
     addServiceOutputs(outputs, s, values.get(s.name)!);
   }
   return outputs;

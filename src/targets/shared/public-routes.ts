@@ -12,12 +12,18 @@ export interface PublicRoutes {
   readonly edge: EdgeAttachment;
 }
 
+/** The stack's URL words, when any service is public: the same whichever way its traffic comes in. */
+export function createUrlWords(plan: Plan): Words | undefined {
+  const hostPrefixes = plan.services.filter((s) => s.public).map((s) => s.hostPrefix);
+  if (hostPrefixes.length === 0) return undefined;
+  // seedName is `<project>-<env>` spelled out, not plan.network: a change of naming scheme must not draw new URL words.
+  return new Words("url-words", { seedName: `${plan.project}-${plan.env}`, hostPrefixes });
+}
+
 /** The stack's public routes, when any service is public; both targets route through the edge. */
 export function createPublicRoutes(plan: Plan, network: Network | undefined): PublicRoutes | undefined {
-  const hostPrefixes = plan.services.filter((s) => s.public).map((s) => s.hostPrefix);
-  if (!network || hostPrefixes.length === 0) return undefined;
-  // seedName is `<project>-<env>` spelled out, not plan.network: a change of naming scheme must not draw new URL words.
-  const words = new Words("url-words", { seedName: `${plan.project}-${plan.env}`, hostPrefixes });
+  const words = network ? createUrlWords(plan) : undefined;
+  if (!network || !words) return undefined;
   const edge = new EdgeAttachment(
     "edge",
     { network: plan.network, image: plan.images.caddy, httpsPort: plan.httpsPort, appsDomain: plan.appsDomain, ...publicInputs(plan) },

@@ -73,8 +73,8 @@ export function referenceValues(
   if (s.public && words) {
     const platformUrl = words.apply((w) => publicUrl(s.hostPrefix, w, plan.appsDomain, plan.httpsPort));
     // A custom domain is the address people use: the first one is the service's external URL.
-    // Only the public edge serves custom domains: on the local edge the platform URL stays the one.
-    const first = plan.publicEdge ? s.domains[0] : undefined;
+    // The public edge and a cluster's front door serve custom domains: on the local edge the platform URL stays the one.
+    const first = plan.publicEdge || plan.frontDoor ? s.domains[0] : undefined;
     values.external_url = first ? domainUrl(first, plan.httpsPort) : platformUrl;
     if (first) values.platform_url = platformUrl;
   }
