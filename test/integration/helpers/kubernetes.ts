@@ -4,9 +4,9 @@ import { runCli } from "./cli.js";
 import { noteClusterStarted } from "./cluster-marker.js";
 import { ROOT } from "./env.js";
 
-/** Shared by the Kubernetes target's tests: the test cluster, started through the real CLI, and kubectl on it. */
-export async function clusterUp(): Promise<void> {
-  const r = await runCli(["cluster", "up", "--json"], { cwd: ROOT, env: {} });
+/** Shared by the Kubernetes target's tests: the test cluster, started through the real CLI (`args`: cluster up's flags), and kubectl on it. */
+export async function clusterUp(args: string[] = []): Promise<void> {
+  const r = await runCli(["cluster", "up", "--json", ...args], { cwd: ROOT, env: {} });
   if (r.code !== 0) throw new Error(`platform cluster up exited ${r.code}\n${r.stdout}\n${r.stderr}`);
   noteClusterStarted(r.stdout);
 }

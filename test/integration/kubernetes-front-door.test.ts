@@ -1,0 +1,148 @@
+// Issue 28 item 1 end to end: on Kubernetes, public services come in through the cluster's own
+// ingress controller, with certificates that controller got from a real ACME CA, and nothing
+// of the path runs on this machine's Docker engine. Run alone:
+//   source /root/.platform/env.sh && npx tsc -p tsconfig.json && npx vitest run test/integration/kubernetes-front-door.test.ts
+//
+// Topology (traffic only to 127.0.0.1 and to the veth pair this test makes, helpers/internet.ts):
+//   127.0.0.1:10080, :10443  the test cluster's front door: Traefik (a component of `platform
+//                            cluster up`), its entry points web and websecure, with an ACME
+//                            resolver pointed at Pebble (`cluster up --acme-ca ...`)
+//   serverAddress:14000      Pebble's directory (a throwaway CA signs its HTTPS: --acme-ca-root)
+//   serverAddress:53         challtestsrv: every name answers 127.0.0.1, where Pebble validates
+//                            HTTP-01 on port 10080 (Traefik's web entry point)
+// The deploy's own DNS check asks challtestsrv (PLATFORM_DNS_SERVERS): the hosts point at the
+// front door's address (127.0.0.1, as Traefik writes it into each Ingress's status).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FRONT_DOOR } from "../../src/test-cluster/layout.js";
+import { docker, makeDirectoryTls, type Pebble, startPebble } from "./helpers/acme.js";
+import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
+import { copyExample, forgetProject, freshBackend, pulumiEnv, requireToolchain, unique } from "./helpers/env.js";
+import { createInternet, destroyInternet, type Internet } from "./helpers/internet.js";
+import { clusterUp, kubectl } from "./helpers/kubernetes.js";
+
+const DOMAIN = "apps.test";
+const project = unique("k8s-door");
+const namespace = `${project}-preview`;
+const SHOP = `shop-${project}.${DOMAIN}`;
+const backend = freshBackend();
+const work = mkdtempSync(join(tmpdir(), "platform-k8s-door-"));
+const dir = join(work, "fullstack");
+let net: Internet | undefined;
+let pebble: Pebble | undefined;
+let urls: Record<string, string> = {};
+let env: Record<string, string> = {};
+const cli = (...args: string[]) => runCli(args, { cwd: dir, env: { ...backend, ...env } });
+const deploy = () => cli("deploy", "--yes", "--project", project, "--target", "kubernetes");
+const workspaceOf = (p: string) => join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", p);
+
+/** A plain-HTTP request to the front door's web entry point, with the given Host. */
+function httpGet(host: string, path = "/"): Promise<{ status: number; location?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: FRONT_DOOR.address, port: FRONT_DOOR.httpPort, path, headers: { host }, timeout: 10_000 }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, ...(res.headers.location ? { location: res.headers.location } : {}) }));
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const ingresses = () => kubectl("-n", namespace, "get", "ingress", "-o", "name", "--ignore-not-found").split("\n").filter(Boolean).sort();
+
+describe("public services through the Kubernetes cluster's own ingress controller", () => {
+  beforeAll(async () => {
+    requireToolchain();
+    net = await createInternet();
+    const tls = await makeDirectoryTls(work, net.serverAddress);
+    pebble = await startPebble({
+      serverAddress: net.serverAddress,
+      httpPort: FRONT_DOOR.httpPort,
+      tlsPort: FRONT_DOOR.httpsPort,
+      tls,
+      dir: work,
+      answer: FRONT_DOOR.address,
+    });
+    await clusterUp(["--acme-ca", pebble.directoryByAddress, "--acme-ca-root", tls.ca, "--acme-email", "ops@apps.test"]);
+    copyExample("fullstack", dir);
+    const yml = join(dir, "platform.yml");
+    writeFileSync(yml, readFileSync(yml, "utf8").replace("\n  web:\n", `\n  web:\n    domains: [${SHOP}]\n`));
+    env = { PLATFORM_APPS_DOMAIN: DOMAIN, PLATFORM_DNS_SERVERS: `${net.serverAddress}:53` };
+  }, 45 * 60_000);
+
+  afterAll(async () => {
+    await cli("destroy", "--yes", "--delete-data", "--project", project);
+    pebble?.stop();
+    if (net) await destroyInternet(net);
+    rmSync(work, { recursive: true, force: true });
+    forgetProject(project);
+  }, 300_000);
+
+  it("deploys with an Ingress per public service, no forwarder on this machine, and certificates before the URLs", async () => {
+    const r = ok(await deploy());
+    urls = parseUrls(r.stdout);
+    expect(r.stdout).not.toMatch(/no certificate yet/);
+    const host = (u: string | undefined) => new URL(u as string).hostname;
+    expect(urls.web).toBe(`https://${SHOP}:${FRONT_DOOR.httpsPort}`);
+    expect(host(urls.api)).toMatch(new RegExp(`^api-[a-z]+-[a-z]+\\.${DOMAIN.replace(".", "\\.")}$`));
+    expect(new URL(urls.api as string).port).toBe(String(FRONT_DOOR.httpsPort));
+    expect(ingresses()).toEqual(["ingress.networking.k8s.io/api", "ingress.networking.k8s.io/web"]);
+    const web = JSON.parse(kubectl("-n", namespace, "get", "ingress", "web", "-o", "json"));
+    expect(web.spec.ingressClassName).toBe(FRONT_DOOR.ingressClass);
+    expect(web.spec.rules.map((x: { host: string }) => x.host)).toContain(SHOP);
+    expect(web.status.loadBalancer.ingress).toEqual([{ ip: FRONT_DOOR.address }]);
+    const forwarders = await docker(["ps", "-aq", "--filter", `label=platform.project=${project}`]);
+    expect(forwarders.stdout.trim()).toBe("");
+  }, 1_800_000);
+
+  it("serves both URLs and the custom domain over HTTPS with certificates from Pebble, trusting only Pebble's root", async () => {
+    const root = pebble!.root;
+    const status = await httpsRequest(`${urls.api}/api/status`, root);
+    expect(status.status).toBe(200);
+    expect(JSON.parse(status.body)).toMatchObject({ api: "ok", database: "ok" });
+    for (const u of [urls.web as string, `https://${SHOP}:${FRONT_DOOR.httpsPort}`]) {
+      const page = await httpsRequest(u, root);
+      expect(page.status).toBe(200);
+      expect(page.authorized).toBe(true);
+    }
+    // The platform's own URL of web serves beside its custom domain.
+    const platformHosts = JSON.parse(kubectl("-n", namespace, "get", "ingress", "web", "-o", "json")).spec.rules.map(
+      (x: { host: string }) => x.host,
+    ) as string[];
+    const own = platformHosts.find((h) => h !== SHOP) as string;
+    expect((await httpsRequest(`https://${own}:${FRONT_DOOR.httpsPort}/`, root)).status).toBe(200);
+    // The platform's local CA does not verify them: they are not the Docker edge's.
+    const localCa = ok(await cli("ca")).stdout;
+    await expect(httpsRequest(`${urls.api}/api/status`, localCa)).rejects.toThrow(/certificate/);
+  });
+
+  it("plain HTTP on the front door's web entry point redirects to HTTPS", async () => {
+    const host = new URL(urls.api as string).hostname;
+    const r = await httpGet(host, "/api/status");
+    expect([301, 302, 307, 308]).toContain(r.status);
+    expect(r.location).toBe(`https://${host}:${FRONT_DOOR.httpsPort}/api/status`);
+  });
+
+  it("a plain pulumi preview of the stack shows no change; a redeploy keeps its Ingresses and certificates", async () => {
+    const out = execFileSync(
+      requireToolchain().pulumi,
+      ["preview", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspaceOf(project)],
+      { env: pulumiEnv(backend), encoding: "utf8", timeout: 240_000 },
+    );
+    expect(out).toMatch(/\d+ unchanged/);
+    const again = ok(await deploy());
+    expect(parseUrls(again.stdout)).toEqual(urls);
+    expect(again.stdout).not.toMatch(/no certificate yet/);
+    expect(ingresses()).toHaveLength(2);
+  }, 900_000);
+
+  it("destroy removes the Ingresses", async () => {
+    ok(await cli("destroy", "--yes", "--delete-data", "--project", project));
+    expect(kubectl("get", "ingress", "-A", "-l", `platform.project=${project}`, "-o", "name").trim()).toBe("");
+  }, 300_000);
+});
