@@ -2,6 +2,7 @@ import type { Credentials } from "../engine/credentials.js";
 import { stackTarget } from "../engine/stack-ops.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
+import { foreignOwner } from "../provider/kubernetes/namespace-claim.js";
 import { kubeNamespaceLabels } from "../runtime/kubernetes.js";
 import { namespaceName } from "../targets/kubernetes/names.js";
 import { kubernetesCluster } from "../test-cluster/kubeconfig.js";
@@ -19,10 +20,8 @@ export async function refuseForeignNamespace(t: StackContext, where: { target: s
   const namespace = namespaceName(plan);
   // An unreachable cluster is the deploy's to report, with the provider's own words.
   const labels = await kubeNamespaceLabels(kube, namespace).catch(() => undefined);
-  if (!labels || (labels["platform.project"] === t.project && labels["platform.env"] === t.env)) return;
-  const owner = labels["platform.project"]
-    ? `project ${labels["platform.project"]} (${labels["platform.env"]})`
-    : "something other than platform";
+  const owner = foreignOwner(labels, t.project, t.env);
+  if (!owner) return;
   throw new VisibleError(
     `the Kubernetes namespace ${namespace} of ${t.project} (${t.env}) already exists and belongs to ${owner}; nothing was deployed`,
     {

@@ -1,6 +1,7 @@
 import type { CheckResult, CreateResult, DiffResult, Provider, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
 import { clusterImageHandler } from "./kubernetes/cluster-image.js";
 import { registryImageHandler } from "./kubernetes/registry-image.js";
+import { namespaceClaimHandler } from "./kubernetes/namespace-claim.js";
 import { workerRolloutHandler } from "./kubernetes/worker-rollout.js";
 import { containerHandler } from "./docker/container.js";
 import { edgeHandler } from "./docker/edge.js";
@@ -36,6 +37,7 @@ const HANDLERS: Record<string, ResourceHandler> = {
   "platform:kubernetes:RegistryImage": registryImageHandler,
   "platform:kubernetes:EdgeForwarder": containerHandler,
   "platform:kubernetes:WorkerRollout": workerRolloutHandler,
+  "platform:kubernetes:NamespaceClaim": namespaceClaimHandler,
 };
 
 /** The resource type of a URN: urn:pulumi:stack::project::[parent$]type::name */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, pulumiOnStack, requireToolchain, unique } from "./helpers/env.js";
 import { clusterLayout, TEST_REGISTRY } from "../../src/test-cluster/layout.js";
 import { clusterUp, kubectl } from "./helpers/kubernetes.js";
 
@@ -122,5 +122,31 @@ describe("catalog example on the Kubernetes test cluster", () => {
     expect(kubectl("get", "namespaces", "-o", "name")).not.toContain(`namespace/${namespace}`);
     const s = JSON.parse((await cli("status", "--project", project, "--json")).stdout);
     expect(s.services.map((x: { state: string }) => x.state)).toEqual(["not deployed", "not deployed"]);
+  }, 300_000);
+
+  it("a plain `pulumi up` refuses a namespace that another stack made, before anything is made in it", async () => {
+    // The destroyed stack keeps its settings: `pulumi up` would bring it back, into a namespace someone else has since made.
+    kubectl("create", "namespace", namespace);
+    kubectl("label", "namespace", namespace, "platform.project=someone-else", "platform.env=prod");
+    try {
+      let failure = "";
+      try {
+        pulumiOnStack(project, backend, ["up", "--yes", "--skip-preview"]);
+      } catch (e) {
+        const x = e as { stdout?: string; stderr?: string };
+        failure = `${x.stdout ?? ""}${x.stderr ?? ""}`;
+      }
+      expect(failure).toContain(
+        `the Kubernetes namespace ${namespace} of ${project} (preview) already exists and belongs to project someone-else (prod)`,
+      );
+      expect(kubectl("get", "namespace", namespace, "-o", "jsonpath={.metadata.labels.platform\\.project}")).toBe("someone-else");
+      expect(
+        kubectl("-n", namespace, "get", "all,secret,configmap", "-o", "name")
+          .split("\n")
+          .filter((l) => l && !l.includes("kube-root-ca")),
+      ).toEqual([]);
+    } finally {
+      kubectl("delete", "namespace", namespace, "--wait=false");
+    }
   }, 300_000);
 });

@@ -12,7 +12,6 @@
 //                            HTTP-01 on port 10080 (Traefik's web entry point)
 // The deploy's own DNS check asks challtestsrv (PLATFORM_DNS_SERVERS): the hosts point at the
 // front door's address (127.0.0.1, as Traefik writes it into each Ingress's status).
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -21,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FRONT_DOOR } from "../../src/test-cluster/layout.js";
 import { docker, makeDirectoryTls, type Pebble, startPebble } from "./helpers/acme.js";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { copyExample, forgetProject, freshBackend, pulumiEnv, requireToolchain, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, pulumiOnStack, requireToolchain, unique } from "./helpers/env.js";
 import { createInternet, destroyInternet, type Internet } from "./helpers/internet.js";
 import { clusterUp, kubectl } from "./helpers/kubernetes.js";
 
@@ -38,7 +37,6 @@ let urls: Record<string, string> = {};
 let env: Record<string, string> = {};
 const cli = (...args: string[]) => runCli(args, { cwd: dir, env: { ...backend, ...env } });
 const deploy = () => cli("deploy", "--yes", "--project", project, "--target", "kubernetes");
-const workspaceOf = (p: string) => join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", p);
 
 /** A plain-HTTP request to the front door's web entry point, with the given Host. */
 function httpGet(host: string, path = "/"): Promise<{ status: number; location?: string }> {
@@ -129,12 +127,7 @@ describe("public services through the Kubernetes cluster's own ingress controlle
   });
 
   it("a plain pulumi preview of the stack shows no change; a redeploy keeps its Ingresses and certificates", async () => {
-    const out = execFileSync(
-      requireToolchain().pulumi,
-      ["preview", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspaceOf(project)],
-      { env: pulumiEnv(backend), encoding: "utf8", timeout: 240_000 },
-    );
-    expect(out).toMatch(/\d+ unchanged/);
+    expect(pulumiOnStack(project, backend, ["preview", "--expect-no-changes"])).toMatch(/\d+ unchanged/);
     const again = ok(await deploy());
     expect(parseUrls(again.stdout)).toEqual(urls);
     expect(again.stdout).not.toMatch(/no certificate yet/);

@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { copyExample, forgetProject, freshBackend, pulumiEnv, requireToolchain, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, pulumiOnStack, requireToolchain, unique } from "./helpers/env.js";
 import { clusterUp, kubectl, podsOf } from "./helpers/kubernetes.js";
 import { deployWithBrokenMigration, expectApiRolledOutUnderLoad, expectFullstackDeployed } from "./helpers/fullstack-order.js";
 
@@ -20,7 +19,6 @@ const backend = freshBackend();
 const dir = join(mkdtempSync(join(tmpdir(), "platform-k8s-fullstack-")), "fullstack");
 const cli = (...args: string[]) => runCli(args, { cwd: dir, env: backend });
 const deploy = () => cli("deploy", "--yes", "--project", project, "--target", "kubernetes");
-const workspaceOf = (p: string) => join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", p);
 let urls: Record<string, string> = {};
 let ca = "";
 
@@ -142,16 +140,7 @@ describe("fullstack example on the Kubernetes test cluster", () => {
 
   it("plain `pulumi preview` on the stack shows no changes after a deploy", async () => {
     ok(await deploy());
-    const out = execFileSync(
-      requireToolchain().pulumi,
-      ["preview", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspaceOf(project)],
-      {
-        env: pulumiEnv(backend),
-        encoding: "utf8",
-        timeout: 240_000,
-      },
-    );
-    expect(out).toMatch(/\d+ unchanged/);
+    expect(pulumiOnStack(project, backend, ["preview", "--expect-no-changes"])).toMatch(/\d+ unchanged/);
   }, 600_000);
 
   it("keeps the database rows through destroy and redeploy (retention: permanent keeps the claim)", async () => {

@@ -1,11 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
 import { type CliResult, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { copyExample, forgetProject, freshBackend, pulumiEnv, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freshBackend, pulumiOnStack, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { clusterUp, kubectl } from "./helpers/kubernetes.js";
 import { eventsApi, rowsAroundMoment } from "./helpers/events.js";
 import { expectSecretsNowhere } from "./helpers/leaks.js";
@@ -38,16 +37,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const asText = (d: Date) => d.toISOString().replace("T", " ").replace("Z", "");
 const inDatabase = (...cmd: string[]) => kubectl("-n", ns, "exec", "database-0", "-c", "database", "--", ...cmd);
 
-const workspaceOf = (p: string) => join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", p);
 /** Plain `pulumi preview --expect-no-changes` on the stack: it throws when anything would change. */
-const expectNoChanges = () =>
-  expect(
-    execFileSync(
-      requireToolchain().pulumi,
-      ["preview", "--stack", "preview", "--expect-no-changes", "--non-interactive", "--color", "never", "--cwd", workspaceOf(project)],
-      { env: pulumiEnv(backend), encoding: "utf8", timeout: 240_000 },
-    ),
-  ).toMatch(/\d+ unchanged/);
+const expectNoChanges = () => expect(pulumiOnStack(project, backend, ["preview", "--expect-no-changes"])).toMatch(/\d+ unchanged/);
 
 /** The fullstack example without its web app (not needed here, and the slowest to build). */
 function writeConfig(): void {

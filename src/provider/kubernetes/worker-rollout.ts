@@ -1,10 +1,5 @@
-import { execFile } from "node:child_process";
-import { join } from "node:path";
-import { promisify } from "node:util";
-import { readClusterToolchain } from "../../test-cluster/layout.js";
 import type { ResourceHandler } from "../handler.js";
-
-const run = promisify(execFile);
+import { kubectlOn } from "./kubectl.js";
 
 /** Inputs of platform:kubernetes:WorkerRollout: one rollout (a generation) of a worker's Deployment. */
 export interface WorkerRolloutInputs {
@@ -27,10 +22,8 @@ interface PodJson {
   };
 }
 
-async function kubectl(i: WorkerRolloutInputs, args: string[]): Promise<string> {
-  const tc = readClusterToolchain();
-  const bin = tc ? join(tc.binDir, "kubectl") : "kubectl";
-  return (await run(bin, ["--kubeconfig", i.kubeconfig, "-n", i.namespace, ...args], { maxBuffer: 16 * 1024 * 1024 })).stdout;
+function kubectl(i: WorkerRolloutInputs, args: string[]): Promise<string> {
+  return kubectlOn(i.kubeconfig, ["-n", i.namespace, ...args]);
 }
 
 const UNREADABLE = /^unable to retrieve container logs/m;

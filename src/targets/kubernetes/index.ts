@@ -15,7 +15,7 @@ import { buildForwarderCaddyfile, FORWARDER_COMMAND } from "./edge.js";
 import { createIngress, frontDoorAddress } from "./front-door.js";
 import { databaseHosts, namespaceName, serviceHost } from "./names.js";
 import { checkImageRoute, imagePlacement } from "./images.js";
-import { EdgeForwarder } from "./resources.js";
+import { EdgeForwarder, NamespaceClaim } from "./resources.js";
 import { createRedis } from "./redis.js";
 import { podLabels, serviceSpec } from "./specs.js";
 import { createAppWorkload, createCronJobs, serviceImage } from "./workloads.js";
@@ -80,10 +80,11 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
   const namespace = namespaceName(plan);
   // A kept claim (a database's, a redis's) needs its namespace kept too: deleting a namespace deletes what is in it.
   const keepNamespace = plan.services.some((s) => (s.database ?? s.redis)?.retain);
+  const claim = new NamespaceClaim("namespace-claim", { kubeconfig: opts.kubeconfig, namespace, project: plan.project, env: plan.env });
   const ns = new k8s.core.v1.Namespace(
     "namespace",
     { metadata: { name: namespace, labels: { ...plan.labels } } },
-    { provider, retainOnDelete: keepNamespace },
+    { provider, retainOnDelete: keepNamespace, dependsOn: [claim] },
   );
   const inNs = { provider, dependsOn: [ns] };
   const placement = imagePlacement(plan, namespace, opts, inNs);

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ContainerInputs } from "../../provider/docker/container.js";
+import type { NamespaceClaimInputs } from "../../provider/kubernetes/namespace-claim.js";
 import type { WorkerRolloutInputs } from "../../provider/kubernetes/worker-rollout.js";
 import type { Args } from "../shared/resources.js";
 
@@ -35,5 +36,12 @@ export class EdgeForwarder extends pulumi.CustomResource {
 export class WorkerRollout extends pulumi.CustomResource {
   constructor(name: string, args: Args<WorkerRolloutInputs>, opts?: pulumi.CustomResourceOptions) {
     super("platform:kubernetes:WorkerRollout", name, { ...args }, opts);
+  }
+}
+
+/** A stack's claim on its namespace: refuses one that another stack, or something else, owns (provider: provider/kubernetes/namespace-claim.ts). */
+export class NamespaceClaim extends pulumi.CustomResource {
+  constructor(name: string, args: Args<NamespaceClaimInputs>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:kubernetes:NamespaceClaim", name, { ...args }, opts);
   }
 }

@@ -47,6 +47,20 @@ export function pulumiEnv(backend: Record<string, string>): NodeJS.ProcessEnv {
   };
 }
 
+/**
+ * The plain pulumi CLI on a project's stack in its workspace, as an infra engineer runs it
+ * (`pulumi preview --expect-no-changes ...`): its output; a non-zero exit throws, with its output.
+ */
+export function pulumiOnStack(project: string, backend: Record<string, string>, args: string[], env = "preview"): string {
+  const workspace = join(platformHome(), "projects", project);
+  return execFileSync(requireToolchain().pulumi, [...args, "--stack", env, "--non-interactive", "--color", "never", "--cwd", workspace], {
+    env: pulumiEnv(backend),
+    encoding: "utf8",
+    timeout: 300_000,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
 /** Removes what a test project left in the platform home (workspace, history, logs). */
 export function forgetProject(project: string): void {
   for (const d of [join(platformHome(), "projects", project), join(platformHome(), "logs", project)])
