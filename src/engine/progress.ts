@@ -32,17 +32,25 @@ const STEP_OF_TYPE: Record<string, { suffix: string; start: Phase; done: Phase }
   "platform:docker:Container": { suffix: "", start: "starting", done: "healthy" },
   // The Kubernetes target: the same steps, as a Job, a Deployment (rolled out: ready) or a StatefulSet.
   "kubernetes:batch/v1:Job": { suffix: "-migrate", start: "migrating", done: "migrated" },
+  // A migration that may fail (on_failure: continue): its Job is not awaited by Pulumi, its outcome is.
+  "platform:kubernetes:MigrationOutcome": { suffix: "-migrate-outcome", start: "migrating", done: "migrated" },
   "kubernetes:apps/v1:Deployment": { suffix: "", start: "starting", done: "healthy" },
   "kubernetes:apps/v1:StatefulSet": { suffix: "", start: "starting", done: "healthy" },
   // A worker's Deployment is not awaited by Pulumi: its WorkerRollout says when it is healthy.
   "platform:kubernetes:WorkerRollout": { suffix: "-rollout", start: "starting", done: "healthy" },
 };
 
-/** A worker's Deployment, which Pulumi does not await (its WorkerRollout does): its outputs say nothing of its health. */
-function isUnawaitedDeployment(type: string, m: { new?: { inputs?: Record<string, unknown> } }): boolean {
+/**
+ * A worker's Deployment, which Pulumi does not await (its WorkerRollout does), or a migration
+ * Job that may fail (its MigrationOutcome awaits it): their outputs say nothing of how they went.
+ */
+function isUnawaited(type: string, m: { new?: { inputs?: Record<string, unknown> } }): boolean {
   const annotations = (m.new?.inputs?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
-  return type === "kubernetes:apps/v1:Deployment" && annotations?.["pulumi.com/skipAwait"] === "true";
+  return type.startsWith("kubernetes:") && annotations?.["pulumi.com/skipAwait"] === "true";
 }
+
+/** The resources that run a migration to its end and report its exit code and log file. */
+const MIGRATION_RUNS = new Set(["platform:docker:Job", "platform:kubernetes:MigrationOutcome"]);
 
 /** The resource types that run a service (one per service): an unchanged one says the service is unchanged. */
 const WORKLOAD_TYPES = new Set(["platform:docker:Container", "kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet"]);
@@ -82,8 +90,8 @@ export function toProgress(e: EngineEvent): ProgressEvent | undefined {
   if (pre) {
     const s = serviceStep(pre.urn);
     if (!s || isPinnedImage(pre)) return undefined;
-    // The Deployment said "starting" already.
-    if (s.type === "platform:kubernetes:WorkerRollout") return undefined;
+    // The Deployment said "starting" already; the Job, "migrating".
+    if (s.type === "platform:kubernetes:WorkerRollout" || s.type === "platform:kubernetes:MigrationOutcome") return undefined;
     if (WORK_OPS.has(pre.op)) return { service: s.service, phase: s.step.start, at };
     if (pre.op === "same" && WORKLOAD_TYPES.has(s.type)) return { service: s.service, phase: "unchanged", at };
     return undefined;
@@ -91,10 +99,10 @@ export function toProgress(e: EngineEvent): ProgressEvent | undefined {
   const out = e.resOutputsEvent?.metadata;
   if (out && WORK_OPS.has(out.op)) {
     const s = serviceStep(out.urn);
-    if (!s || isPinnedImage(out) || isUnawaitedDeployment(s.type, out)) return undefined;
+    if (!s || isPinnedImage(out) || isUnawaited(s.type, out)) return undefined;
     // on_failure: continue rolls out anyway, but the failure is shown, never passed off as "migrated".
     const exitCode = (out.new?.outputs as Record<string, unknown> | undefined)?.exitCode;
-    if (s.type === "platform:docker:Job" && typeof exitCode === "number" && exitCode !== 0) {
+    if (MIGRATION_RUNS.has(s.type) && typeof exitCode === "number" && exitCode !== 0) {
       return { service: s.service, phase: "migration failed", at, message: `exit ${exitCode}; rolling out anyway, on_failure: continue` };
     }
     return { service: s.service, phase: s.step.done, at };
@@ -118,7 +126,7 @@ export function toError(e: EngineEvent): { service?: string; message: string } |
 /** Log files that resources reported (migration output and exit code), by service. */
 export function toLogFile(e: EngineEvent): { service: string; logFile: string; exitCode?: number } | undefined {
   const out = e.resOutputsEvent?.metadata;
-  if (!out || !WORK_OPS.has(out.op) || parseUrn(out.urn).type !== "platform:docker:Job") return undefined;
+  if (!out || !WORK_OPS.has(out.op) || !MIGRATION_RUNS.has(parseUrn(out.urn).type)) return undefined;
   const outputs = out.new?.outputs as Record<string, unknown> | undefined;
   const s = serviceStep(out.urn);
   const exitCode = typeof outputs?.exitCode === "number" ? outputs.exitCode : undefined;

@@ -1,6 +1,7 @@
 import type { CheckResult, CreateResult, DiffResult, Provider, ReadResult, UpdateResult } from "@pulumi/pulumi/provider/index.js";
 import { clusterImageHandler } from "./kubernetes/cluster-image.js";
 import { registryImageHandler } from "./kubernetes/registry-image.js";
+import { migrationOutcomeHandler } from "./kubernetes/migration-outcome.js";
 import { namespaceClaimHandler } from "./kubernetes/namespace-claim.js";
 import { workerRolloutHandler } from "./kubernetes/worker-rollout.js";
 import { containerHandler } from "./docker/container.js";
@@ -38,6 +39,7 @@ const HANDLERS: Record<string, ResourceHandler> = {
   "platform:kubernetes:EdgeForwarder": containerHandler,
   "platform:kubernetes:WorkerRollout": workerRolloutHandler,
   "platform:kubernetes:NamespaceClaim": namespaceClaimHandler,
+  "platform:kubernetes:MigrationOutcome": migrationOutcomeHandler,
 };
 
 /** The resource type of a URN: urn:pulumi:stack::project::[parent$]type::name */

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -86,6 +86,33 @@ describe("catalog example on the Kubernetes test cluster", () => {
     const again = ok(await cli("deploy", "--project", project));
     expect(again.stdout).toContain("api: unchanged");
   }, 300_000);
+
+  it("a migration that fails under on_failure: continue is shown and recorded, and the service rolls out anyway", async () => {
+    const file = join(dir, "platform.yml");
+    const yml = readFileSync(file, "utf8");
+    const migrate =
+      '    lifecycle:\n      migrate:\n        command: [sh, -c, "echo half of it went; exit 3"]\n        on_failure: continue\n';
+    expect(yml).toContain("  traffic:\n    type: fastapi\n");
+    // traffic: a change of its variables rolls its pods, and its migration runs before they roll.
+    writeFileSync(
+      file,
+      yml
+        .replace("  traffic:\n    type: fastapi\n", `  traffic:\n    type: fastapi\n${migrate}`)
+        .replace("API_URL: ${api.url}", "API_URL: ${api.url}\n      ROUND: two"),
+    );
+    try {
+      const r = ok(await cli("deploy", "--project", project));
+      expect(r.stdout).toMatch(/^traffic: migration failed \(exit 3; rolling out anyway, on_failure: continue\)$/m);
+      expect(r.stdout).toMatch(/^⚠ traffic: migration failed \(exit 3\); rolled out anyway \(on_failure: continue\); output in \S+/m);
+      const record = JSON.parse(ok(await cli("deployments", "--project", project, "--json")).stdout)[0];
+      expect(record.migrations.traffic).toMatchObject({ failed: true, exitCode: 3 });
+      expect(record.migrations.traffic.output).toContain("half of it went");
+      expect(kubectl("-n", namespace, "exec", "deploy/traffic", "--", "printenv", "ROUND").trim()).toBe("two");
+    } finally {
+      writeFileSync(file, yml);
+    }
+    ok(await cli("deploy", "--project", project));
+  }, 600_000);
 
   it("a namespace that another stack made is never adopted: the deploy is refused before anything is built", async () => {
     const taken = `${project}-other`;

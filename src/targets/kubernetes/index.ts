@@ -143,6 +143,7 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
       ...(caConfigMap ? { caConfigMap } : {}),
       provider,
       kubeconfig: opts.kubeconfig,
+      logDir: opts.logDir,
       dependsOn: [ns, ...deps],
     };
     const data = { plan, service: s, namespace, image, envSecret, imageSource, storage, opts: { provider, dependsOn: [ns, ...deps] } };

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ContainerInputs } from "../../provider/docker/container.js";
+import type { MigrationOutcomeInputs } from "../../provider/kubernetes/migration-outcome.js";
 import type { NamespaceClaimInputs } from "../../provider/kubernetes/namespace-claim.js";
 import type { WorkerRolloutInputs } from "../../provider/kubernetes/worker-rollout.js";
 import type { Args } from "../shared/resources.js";
@@ -43,5 +44,13 @@ export class WorkerRollout extends pulumi.CustomResource {
 export class NamespaceClaim extends pulumi.CustomResource {
   constructor(name: string, args: Args<NamespaceClaimInputs>, opts?: pulumi.CustomResourceOptions) {
     super("platform:kubernetes:NamespaceClaim", name, { ...args }, opts);
+  }
+}
+
+/** The end of a migration Job that may fail (on_failure: continue): its exit code and log file (provider: provider/kubernetes/migration-outcome.ts). */
+export class MigrationOutcome extends pulumi.CustomResource {
+  declare readonly exitCode: pulumi.Output<number>;
+  constructor(name: string, args: Args<MigrationOutcomeInputs>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:kubernetes:MigrationOutcome", name, { ...args, exitCode: undefined, logFile: undefined }, opts);
   }
 }

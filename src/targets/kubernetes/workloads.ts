@@ -5,7 +5,7 @@ import type { Plan, PlannedService } from "../../plan/types.js";
 import { createImage, createPulledImage, type ImageBuildOptions } from "../shared/build-image.js";
 import { cronJobName, cronJobSpec } from "./cron.js";
 import type { ImagePlacement } from "./images.js";
-import { WorkerRollout } from "./resources.js";
+import { MigrationOutcome, WorkerRollout } from "./resources.js";
 import {
   appContainer,
   deploymentSpec,
@@ -27,6 +27,8 @@ export interface WorkloadContext {
   readonly provider: k8s.Provider;
   /** The kubeconfig's path: a worker's rollout is awaited through it (WorkerRollout). */
   readonly kubeconfig: string;
+  /** Where migration logs go (a migration that may fail keeps its output there). */
+  readonly logDir: string;
   /** The namespace and the services this one depends on (ready first). */
   readonly dependsOn: pulumi.Resource[];
 }
@@ -56,6 +58,39 @@ export function serviceImage(
 }
 
 /**
+ * A service's migration Job; what its Deployment waits for. Pulumi's wait for a Job fails the
+ * deploy when the Job fails; with `on_failure: continue` the Job is not awaited by it, and a
+ * MigrationOutcome waits for its end instead and reports its exit code and output (the deploy's
+ * warning), so the Deployment rolls out either way.
+ */
+function createMigration(
+  c: WorkloadContext,
+  s: PlannedService,
+  image: pulumi.Input<string>,
+  envSecret: pulumi.Input<string>,
+): pulumi.Resource {
+  const m = s.migrate!;
+  const job = new k8s.batch.v1.Job(
+    `${s.name}-migrate`,
+    {
+      metadata: {
+        namespace: c.namespace,
+        labels: podLabels(c.plan, s),
+        ...(m.continueOnFailure ? { annotations: { "pulumi.com/skipAwait": "true" } } : {}),
+      },
+      spec: migrateJobSpec(c.plan, s, image, envSecret, c.imageSource, c.caConfigMap),
+    },
+    { provider: c.provider, dependsOn: c.dependsOn, customTimeouts: timeouts(m.timeoutSeconds + 30) },
+  );
+  if (!m.continueOnFailure) return job;
+  return new MigrationOutcome(
+    `${s.name}-migrate-outcome`,
+    { kubeconfig: c.kubeconfig, namespace: c.namespace, job: job.metadata.name, logDir: c.logDir, timeoutSeconds: m.timeoutSeconds },
+    { dependsOn: [job] },
+  );
+}
+
+/**
  * A service that runs code (fastapi, nextjs, worker): its migration Job (not on a rollback: see
  * the Docker target), then its Deployment, which depends on it: a failed migration leaves the old
  * ReplicaSet running. A worker's Deployment is awaited by a WorkerRollout instead of Pulumi's
@@ -71,14 +106,7 @@ export function createAppWorkload(
 ): pulumi.Resource {
   const labels = podLabels(c.plan, s);
   const worker = s.type === "worker";
-  const migrate =
-    s.migrate && runMigration
-      ? new k8s.batch.v1.Job(
-          `${s.name}-migrate`,
-          { metadata: { namespace: c.namespace, labels }, spec: migrateJobSpec(c.plan, s, image, envSecret, c.imageSource, c.caConfigMap) },
-          { provider: c.provider, dependsOn: c.dependsOn, customTimeouts: timeouts(s.migrate.timeoutSeconds + 30) },
-        )
-      : undefined;
+  const migrate = s.migrate && runMigration ? createMigration(c, s, image, envSecret) : undefined;
   const deployment = new k8s.apps.v1.Deployment(
     s.name,
     {

@@ -84,6 +84,33 @@ describe("engine events to service phases", () => {
     expect(toProgress(e)).toMatchObject({ service: "api", phase: "migration failed", message: expect.stringContaining("exit 3") });
   });
 
+  it("on Kubernetes, a migration that may fail: the Job (not awaited) says migrating, its outcome says how it went", () => {
+    const unawaited = {
+      sequence: 2,
+      timestamp: 101,
+      resOutputsEvent: {
+        metadata: {
+          op: "create",
+          urn: urn("kubernetes:batch/v1:Job", "api-migrate"),
+          type: "kubernetes:batch/v1:Job",
+          provider: "",
+          new: { inputs: { metadata: { annotations: { "pulumi.com/skipAwait": "true" } } }, outputs: {} },
+        },
+      },
+    } as unknown as EngineEvent;
+    expect(toProgress(pre("kubernetes:batch/v1:Job", "api-migrate", "create"))).toMatchObject({ service: "api", phase: "migrating" });
+    expect(toProgress(unawaited)).toBeUndefined();
+    const outcome = "platform:kubernetes:MigrationOutcome";
+    expect(toProgress(pre(outcome, "api-migrate-outcome", "create"))).toBeUndefined();
+    expect(toProgress(outs(outcome, "api-migrate-outcome", "create", { exitCode: 0, logFile: "/x/a.log" }))).toMatchObject({
+      service: "api",
+      phase: "migrated",
+    });
+    const failed = outs(outcome, "api-migrate-outcome", "create", { exitCode: 3, logFile: "/x/b.log" });
+    expect(toProgress(failed)).toMatchObject({ service: "api", phase: "migration failed", message: expect.stringContaining("exit 3") });
+    expect(toLogFile(failed)).toEqual({ service: "api", logFile: "/x/b.log", exitCode: 3 });
+  });
+
   it("marks failures", () => {
     const e = {
       sequence: 3,
