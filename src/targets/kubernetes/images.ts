@@ -1,16 +1,14 @@
-import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { Plan, PlannedService } from "../../plan/types.js";
+import { dockerConfigFor } from "./registry-auth.js";
 import { ClusterImage, RegistryImage } from "./resources.js";
 import type { ImageSource } from "./specs.js";
 
 /**
  * How the cluster's nodes get the images built and kept on this machine's Docker engine:
  *   - a registry (`--registry`): each image is pushed there and pods run it by digest, pulled
- *     with the credentials of `docker login` when there are some;
+ *     with the credentials of `docker login` when there are some (a credential helper's too);
  *   - the test cluster without a registry: imported into its containerd, never pulled;
  *   - any other cluster without a registry: refused before anything is created, because its
  *     nodes could not pull an image that exists only here.
@@ -28,19 +26,6 @@ export interface PlacementOptions {
   readonly registry?: string;
   readonly testCluster?: unknown;
   readonly kubeconfig: string;
-}
-
-/** The `auths` entry of Docker's config.json for HOST, as a dockerconfigjson of that one host. */
-export function dockerConfigFor(host: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const file = join(env.DOCKER_CONFIG || join(homedir(), ".docker"), "config.json");
-  let auths: Record<string, { auth?: string }>;
-  try {
-    auths = (JSON.parse(readFileSync(file, "utf8")) as { auths?: Record<string, { auth?: string }> }).auths ?? {};
-  } catch {
-    return undefined;
-  }
-  const key = Object.keys(auths).find((k) => k.replace(/^https?:\/\//, "").replace(/\/.*$/, "") === host);
-  return key && auths[key]?.auth ? JSON.stringify({ auths: { [host]: { auth: auths[key].auth } } }) : undefined;
 }
 
 /** Refuses, before any resource is declared, a cluster that could not pull the stack's images. */

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { targetSettings } from "../../../../src/cli/stack-flags.js";
-import { checkImageRoute, dockerConfigFor } from "../../../../src/targets/kubernetes/images.js";
+import { checkImageRoute } from "../../../../src/targets/kubernetes/images.js";
+import { dockerConfigFor } from "../../../../src/targets/kubernetes/registry-auth.js";
 import { pushedDigest, registryTarget } from "../../../../src/provider/kubernetes/registry-image.js";
 import { appContainer, dependencyWait, deploymentSpec, migrateJobSpec } from "../../../../src/targets/kubernetes/specs.js";
 import { fullstackPlan } from "../../../fixtures/plans.js";
@@ -56,6 +57,32 @@ describe("images for a cluster of one's own: --registry", () => {
     });
     expect(dockerConfigFor("127.0.0.1:5001", { DOCKER_CONFIG: dir })).toBeUndefined();
     expect(dockerConfigFor("reg.example.com", { DOCKER_CONFIG: join(dir, "none") })).toBeUndefined();
+  });
+
+  it("pull credentials from a credential helper: the host's (credHelpers), else the default store (credsStore), else auths", () => {
+    const dir = mkdtempSync(join(tmpdir(), "docker-config-"));
+    // A real helper program, speaking the docker-credential-helpers protocol: `get`, the server on stdin, JSON out.
+    const helper = (name: string, body: string) => {
+      writeFileSync(join(dir, `docker-credential-${name}`), `#!/bin/sh\nread server\n${body}\n`, { mode: 0o755 });
+    };
+    helper(
+      "team",
+      'case "$server" in reg.example.com) echo \'{"ServerURL":"reg.example.com","Username":"ci","Secret":"s3cret"}\';; *) echo "credentials not found in native keychain" >&2; exit 1;; esac',
+    );
+    helper("store", 'echo "{\\"ServerURL\\":\\"$server\\",\\"Username\\":\\"<token>\\",\\"Secret\\":\\"refresh\\"}"');
+    writeFileSync(
+      join(dir, "config.json"),
+      JSON.stringify({ credHelpers: { "reg.example.com": "team" }, credsStore: "store", auths: { "other.example.com": { auth: "eDp5" } } }),
+    );
+    const env = { DOCKER_CONFIG: dir, PATH: `${dir}:/usr/bin:/bin` };
+    expect(JSON.parse(dockerConfigFor("reg.example.com", env)!)).toEqual({
+      auths: { "reg.example.com": { auth: Buffer.from("ci:s3cret").toString("base64") } },
+    });
+    // The store holds an identity token only (no pull with it): the inline login serves.
+    expect(JSON.parse(dockerConfigFor("other.example.com", env)!)).toEqual({ auths: { "other.example.com": { auth: "eDp5" } } });
+    expect(dockerConfigFor("third.example.com", env)).toBeUndefined();
+    // A helper that is not installed is no login.
+    expect(dockerConfigFor("reg.example.com", { ...env, PATH: "/usr/bin:/bin" })).toBeUndefined();
   });
 
   it("pull secrets reach the Deployment's pods and the migration Job's", () => {
