@@ -4,9 +4,10 @@ import { resolveEdgeSettings } from "../engine/edge-record.js";
 import { deployWithUpgrades, findUpgrades } from "../engine/db-upgrade.js";
 import { clearExpiry, setExpiry } from "../engine/env-expiry.js";
 import { missingSecrets } from "../engine/secret-names.js";
-import { stackPlanSettings } from "../engine/stack-settings.js";
+import { keptEdgeSettings, stackPlanSettings } from "../engine/stack-settings.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { planBaseImages } from "../plan/base-images.js";
+import { DEFAULT_HTTPS_PORT } from "../plan/constants.js";
 import { buildPlan } from "../plan/build-plan.js";
 import { scanSources } from "../plan/scan-source.js";
 import type { Plan } from "../plan/types.js";
@@ -78,6 +79,10 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   const where = await deployTarget(t, creds, target);
   await refuseForeignNamespace(t, where, plan);
   const door = await resolveFrontDoor(o, process.env, t, where, plan.appsDomain);
+  // Back from a front door to the edge: the URLs take the edge's port again, not the front door's the stack kept.
+  const httpsPort =
+    door.httpsPort ??
+    (!door.frontDoor && keptEdgeSettings(t.project, t.env).frontDoor ? (edge.httpsPort ?? DEFAULT_HTTPS_PORT) : undefined);
   // A Python or Node version the set-up did not build is built now, once (first need), on this
   // machine's engine; a server over SSH gets the base images from here, once.
   const progress = (line: string) => process.stderr.write(`→ ${line}\n`);
@@ -109,7 +114,7 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
         ...edge,
         ...target,
         frontDoor: door.frontDoor,
-        ...(door.httpsPort !== undefined ? { httpsPort: door.httpsPort } : {}),
+        ...(httpsPort !== undefined ? { httpsPort } : {}),
         order: plan.services.map((s) => s.name),
       },
       { ...o, cronScheduler: where.target !== "kubernetes" },
