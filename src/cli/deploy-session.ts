@@ -1,5 +1,5 @@
 import type { Credentials } from "../engine/credentials.js";
-import type { DeployOptions } from "../engine/deploy.js";
+import type { DeployOptions, StackSettingKey } from "../engine/deploy.js";
 import { type DeploymentRun, DeploymentFailure, runDeployment } from "../engine/deploy-run.js";
 import { ExitCode } from "../errors.js";
 import { CRON_SCHEDULER } from "../plan/naming.js";
@@ -8,20 +8,7 @@ import { createDeployView } from "./deploy-view.js";
 import { pickRenderer, printJson, type RendererKind } from "./render.js";
 import { studioLink } from "./studio-action.js";
 
-type EngineOptions = Pick<
-  DeployOptions,
-  | "configFile"
-  | "projectDir"
-  | "appsDomain"
-  | "httpsPort"
-  | "publicEdge"
-  | "frontDoor"
-  | "order"
-  | "rollback"
-  | "target"
-  | "kubeconfig"
-  | "registry"
->;
+type EngineOptions = Pick<DeployOptions, StackSettingKey | "order" | "rollback">;
 
 /**
  * Ctrl-C (or SIGTERM) once: the engine finishes the steps in flight and starts nothing new.

@@ -58,6 +58,18 @@ export interface DeployOptions {
   readonly rollback?: { readonly of: string; readonly images: Record<string, { tag: string; hash: string }> };
 }
 
+/** The deploy options that become stack settings (writeStackConfig): what deploy, preview and a session pass on. */
+export type StackSettingKey =
+  | "configFile"
+  | "projectDir"
+  | "appsDomain"
+  | "httpsPort"
+  | "publicEdge"
+  | "frontDoor"
+  | "target"
+  | "kubeconfig"
+  | "registry";
+
 export interface DeployResult {
   readonly record: DeploymentRecord;
   /** Public URL per public service, in plan order. */
@@ -76,21 +88,7 @@ export interface DeployResult {
  */
 export async function writeStackConfig(
   stack: Stack,
-  o: Pick<
-    DeployOptions,
-    | "project"
-    | "env"
-    | "configFile"
-    | "projectDir"
-    | "appsDomain"
-    | "httpsPort"
-    | "publicEdge"
-    | "frontDoor"
-    | "rollback"
-    | "target"
-    | "kubeconfig"
-    | "registry"
-  >,
+  o: Pick<DeployOptions, "project" | "env" | "rollback" | StackSettingKey>,
   deploymentId: string,
 ): Promise<void> {
   const current = await currentStackSettings(stack, o.project, o.env);

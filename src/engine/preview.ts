@@ -1,6 +1,6 @@
 import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 import type { Credentials } from "./credentials.js";
-import { type DeployOptions, writeStackConfig } from "./deploy.js";
+import { type DeployOptions, type StackSettingKey, writeStackConfig } from "./deploy.js";
 import { acquireStackLock } from "./lock.js";
 import { parseUrn, serviceOfResource } from "./progress.js";
 import { currentStackSettings } from "./stack-settings.js";
@@ -52,10 +52,7 @@ export function summarizePreview(events: readonly EngineEvent[]): Record<string,
   return out;
 }
 
-export type PreviewOptions = Pick<
-  DeployOptions,
-  "configFile" | "projectDir" | "appsDomain" | "httpsPort" | "publicEdge" | "frontDoor" | "target" | "kubeconfig" | "registry"
->;
+export type PreviewOptions = Pick<DeployOptions, StackSettingKey>;
 
 /**
  * A Pulumi preview of the next deploy, read from the engine's truth (refresh first): which
