@@ -188,6 +188,12 @@ $(tail -n 20 "$log")"; }
   STEP_STATUS="installed the Pulumi Kubernetes provider $PULUMI_KUBERNETES_VERSION as a plugin"
 }
 
+# The test cluster's ingress controller (its front door): Traefik, built by traefik.sh (cached by version).
+setup_traefik() {
+  TRAEFIK_BIN=$(bash "$REPO_ROOT/scripts/setup/traefik.sh") || fail "building Traefik failed (scripts/setup/traefik.sh)"
+  STEP_STATUS="Traefik at $TRAEFIK_BIN"
+}
+
 write_kubernetes_json() {
   cat >"$KUBERNETES_JSON.tmp" <<JSON
 {
@@ -196,6 +202,7 @@ write_kubernetes_json() {
   "pauseImage": { "ref": "platform-local/pause:$KUBERNETES_VERSION", "archive": "$KUBERNETES_DIR/images/pause.tar" },
   "corednsImage": { "ref": "platform-local/coredns:$COREDNS_VERSION", "archive": "$COREDNS_DIR/coredns-image.tar" },
   "registry": "$REGISTRY_DIR/bin/registry",
+  "traefik": "$TRAEFIK_BIN",
   "pulumiKubernetesVersion": "$PULUMI_KUBERNETES_VERSION",
   "containerd": "$(command -v containerd)",
   "ctr": "$(command -v ctr)",
@@ -214,6 +221,7 @@ setup_kubernetes() {
   step "Kubernetes: v$KUBERNETES_VERSION binaries" setup_kubernetes_binaries
   step "Kubernetes: CoreDNS v$COREDNS_VERSION" setup_coredns
   step "Kubernetes: registry" setup_registry
+  step "Kubernetes: Traefik (the ingress controller)" setup_traefik
   step "Kubernetes: Pulumi provider $PULUMI_KUBERNETES_VERSION" setup_pulumi_kubernetes
   step "Kubernetes: toolchain file" write_kubernetes_json
 }

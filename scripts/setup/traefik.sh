@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Traefik v3 (the proxy Coolify and Dokploy put in front of apps) for the edge benchmark only
-# (bench/edge: `npm test` never needs it). Built from Go modules as the other Go tools are (no
-# release binary may be downloaded here), cached under $PLATFORM_HOME/toolchain/traefik-v<version>/
+# Traefik v3 (the proxy Coolify and Dokploy put in front of apps): the Kubernetes test cluster's
+# ingress controller (its front door, src/test-cluster/components.ts) and a peer in bench/edge.
+# Built from Go modules as the other Go tools are (no release binary may be downloaded here), cached under $PLATFORM_HOME/toolchain/traefik-v<version>/
 # keyed by version, so a second run takes a moment. Prints the binary's path. Idempotent.
 #
 # Traefik cannot be built as a dependency of a wrapper module as Caddy is: its go.mod replaces

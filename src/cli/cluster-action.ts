@@ -1,12 +1,58 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { ExitCode, VisibleError } from "../errors.js";
 import { clusterDown, clusterStatus, clusterUp } from "../test-cluster/cluster.js";
+import type { FrontDoorAcme } from "../test-cluster/front-door.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 
 /** Progress goes to stderr, so `--json` keeps stdout to one object. */
 const progress = (line: string) => process.stderr.write(`  ${line}\n`);
 
-export async function runUp(o: { json?: boolean }): Promise<void> {
-  const r = await clusterUp({ progress });
+export interface UpFlags {
+  json?: boolean;
+  acmeCa?: string;
+  acmeCaRoot?: string;
+  acmeEmail?: string;
+  acmeOff?: boolean;
+}
+
+const usage = (message: string, hint: string) => new VisibleError(message, { exitCode: ExitCode.usage, details: [`  hint: ${hint}`] });
+
+/** The front door's ACME CA from the flags: unset keeps the saved one, null forgets it. */
+export function acmeFlags(o: UpFlags): FrontDoorAcme | null | undefined {
+  if (o.acmeOff) {
+    if (o.acmeCa) throw usage("--acme-off and --acme-ca contradict each other", "give one of them");
+    return null;
+  }
+  if (o.acmeCa === undefined) {
+    if (o.acmeCaRoot || o.acmeEmail)
+      throw usage("--acme-ca-root and --acme-email go with --acme-ca", "give the ACME directory with --acme-ca URL");
+    return undefined;
+  }
+  if (!/^https:\/\/\S+$/.test(o.acmeCa)) throw usage(`--acme-ca: "${o.acmeCa}" is not an https:// URL`, "give the ACME directory's URL");
+  if (!o.acmeEmail || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(o.acmeEmail))
+    throw usage(
+      `--acme-email ${o.acmeEmail ? `"${o.acmeEmail}" is not an e-mail address` : "is missing"}`,
+      "give the address the CA writes to",
+    );
+  let caRoot: string | undefined;
+  if (o.acmeCaRoot) {
+    caRoot = resolve(o.acmeCaRoot);
+    let pem = "";
+    try {
+      pem = readFileSync(caRoot, "utf8");
+    } catch (e) {
+      throw usage(`--acme-ca-root: cannot read ${caRoot} (${(e as NodeJS.ErrnoException).code ?? "error"})`, "give a PEM file");
+    }
+    if (!pem.includes("-----BEGIN CERTIFICATE-----")) throw usage(`--acme-ca-root: ${caRoot} holds no PEM certificate`, "give a PEM file");
+  }
+  return { ca: o.acmeCa, email: o.acmeEmail, ...(caRoot ? { caRoot } : {}) };
+}
+
+export async function runUp(o: UpFlags): Promise<void> {
+  const acme = acmeFlags(o);
+  const r = await clusterUp({ progress, ...(acme !== undefined ? { acme } : {}) });
   if (o.json) return printJson(r);
   process.stdout.write(
     r.alreadyRunning

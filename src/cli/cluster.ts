@@ -12,6 +12,10 @@ export function registerCluster(program: Command): void {
     .command("up")
     .description("start the test cluster (or what is missing of it) and print its kubeconfig path")
     .option("--json", "machine-readable output")
+    .option("--acme-ca <url>", "the ACME directory its ingress controller (Traefik) gets certificates from; kept for later ups")
+    .option("--acme-ca-root <pem-file>", "a CA that signs the ACME directory's HTTPS, when the system's do not")
+    .option("--acme-email <address>", "the ACME account's e-mail (needed with --acme-ca)")
+    .option("--acme-off", "forget the ACME directory: the ingress controller serves its default certificate")
     .action(async (o) => (await work()).runUp(o));
   cluster
     .command("down")

@@ -13,6 +13,7 @@ import {
   buildRegistryHosts,
 } from "./configs.js";
 import { buildCorednsManifests } from "./coredns.js";
+import { buildFrontDoorManifests, type FrontDoorAcme, frontDoorAcme } from "./front-door.js";
 import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
 import { importArchive } from "./images.js";
@@ -27,7 +28,7 @@ import {
 } from "./kubectl.js";
 import { API_SERVER_URL, type ClusterLayout, clusterLayout, type ClusterToolchain, readClusterToolchain, toolchainFile } from "./layout.js";
 import { writePki } from "./pki.js";
-import { isHealthy, logTail, runningPid, startComponent, stopComponent } from "./processes.js";
+import { argsChanged, isHealthy, logTail, runningPid, startComponent, stopComponent } from "./processes.js";
 
 /** The test cluster: `platform cluster up|down|status`, also the Kubernetes tests' fixture. */
 export type Progress = (line: string) => void;
@@ -67,6 +68,7 @@ async function writeClusterFiles(l: ClusterLayout, tc: ClusterToolchain): Promis
     scheduler: "scheduler",
     kubelet: "kubelet",
     "kube-proxy": "kube-proxy",
+    traefik: "traefik",
   };
   for (const [file, cert] of Object.entries(users)) {
     writeIfChanged(
@@ -109,6 +111,11 @@ async function startAndWait(
   progress: Progress,
   timeoutMs: number,
 ): Promise<string[]> {
+  // A component running with other flags (the front door given an ACME CA) is started again.
+  for (const s of specs.filter((x) => runningPid(l, x) !== undefined && argsChanged(l, x))) {
+    progress(`restarting ${s.name} with its new flags`);
+    await stopComponent(l, s);
+  }
   const started = specs.filter((s) => runningPid(l, s) === undefined);
   for (const s of started) startComponent(l, s);
   await Promise.all(
@@ -134,15 +141,17 @@ export interface UpResult {
   seconds: number;
 }
 
-export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResult> {
+/** `acme`: the front door's ACME CA; unset keeps the one given last, null forgets it. */
+export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme | null } = {}): Promise<UpResult> {
   const progress = o.progress ?? (() => {});
   const t0 = Date.now();
   requireRoot();
   const tc = await ensureClusterToolchain(progress);
   const l = clusterLayout();
-  const specs = buildComponents(l, tc);
+  mkdirSync(l.dir, { recursive: true, mode: 0o700 });
+  const specs = buildComponents(l, tc, frontDoorAcme(l, o.acme));
   const byName = (...names: string[]) => specs.filter((s) => names.includes(s.name));
-  if (specs.every((s) => runningPid(l, s) !== undefined) && (await clusterStatus()).ready) {
+  if (specs.every((s) => runningPid(l, s) !== undefined && !argsChanged(l, s)) && (await clusterStatus()).ready) {
     return { kubeconfig: l.adminKubeconfig, alreadyRunning: true, started: [], seconds: (Date.now() - t0) / 1000 };
   }
   await prepareKernel();
@@ -183,6 +192,9 @@ export async function clusterUp(o: { progress?: Progress } = {}): Promise<UpResu
   if (started.includes("containerd")) {
     await waitForDns(l, tc, "CoreDNS to run again", () => podsRunningSince(l, tc, "kube-system", "k8s-app=kube-dns", t0));
   }
+  // The front door last: its rights and IngressClass first, so its first sync sees them.
+  await kubectl(l, tc, ["apply", "-f", "-"], { input: buildFrontDoorManifests() });
+  started.push(...(await startAndWait(l, tc, byName("traefik"), progress, 60_000)));
   await waitFor("the cluster to be ready", async () => ((await clusterStatus()).ready ? true : undefined), { timeoutMs: 120_000 });
   return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000 };
 }

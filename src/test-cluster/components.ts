@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { type FrontDoorAcme, traefikSpec } from "./front-door.js";
 import { type ClusterLayout, type ClusterToolchain, binary, NETWORK, PORTS } from "./layout.js";
 
 /** How `up` and `status` tell that a component serves. */
@@ -15,6 +16,8 @@ export interface ComponentSpec {
   command: string;
   args: string[];
   health: HealthCheck;
+  /** Variables over the system tools' environment (Traefik reads its kubeconfig from KUBECONFIG). */
+  env?: Record<string, string>;
   /** How long `down` waits after SIGTERM before SIGKILL (default 10 s). */
   stopGraceMs?: number;
 }
@@ -26,8 +29,8 @@ export function toFlags(...pairs: string[]): string[] {
   return out;
 }
 
-/** The components in start order; `down` stops them in reverse. */
-export function buildComponents(l: ClusterLayout, tc: ClusterToolchain): ComponentSpec[] {
+/** The components in start order; `down` stops them in reverse. `acme`: the front door's ACME CA. */
+export function buildComponents(l: ClusterLayout, tc: ClusterToolchain, acme?: FrontDoorAcme): ComponentSpec[] {
   const pki = (f: string) => join(l.pki, f);
   const kubeconfig = (name: string) => join(l.kubeconfigs, `${name}.yaml`);
   const etcdUrl = `http://127.0.0.1:${PORTS.etcdClient}`;
@@ -189,5 +192,6 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain): Compone
       args: toFlags("--listen", `127.0.0.1:${PORTS.registry}`, "--dir", l.registryData),
       health: { kind: "http", url: `http://127.0.0.1:${PORTS.registry}/v2/` },
     },
+    traefikSpec(l, tc, acme),
   ];
 }

@@ -105,6 +105,8 @@ export interface ClusterToolchain {
   corednsImage: { ref: string; archive: string };
   /** The registry binary (go-containerregistry's, built by the set-up). */
   registry: string;
+  /** Traefik, the cluster's ingress controller (scripts/setup/traefik.sh). */
+  traefik: string;
   pulumiKubernetesVersion: string;
   containerd: string;
   ctr: string;
@@ -132,6 +134,7 @@ export function readClusterToolchain(home = platformHome()): ClusterToolchain | 
     tc.pauseImage?.archive,
     tc.corednsImage?.archive,
     tc.registry,
+    tc.traefik,
     tc.containerd,
     tc.ctr,
     tc.runc,

@@ -53,6 +53,8 @@ export function buildCertSpecs(nodeName: string = NETWORK.nodeName): CertSpec[] 
       dns: [nodeName, "localhost"],
     },
     { name: "kube-proxy", cn: "system:kube-proxy", usage: "client" },
+    // The ingress controller: its ClusterRole names this user (front-door.ts).
+    { name: "traefik", cn: "platform:traefik", usage: "client" },
   ];
 }
 

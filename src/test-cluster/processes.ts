@@ -21,6 +21,20 @@ export function logFile(l: ClusterLayout, name: string): string {
   return join(l.logs, `${name}.log`);
 }
 
+/** The flags a running component was started with, beside its pid file. */
+function argsFile(l: ClusterLayout, name: string): string {
+  return join(l.pids, `${name}.args`);
+}
+
+/** Whether a running component was started with other flags than `spec` gives now (unknown: not changed). */
+export function argsChanged(l: ClusterLayout, spec: ComponentSpec): boolean {
+  try {
+    return readFileSync(argsFile(l, spec.name), "utf8") !== JSON.stringify(spec.args);
+  } catch {
+    return false;
+  }
+}
+
 /** The running pid of a component, else undefined. */
 export function runningPid(l: ClusterLayout, spec: ComponentSpec): number | undefined {
   let pid: number;
@@ -60,7 +74,7 @@ export function startComponent(l: ClusterLayout, spec: ComponentSpec): number {
         detached: true,
         stdio: ["ignore", log, log],
         // The kubelet and CNI plugins look for mount, iptables, ip and runc on PATH.
-        env: systemToolEnv(),
+        env: { ...systemToolEnv(), ...spec.env },
       });
     } finally {
       process.umask(previous);
@@ -68,6 +82,7 @@ export function startComponent(l: ClusterLayout, spec: ComponentSpec): number {
     if (!child.pid) throw new Error(`could not start ${spec.command}`);
     child.unref();
     writeFileSync(pidFile(l, spec.name), `${child.pid}\n`);
+    writeFileSync(argsFile(l, spec.name), JSON.stringify(spec.args));
     return child.pid;
   } finally {
     closeSync(log);
@@ -85,6 +100,7 @@ export async function stopComponent(l: ClusterLayout, spec: ComponentSpec, grace
     while (commandOf(pid) === spec.command) await sleep(50);
   }
   rmSync(pidFile(l, spec.name), { force: true });
+  rmSync(argsFile(l, spec.name), { force: true });
   return pid !== undefined;
 }
 

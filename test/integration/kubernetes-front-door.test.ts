@@ -75,6 +75,8 @@ describe("public services through the Kubernetes cluster's own ingress controlle
 
   afterAll(async () => {
     await cli("destroy", "--yes", "--delete-data", "--project", project);
+    // The front door forgets this test's CA (its Pebble is gone): Traefik restarts without ACME.
+    await clusterUp(["--acme-off"]).catch((e) => console.warn(`cluster up --acme-off: ${(e as Error).message}`));
     pebble?.stop();
     if (net) await destroyInternet(net);
     rmSync(work, { recursive: true, force: true });
