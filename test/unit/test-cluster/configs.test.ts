@@ -21,6 +21,7 @@ const tc: ClusterToolchain = {
   pauseImage: { ref: "platform-local/pause:1.34.2", archive: "/tc/pause.tar" },
   corednsImage: { ref: "platform-local/coredns:1.12.4", archive: "/tc/coredns.tar" },
   registry: "/tc/registry/bin/registry",
+  traefik: "/tc/traefik-v3.7.13/traefik",
   pulumiKubernetesVersion: "4.25.0",
   containerd: "/usr/bin/containerd",
   ctr: "/usr/bin/ctr",
@@ -106,6 +107,7 @@ describe("test cluster components", () => {
       "kubelet",
       "kube-proxy",
       "registry",
+      "traefik",
     ]);
   });
   it("the registry listens on loopback only, its blobs under the cluster's directory", () => {
@@ -118,7 +120,7 @@ describe("test cluster components", () => {
   });
   it("flags are --flag=value (pflag reads booleans only so)", () => {
     expect(toFlags("--leader-elect", "false", "--name", "x")).toEqual(["--leader-elect=false", "--name=x"]);
-    for (const s of specs) for (const a of s.args) expect(a).toMatch(/^--[a-z-]+=/);
+    for (const s of specs) for (const a of s.args) expect(a).toMatch(/^--[a-z.-]+=/);
   });
   it("the kubelet runs the cluster's binaries from the toolchain", () => {
     expect(specs.find((s) => s.name === "kubelet")?.command).toBe("/tc/kubernetes-v1.34.2/bin/kubelet");
