@@ -1,26 +1,9 @@
 import { join } from "node:path";
+import type { ComponentSpec } from "./component-spec.js";
 import { type FrontDoorAcme, traefikSpec } from "./front-door.js";
 import { type ClusterLayout, type ClusterToolchain, binary, NETWORK, PORTS } from "./layout.js";
 
-/** How `up` and `status` tell that a component serves. */
-export type HealthCheck =
-  | { kind: "http"; url: string }
-  /** TLS with the admin client certificate (the API server allows nothing anonymous). */
-  | { kind: "https-admin"; url: string }
-  /** TLS with an in-memory self-signed certificate; /healthz is open to anyone. */
-  | { kind: "https-insecure"; url: string }
-  | { kind: "containerd" };
-
-export interface ComponentSpec {
-  name: string;
-  command: string;
-  args: string[];
-  health: HealthCheck;
-  /** Variables over the system tools' environment (Traefik reads its kubeconfig from KUBECONFIG). */
-  env?: Record<string, string>;
-  /** How long `down` waits after SIGTERM before SIGKILL (default 10 s). */
-  stopGraceMs?: number;
-}
+export type { ComponentSpec, HealthCheck } from "./component-spec.js";
 
 /** pflag reads a boolean only in the form --flag=value, so every flag is given that way. */
 export function toFlags(...pairs: string[]): string[] {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ComponentSpec } from "./components.js";
+import type { ComponentSpec } from "./component-spec.js";
 import { type ClusterLayout, type ClusterToolchain, FRONT_DOOR } from "./layout.js";
 
 /**

@@ -1,0 +1,21 @@
+/** What the test cluster's process runner needs to know of one component (components.ts lists them). */
+
+/** How `up` and `status` tell that a component serves. */
+export type HealthCheck =
+  | { kind: "http"; url: string }
+  /** TLS with the admin client certificate (the API server allows nothing anonymous). */
+  | { kind: "https-admin"; url: string }
+  /** TLS with an in-memory self-signed certificate; /healthz is open to anyone. */
+  | { kind: "https-insecure"; url: string }
+  | { kind: "containerd" };
+
+export interface ComponentSpec {
+  name: string;
+  command: string;
+  args: string[];
+  health: HealthCheck;
+  /** Variables over the system tools' environment (Traefik reads its kubeconfig from KUBECONFIG). */
+  env?: Record<string, string>;
+  /** How long `down` waits after SIGTERM before SIGKILL (default 10 s). */
+  stopGraceMs?: number;
+}
