@@ -13,7 +13,7 @@ import {
   buildRegistryHosts,
 } from "./configs.js";
 import { buildCorednsManifests } from "./coredns.js";
-import { buildFrontDoorManifests, type FrontDoorAcme, frontDoorAcme } from "./front-door.js";
+import { buildFrontDoorManifests, type FrontDoorAcme, frontDoorAcme, traefikDir } from "./front-door.js";
 import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
 import { importArchive } from "./images.js";
@@ -194,6 +194,8 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
   }
   // The front door last: its rights and IngressClass first, so its first sync sees them.
   await kubectl(l, tc, ["apply", "-f", "-"], { input: buildFrontDoorManifests() });
+  // Without its directory, Traefik skips the ACME resolver ("unable to get ACME account").
+  mkdirSync(traefikDir(l), { recursive: true, mode: 0o700 });
   started.push(...(await startAndWait(l, tc, byName("traefik"), progress, 60_000)));
   await waitFor("the cluster to be ready", async () => ((await clusterStatus()).ready ? true : undefined), { timeoutMs: 120_000 });
   return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000 };

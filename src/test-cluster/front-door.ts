@@ -25,6 +25,9 @@ export const TRAEFIK_RESOLVER = "platform";
 
 const acmeFile = (l: ClusterLayout) => join(l.dir, "front-door-acme.json");
 
+/** Traefik's own files (its ACME storage): `up` makes it, since Traefik creates the file but not its directory. */
+export const traefikDir = (l: ClusterLayout) => join(l.dir, "traefik");
+
 /**
  * The front door's ACME CA as `up` was last given it, so a later `up` keeps it: undefined keeps
  * the saved one, null forgets it (`--acme-off`), a CA replaces it.
@@ -55,7 +58,7 @@ function acmeStorage(l: ClusterLayout, acme: FrontDoorAcme): string {
     /* a missing root fails Traefik's first order, with its own words */
   }
   const key = createHash("sha256").update(`${acme.ca}\n${acme.email}\n${root}`).digest("hex").slice(0, 12);
-  return join(l.dir, "traefik", `acme-${key}.json`);
+  return join(traefikDir(l), `acme-${key}.json`);
 }
 
 /**
