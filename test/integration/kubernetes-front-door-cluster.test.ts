@@ -1,0 +1,219 @@
+// The test cluster's front door on its own, without the deploy pipeline: Traefik (a component
+// of `platform cluster up`) serves a plain Deployment's Ingress on 127.0.0.1:10443 with a
+// certificate it got from Pebble over HTTP-01 on 127.0.0.1:10080, where plain HTTP redirects
+// to HTTPS but for ACME's challenges. Run alone:
+//   PLATFORM_SKIP_SETUP=1 bash scripts/test.sh test/integration/kubernetes-front-door-cluster.test.ts
+//
+// Traffic goes only to 127.0.0.1 and to the veth pair helpers/internet.ts makes: Pebble's
+// directory on serverAddress:14000 (a throwaway CA signs its HTTPS: --acme-ca-root),
+// challtestsrv on serverAddress:53 answering 127.0.0.1 for every name.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect, type PeerCertificate } from "node:tls";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importDockerImage } from "../../src/test-cluster/images.js";
+import { clusterLayout, FRONT_DOOR, readClusterToolchain, type ClusterToolchain } from "../../src/test-cluster/layout.js";
+import { makeDirectoryTls, type Pebble, sleep, startPebble } from "./helpers/acme.js";
+import { requireToolchain, unique } from "./helpers/env.js";
+import { createInternet, destroyInternet, type Internet } from "./helpers/internet.js";
+import { clusterUp, kubectl } from "./helpers/kubernetes.js";
+
+const IMAGE = "platform-local/python:3.11";
+const ns = unique("door-");
+/** One Ingress names the class, one names none (the class is the cluster's default). */
+const HOSTS = { classed: "hello.apps.test", unclassed: "plain.apps.test" } as const;
+const work = mkdtempSync(join(tmpdir(), "platform-door-cluster-"));
+const timings: Record<string, number> = {};
+let net: Internet | undefined;
+let pebble: Pebble | undefined;
+
+function apply(...objects: object[]): void {
+  const tc = readClusterToolchain() as ClusterToolchain;
+  execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", clusterLayout().adminKubeconfig, "apply", "-f", "-"], {
+    input: objects.map((o) => JSON.stringify(o)).join("\n"),
+    encoding: "utf8",
+  });
+}
+
+function ingress(name: string, host: string, className?: string): object {
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "Ingress",
+    metadata: { name, namespace: ns },
+    spec: {
+      ...(className ? { ingressClassName: className } : {}),
+      rules: [
+        { host, http: { paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "hello", port: { number: 80 } } } }] } },
+      ],
+    },
+  };
+}
+
+/** A plain-HTTP request to the front door's web entry point, with the given Host. */
+function httpGet(host: string, path: string): Promise<{ status: number; location?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: FRONT_DOOR.address, port: FRONT_DOOR.httpPort, path, headers: { host }, timeout: 10_000 }, (res) => {
+      let body = "";
+      res.on("data", (d) => (body += d));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, body, ...(res.headers.location ? { location: res.headers.location } : {}) }),
+      );
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+interface Answer {
+  authorized: boolean;
+  error?: string;
+  issuer: string;
+  status: number;
+  body: string;
+}
+
+/** GET / over TLS on the front door's websecure entry point with SNI `host`, trusting only `ca`. */
+function httpsGet(host: string, ca: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const s = connect({ host: FRONT_DOOR.address, port: FRONT_DOOR.httpsPort, servername: host, ca, rejectUnauthorized: false }, () => {
+      const cert: PeerCertificate = s.getPeerCertificate();
+      const issuer = String(cert.issuer?.CN ?? "");
+      const authorized = s.authorized;
+      const error = s.authorizationError ? String(s.authorizationError) : undefined;
+      s.write(`GET / HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      let raw = "";
+      s.on("data", (d) => (raw += d));
+      s.on("end", () => {
+        const [head = "", body = ""] = raw.split("\r\n\r\n");
+        const status = Number(head.split(" ")[1] ?? 0);
+        resolve({ authorized, issuer, status, body, ...(error ? { error } : {}) });
+      });
+    });
+    s.setTimeout(10_000, () => s.destroy(new Error("timeout")));
+    s.on("error", reject);
+  });
+}
+
+/** Polls until the front door serves `host` with a certificate under Pebble's root (Traefik orders it when the router appears). */
+async function untilIssued(host: string, timeoutMs = 120_000): Promise<Answer> {
+  let last = "";
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(1000)) {
+    try {
+      const a = await httpsGet(host, pebble!.root);
+      if (a.authorized) return a;
+      last = `issuer ${a.issuer}: ${a.error ?? "not authorized"}`;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+  }
+  throw new Error(`no certificate from Pebble for ${host} within ${timeoutMs / 1000} s; last: ${last}\n${pebble?.log().slice(-3000)}`);
+}
+
+describe("the test cluster's front door (Traefik) with certificates from an ACME CA", () => {
+  beforeAll(async () => {
+    requireToolchain();
+    const t0 = Date.now();
+    net = await createInternet();
+    const tls = await makeDirectoryTls(work, net.serverAddress);
+    pebble = await startPebble({
+      serverAddress: net.serverAddress,
+      httpPort: FRONT_DOOR.httpPort,
+      tlsPort: FRONT_DOOR.httpsPort,
+      tls,
+      dir: work,
+      answer: FRONT_DOOR.address,
+    });
+    await clusterUp(["--acme-ca", pebble.directoryByAddress, "--acme-ca-root", tls.ca, "--acme-email", "ops@apps.test"]);
+    timings.upWithAcme = (Date.now() - t0) / 1000;
+  }, 45 * 60_000);
+
+  afterAll(async () => {
+    try {
+      kubectl("delete", "namespace", ns, "--wait=false", "--ignore-not-found");
+    } catch (e) {
+      console.warn(`delete namespace ${ns}: ${(e as Error).message}`);
+    }
+    // The front door forgets this test's CA (its Pebble is gone): Traefik restarts without ACME.
+    await clusterUp(["--acme-off"]).catch((e) => console.warn(`cluster up --acme-off: ${(e as Error).message}`));
+    pebble?.stop();
+    if (net) await destroyInternet(net);
+    rmSync(work, { recursive: true, force: true });
+    console.log(`front door timings (s): ${JSON.stringify(timings)}`);
+  }, 300_000);
+
+  it("serves a Deployment's Ingresses (class traefik, and no class) over HTTPS with Pebble's certificates, and redirects HTTP", async () => {
+    const t0 = Date.now();
+    const l = clusterLayout();
+    const tc = readClusterToolchain() as ClusterToolchain;
+    await importDockerImage(l, tc, IMAGE);
+    const labels = { app: "hello" };
+    apply(
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "hello", namespace: ns },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              containers: [
+                {
+                  name: "hello",
+                  image: IMAGE,
+                  imagePullPolicy: "Never",
+                  command: [
+                    "sh",
+                    "-c",
+                    "mkdir -p /srv && echo hello-from-the-cluster > /srv/index.html && exec python3 -m http.server 8080 -d /srv",
+                  ],
+                  readinessProbe: { httpGet: { path: "/", port: 8080 }, periodSeconds: 1 },
+                },
+              ],
+            },
+          },
+        },
+      },
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "hello", namespace: ns },
+        spec: { selector: labels, ports: [{ port: 80, targetPort: 8080 }] },
+      },
+      ingress("classed", HOSTS.classed, FRONT_DOOR.ingressClass),
+      ingress("unclassed", HOSTS.unclassed),
+    );
+    kubectl("rollout", "status", "-n", ns, "deployment/hello", "--timeout=120s");
+    timings.appReady = (Date.now() - t0) / 1000;
+
+    // Traefik writes its address into each Ingress's status (what Pulumi's Ingress awaiter waits for).
+    for (const name of ["classed", "unclassed"]) {
+      kubectl("wait", "-n", ns, `ingress/${name}`, "--for=jsonpath={.status.loadBalancer.ingress[0].ip}=127.0.0.1", "--timeout=60s");
+    }
+
+    for (const host of Object.values(HOSTS)) {
+      const t = Date.now();
+      const a = await untilIssued(host);
+      timings[`issued ${host}`] = (Date.now() - t) / 1000;
+      expect(a.issuer).toMatch(/Pebble/);
+      expect(a.status).toBe(200);
+      expect(a.body).toContain("hello-from-the-cluster");
+    }
+
+    // Plain HTTP redirects to the websecure entry point...
+    const r = await httpGet(HOSTS.classed, "/some/page?q=1");
+    expect([301, 302, 307, 308]).toContain(r.status);
+    expect(r.location).toBe(`https://${HOSTS.classed}:${FRONT_DOOR.httpsPort}/some/page?q=1`);
+    // ...but ACME's HTTP-01 challenges stay on it (Traefik's own router, which outranks the
+    // redirect): an unknown token is a 404 from Traefik's challenge handler, not a redirect.
+    const challenge = await httpGet(HOSTS.classed, "/.well-known/acme-challenge/no-such-token");
+    expect(challenge.status).toBe(404);
+    expect(challenge.location).toBeUndefined();
+  }, 600_000);
+});
