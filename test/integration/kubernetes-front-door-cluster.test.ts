@@ -8,7 +8,7 @@
 // directory on serverAddress:14000 (a throwaway CA signs its HTTPS: --acme-ca-root),
 // challtestsrv on serverAddress:53 answering 127.0.0.1 for every name.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importDockerImage } from "../../src/test-cluster/images.js";
 import { clusterLayout, FRONT_DOOR, readClusterToolchain, type ClusterToolchain } from "../../src/test-cluster/layout.js";
 import { makeDirectoryTls, type Pebble, sleep, startPebble } from "./helpers/acme.js";
-import { requireToolchain, unique } from "./helpers/env.js";
+import { runCli } from "./helpers/cli.js";
+import { requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { createInternet, destroyInternet, type Internet } from "./helpers/internet.js";
 import { clusterUp, kubectl } from "./helpers/kubernetes.js";
 
@@ -215,5 +216,27 @@ describe("the test cluster's front door (Traefik) with certificates from an ACME
     const challenge = await httpGet(HOSTS.classed, "/.well-known/acme-challenge/no-such-token");
     expect(challenge.status).toBe(404);
     expect(challenge.location).toBeUndefined();
+    // The Ingress that names no class got the default one (the API server's DefaultIngressClass).
+    expect(kubectl("get", "ingress", "unclassed", "-n", ns, "-o", "jsonpath={.spec.ingressClassName}")).toBe(FRONT_DOOR.ingressClass);
   }, 600_000);
+
+  it("up --acme-off restarts Traefik alone, without its resolver; a plain up then finds everything running", async () => {
+    const t0 = Date.now();
+    const off = await runCli(["cluster", "up", "--json", "--acme-off"], { cwd: ROOT, env: {} });
+    timings.upAcmeOff = (Date.now() - t0) / 1000;
+    expect(off.code, off.stderr).toBe(0);
+    expect(JSON.parse(off.stdout)).toMatchObject({ alreadyRunning: false, started: ["traefik"] });
+    expect(off.stderr).toContain("restarting traefik with its new flags");
+    const args = readFileSync(join(clusterLayout().pids, "traefik.args"), "utf8");
+    expect(args).not.toContain("certificatesresolvers");
+    // Without ACME, websecure serves Traefik's default certificate, and web serves plain HTTP.
+    const a = await httpsGet(HOSTS.classed, pebble!.root);
+    expect(a.authorized).toBe(false);
+    expect(a.issuer).toMatch(/TRAEFIK DEFAULT CERT/);
+    const plain = await httpGet(HOSTS.classed, "/");
+    expect(plain.status).toBe(200);
+    expect(plain.body).toContain("hello-from-the-cluster");
+    const again = await runCli(["cluster", "up", "--json"], { cwd: ROOT, env: {} });
+    expect(JSON.parse(again.stdout)).toMatchObject({ alreadyRunning: true });
+  }, 300_000);
 });
