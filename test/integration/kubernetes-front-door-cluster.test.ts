@@ -9,18 +9,17 @@
 // challtestsrv on serverAddress:53 answering 127.0.0.1 for every name.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type PeerCertificate } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importDockerImage } from "../../src/test-cluster/images.js";
 import { clusterLayout, FRONT_DOOR, readClusterToolchain, type ClusterToolchain } from "../../src/test-cluster/layout.js";
-import { makeDirectoryTls, type Pebble, sleep, startPebble } from "./helpers/acme.js";
+import { type Pebble, sleep } from "./helpers/acme.js";
 import { runCli } from "./helpers/cli.js";
 import { requireToolchain, ROOT, unique } from "./helpers/env.js";
-import { createInternet, destroyInternet, type Internet } from "./helpers/internet.js";
-import { clusterUp, kubectl } from "./helpers/kubernetes.js";
+import { type FrontDoorCa, frontDoorHttpGet, startFrontDoorCa, stopFrontDoorCa } from "./helpers/front-door.js";
+import { kubectl } from "./helpers/kubernetes.js";
 
 const IMAGE = "platform-local/python:3.11";
 const ns = unique("door-");
@@ -28,7 +27,7 @@ const ns = unique("door-");
 const HOSTS = { classed: "hello.apps.test", unclassed: "plain.apps.test" } as const;
 const work = mkdtempSync(join(tmpdir(), "platform-door-cluster-"));
 const timings: Record<string, number> = {};
-let net: Internet | undefined;
+const ca: FrontDoorCa = {};
 let pebble: Pebble | undefined;
 
 function apply(...objects: object[]): void {
@@ -51,22 +50,6 @@ function ingress(name: string, host: string, className?: string): object {
       ],
     },
   };
-}
-
-/** A plain-HTTP request to the front door's web entry point, with the given Host. */
-function httpGet(host: string, path: string): Promise<{ status: number; location?: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: FRONT_DOOR.address, port: FRONT_DOOR.httpPort, path, headers: { host }, timeout: 10_000 }, (res) => {
-      let body = "";
-      res.on("data", (d) => (body += d));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, body, ...(res.headers.location ? { location: res.headers.location } : {}) }),
-      );
-    });
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", reject);
-    req.end();
-  });
 }
 
 interface Answer {
@@ -118,17 +101,7 @@ describe("the test cluster's front door (Traefik) with certificates from an ACME
   beforeAll(async () => {
     requireToolchain();
     const t0 = Date.now();
-    net = await createInternet();
-    const tls = await makeDirectoryTls(work, net.serverAddress);
-    pebble = await startPebble({
-      serverAddress: net.serverAddress,
-      httpPort: FRONT_DOOR.httpPort,
-      tlsPort: FRONT_DOOR.httpsPort,
-      tls,
-      dir: work,
-      answer: FRONT_DOOR.address,
-    });
-    await clusterUp(["--acme-ca", pebble.directoryByAddress, "--acme-ca-root", tls.ca, "--acme-email", "ops@apps.test"]);
+    pebble = (await startFrontDoorCa(ca, work)).pebble;
     timings.upWithAcme = (Date.now() - t0) / 1000;
   }, 45 * 60_000);
 
@@ -138,10 +111,7 @@ describe("the test cluster's front door (Traefik) with certificates from an ACME
     } catch (e) {
       console.warn(`delete namespace ${ns}: ${(e as Error).message}`);
     }
-    // The front door forgets this test's CA (its Pebble is gone): Traefik restarts without ACME.
-    await clusterUp(["--acme-off"]).catch((e) => console.warn(`cluster up --acme-off: ${(e as Error).message}`));
-    pebble?.stop();
-    if (net) await destroyInternet(net);
+    await stopFrontDoorCa(ca);
     rmSync(work, { recursive: true, force: true });
     console.log(`front door timings (s): ${JSON.stringify(timings)}`);
   }, 300_000);
@@ -208,12 +178,12 @@ describe("the test cluster's front door (Traefik) with certificates from an ACME
     }
 
     // Plain HTTP redirects to the websecure entry point...
-    const r = await httpGet(HOSTS.classed, "/some/page?q=1");
+    const r = await frontDoorHttpGet(HOSTS.classed, "/some/page?q=1");
     expect([301, 302, 307, 308]).toContain(r.status);
     expect(r.location).toBe(`https://${HOSTS.classed}:${FRONT_DOOR.httpsPort}/some/page?q=1`);
     // ...but ACME's HTTP-01 challenges stay on it (Traefik's own router, which outranks the
     // redirect): an unknown token is a 404 from Traefik's challenge handler, not a redirect.
-    const challenge = await httpGet(HOSTS.classed, "/.well-known/acme-challenge/no-such-token");
+    const challenge = await frontDoorHttpGet(HOSTS.classed, "/.well-known/acme-challenge/no-such-token");
     expect(challenge.status).toBe(404);
     expect(challenge.location).toBeUndefined();
     // The Ingress that names no class got the default one (the API server's DefaultIngressClass).
@@ -233,7 +203,7 @@ describe("the test cluster's front door (Traefik) with certificates from an ACME
     const a = await httpsGet(HOSTS.classed, pebble!.root);
     expect(a.authorized).toBe(false);
     expect(a.issuer).toMatch(/TRAEFIK DEFAULT CERT/);
-    const plain = await httpGet(HOSTS.classed, "/");
+    const plain = await frontDoorHttpGet(HOSTS.classed, "/");
     expect(plain.status).toBe(200);
     expect(plain.body).toContain("hello-from-the-cluster");
     const again = await runCli(["cluster", "up", "--json"], { cwd: ROOT, env: {} });
