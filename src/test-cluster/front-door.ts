@@ -23,6 +23,18 @@ export interface FrontDoorAcme {
 
 export const TRAEFIK_RESOLVER = "platform";
 
+/** What `up` says of the front door: its URLs, and the ACME directory its certificates come from (null: Traefik's default certificate). */
+export interface FrontDoorInfo {
+  http: string;
+  https: string;
+  acmeCa: string | null;
+}
+
+export function toFrontDoorInfo(acme: FrontDoorAcme | undefined): FrontDoorInfo {
+  const { address, httpPort, httpsPort } = FRONT_DOOR;
+  return { http: `http://${address}:${httpPort}`, https: `https://${address}:${httpsPort}`, acmeCa: acme?.ca ?? null };
+}
+
 const acmeFile = (l: ClusterLayout) => join(l.dir, "front-door-acme.json");
 
 /** Traefik's own files (its ACME storage): `up` makes it, since Traefik creates the file but not its directory. */

@@ -195,7 +195,11 @@ describe("the test cluster's front door (Traefik) with certificates from an ACME
     const off = await runCli(["cluster", "up", "--json", "--acme-off"], { cwd: ROOT, env: {} });
     timings.upAcmeOff = (Date.now() - t0) / 1000;
     expect(off.code, off.stderr).toBe(0);
-    expect(JSON.parse(off.stdout)).toMatchObject({ alreadyRunning: false, started: ["traefik"] });
+    expect(JSON.parse(off.stdout)).toMatchObject({
+      alreadyRunning: false,
+      started: ["traefik"],
+      frontDoor: { http: "http://127.0.0.1:10080", https: "https://127.0.0.1:10443", acmeCa: null },
+    });
     expect(off.stderr).toContain("restarting traefik with its new flags");
     const args = readFileSync(join(clusterLayout().pids, "traefik.args"), "utf8");
     expect(args).not.toContain("certificatesresolvers");
