@@ -10,6 +10,8 @@
 #       coredns-v1.12.4/         coredns and its image archive
 #       pulumi-kubernetes-4.25.0/  the Pulumi Kubernetes provider, installed as a plugin
 #       registry-ggcr-v0.22.1/   the test cluster's image registry (go-containerregistry)
+#       traefik-v3.7.13/         the test cluster's ingress controller (scripts/setup/traefik.sh;
+#                                a cold build takes many minutes, a warm run a moment)
 #   - $PLATFORM_HOME/kubernetes.json: where all of it is, read by src/test-cluster/.
 # Images are docker-archive tars written here (no registry, no Docker engine needed), which
 # `platform cluster up` imports into the cluster's containerd.

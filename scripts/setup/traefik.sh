@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Traefik v3 (the proxy Coolify and Dokploy put in front of apps): the Kubernetes test cluster's
-# ingress controller (its front door, src/test-cluster/components.ts) and a peer in bench/edge.
+# ingress controller (its front door, src/test-cluster/front-door.ts) and a peer in bench/edge.
 # Built from Go modules as the other Go tools are (no release binary may be downloaded here), cached under $PLATFORM_HOME/toolchain/traefik-v<version>/
 # keyed by version, so a second run takes a moment. Prints the binary's path. Idempotent.
 #

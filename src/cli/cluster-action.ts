@@ -60,6 +60,8 @@ export async function runUp(o: UpFlags): Promise<void> {
       : `✓ the test cluster is up in ${r.seconds.toFixed(1)}s\n`,
   );
   process.stdout.write(`kubeconfig: ${r.kubeconfig}\n  export KUBECONFIG=${r.kubeconfig}\n`);
+  const certs = r.frontDoor.acmeCa ? `certificates from ${r.frontDoor.acmeCa}` : "Traefik's default certificate";
+  process.stdout.write(`front door (Traefik, IngressClass traefik): ${r.frontDoor.http}  ${r.frontDoor.https} (${certs})\n`);
 }
 
 export async function runDown(o: { json?: boolean; purge?: boolean }): Promise<void> {

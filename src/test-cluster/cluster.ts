@@ -13,7 +13,14 @@ import {
   buildRegistryHosts,
 } from "./configs.js";
 import { buildCorednsManifests } from "./coredns.js";
-import { buildFrontDoorManifests, type FrontDoorAcme, frontDoorAcme } from "./front-door.js";
+import {
+  buildFrontDoorManifests,
+  type FrontDoorAcme,
+  type FrontDoorInfo,
+  frontDoorAcme,
+  toFrontDoorInfo,
+  traefikDir,
+} from "./front-door.js";
 import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
 import { importArchive } from "./images.js";
@@ -139,6 +146,7 @@ export interface UpResult {
   alreadyRunning: boolean;
   started: string[];
   seconds: number;
+  frontDoor: FrontDoorInfo;
 }
 
 /** `acme`: the front door's ACME CA; unset keeps the one given last, null forgets it. */
@@ -149,10 +157,12 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
   const tc = await ensureClusterToolchain(progress);
   const l = clusterLayout();
   mkdirSync(l.dir, { recursive: true, mode: 0o700 });
-  const specs = buildComponents(l, tc, frontDoorAcme(l, o.acme));
+  const acme = frontDoorAcme(l, o.acme);
+  const specs = buildComponents(l, tc, acme);
+  const frontDoor = toFrontDoorInfo(acme);
   const byName = (...names: string[]) => specs.filter((s) => names.includes(s.name));
   if (specs.every((s) => runningPid(l, s) !== undefined && !argsChanged(l, s)) && (await clusterStatus()).ready) {
-    return { kubeconfig: l.adminKubeconfig, alreadyRunning: true, started: [], seconds: (Date.now() - t0) / 1000 };
+    return { kubeconfig: l.adminKubeconfig, alreadyRunning: true, started: [], seconds: (Date.now() - t0) / 1000, frontDoor };
   }
   await prepareKernel();
   await writeClusterFiles(l, tc);
@@ -194,9 +204,11 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
   }
   // The front door last: its rights and IngressClass first, so its first sync sees them.
   await kubectl(l, tc, ["apply", "-f", "-"], { input: buildFrontDoorManifests() });
+  // Without its directory, Traefik skips the ACME resolver ("unable to get ACME account").
+  mkdirSync(traefikDir(l), { recursive: true, mode: 0o700 });
   started.push(...(await startAndWait(l, tc, byName("traefik"), progress, 60_000)));
   await waitFor("the cluster to be ready", async () => ((await clusterStatus()).ready ? true : undefined), { timeoutMs: 120_000 });
-  return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000 };
+  return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000, frontDoor };
 }
 
 /** Waits for a CoreDNS condition; on timeout the error carries its pods and the namespace's last events. */

@@ -23,7 +23,22 @@ export interface FrontDoorAcme {
 
 export const TRAEFIK_RESOLVER = "platform";
 
+/** What `up` says of the front door: its URLs, and the ACME directory its certificates come from (null: Traefik's default certificate). */
+export interface FrontDoorInfo {
+  http: string;
+  https: string;
+  acmeCa: string | null;
+}
+
+export function toFrontDoorInfo(acme: FrontDoorAcme | undefined): FrontDoorInfo {
+  const { address, httpPort, httpsPort } = FRONT_DOOR;
+  return { http: `http://${address}:${httpPort}`, https: `https://${address}:${httpsPort}`, acmeCa: acme?.ca ?? null };
+}
+
 const acmeFile = (l: ClusterLayout) => join(l.dir, "front-door-acme.json");
+
+/** Traefik's own files (its ACME storage): `up` makes it, since Traefik creates the file but not its directory. */
+export const traefikDir = (l: ClusterLayout) => join(l.dir, "traefik");
 
 /**
  * The front door's ACME CA as `up` was last given it, so a later `up` keeps it: undefined keeps
@@ -55,7 +70,7 @@ function acmeStorage(l: ClusterLayout, acme: FrontDoorAcme): string {
     /* a missing root fails Traefik's first order, with its own words */
   }
   const key = createHash("sha256").update(`${acme.ca}\n${acme.email}\n${root}`).digest("hex").slice(0, 12);
-  return join(l.dir, "traefik", `acme-${key}.json`);
+  return join(traefikDir(l), `acme-${key}.json`);
 }
 
 /**

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, delimiter } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clusterLayout, readClusterToolchain, type ClusterToolchain } from "../../src/test-cluster/layout.js";
+import { clusterLayout, FRONT_DOOR, readClusterToolchain, type ClusterToolchain } from "../../src/test-cluster/layout.js";
 import { importDockerImage } from "../../src/test-cluster/images.js";
 import { runCli } from "./helpers/cli.js";
 import { noteClusterStarted } from "./helpers/cluster-marker.js";
@@ -129,10 +129,22 @@ describe("the Kubernetes test cluster", () => {
     expect(r.code).toBe(0);
     expect(s).toMatchObject({ ready: true, node: { ready: true, internalIp: "127.0.0.1" }, dns: { ready: true } });
     expect(s.components.map((c: { name: string; healthy: boolean }) => `${c.name}:${c.healthy}`)).toEqual(
-      ["containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "registry"].map(
-        (n) => `${n}:true`,
-      ),
+      [
+        "containerd",
+        "etcd",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kube-scheduler",
+        "kubelet",
+        "kube-proxy",
+        "registry",
+        "traefik",
+      ].map((n) => `${n}:true`),
     );
+    // The front door: Traefik's IngressClass, the cluster's default.
+    const cls = JSON.parse(kubectl("get", "ingressclass", FRONT_DOOR.ingressClass, "-o", "json"));
+    expect(cls.spec.controller).toBe("traefik.io/ingress-controller");
+    expect(cls.metadata.annotations["ingressclass.kubernetes.io/is-default-class"]).toBe("true");
     expect(kubectl("version", "-o", "json")).toContain('"gitVersion": "v1.34.2"');
   }, 60_000);
 
@@ -300,6 +312,7 @@ describe("the Kubernetes test cluster", () => {
     // Whole seconds, as Kubernetes gives container start times: every start after this is a new one.
     const stoppedAt = Math.floor(Date.now() / 1000) * 1000;
     expect(JSON.parse(r.stdout).stopped).toEqual([
+      "traefik",
       "registry",
       "kube-proxy",
       "kubelet",
@@ -329,6 +342,6 @@ describe("the Kubernetes test cluster", () => {
 
     r = await cli("down", "--json");
     timings.downAgain = r.seconds;
-    expect(JSON.parse(r.stdout).stopped).toHaveLength(8);
+    expect(JSON.parse(r.stdout).stopped).toHaveLength(9);
   }, 900_000);
 });

@@ -13,16 +13,15 @@
 // The deploy's own DNS check asks challtestsrv (PLATFORM_DNS_SERVERS): the hosts point at the
 // front door's address (127.0.0.1, as Traefik writes it into each Ingress's status).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FRONT_DOOR } from "../../src/test-cluster/layout.js";
-import { docker, makeDirectoryTls, type Pebble, startPebble } from "./helpers/acme.js";
+import { docker, type Pebble } from "./helpers/acme.js";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
 import { copyExample, forgetProject, freshBackend, pulumiOnStack, requireToolchain, unique } from "./helpers/env.js";
-import { createInternet, destroyInternet, type Internet } from "./helpers/internet.js";
-import { clusterUp, kubectl } from "./helpers/kubernetes.js";
+import { type FrontDoorCa, frontDoorHttpGet, startFrontDoorCa, stopFrontDoorCa } from "./helpers/front-door.js";
+import { kubectl } from "./helpers/kubernetes.js";
 
 const DOMAIN = "apps.test";
 const project = unique("k8s-door");
@@ -31,42 +30,20 @@ const SHOP = `shop-${project}.${DOMAIN}`;
 const backend = freshBackend();
 const work = mkdtempSync(join(tmpdir(), "platform-k8s-door-"));
 const dir = join(work, "fullstack");
-let net: Internet | undefined;
+const ca: FrontDoorCa = {};
 let pebble: Pebble | undefined;
 let urls: Record<string, string> = {};
 let env: Record<string, string> = {};
 const cli = (...args: string[]) => runCli(args, { cwd: dir, env: { ...backend, ...env } });
 const deploy = () => cli("deploy", "--yes", "--project", project, "--target", "kubernetes");
 
-/** A plain-HTTP request to the front door's web entry point, with the given Host. */
-function httpGet(host: string, path = "/"): Promise<{ status: number; location?: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: FRONT_DOOR.address, port: FRONT_DOOR.httpPort, path, headers: { host }, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, ...(res.headers.location ? { location: res.headers.location } : {}) }));
-    });
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", reject);
-    req.end();
-  });
-}
-
 const ingresses = () => kubectl("-n", namespace, "get", "ingress", "-o", "name", "--ignore-not-found").split("\n").filter(Boolean).sort();
 
 describe("public services through the Kubernetes cluster's own ingress controller", () => {
   beforeAll(async () => {
     requireToolchain();
-    net = await createInternet();
-    const tls = await makeDirectoryTls(work, net.serverAddress);
-    pebble = await startPebble({
-      serverAddress: net.serverAddress,
-      httpPort: FRONT_DOOR.httpPort,
-      tlsPort: FRONT_DOOR.httpsPort,
-      tls,
-      dir: work,
-      answer: FRONT_DOOR.address,
-    });
-    await clusterUp(["--acme-ca", pebble.directoryByAddress, "--acme-ca-root", tls.ca, "--acme-email", "ops@apps.test"]);
+    const { net, pebble: started } = await startFrontDoorCa(ca, work);
+    pebble = started;
     copyExample("fullstack", dir);
     const yml = join(dir, "platform.yml");
     writeFileSync(yml, readFileSync(yml, "utf8").replace("\n  web:\n", `\n  web:\n    domains: [${SHOP}]\n`));
@@ -75,10 +52,7 @@ describe("public services through the Kubernetes cluster's own ingress controlle
 
   afterAll(async () => {
     await cli("destroy", "--yes", "--delete-data", "--project", project);
-    // The front door forgets this test's CA (its Pebble is gone): Traefik restarts without ACME.
-    await clusterUp(["--acme-off"]).catch((e) => console.warn(`cluster up --acme-off: ${(e as Error).message}`));
-    pebble?.stop();
-    if (net) await destroyInternet(net);
+    await stopFrontDoorCa(ca);
     rmSync(work, { recursive: true, force: true });
     forgetProject(project);
   }, 300_000);
@@ -123,7 +97,7 @@ describe("public services through the Kubernetes cluster's own ingress controlle
 
   it("plain HTTP on the front door's web entry point redirects to HTTPS", async () => {
     const host = new URL(urls.api as string).hostname;
-    const r = await httpGet(host, "/api/status");
+    const r = await frontDoorHttpGet(host, "/api/status");
     expect([301, 302, 307, 308]).toContain(r.status);
     expect(r.location).toBe(`https://${host}:${FRONT_DOOR.httpsPort}/api/status`);
   });

@@ -10,8 +10,13 @@ export function startedByFile(): string {
   return join(dirname(clusterLayout().logs), "started-by-test-run");
 }
 
-/** After `platform cluster up --json`: when it really started the cluster, this run's teardown stops it. */
+/**
+ * After `platform cluster up --json`: when it really started the cluster, this run's teardown
+ * stops it. Only the front door restarted (its ACME flags changed) is not starting the cluster.
+ */
 export function noteClusterStarted(upJson: string): void {
   const id = process.env[RUN_ID_VAR];
-  if (id && (JSON.parse(upJson) as { alreadyRunning: boolean }).alreadyRunning === false) writeFileSync(startedByFile(), `${id}\n`);
+  const up = JSON.parse(upJson) as { alreadyRunning: boolean; started?: string[] };
+  const startedCluster = !up.alreadyRunning && (up.started ?? []).some((name) => name !== "traefik");
+  if (id && startedCluster) writeFileSync(startedByFile(), `${id}\n`);
 }

@@ -1,0 +1,59 @@
+import { request } from "node:http";
+import { FRONT_DOOR } from "../../../src/test-cluster/layout.js";
+import { makeDirectoryTls, type Pebble, startPebble } from "./acme.js";
+import { createInternet, destroyInternet, type Internet } from "./internet.js";
+import { clusterUp } from "./kubernetes.js";
+
+/**
+ * The test cluster's front door (Traefik) with Pebble as its ACME CA: Pebble's directory on a
+ * veth address of its own (helpers/internet.ts), its HTTPS signed by a throwaway CA given as
+ * --acme-ca-root; challtestsrv answers 127.0.0.1 for every name, and Pebble validates HTTP-01
+ * on the front door's web port. Filled as it starts, so that `stop` cleans up after a start
+ * that failed half-way.
+ */
+export interface FrontDoorCa {
+  net?: Internet;
+  pebble?: Pebble;
+}
+
+export async function startFrontDoorCa(ca: FrontDoorCa, work: string): Promise<{ net: Internet; pebble: Pebble }> {
+  const net = await createInternet();
+  ca.net = net;
+  const tls = await makeDirectoryTls(work, net.serverAddress);
+  const pebble = await startPebble({
+    serverAddress: net.serverAddress,
+    httpPort: FRONT_DOOR.httpPort,
+    tlsPort: FRONT_DOOR.httpsPort,
+    tls,
+    dir: work,
+    answer: FRONT_DOOR.address,
+  });
+  ca.pebble = pebble;
+  await clusterUp(["--acme-ca", pebble.directoryByAddress, "--acme-ca-root", tls.ca, "--acme-email", "ops@apps.test"]);
+  return { net, pebble };
+}
+
+/** The front door forgets the CA (its Pebble is about to go): Traefik restarts without ACME; then Pebble and its network go. */
+export async function stopFrontDoorCa(ca: FrontDoorCa): Promise<void> {
+  await clusterUp(["--acme-off"]).catch((e) => console.warn(`cluster up --acme-off: ${(e as Error).message}`));
+  ca.pebble?.stop();
+  if (ca.net) await destroyInternet(ca.net);
+}
+
+/** A plain-HTTP GET on the front door's web entry point with the given Host. */
+export function frontDoorHttpGet(host: string, path = "/"): Promise<{ status: number; location?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: FRONT_DOOR.address, port: FRONT_DOOR.httpPort, path, headers: { host }, timeout: 10_000 }, (res) => {
+      let body = "";
+      res.on("data", (d) => {
+        body += d;
+      });
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, body, ...(res.headers.location ? { location: res.headers.location } : {}) }),
+      );
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", reject);
+    req.end();
+  });
+}
