@@ -63,7 +63,7 @@ describe("public services through the Kubernetes cluster's own ingress controlle
     expect(r.stdout).not.toMatch(/no certificate yet/);
     const host = (u: string | undefined) => new URL(u as string).hostname;
     expect(urls.web).toBe(`https://${SHOP}:${FRONT_DOOR.httpsPort}`);
-    expect(host(urls.api)).toMatch(new RegExp(`^api-[a-z]+-[a-z]+\\.${DOMAIN.replace(".", "\\.")}$`));
+    expect(host(urls.api)).toMatch(new RegExp(`^${project}-api-[a-z]+-[a-z]+\\.${DOMAIN.replace(".", "\\.")}$`));
     expect(new URL(urls.api as string).port).toBe(String(FRONT_DOOR.httpsPort));
     expect(ingresses()).toEqual(["ingress.networking.k8s.io/api", "ingress.networking.k8s.io/web"]);
     const web = JSON.parse(kubectl("-n", namespace, "get", "ingress", "web", "-o", "json"));
