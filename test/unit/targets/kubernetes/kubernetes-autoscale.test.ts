@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { autoscalerSpec, cpuTargetMillicores, SCALE_DOWN_STABILIZATION_SECONDS } from "../../../../src/targets/kubernetes/autoscale.js";
+import { appContainer, deploymentSpec, disruptionBudgetSpec } from "../../../../src/targets/kubernetes/specs.js";
+import type { Plan, PlannedService } from "../../../../src/plan/types.js";
+import { fullstackPlan } from "../../../fixtures/plans.js";
+import { plain } from "./plain.js";
+
+const plan: Plan = await fullstackPlan();
+const api = plan.services.find((s) => s.name === "api")!;
+const never = { pullPolicy: "Never" } as const;
+const scaled = (scale: PlannedService["scale"], more: Partial<PlannedService> = {}): PlannedService => ({ ...api, scale, ...more });
+
+describe("Kubernetes autoscaling from platform.yml scale:", () => {
+  it("an autoscaler targets the service's Deployment between min and max", () => {
+    const spec = autoscalerSpec(scaled({ min: 1, max: 3, cpu: 50 }, { cpus: 0.5 }))!;
+    expect(spec.scaleTargetRef).toEqual({ apiVersion: "apps/v1", kind: "Deployment", name: "api" });
+    expect(spec).toMatchObject({ minReplicas: 1, maxReplicas: 3 });
+    // cpu is a percent of the service's cpus (its limit), as millicores: not of the tiny request.
+    expect(spec.metrics).toEqual([{ type: "Resource", resource: { name: "cpu", target: { type: "AverageValue", averageValue: "250m" } } }]);
+    expect(plain(plain(spec.behavior).scaleDown)).toMatchObject({ stabilizationWindowSeconds: SCALE_DOWN_STABILIZATION_SECONDS });
+  });
+
+  it("the target is never below 1m, and no autoscaler without scale:", () => {
+    expect(cpuTargetMillicores(scaled({ min: 1, max: 2, cpu: 1 }, { cpus: 0.01 }))).toBe(1);
+    expect(autoscalerSpec(api)).toBeUndefined();
+  });
+
+  it("a scaled Deployment leaves replicas to its autoscaler; it gets a budget and spread like a replicated one", () => {
+    const s = scaled({ min: 2, max: 4, cpu: 70 }, { replicas: 2 });
+    const spec = deploymentSpec(plan, s, appContainer(s, "img:1", "env", never), never);
+    expect(spec).not.toHaveProperty("replicas");
+    expect(plain(plain(spec.template).spec).topologySpreadConstraints).toHaveLength(1);
+    expect(disruptionBudgetSpec(s)).toMatchObject({ maxUnavailable: 1 });
+    // min 1: still a budget and spread, since the autoscaler may add pods.
+    const one = scaled({ min: 1, max: 3, cpu: 70 });
+    expect(disruptionBudgetSpec(one)).toBeDefined();
+    // Without scale: replicas as before.
+    expect(deploymentSpec(plan, api, appContainer(api, "img:1", "env", never), never).replicas).toBe(api.replicas ?? 1);
+  });
+});
