@@ -14,6 +14,7 @@ import {
 } from "./configs.js";
 import { buildCorednsManifests } from "./coredns.js";
 import { buildFrontDoorManifests, type FrontDoorAcme, frontDoorAcme } from "./front-door.js";
+import { startMetricsServer } from "./metrics-server.js";
 import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
 import { importArchive } from "./images.js";
@@ -69,6 +70,7 @@ async function writeClusterFiles(l: ClusterLayout, tc: ClusterToolchain): Promis
     kubelet: "kubelet",
     "kube-proxy": "kube-proxy",
     traefik: "traefik",
+    "metrics-server": "metrics-server",
   };
   for (const [file, cert] of Object.entries(users)) {
     writeIfChanged(
@@ -195,6 +197,7 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
   // The front door last: its rights and IngressClass first, so its first sync sees them.
   await kubectl(l, tc, ["apply", "-f", "-"], { input: buildFrontDoorManifests() });
   started.push(...(await startAndWait(l, tc, byName("traefik"), progress, 60_000)));
+  started.push(...(await startMetricsServer(l, tc, (specs) => startAndWait(l, tc, specs, progress, 60_000), byName("metrics-server"))));
   await waitFor("the cluster to be ready", async () => ((await clusterStatus()).ready ? true : undefined), { timeoutMs: 120_000 });
   return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000 };
 }

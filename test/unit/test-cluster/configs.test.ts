@@ -22,6 +22,7 @@ const tc: ClusterToolchain = {
   corednsImage: { ref: "platform-local/coredns:1.12.4", archive: "/tc/coredns.tar" },
   registry: "/tc/registry/bin/registry",
   traefik: "/tc/traefik-v3.7.13/traefik",
+  metricsServer: "/tc/metrics-server/bin/metrics-server",
   pulumiKubernetesVersion: "4.25.0",
   containerd: "/usr/bin/containerd",
   ctr: "/usr/bin/ctr",
@@ -108,6 +109,7 @@ describe("test cluster components", () => {
       "kube-proxy",
       "registry",
       "traefik",
+      "metrics-server",
     ]);
   });
   it("the registry listens on loopback only, its blobs under the cluster's directory", () => {
