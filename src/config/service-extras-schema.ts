@@ -79,7 +79,7 @@ export const scaleSchema = z
       .max(100)
       .default(DEFAULT_SCALE_CPU)
       .describe(
-        `The CPU use, in percent of the service's CPU (resources: its preset's or its own cpus), that the average copy is kept at: above it copies are added (up to max), below it removed (down to min). 1 to 100. Default ${DEFAULT_SCALE_CPU}.`,
+        `The CPU use, in percent of the service's CPUs (its resources preset's: small 0.5, medium 1, large 2), that the average copy is kept at: above it copies are added (up to max), below it removed (down to min). 1 to 100. Default ${DEFAULT_SCALE_CPU}.`,
       ),
   })
   .describe(

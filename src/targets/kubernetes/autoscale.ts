@@ -17,8 +17,8 @@ import type { PlannedService } from "../../plan/types.js";
 export const SCALE_DOWN_STABILIZATION_SECONDS = 30;
 
 /**
- * The target is an average *value* in millicores, `cpu` percent of the service's CPU (its
- * preset's or its own `cpus`, the container's limit), not the autoscaler's Utilization: that is a
+ * The target is an average *value* in millicores, `cpu` percent of the service's CPUs (its
+ * resources preset's `cpus`, the container's limit), not the autoscaler's Utilization: that is a
  * percent of the CPU *request*, and requests stay small on purpose (specs.ts resources(): a
  * rollout's extra pod must fit next to the old ones), so 70% of a 10m request would mean 7m.
  */

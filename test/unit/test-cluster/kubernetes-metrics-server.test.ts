@@ -50,7 +50,11 @@ describe("the test cluster's metrics-server", () => {
     const docs = parseAllDocuments(buildMetricsServerManifests("CA-PEM")).map((d) => d.toJSON());
     const api = docs.find((d) => d.kind === "APIService");
     expect(api.metadata.name).toBe("v1beta1.metrics.k8s.io");
-    expect(api.spec).toMatchObject({ group: "metrics.k8s.io", version: "v1beta1", service: { name: "metrics-server", namespace: "kube-system", port: 443 } });
+    expect(api.spec).toMatchObject({
+      group: "metrics.k8s.io",
+      version: "v1beta1",
+      service: { name: "metrics-server", namespace: "kube-system", port: 443 },
+    });
     expect(Buffer.from(api.spec.caBundle, "base64").toString()).toBe("CA-PEM");
     expect(api.spec.insecureSkipTLSVerify).toBeUndefined();
     const svc = docs.find((d) => d.kind === "Service");
