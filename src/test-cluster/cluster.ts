@@ -14,7 +14,7 @@ import {
 } from "./configs.js";
 import { buildCorednsManifests } from "./coredns.js";
 import { buildFrontDoorManifests, type FrontDoorAcme, frontDoorAcme } from "./front-door.js";
-import { startMetricsServer } from "./metrics-server.js";
+import { startMetricsServer } from "./metrics-api.js";
 import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
 import { importArchive } from "./images.js";

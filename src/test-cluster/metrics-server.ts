@@ -1,10 +1,5 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import type { ComponentSpec } from "./components.js";
-import { waitFor } from "./exec.js";
-import { kubectl } from "./kubectl.js";
-import { logTail } from "./processes.js";
 import { type ClusterLayout, type ClusterToolchain, NETWORK, PORTS } from "./layout.js";
 
 /**
@@ -22,7 +17,8 @@ export const METRICS_SERVER_PORT = 10251;
 /** How often it scrapes the kubelet: an autoscaler sees a load change within about this long. */
 export const METRICS_RESOLUTION = "15s";
 
-const NAME = "metrics-server";
+export const METRICS_SERVER = "metrics-server";
+const NAME = METRICS_SERVER;
 const NS = "kube-system";
 
 /** The API server's flags for aggregation: whom it proxies as, and whose user headers extension servers trust. */
@@ -47,8 +43,11 @@ export function aggregationFlags(pki: (f: string) => string): string[] {
   ];
 }
 
-/** The host process; `up` starts it once the bridge exists (CoreDNS runs) and its API objects are applied. */
-export function metricsServerComponent(l: ClusterLayout, tc: ClusterToolchain, toFlags: (...p: string[]) => string[]): ComponentSpec {
+/**
+ * The host process (a ComponentSpec of components.ts, which lists it); `up` starts it once the
+ * bridge exists (CoreDNS runs) and its API objects are applied (metrics-api.ts).
+ */
+export function metricsServerComponent(l: ClusterLayout, tc: ClusterToolchain, toFlags: (...p: string[]) => string[]) {
   const pki = (f: string) => join(l.pki, f);
   const kubeconfig = join(l.kubeconfigs, `${NAME}.yaml`);
   return {
@@ -85,7 +84,7 @@ export function metricsServerComponent(l: ClusterLayout, tc: ClusterToolchain, t
       "false",
     ),
     // /livez is open to anyone (--authorization-always-allow-paths' default).
-    health: { kind: "https-insecure", url: `https://${NETWORK.bridgeGateway}:${METRICS_SERVER_PORT}/livez` },
+    health: { kind: "https-insecure" as const, url: `https://${NETWORK.bridgeGateway}:${METRICS_SERVER_PORT}/livez` },
   };
 }
 
@@ -151,28 +150,4 @@ export function buildMetricsServerManifests(caPem: string): string {
     },
   ];
   return docs.map((d) => stringify(d)).join("---\n");
-}
-
-/**
- * After CoreDNS runs (so the bridge, its listening address, exists): its API objects, the
- * process, then the metrics API answering with the node's metrics (its first scrape), so a
- * test's autoscaler or `kubectl top` right after `up` has numbers. Returns what it started.
- */
-export async function startMetricsServer(
-  l: ClusterLayout,
-  tc: ClusterToolchain,
-  start: (specs: ComponentSpec[]) => Promise<string[]>,
-  specs: ComponentSpec[],
-): Promise<string[]> {
-  await kubectl(l, tc, ["apply", "-f", "-"], { input: buildMetricsServerManifests(readFileSync(join(l.pki, "ca.crt"), "utf8")) });
-  const started = await start(specs);
-  await waitFor(
-    "the metrics API (metrics-server) to serve the node's metrics",
-    async () => {
-      const r = await kubectl(l, tc, ["get", "--raw", "/apis/metrics.k8s.io/v1beta1/nodes"], { allowFail: true });
-      return r.code === 0 && r.stdout.includes(`"name":"${NETWORK.nodeName}"`) ? true : undefined;
-    },
-    { timeoutMs: 120_000, everyMs: 2000, onTimeout: () => logTail(l, NAME) },
-  );
-  return started;
 }
