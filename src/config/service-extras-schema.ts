@@ -65,13 +65,15 @@ export const scaleSchema = z
       .min(1)
       .max(MAX_REPLICAS)
       .default(1)
-      .describe(`The fewest copies that run, however idle the service is. 1 to ${MAX_REPLICAS}. Default 1.`),
+      .describe(`The fewest copies that run, however idle the service is. 1 to ${MAX_REPLICAS}. Default 1.`)
+      .meta({ examples: [2] }),
     max: z
       .number()
       .int()
       .min(1)
       .max(MAX_REPLICAS)
-      .describe(`The most copies that run, however busy the service is. At least min, at most ${MAX_REPLICAS}.`),
+      .describe(`The most copies that run, however busy the service is. At least min, at most ${MAX_REPLICAS}.`)
+      .meta({ examples: [5] }),
     cpu: z
       .number()
       .int()
@@ -80,7 +82,8 @@ export const scaleSchema = z
       .default(DEFAULT_SCALE_CPU)
       .describe(
         `The CPU use, in percent of the service's CPUs (its resources preset's: small 0.5, medium 1, large 2), that the average copy is kept at: above it copies are added (up to max), below it removed (down to min). 1 to 100. Default ${DEFAULT_SCALE_CPU}.`,
-      ),
+      )
+      .meta({ examples: [60] }),
   })
   .describe(
     "Autoscaling: on Kubernetes a HorizontalPodAutoscaler keeps the average copy's CPU near cpu percent of the service's CPU, between min and max copies (it adds copies within about 15 s of load and removes them about 30 s after it ends). On Docker, which has no autoscaler, min copies run and the deploy says so. fastapi, nextjs and worker services; instead of replicas.",
