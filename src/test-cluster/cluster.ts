@@ -194,10 +194,10 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
   if (started.includes("containerd")) {
     await waitForDns(l, tc, "CoreDNS to run again", () => podsRunningSince(l, tc, "kube-system", "k8s-app=kube-dns", t0));
   }
+  started.push(...(await startMetricsServer(l, tc, (specs) => startAndWait(l, tc, specs, progress, 60_000), byName("metrics-server"))));
   // The front door last: its rights and IngressClass first, so its first sync sees them.
   await kubectl(l, tc, ["apply", "-f", "-"], { input: buildFrontDoorManifests() });
   started.push(...(await startAndWait(l, tc, byName("traefik"), progress, 60_000)));
-  started.push(...(await startMetricsServer(l, tc, (specs) => startAndWait(l, tc, specs, progress, 60_000), byName("metrics-server"))));
   await waitFor("the cluster to be ready", async () => ((await clusterStatus()).ready ? true : undefined), { timeoutMs: 120_000 });
   return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000 };
 }

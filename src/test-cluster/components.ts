@@ -177,7 +177,7 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain, acme?: F
       args: toFlags("--listen", `127.0.0.1:${PORTS.registry}`, "--dir", l.registryData),
       health: { kind: "http", url: `http://127.0.0.1:${PORTS.registry}/v2/` },
     },
-    traefikSpec(l, tc, acme),
     metricsServerComponent(l, tc, toFlags),
+    traefikSpec(l, tc, acme),
   ];
 }

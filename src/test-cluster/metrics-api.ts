@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ComponentSpec } from "./components.js";
+import type { ComponentSpec } from "./component-spec.js";
 import { waitFor } from "./exec.js";
 import { kubectl } from "./kubectl.js";
 import { type ClusterLayout, type ClusterToolchain, NETWORK } from "./layout.js";

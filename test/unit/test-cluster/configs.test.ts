@@ -108,8 +108,8 @@ describe("test cluster components", () => {
       "kubelet",
       "kube-proxy",
       "registry",
-      "traefik",
       "metrics-server",
+      "traefik",
     ]);
   });
   it("the registry listens on loopback only, its blobs under the cluster's directory", () => {
