@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +12,8 @@ import { clusterUp, kubectl } from "./helpers/kubernetes.js";
  * `scale: {min: 1, max: 3, cpu: 20}` (test/fixtures/apps/burn) gets a HorizontalPodAutoscaler
  * fed by the cluster's metrics-server; CPU load through the platform's edge on 127.0.0.1 scales
  * it up to more than one ready pod, a plain `pulumi preview --expect-no-changes` stays clean
- * while it is scaled (the Deployment leaves replicas to the autoscaler), and once the load stops
+ * while it is scaled (the Deployment leaves replicas to the autoscaler), a deploy that rolls the
+ * pods keeps the autoscaler's count, and once the load stops
  * it comes back to one pod. The load is bounded in time and count.
  */
 const project = unique("k8s-hpa");
@@ -120,7 +121,14 @@ describe("autoscaling on the Kubernetes test cluster (scale: in platform.yml)", 
       expect(status.stdout).toMatch(/^api\s+running\s+Deployment ready [23]\/[23]\s/m);
       // While scaled: the program's Deployment has no replicas, so the autoscaler's count is no change.
       expect(pulumiOnStack(project, backend, ["preview", "--expect-no-changes"])).toMatch(/\d+ unchanged/);
+      const scaled = json("get", "deployment", "api").spec.replicas;
+      expect(scaled).toBeGreaterThan(1);
+      // A deploy that changes the pods (a new variable: a rollout) keeps the autoscaler's count.
+      const yml = join(dir, "platform.yml");
+      writeFileSync(yml, readFileSync(yml, "utf8").replace("      http: /health\n", '      http: /health\n    env:\n      ROUND: "2"\n'));
+      ok(await cli("deploy", "--yes", "--project", project));
       expect(json("get", "deployment", "api").spec.replicas).toBeGreaterThan(1);
+      console.log(`redeployed while scaled (${scaled} replicas before, ${json("get", "deployment", "api").spec.replicas} after)`);
     } finally {
       await load.stop();
     }
