@@ -129,9 +129,18 @@ describe("the Kubernetes test cluster", () => {
     expect(r.code).toBe(0);
     expect(s).toMatchObject({ ready: true, node: { ready: true, internalIp: "127.0.0.1" }, dns: { ready: true } });
     expect(s.components.map((c: { name: string; healthy: boolean }) => `${c.name}:${c.healthy}`)).toEqual(
-      ["containerd", "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "registry"].map(
-        (n) => `${n}:true`,
-      ),
+      [
+        "containerd",
+        "etcd",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kube-scheduler",
+        "kubelet",
+        "kube-proxy",
+        "registry",
+        "metrics-server",
+        "traefik",
+      ].map((n) => `${n}:true`),
     );
     expect(kubectl("version", "-o", "json")).toContain('"gitVersion": "v1.34.2"');
   }, 60_000);
@@ -300,6 +309,8 @@ describe("the Kubernetes test cluster", () => {
     // Whole seconds, as Kubernetes gives container start times: every start after this is a new one.
     const stoppedAt = Math.floor(Date.now() / 1000) * 1000;
     expect(JSON.parse(r.stdout).stopped).toEqual([
+      "traefik",
+      "metrics-server",
       "registry",
       "kube-proxy",
       "kubelet",
@@ -329,6 +340,6 @@ describe("the Kubernetes test cluster", () => {
 
     r = await cli("down", "--json");
     timings.downAgain = r.seconds;
-    expect(JSON.parse(r.stdout).stopped).toHaveLength(8);
+    expect(JSON.parse(r.stdout).stopped).toHaveLength(10);
   }, 900_000);
 });
