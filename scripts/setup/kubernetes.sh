@@ -12,6 +12,7 @@
 #       registry-ggcr-v0.22.1/   the test cluster's image registry (go-containerregistry)
 #       traefik-v3.7.13/         the test cluster's ingress controller (scripts/setup/traefik.sh;
 #                                a cold build takes many minutes, a warm run a moment)
+#       metrics-server-v0.8.0/   metrics-server, the resource metrics API (HPAs, kubectl top)
 #   - $PLATFORM_HOME/kubernetes.json: where all of it is, read by src/test-cluster/.
 # Images are docker-archive tars written here (no registry, no Docker engine needed), which
 # `platform cluster up` imports into the cluster's containerd.
@@ -21,6 +22,7 @@ KUBERNETES_VERSION=1.34.2
 COREDNS_VERSION=1.12.4
 PULUMI_KUBERNETES_VERSION=4.25.0
 REGISTRY_GGCR_VERSION=0.22.1
+METRICS_SERVER_VERSION=0.8.0
 KUBERNETES_APT_PACKAGES="etcd-server containerd runc containernetworking-plugins iptables conntrack"
 
 k8s_init_paths() {
@@ -28,6 +30,7 @@ k8s_init_paths() {
   COREDNS_DIR=$TOOLCHAIN/coredns-v$COREDNS_VERSION
   PULUMI_KUBERNETES_DIR=$TOOLCHAIN/pulumi-kubernetes-$PULUMI_KUBERNETES_VERSION
   REGISTRY_DIR=$TOOLCHAIN/registry-ggcr-v$REGISTRY_GGCR_VERSION
+  METRICS_SERVER_DIR=$TOOLCHAIN/metrics-server-v$METRICS_SERVER_VERSION
   KUBERNETES_GO=$REPO_ROOT/scripts/setup/go/kubernetes
   KUBERNETES_JSON=$PLATFORM_HOME/kubernetes.json
 }
@@ -149,6 +152,24 @@ $(tail -n 20 "$log")"
   STEP_STATUS="built the registry (go-containerregistry v$REGISTRY_GGCR_VERSION) into $dir/bin"
 }
 
+# metrics-server, which `platform cluster up` runs as a host process (src/test-cluster/metrics-server.ts).
+setup_metrics_server() {
+  local dir=$METRICS_SERVER_DIR mod=$KUBERNETES_GO/metrics-server log=$PLATFORM_HOME/logs/build-metrics-server.log
+  if k8s_is_built "$dir" "$mod"; then STEP_STATUS="reused metrics-server v$METRICS_SERVER_VERSION from $dir"; return; fi
+  grep -q "sigs.k8s.io/metrics-server v$METRICS_SERVER_VERSION" "$mod/go.mod" \
+    || fail "$mod/go.mod does not pin metrics-server v$METRICS_SERVER_VERSION (kubernetes.sh): update it with go mod tidy"
+  command -v go >/dev/null || fail "Go >= 1.24 is needed to build the test cluster's metrics-server from its module"
+  mkdir -p "$dir/bin"
+  echo "  building metrics-server v$METRICS_SERVER_VERSION from Go modules (about 2 min on 2 cores; log: $log) ..."
+  # Its version stamp is client-go's, as its own Makefile sets it.
+  k8s_go_build "$mod" "$dir/bin/metrics-server" sigs.k8s.io/metrics-server/cmd/metrics-server \
+    "-s -w -X k8s.io/client-go/pkg/version.gitVersion=v$METRICS_SERVER_VERSION" >"$log" 2>&1 \
+    || fail "building metrics-server failed; last lines of $log:
+$(tail -n 20 "$log")"
+  k8s_mark_built "$dir" "$mod"
+  STEP_STATUS="built metrics-server v$METRICS_SERVER_VERSION into $dir/bin"
+}
+
 # The provider's main package embeds schema-embed.json and terraform-mapping-embed.json,
 # which its module does not ship: they come from its own generator (generate.go, `VERSION`
 # stamps the schema). So the main package is copied out of the verified module into a copy
@@ -205,6 +226,7 @@ write_kubernetes_json() {
   "corednsImage": { "ref": "platform-local/coredns:$COREDNS_VERSION", "archive": "$COREDNS_DIR/coredns-image.tar" },
   "registry": "$REGISTRY_DIR/bin/registry",
   "traefik": "$TRAEFIK_BIN",
+  "metricsServer": "$METRICS_SERVER_DIR/bin/metrics-server",
   "pulumiKubernetesVersion": "$PULUMI_KUBERNETES_VERSION",
   "containerd": "$(command -v containerd)",
   "ctr": "$(command -v ctr)",
@@ -224,6 +246,7 @@ setup_kubernetes() {
   step "Kubernetes: CoreDNS v$COREDNS_VERSION" setup_coredns
   step "Kubernetes: registry" setup_registry
   step "Kubernetes: Traefik (the ingress controller)" setup_traefik
+  step "Kubernetes: metrics-server v$METRICS_SERVER_VERSION" setup_metrics_server
   step "Kubernetes: Pulumi provider $PULUMI_KUBERNETES_VERSION" setup_pulumi_kubernetes
   step "Kubernetes: toolchain file" write_kubernetes_json
 }

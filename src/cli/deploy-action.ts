@@ -36,12 +36,19 @@ export interface DeployOptions extends StackOptions, TargetFlags, FrontDoorFlags
 /** What the Docker target cannot do that platform.yml asks for, said once per deploy. */
 function targetNotes(config: Config, plan: Plan): string[] {
   const sized = plan.services.filter((s) => s.database?.storage && config.services[s.name]?.resources.storageWritten);
-  return sized.length
-    ? [
-        `storage sizes (${sized.map((s) => `${s.name}: ${s.database?.storage}`).join(", ")}) are not enforced by Docker's local volumes; a Kubernetes volume enforces them`,
-      ]
-    : [];
+  return [
+    ...(sized.length
+      ? [
+          `storage sizes (${sized.map((s) => `${s.name}: ${s.database?.storage}`).join(", ")}) are not enforced by Docker's local volumes; a Kubernetes volume enforces them`,
+        ]
+      : []),
+    ...plan.services.flatMap((s) => (s.scale ? [scaleNote(s.name, s.scale)] : [])),
+  ];
 }
+
+/** Docker has no autoscaler: a scaled service runs its fewest copies. */
+const scaleNote = (name: string, { min, max }: { min: number; max: number }) =>
+  `${name}: scale runs ${min} ${min === 1 ? "copy" : "copies"} on Docker, which has no autoscaler; on Kubernetes it runs ${min} to ${max} by CPU load`;
 
 /** What each recipe detected and chose (package manager, versions, app, start, fallbacks), one line each. */
 function recipeNotes(plan: Plan): string[] {

@@ -39,6 +39,11 @@ function toServiceConfig(name: string, svc: ParsedService, locator: Locator): Se
   if (svc.build !== undefined) out.build = { source: svc.build.source, dockerfile: svc.build.dockerfile };
   if (svc.image !== undefined) out.image = svc.image;
   if (svc.replicas !== undefined && svc.replicas > 1) out.replicas = svc.replicas;
+  // The fewest copies are what runs without an autoscaler (Docker) and what a rollout starts from.
+  if (svc.scale !== undefined) {
+    out.scale = { ...svc.scale };
+    if (svc.scale.min > 1) out.replicas = svc.scale.min;
+  }
   if (svc.start !== undefined) out.start = typeof svc.start === "string" ? svc.start : [...svc.start];
   if (svc.health !== undefined) {
     const { http, command } = svc.health;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { backupSchema } from "./backup-schema.js";
 import { postgresVersionSchema } from "./postgres-schema.js";
-import { healthSchema, redisAuthSchema, replicasSchema } from "./service-extras-schema.js";
+import { healthSchema, redisAuthSchema, replicasSchema, scaleSchema } from "./service-extras-schema.js";
 import { cronSchema } from "./cron-schema.js";
 import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
 
@@ -149,6 +149,7 @@ const typeRules = [
         public: { const: false },
         lifecycle: { properties: { migrate: false } },
         replicas: false,
+        scale: false,
       },
     },
   },
@@ -222,6 +223,7 @@ export const serviceSchema = z
         "true gives the service a public HTTPS URL, https://<project>-<service>-<word>-<word>.<apps domain>. Never allowed on postgres or redis: a data service is not put on the public edge. Default false.",
       ),
     replicas: replicasSchema.optional(),
+    scale: scaleSchema.optional(),
     domains: z
       .array(z.string())
       .default([])

@@ -49,3 +49,43 @@ export const replicasSchema = z
     `How many copies of the service run, all behind its one URL (public) and its one internal name: containers on Docker, pods of its Deployment on Kubernetes (spread across nodes). A deploy starts the new copies one at a time, each healthy before the next, and stops the old ones once all new ones serve. fastapi, nextjs and worker services; 1 to ${MAX_REPLICAS}. Default 1.`,
   )
   .meta({ examples: [3] });
+
+/** The target CPU of `scale:` when it is not written: percent of the service's CPU (resources.cpus). */
+export const DEFAULT_SCALE_CPU = 70;
+
+/**
+ * `scale:` on fastapi, nextjs and worker services: copies follow CPU load between min and max.
+ * Cross-field rules (max >= min, not with replicas, not on data services) are in rules-scale.ts.
+ */
+export const scaleSchema = z
+  .strictObject({
+    min: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_REPLICAS)
+      .default(1)
+      .describe(`The fewest copies that run, however idle the service is. 1 to ${MAX_REPLICAS}. Default 1.`)
+      .meta({ examples: [2] }),
+    max: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_REPLICAS)
+      .describe(`The most copies that run, however busy the service is. At least min, at most ${MAX_REPLICAS}.`)
+      .meta({ examples: [5] }),
+    cpu: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(DEFAULT_SCALE_CPU)
+      .describe(
+        `The CPU use, in percent of the service's CPUs (its resources preset's: small 0.5, medium 1, large 2), that the average copy is kept at: above it copies are added (up to max), below it removed (down to min). 1 to 100. Default ${DEFAULT_SCALE_CPU}.`,
+      )
+      .meta({ examples: [60] }),
+  })
+  .describe(
+    "Autoscaling: on Kubernetes a HorizontalPodAutoscaler keeps the average copy's CPU near cpu percent of the service's CPUs, between min and max copies (on the test cluster it added copies about 20 s into a load and removed them about 40 s after it ended). On Docker, which has no autoscaler, min copies run and the deploy says so. fastapi, nextjs and worker services; instead of replicas.",
+  )
+  .meta({ examples: [{ min: 1, max: 5, cpu: 60 }] });

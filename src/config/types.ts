@@ -48,6 +48,14 @@ export interface ResourcesConfig {
   retention?: Retention;
 }
 
+/** platform.yml `scale:` with its defaults filled in. */
+export interface ScaleConfig {
+  min: number;
+  max: number;
+  /** Target CPU, percent of the service's cpus. */
+  cpu: number;
+}
+
 export interface ServiceConfig {
   name: string;
   type: ServiceType;
@@ -56,6 +64,8 @@ export interface ServiceConfig {
   domains: string[];
   /** How many copies run (platform.yml replicas), when more than one. */
   replicas?: number;
+  /** platform.yml scale: copies between min and max, kept near cpu percent of the service's CPU (replicas is then min, when more than one). */
+  scale?: ScaleConfig;
   /** Values are templates: parse them with parseTemplate. */
   env: Record<string, string>;
   depends_on: string[];

@@ -6,6 +6,7 @@ import { validateDomains } from "./rules-domains.js";
 import { validateNames } from "./rules-names.js";
 import { validatePaths } from "./rules-paths.js";
 import { collectReferences, validateReferences } from "./rules-references.js";
+import { validateScale } from "./rules-scale.js";
 import { validateEnvNames, validateServiceKinds } from "./rules-services.js";
 import { validateBackups } from "./rules-backup.js";
 import { validateRedisAuth } from "./rules-redis.js";
@@ -57,6 +58,7 @@ export function validateConfig(text: string, opts: ValidateOptions): ValidationR
   }
   validateNames(view, sink);
   validateServiceKinds(view, sink);
+  validateScale(view, sink);
   validateBackups(view, sink);
   validateRedisAuth(view, sink);
   validateHealthKinds(view, sink);

@@ -187,6 +187,7 @@ function planService(
     domains: s.public ? [...(s.domains ?? [])] : [],
     port: database ? POSTGRES_PORT : s.type === "worker" ? 0 : HTTP_PORT,
     ...(s.replicas ? { replicas: s.replicas } : {}),
+    ...(s.scale ? { scale: { ...s.scale } } : {}),
     build: buildSpec(s, ctx, sources),
     image: database ? postgresImage(ctx.images, s.version) : s.image,
     ...(s.image ? { prebuilt: true } : {}),

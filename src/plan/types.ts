@@ -130,6 +130,11 @@ export interface PlannedService {
   readonly port: number;
   /** Copies that run (platform.yml replicas), when more than one: each a container (Docker) or a pod (Kubernetes). */
   readonly replicas?: number;
+  /**
+   * platform.yml scale: copies between min and max, kept near cpu percent of `cpus` (Kubernetes:
+   * a HorizontalPodAutoscaler owns the count). `replicas` is then min, when more than one.
+   */
+  readonly scale?: { readonly min: number; readonly max: number; readonly cpu: number };
   readonly build?: BuildSpec;
   /** Prebuilt image (postgres, redis, or platform.yml image:). */
   readonly image?: string;

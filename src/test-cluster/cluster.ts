@@ -21,6 +21,7 @@ import {
   toFrontDoorInfo,
   traefikDir,
 } from "./front-door.js";
+import { startMetricsServer } from "./metrics-api.js";
 import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
 import { importArchive } from "./images.js";
@@ -76,6 +77,7 @@ async function writeClusterFiles(l: ClusterLayout, tc: ClusterToolchain): Promis
     kubelet: "kubelet",
     "kube-proxy": "kube-proxy",
     traefik: "traefik",
+    "metrics-server": "metrics-server",
   };
   for (const [file, cert] of Object.entries(users)) {
     writeIfChanged(
@@ -202,6 +204,7 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
   if (started.includes("containerd")) {
     await waitForDns(l, tc, "CoreDNS to run again", () => podsRunningSince(l, tc, "kube-system", "k8s-app=kube-dns", t0));
   }
+  started.push(...(await startMetricsServer(l, tc, (specs) => startAndWait(l, tc, specs, progress, 60_000), byName("metrics-server"))));
   // The front door last: its rights and IngressClass first, so its first sync sees them.
   await kubectl(l, tc, ["apply", "-f", "-"], { input: buildFrontDoorManifests() });
   // Without its directory, Traefik skips the ACME resolver ("unable to get ACME account").

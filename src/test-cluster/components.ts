@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { ComponentSpec } from "./component-spec.js";
 import { type FrontDoorAcme, traefikSpec } from "./front-door.js";
 import { type ClusterLayout, type ClusterToolchain, binary, NETWORK, PORTS } from "./layout.js";
+import { aggregationFlags, metricsServerComponent } from "./metrics-server.js";
 
 export type { ComponentSpec, HealthCheck } from "./component-spec.js";
 
@@ -102,6 +103,7 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain, acme?: F
         "true",
         "--profiling",
         "false",
+        ...aggregationFlags(pki),
       ),
       health: { kind: "https-admin", url: `https://127.0.0.1:${PORTS.apiserver}/readyz` },
       // It drains for a minute or more on SIGTERM; its state is all in etcd, so no need to wait.
@@ -175,6 +177,7 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain, acme?: F
       args: toFlags("--listen", `127.0.0.1:${PORTS.registry}`, "--dir", l.registryData),
       health: { kind: "http", url: `http://127.0.0.1:${PORTS.registry}/v2/` },
     },
+    metricsServerComponent(l, tc, toFlags),
     traefikSpec(l, tc, acme),
   ];
 }

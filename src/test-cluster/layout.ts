@@ -107,6 +107,8 @@ export interface ClusterToolchain {
   registry: string;
   /** Traefik, the cluster's ingress controller (scripts/setup/traefik.sh). */
   traefik: string;
+  /** metrics-server's binary (the resource metrics API: autoscalers, kubectl top), built by the set-up. */
+  metricsServer: string;
   pulumiKubernetesVersion: string;
   containerd: string;
   ctr: string;
@@ -135,6 +137,7 @@ export function readClusterToolchain(home = platformHome()): ClusterToolchain | 
     tc.corednsImage?.archive,
     tc.registry,
     tc.traefik,
+    tc.metricsServer,
     tc.containerd,
     tc.ctr,
     tc.runc,

@@ -55,6 +55,18 @@ export function buildCertSpecs(nodeName: string = NETWORK.nodeName): CertSpec[] 
     { name: "kube-proxy", cn: "system:kube-proxy", usage: "client" },
     // The ingress controller: its ClusterRole names this user (front-door.ts).
     { name: "traefik", cn: "platform:traefik", usage: "client" },
+    // API aggregation: the API server proxies metrics.k8s.io to metrics-server as this client,
+    // which metrics-server trusts to name the user (--requestheader-allowed-names).
+    { name: "front-proxy-client", cn: "front-proxy-client", usage: "client" },
+    // metrics-server: served to the API server under its Service's name, a client of the API
+    // server and of the kubelet. An existing cluster's pki gains both on its next `up`.
+    {
+      name: "metrics-server",
+      cn: "system:metrics-server",
+      usage: "both",
+      ips: [NETWORK.bridgeGateway, "127.0.0.1"],
+      dns: ["metrics-server.kube-system.svc", `metrics-server.kube-system.svc.${NETWORK.clusterDomain}`],
+    },
   ];
 }
 

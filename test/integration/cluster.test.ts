@@ -138,6 +138,7 @@ describe("the Kubernetes test cluster", () => {
         "kubelet",
         "kube-proxy",
         "registry",
+        "metrics-server",
         "traefik",
       ].map((n) => `${n}:true`),
     );
@@ -313,6 +314,7 @@ describe("the Kubernetes test cluster", () => {
     const stoppedAt = Math.floor(Date.now() / 1000) * 1000;
     expect(JSON.parse(r.stdout).stopped).toEqual([
       "traefik",
+      "metrics-server",
       "registry",
       "kube-proxy",
       "kubelet",
@@ -342,6 +344,6 @@ describe("the Kubernetes test cluster", () => {
 
     r = await cli("down", "--json");
     timings.downAgain = r.seconds;
-    expect(JSON.parse(r.stdout).stopped).toHaveLength(9);
+    expect(JSON.parse(r.stdout).stopped).toHaveLength(10);
   }, 900_000);
 });

@@ -176,7 +176,8 @@ export function deploymentSpec(
   const pod = podSpec(s, withCa, src, dependencyWait(plan, s, container.image as pulumi.Input<string>, src));
   const spread = spreadAcrossNodes(s);
   return {
-    replicas: s.replicas ?? 1,
+    // A scaled service's count is its autoscaler's (autoscale.ts): set here, every deploy would reset it.
+    ...(s.scale ? {} : { replicas: s.replicas ?? 1 }),
     selector: { matchLabels: selectorLabels(s) },
     strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
     // Old ReplicaSets are what a failed rollout falls back to; a few are enough.
@@ -196,7 +197,7 @@ export function deploymentSpec(
  * preference: a one-node cluster still runs them all. None for one pod (its spec is as before).
  */
 function spreadAcrossNodes(s: PlannedService): Pick<PodSpec, "topologySpreadConstraints"> {
-  if ((s.replicas ?? 1) <= 1) return {};
+  if (!mayRunMany(s)) return {};
   return {
     topologySpreadConstraints: [
       {
@@ -209,9 +210,12 @@ function spreadAcrossNodes(s: PlannedService): Pick<PodSpec, "topologySpreadCons
   };
 }
 
-/** Voluntary evictions (a node drain) leave all replicas but one running: set only for replicated services. */
+/** More than one pod, now (replicas) or under load (scale.max). */
+const mayRunMany = (s: PlannedService) => (s.scale?.max ?? s.replicas ?? 1) > 1;
+
+/** Voluntary evictions (a node drain) leave all replicas but one running: set only for replicated (or scaled) services. */
 export function disruptionBudgetSpec(s: PlannedService): k8s.types.input.policy.v1.PodDisruptionBudgetSpec | undefined {
-  if ((s.replicas ?? 1) <= 1) return undefined;
+  if (!mayRunMany(s)) return undefined;
   return { maxUnavailable: 1, selector: { matchLabels: selectorLabels(s) } };
 }
 

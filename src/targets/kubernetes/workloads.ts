@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { imageRepository } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { createImage, createPulledImage, type ImageBuildOptions } from "../shared/build-image.js";
+import { createAutoscaler } from "./autoscale.js";
 import { cronJobName, cronJobSpec } from "./cron.js";
 import type { ImagePlacement } from "./images.js";
 import { MigrationOutcome, WorkerRollout } from "./resources.js";
@@ -126,6 +127,7 @@ export function createAppWorkload(
       { metadata: { name: s.name, namespace: c.namespace, labels }, spec: budget },
       { provider: c.provider, dependsOn: [deployment] },
     );
+  createAutoscaler(s, { namespace: c.namespace, labels }, deployment, c.provider);
   if (!worker) return deployment;
   return new WorkerRollout(
     `${s.name}-rollout`,

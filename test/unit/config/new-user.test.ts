@@ -34,7 +34,7 @@ describe("a new user's first mistakes", () => {
 
   it("a typo'd key: names the key and the right one", () => {
     expect(report(START.replace("depends_on", "dependson"))).toContain(
-      'platform.yml:12:5 services.api.dependson: unknown field "dependson" (did you mean "depends_on"?) -- allowed here: type, source, build, image, start, public, replicas, domains, env, depends_on, resources, lifecycle, health, backup, version, auth, cron',
+      'platform.yml:12:5 services.api.dependson: unknown field "dependson" (did you mean "depends_on"?) -- allowed here: type, source, build, image, start, public, replicas, scale, domains, env, depends_on, resources, lifecycle, health, backup, version, auth, cron',
     );
   });
 

@@ -22,6 +22,7 @@ const tc: ClusterToolchain = {
   corednsImage: { ref: "platform-local/coredns:1.12.4", archive: "/tc/coredns.tar" },
   registry: "/tc/registry/bin/registry",
   traefik: "/tc/traefik-v3.7.13/traefik",
+  metricsServer: "/tc/metrics-server/bin/metrics-server",
   pulumiKubernetesVersion: "4.25.0",
   containerd: "/usr/bin/containerd",
   ctr: "/usr/bin/ctr",
@@ -107,6 +108,7 @@ describe("test cluster components", () => {
       "kubelet",
       "kube-proxy",
       "registry",
+      "metrics-server",
       "traefik",
     ]);
   });

@@ -59,6 +59,7 @@ describe("the test cluster's processes", () => {
       runc: file("runc"),
       etcd: file("etcd"),
       cniBinDir: join(home, "files", "cni"),
+      metricsServer: file("metrics-server"),
     };
     file(join("cni", "bridge"));
     writeFileSync(toolchainFile(home), JSON.stringify(tc));
