@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { ExitCode, VisibleError } from "../errors.js";
 import { clusterDown, clusterStatus, clusterUp } from "../test-cluster/cluster.js";
 import type { FrontDoorAcme } from "../test-cluster/front-door.js";
+import { usage } from "./edge-flags.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 
@@ -16,8 +16,6 @@ export interface UpFlags {
   acmeEmail?: string;
   acmeOff?: boolean;
 }
-
-const usage = (message: string, hint: string) => new VisibleError(message, { exitCode: ExitCode.usage, details: [`  hint: ${hint}`] });
 
 /** The front door's ACME CA from the flags: unset keeps the saved one, null forgets it. */
 export function acmeFlags(o: UpFlags): FrontDoorAcme | null | undefined {

@@ -13,10 +13,17 @@ export interface EdgeFlags {
   edge?: string;
 }
 
-const usage = (message: string, hint: string) => new VisibleError(message, { exitCode: ExitCode.usage, details: [`  hint: ${hint}`] });
+/** A usage error (exit 2) with its hint: how the flag checks of deploy, plan and cluster up say what to fix. */
+export const usage = (message: string, hint: string) =>
+  new VisibleError(message, { exitCode: ExitCode.usage, details: [`  hint: ${hint}`] });
 
 /** A flag's value, else its variable's, with the name to quote in a message. */
-function pick(flag: string | undefined, flagName: string, env: NodeJS.ProcessEnv, variable: string): { value?: string; source: string } {
+export function pick(
+  flag: string | undefined,
+  flagName: string,
+  env: NodeJS.ProcessEnv,
+  variable: string,
+): { value?: string; source: string } {
   return flag !== undefined ? { value: flag, source: flagName } : { value: env[variable] || undefined, source: variable };
 }
 

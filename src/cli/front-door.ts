@@ -1,9 +1,9 @@
-import { ExitCode, VisibleError } from "../errors.js";
 import { DEFAULT_HTTPS_PORT } from "../plan/constants.js";
 import type { FrontDoor } from "../plan/types.js";
 import { type IngressClassInfo, kubeClusterIssuers, kubeIngressClasses } from "../runtime/kubernetes.js";
 import { kubernetesCluster } from "../test-cluster/kubeconfig.js";
 import { FRONT_DOOR } from "../test-cluster/layout.js";
+import { pick, usage } from "./edge-flags.js";
 
 /**
  * How a Kubernetes stack's public services are reached: through the cluster's own ingress
@@ -26,13 +26,6 @@ export interface FrontDoorChoice {
 }
 
 const MODES = ["auto", "ingress", "edge"] as const;
-
-const usage = (message: string, hint: string) => new VisibleError(message, { exitCode: ExitCode.usage, details: [`  hint: ${hint}`] });
-
-/** A flag, else its variable, with the name to quote. */
-function pick(flag: string | undefined, flagName: string, env: NodeJS.ProcessEnv, variable: string): { value?: string; source: string } {
-  return flag !== undefined ? { value: flag, source: flagName } : { value: env[variable] || undefined, source: variable };
-}
 
 const localDomain = (d: string) => d === "localhost" || d.endsWith(".localhost");
 

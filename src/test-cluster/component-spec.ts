@@ -19,3 +19,10 @@ export interface ComponentSpec {
   /** How long `down` waits after SIGTERM before SIGKILL (default 10 s). */
   stopGraceMs?: number;
 }
+
+/** pflag reads a boolean only in the form --flag=value, so every flag is given that way. */
+export function toFlags(...pairs: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < pairs.length; i += 2) out.push(`${pairs[i]}=${pairs[i + 1]}`);
+  return out;
+}

@@ -1,17 +1,10 @@
 import { join } from "node:path";
-import type { ComponentSpec } from "./component-spec.js";
+import { type ComponentSpec, toFlags } from "./component-spec.js";
 import { type FrontDoorAcme, traefikSpec } from "./front-door.js";
 import { type ClusterLayout, type ClusterToolchain, binary, NETWORK, PORTS } from "./layout.js";
 import { aggregationFlags, metricsServerComponent } from "./metrics-server.js";
 
-export type { ComponentSpec, HealthCheck } from "./component-spec.js";
-
-/** pflag reads a boolean only in the form --flag=value, so every flag is given that way. */
-export function toFlags(...pairs: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < pairs.length; i += 2) out.push(`${pairs[i]}=${pairs[i + 1]}`);
-  return out;
-}
+export { type ComponentSpec, type HealthCheck, toFlags } from "./component-spec.js";
 
 /** The components in start order; `down` stops them in reverse. `acme`: the front door's ACME CA. */
 export function buildComponents(l: ClusterLayout, tc: ClusterToolchain, acme?: FrontDoorAcme): ComponentSpec[] {
@@ -177,7 +170,7 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain, acme?: F
       args: toFlags("--listen", `127.0.0.1:${PORTS.registry}`, "--dir", l.registryData),
       health: { kind: "http", url: `http://127.0.0.1:${PORTS.registry}/v2/` },
     },
-    metricsServerComponent(l, tc, toFlags),
+    metricsServerComponent(l, tc),
     traefikSpec(l, tc, acme),
   ];
 }

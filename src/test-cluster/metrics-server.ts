@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { stringify } from "yaml";
-import type { ComponentSpec } from "./component-spec.js";
+import { type ComponentSpec, toFlags } from "./component-spec.js";
 import { type ClusterLayout, type ClusterToolchain, NETWORK, PORTS } from "./layout.js";
 
 /**
@@ -48,7 +48,7 @@ export function aggregationFlags(pki: (f: string) => string): string[] {
  * The host process (a ComponentSpec of components.ts, which lists it); `up` starts it once the
  * bridge exists (CoreDNS runs) and its API objects are applied (metrics-api.ts).
  */
-export function metricsServerComponent(l: ClusterLayout, tc: ClusterToolchain, toFlags: (...p: string[]) => string[]): ComponentSpec {
+export function metricsServerComponent(l: ClusterLayout, tc: ClusterToolchain): ComponentSpec {
   const pki = (f: string) => join(l.pki, f);
   const kubeconfig = join(l.kubeconfigs, `${NAME}.yaml`);
   return {
