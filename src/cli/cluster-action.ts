@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { clusterDown, clusterStatus, clusterUp } from "../test-cluster/cluster.js";
 import type { FrontDoorAcme } from "../test-cluster/front-door.js";
+import { MAX_NODES } from "../test-cluster/nodes.js";
 import { usage } from "./edge-flags.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
@@ -15,6 +16,19 @@ export interface UpFlags {
   acmeCaRoot?: string;
   acmeEmail?: string;
   acmeOff?: boolean;
+  nodes?: string;
+}
+
+/** `--nodes N`: 1 to MAX_NODES; unset keeps the count given last. */
+export function nodesFlag(o: UpFlags): number | undefined {
+  if (o.nodes === undefined) return undefined;
+  const n = Number(o.nodes);
+  if (!/^\d+$/.test(o.nodes) || n < 1 || n > MAX_NODES)
+    throw usage(
+      `--nodes: "${o.nodes}" is not a node count from 1 to ${MAX_NODES}`,
+      "give --nodes 2 for a second node (--nodes 1 removes it)",
+    );
+  return n;
 }
 
 /** The front door's ACME CA from the flags: unset keeps the saved one, null forgets it. */
@@ -50,13 +64,15 @@ export function acmeFlags(o: UpFlags): FrontDoorAcme | null | undefined {
 
 export async function runUp(o: UpFlags): Promise<void> {
   const acme = acmeFlags(o);
-  const r = await clusterUp({ progress, ...(acme !== undefined ? { acme } : {}) });
+  const nodes = nodesFlag(o);
+  const r = await clusterUp({ progress, ...(acme !== undefined ? { acme } : {}), ...(nodes !== undefined ? { nodes } : {}) });
   if (o.json) return printJson(r);
   process.stdout.write(
     r.alreadyRunning
       ? `✓ the test cluster is already running (checked in ${r.seconds.toFixed(1)}s)\n`
       : `✓ the test cluster is up in ${r.seconds.toFixed(1)}s\n`,
   );
+  process.stdout.write(`nodes: ${r.nodes.join(", ")}\n`);
   process.stdout.write(`kubeconfig: ${r.kubeconfig}\n  export KUBECONFIG=${r.kubeconfig}\n`);
   const certs = r.frontDoor.acmeCa ? `certificates from ${r.frontDoor.acmeCa}` : "Traefik's default certificate";
   process.stdout.write(`front door (Traefik, IngressClass traefik): ${r.frontDoor.http}  ${r.frontDoor.https} (${certs})\n`);
@@ -89,11 +105,16 @@ export async function runStatus(o: { json?: boolean }): Promise<void> {
       ]),
     ),
   );
-  const node = s.node
-    ? `${s.node.name}: ${s.node.ready ? "Ready" : s.node.registered ? "NotReady" : "not registered"}${s.node.internalIp ? ` (${s.node.internalIp})` : ""}`
+  const nodes = s.nodes.length
+    ? s.nodes
+        .map(
+          (n) =>
+            `${n.name}: ${n.ready ? "Ready" : n.registered ? "NotReady" : "not registered"}${n.internalIp ? ` (${n.internalIp})` : ""}`,
+        )
+        .join(", ")
     : "unknown (API server down)";
   process.stdout.write(
-    `node: ${node}\ndns: ${s.dns ? (s.dns.ready ? "CoreDNS ready" : "CoreDNS not ready") : "unknown"}\nkubeconfig: ${s.kubeconfig}\n`,
+    `node${s.nodes.length > 1 ? "s" : ""}: ${nodes}\ndns: ${s.dns ? (s.dns.ready ? "CoreDNS ready" : "CoreDNS not ready") : "unknown"}\nkubeconfig: ${s.kubeconfig}\n`,
   );
   process.stdout.write(s.ready ? "✓ ready\n" : "✖ not ready (platform cluster up starts what is missing)\n");
 }

@@ -7,7 +7,7 @@ const work = () => import("./cluster-action.js");
 export function registerCluster(program: Command): void {
   const cluster = program
     .command("cluster")
-    .description("a single-node Kubernetes test cluster on this machine (needs root; builds its toolchain the first time)");
+    .description("a Kubernetes test cluster on this machine, of one node or more (needs root; builds its toolchain the first time)");
   cluster
     .command("up")
     .description("start the test cluster (or what is missing of it) and print its kubeconfig path")
@@ -16,6 +16,10 @@ export function registerCluster(program: Command): void {
     .option("--acme-ca-root <pem-file>", "a CA that signs the ACME directory's HTTPS, when the system's do not")
     .option("--acme-email <address>", "the ACME account's e-mail (needed with --acme-ca)")
     .option("--acme-off", "forget the ACME directory: the ingress controller serves its default certificate")
+    .option(
+      "--nodes <n>",
+      "how many nodes (1-4): each further node is a kubelet with its own containerd in a network namespace; kept for later ups",
+    )
     .action(async (o) => (await work()).runUp(o));
   cluster
     .command("down")

@@ -1,17 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ExitCode, VisibleError } from "../errors.js";
 import { buildComponents, type ComponentSpec } from "./components.js";
-import {
-  buildCniConfig,
-  buildContainerdConfig,
-  buildKubeconfig,
-  buildKubeletConfig,
-  buildKubeProxyConfig,
-  buildRegistryHosts,
-} from "./configs.js";
 import { buildCorednsManifests } from "./coredns.js";
 import {
   buildFrontDoorManifests,
@@ -35,6 +27,9 @@ import {
   readNode,
 } from "./kubectl.js";
 import { API_SERVER_URL, type ClusterLayout, clusterLayout, type ClusterToolchain, readClusterToolchain, toolchainFile } from "./layout.js";
+import { writeKubeconfig, writeNodeFiles } from "./node-files.js";
+import { extraNodeSpecs, joinNode, stopNode } from "./node-join.js";
+import { allExtraNodes, clusterNodes, nodeComponentName, nodeCount, type NodeSpec } from "./nodes.js";
 import { writePki } from "./pki.js";
 import { argsChanged, isHealthy, logTail, runningPid, startComponent, stopComponent } from "./processes.js";
 
@@ -65,51 +60,12 @@ export async function ensureClusterToolchain(progress: Progress = () => {}): Pro
 }
 
 /** PKI, kubeconfigs and component configuration: PKI once, the rest on every start. */
-async function writeClusterFiles(l: ClusterLayout, tc: ClusterToolchain): Promise<void> {
-  for (const d of [l.dir, l.kubeconfigs, l.config, l.cniConfDir, l.etcdData, l.containerdRoot, l.kubeletRoot, l.runtime])
-    mkdirSync(d, { recursive: true, mode: 0o700 });
-  await writePki(l.pki);
-  const pem = (f: string) => readFileSync(join(l.pki, f), "utf8");
-  const users = {
-    admin: "admin",
-    "controller-manager": "controller-manager",
-    scheduler: "scheduler",
-    kubelet: "kubelet",
-    "kube-proxy": "kube-proxy",
-    traefik: "traefik",
-    "metrics-server": "metrics-server",
-  };
-  for (const [file, cert] of Object.entries(users)) {
-    writeIfChanged(
-      join(l.kubeconfigs, `${file}.yaml`),
-      buildKubeconfig({
-        server: API_SERVER_URL,
-        user: file,
-        caPem: pem("ca.crt"),
-        certPem: pem(`${cert}.crt`),
-        keyPem: pem(`${cert}.key`),
-      }),
-      { mode: 0o600 },
-    );
-  }
-  writeIfChanged(join(l.config, "containerd.toml"), buildContainerdConfig(l, tc));
-  const hosts = buildRegistryHosts();
-  mkdirSync(join(l.registryHosts, hosts.dir), { recursive: true, mode: 0o700 });
-  writeIfChanged(join(l.registryHosts, hosts.dir, "hosts.toml"), hosts.content);
-  writeIfChanged(join(l.config, "kubelet.yaml"), buildKubeletConfig(l));
-  writeIfChanged(join(l.config, "kube-proxy.yaml"), buildKubeProxyConfig(l));
-  writeIfChanged(join(l.cniConfDir, "10-platform.conflist"), buildCniConfig(l));
-}
-
-/** kube-proxy watches its configuration file and exits when it is written, even unchanged. */
-function writeIfChanged(file: string, content: string, o: { mode?: number } = {}): void {
-  let old: string | undefined;
-  try {
-    old = readFileSync(file, "utf8");
-  } catch {
-    /* new */
-  }
-  if (old !== content) writeFileSync(file, content, o);
+async function writeClusterFiles(l: ClusterLayout, tc: ClusterToolchain, nodes: readonly NodeSpec[]): Promise<void> {
+  for (const d of [l.dir, l.kubeconfigs, l.etcdData]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  await writePki(l.pki, nodes);
+  for (const user of ["admin", "controller-manager", "scheduler", "traefik", "metrics-server"])
+    writeKubeconfig(l, user, user, API_SERVER_URL);
+  for (const node of nodes) writeNodeFiles(l, tc, node);
 }
 
 /** Starts the specs not running yet, then waits until each answers; a component that dies fails at once, with its log. */
@@ -149,10 +105,15 @@ export interface UpResult {
   started: string[];
   seconds: number;
   frontDoor: FrontDoorInfo;
+  /** The nodes' names, the first one first. */
+  nodes: string[];
 }
 
-/** `acme`: the front door's ACME CA; unset keeps the one given last, null forgets it. */
-export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme | null } = {}): Promise<UpResult> {
+/**
+ * `acme`: the front door's ACME CA; unset keeps the one given last, null forgets it. `nodes`:
+ * how many nodes (nodes.ts); unset keeps the count given last.
+ */
+export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme | null; nodes?: number } = {}): Promise<UpResult> {
   const progress = o.progress ?? (() => {});
   const t0 = Date.now();
   requireRoot();
@@ -160,14 +121,30 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
   const l = clusterLayout();
   mkdirSync(l.dir, { recursive: true, mode: 0o700 });
   const acme = frontDoorAcme(l, o.acme);
-  const specs = buildComponents(l, tc, acme);
+  const nodes = clusterNodes(nodeCount(l, o.nodes));
+  const extra = nodes.slice(1);
+  const specs = [...buildComponents(l, tc, acme), ...extraNodeSpecs(l, tc, extra)];
   const frontDoor = toFrontDoorInfo(acme);
   const byName = (...names: string[]) => specs.filter((s) => names.includes(s.name));
-  if (specs.every((s) => runningPid(l, s) !== undefined && !argsChanged(l, s)) && (await clusterStatus()).ready) {
-    return { kubeconfig: l.adminKubeconfig, alreadyRunning: true, started: [], seconds: (Date.now() - t0) / 1000, frontDoor };
+  const start = (s: ComponentSpec[], timeoutMs = 120_000) => startAndWait(l, tc, s, progress, timeoutMs);
+  const leaving = allExtraNodes().filter((n) => n.index > nodes.length);
+  const result = (alreadyRunning: boolean, started: string[]): UpResult => ({
+    kubeconfig: l.adminKubeconfig,
+    alreadyRunning,
+    started,
+    seconds: (Date.now() - t0) / 1000,
+    frontDoor,
+    nodes: nodes.map((n) => n.name),
+  });
+  if (
+    specs.every((s) => runningPid(l, s) !== undefined && !argsChanged(l, s)) &&
+    !extraNodeSpecs(l, tc, leaving).some((s) => runningPid(l, s) !== undefined) &&
+    (await clusterStatus()).ready
+  ) {
+    return result(true, []);
   }
   await prepareKernel();
-  await writeClusterFiles(l, tc);
+  await writeClusterFiles(l, tc, nodes);
   await setHostRules(true);
 
   const started = await startAndWait(l, tc, byName("containerd", "etcd", "registry"), progress, 60_000);
@@ -189,11 +166,15 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
   if (node.internalIp !== "127.0.0.1") await patchNodeAddress(l, tc);
   // kube-proxy only once the node has its address: before, it waits 30 s for one, with no Service rules.
   started.push(...(await startAndWait(l, tc, byName("kube-proxy"), progress, 120_000)));
+  // The other nodes before CoreDNS is awaited: its pod may be on one of them.
+  for (const node of extra) started.push(...(await joinNode(l, tc, node, start, progress)));
   await kubectl(l, tc, ["apply", "-f", "-"], { input: buildCorednsManifests(tc.corednsImage.ref) });
-  await waitFor("the node to be Ready", async () => ((await readNode(l, tc)).ready ? true : undefined), {
-    timeoutMs: 180_000,
-    onTimeout: () => logTail(l, "kubelet"),
-  });
+  for (const node of nodes) {
+    await waitFor(`the node ${node.name} to be Ready`, async () => ((await readNode(l, tc, node.name)).ready ? true : undefined), {
+      timeoutMs: 180_000,
+      onTimeout: () => logTail(l, nodeComponentName("kubelet", node)),
+    });
+  }
   await waitFor("the default ServiceAccount", async () => ((await defaultServiceAccountExists(l, tc)) ? true : undefined), {
     timeoutMs: 120_000,
     onTimeout: () => logTail(l, "kube-controller-manager"),
@@ -210,8 +191,10 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
   // Without its directory, Traefik skips the ACME resolver ("unable to get ACME account").
   mkdirSync(traefikDir(l), { recursive: true, mode: 0o700 });
   started.push(...(await startAndWait(l, tc, byName("traefik"), progress, 60_000)));
+  // Fewer nodes than before: the ones beyond the count are drained, stopped and removed.
+  for (const node of leaving) await stopNode(l, tc, node, { forget: true, progress });
   await waitFor("the cluster to be ready", async () => ((await clusterStatus()).ready ? true : undefined), { timeoutMs: 120_000 });
-  return { kubeconfig: l.adminKubeconfig, alreadyRunning: false, started, seconds: (Date.now() - t0) / 1000, frontDoor };
+  return result(false, started);
 }
 
 /** Waits for a CoreDNS condition; on timeout the error carries its pods and the namespace's last events. */
@@ -242,6 +225,8 @@ export async function clusterDown(o: { purge?: boolean; progress?: Progress } = 
   const result: DownResult = { stopped: [], tasksKilled: 0, mountsRemoved: 0, purged: false };
   if (tc) {
     requireRoot();
+    // The other nodes first, each with its own pods: they come back with the next `up`.
+    for (const node of allExtraNodes()) result.stopped.push(...(await stopNode(l, tc, node, { forget: false, progress })));
     const specs = buildComponents(l, tc);
     const containerd = specs.find((s) => s.name === "containerd") as ComponentSpec;
     for (const s of specs.filter((x) => x !== containerd).reverse()) {
@@ -294,16 +279,27 @@ export interface ClusterStatus {
   toolchain: boolean;
   kubeconfig: string;
   components: ComponentStatus[];
-  node: { name: string; registered: boolean; ready: boolean; internalIp: string | null } | null;
+  /** The first node (the host's). */
+  node: NodeStatus | null;
+  /** Every node, the first one first (`up --nodes`). */
+  nodes: NodeStatus[];
   dns: { ready: boolean } | null;
+}
+
+export interface NodeStatus {
+  name: string;
+  registered: boolean;
+  ready: boolean;
+  internalIp: string | null;
 }
 
 export async function clusterStatus(): Promise<ClusterStatus> {
   const l = clusterLayout();
   const tc = readClusterToolchain();
-  if (!tc) return { ready: false, toolchain: false, kubeconfig: l.adminKubeconfig, components: [], node: null, dns: null };
+  if (!tc) return { ready: false, toolchain: false, kubeconfig: l.adminKubeconfig, components: [], node: null, nodes: [], dns: null };
+  const nodeSpecs = clusterNodes(nodeCount(l));
   const components = await Promise.all(
-    buildComponents(l, tc).map(async (s): Promise<ComponentStatus> => {
+    [...buildComponents(l, tc), ...extraNodeSpecs(l, tc, nodeSpecs)].map(async (s): Promise<ComponentStatus> => {
       const pid = runningPid(l, s);
       return {
         name: s.name,
@@ -315,9 +311,12 @@ export async function clusterStatus(): Promise<ClusterStatus> {
     }),
   );
   const api = components.find((c) => c.name === "kube-apiserver")?.healthy;
-  const n = api ? await readNode(l, tc) : undefined;
-  const node = n ? { name: n.name, registered: n.registered, ready: n.ready, internalIp: n.internalIp ?? null } : null;
+  const nodes = api
+    ? (await Promise.all(nodeSpecs.map((s) => readNode(l, tc, s.name)))).map(
+        (n): NodeStatus => ({ name: n.name, registered: n.registered, ready: n.ready, internalIp: n.internalIp ?? null }),
+      )
+    : [];
   const dns = api ? { ready: await deploymentReady(l, tc, "kube-system", "coredns") } : null;
-  const ready = components.every((c) => c.healthy) && !!node?.ready && !!dns?.ready;
-  return { ready, toolchain: true, kubeconfig: l.adminKubeconfig, components, node, dns };
+  const ready = components.every((c) => c.healthy) && nodes.length > 0 && nodes.every((n) => n.ready) && !!dns?.ready;
+  return { ready, toolchain: true, kubeconfig: l.adminKubeconfig, components, node: nodes[0] ?? null, nodes, dns };
 }

@@ -7,7 +7,8 @@ export type HealthCheck =
   | { kind: "https-admin"; url: string }
   /** TLS with an in-memory self-signed certificate; /healthz is open to anyone. */
   | { kind: "https-insecure"; url: string }
-  | { kind: "containerd" };
+  /** containerd's version call on its socket. */
+  | { kind: "containerd"; socket: string };
 
 export interface ComponentSpec {
   name: string;
@@ -16,6 +17,8 @@ export interface ComponentSpec {
   health: HealthCheck;
   /** Variables over the system tools' environment (Traefik reads its kubeconfig from KUBECONFIG). */
   env?: Record<string, string>;
+  /** A node's network namespace (nodes.ts) the process runs in: only its network is the node's, files and mounts are the host's. */
+  netns?: string;
   /** How long `down` waits after SIGTERM before SIGKILL (default 10 s). */
   stopGraceMs?: number;
 }

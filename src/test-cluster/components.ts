@@ -3,6 +3,7 @@ import { type ComponentSpec, toFlags } from "./component-spec.js";
 import { type FrontDoorAcme, traefikSpec } from "./front-door.js";
 import { type ClusterLayout, type ClusterToolchain, binary, NETWORK, PORTS } from "./layout.js";
 import { aggregationFlags, metricsServerComponent } from "./metrics-server.js";
+import { nodeComponentName, nodeLayout, type NodeSpec, nodeSpec } from "./nodes.js";
 
 export { type ComponentSpec, type HealthCheck, toFlags } from "./component-spec.js";
 
@@ -21,13 +22,9 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain, acme?: F
     "--authorization-kubeconfig",
     kubeconfig(name),
   ];
+  const node = nodeComponents(l, tc, nodeSpec(1));
   return [
-    {
-      name: "containerd",
-      command: tc.containerd,
-      args: toFlags("--config", join(l.config, "containerd.toml")),
-      health: { kind: "containerd" },
-    },
+    node.containerd,
     {
       name: "etcd",
       command: tc.etcd,
@@ -136,41 +133,70 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain, acme?: F
       args: toFlags(...delegated("scheduler"), "--bind-address", "127.0.0.1", "--leader-elect", "false", "--profiling", "false"),
       health: { kind: "https-insecure", url: `https://127.0.0.1:${PORTS.scheduler}/healthz` },
     },
-    {
-      // A loopback --node-ip is refused (the kubelet then sets no address at all); `up`
-      // patches the node's InternalIP to 127.0.0.1, where the API server reaches the kubelet.
-      name: "kubelet",
-      command: binary(tc, "kubelet"),
-      args: toFlags(
-        "--config",
-        join(l.config, "kubelet.yaml"),
-        "--kubeconfig",
-        kubeconfig("kubelet"),
-        "--root-dir",
-        l.kubeletRoot,
-        "--hostname-override",
-        NETWORK.nodeName,
-        "--node-ip",
-        "127.0.0.1",
-      ),
-      health: { kind: "http", url: `http://127.0.0.1:${PORTS.kubeletHealthz}/healthz` },
-    },
-    {
-      name: "kube-proxy",
-      command: binary(tc, "kube-proxy"),
-      args: toFlags("--config", join(l.config, "kube-proxy.yaml")),
-      // /healthz, not /livez: /livez says the process runs, /healthz that it has written the
-      // Service rules (503 until its first sync, and while a change waits for one), so a test
-      // that reaches a Service right after `up` no longer races kube-proxy's first sync.
-      health: { kind: "http", url: `http://127.0.0.1:${PORTS.proxyHealthz}/healthz` },
-    },
+    node.kubelet,
+    node.kubeProxy,
     {
       name: "registry",
       command: tc.registry,
-      args: toFlags("--listen", `127.0.0.1:${PORTS.registry}`, "--dir", l.registryData),
+      // On every address, for the nodes in namespaces (configs.ts buildRegistryHosts); an INPUT
+      // rule (host.ts) keeps other machines out. Pushes still go to 127.0.0.1.
+      args: toFlags("--listen", `0.0.0.0:${PORTS.registry}`, "--dir", l.registryData),
       health: { kind: "http", url: `http://127.0.0.1:${PORTS.registry}/v2/` },
     },
     metricsServerComponent(l, tc),
     traefikSpec(l, tc, acme),
   ];
+}
+
+/**
+ * A node's own processes: containerd, the kubelet and kube-proxy. The first node's run on the
+ * host (their names plain); another node's in its network namespace, with its own files.
+ */
+export function nodeComponents(
+  cl: ClusterLayout,
+  tc: ClusterToolchain,
+  node: NodeSpec,
+): { containerd: ComponentSpec; kubelet: ComponentSpec; kubeProxy: ComponentSpec } {
+  const l = nodeLayout(cl, node);
+  const name = (base: string) => nodeComponentName(base, node);
+  const netns = node.netns ? { netns: node.netns.name } : {};
+  return {
+    containerd: {
+      name: name("containerd"),
+      command: tc.containerd,
+      args: toFlags("--config", join(l.config, "containerd.toml")),
+      health: { kind: "containerd", socket: l.containerdSocket },
+      ...netns,
+    },
+    // The first node: a loopback --node-ip is refused (the kubelet then sets no address at
+    // all); `up` patches the node's InternalIP to 127.0.0.1, where the API server reaches it.
+    kubelet: {
+      name: name("kubelet"),
+      command: binary(tc, "kubelet"),
+      args: toFlags(
+        "--config",
+        join(l.config, "kubelet.yaml"),
+        "--kubeconfig",
+        join(l.kubeconfigs, `${name("kubelet")}.yaml`),
+        "--root-dir",
+        l.kubeletRoot,
+        "--hostname-override",
+        node.name,
+        "--node-ip",
+        node.ip,
+      ),
+      health: { kind: "http", url: `http://${node.ip}:${PORTS.kubeletHealthz}/healthz` },
+      ...netns,
+    },
+    kubeProxy: {
+      name: name("kube-proxy"),
+      command: binary(tc, "kube-proxy"),
+      args: toFlags("--config", join(l.config, "kube-proxy.yaml")),
+      // /healthz, not /livez: /livez says the process runs, /healthz that it has written the
+      // Service rules (503 until its first sync, and while a change waits for one), so a test
+      // that reaches a Service right after `up` no longer races kube-proxy's first sync.
+      health: { kind: "http", url: `http://${node.ip}:${PORTS.proxyHealthz}/healthz` },
+      ...netns,
+    },
+  };
 }

@@ -1,6 +1,8 @@
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { type ClusterLayout, type ClusterToolchain, NETWORK, PORTS, TEST_REGISTRY } from "./layout.js";
+import { nodeCgroupRoot } from "./node-network.js";
+import { nodeComponentName, type NodeSpec } from "./nodes.js";
 
 /**
  * The configuration files of the test cluster's components: pure functions of the layout and
@@ -62,17 +64,16 @@ export function buildContainerdConfig(l: ClusterLayout, tc: ClusterToolchain): s
   ].join("\n");
 }
 
-/** containerd's hosts.toml for the test registry: pulled over plain HTTP, never pushed to by containerd. */
-export function buildRegistryHosts(): { dir: string; content: string } {
+/**
+ * containerd's hosts.toml for the test registry: pulled over plain HTTP, never pushed to by
+ * containerd. Images keep the name 127.0.0.1:5001/…; a node in a namespace, whose loopback is
+ * its own, pulls them from the host at the first node's bridge address.
+ */
+export function buildRegistryHosts(node: NodeSpec): { dir: string; content: string } {
+  const at = node.netns ? `${NETWORK.bridgeGateway}:${PORTS.registry}` : TEST_REGISTRY;
   return {
     dir: TEST_REGISTRY,
-    content: [
-      `server = "http://${TEST_REGISTRY}"`,
-      "",
-      `[host."http://${TEST_REGISTRY}"]`,
-      '  capabilities = ["pull", "resolve"]',
-      "",
-    ].join("\n"),
+    content: [`server = "http://${at}"`, "", `[host."http://${at}"]`, '  capabilities = ["pull", "resolve"]', ""].join("\n"),
   };
 }
 
@@ -93,7 +94,7 @@ export function qualifiedRef(ref: string): string {
  * FORWARD policy DROP (bridge-nf-call-iptables on) drops pod-to-pod traffic on the bridge
  * until each pod's addresses are allowed in FORWARD.
  */
-export function buildCniConfig(l: ClusterLayout): string {
+export function buildCniConfig(l: ClusterLayout, node: NodeSpec): string {
   return `${JSON.stringify(
     {
       cniVersion: "1.0.0",
@@ -108,7 +109,7 @@ export function buildCniConfig(l: ClusterLayout): string {
           ipam: {
             type: "host-local",
             dataDir: l.cniIpamDir,
-            ranges: [[{ subnet: NETWORK.nodePodCidr, gateway: NETWORK.bridgeGateway }]],
+            ranges: [[{ subnet: node.podCidr, gateway: node.gateway }]],
             // The default route covers the Service range, which no interface owns.
             routes: [{ dst: "0.0.0.0/0" }],
           },
@@ -122,23 +123,28 @@ export function buildCniConfig(l: ClusterLayout): string {
   )}\n`;
 }
 
+/** The kubelet's certificate (and its kubeconfig's user) on a node: `kubelet` on the first. */
+export const kubeletCertName = (node: NodeSpec) => nodeComponentName("kubelet", node);
+
 /**
- * The kubelet on cgroup v1 (failCgroupV1: false) with cgroupfs, serving on 127.0.0.1 only.
- * Image garbage collection is off: imported images cannot be pulled back.
+ * The kubelet on cgroup v1 (failCgroupV1: false) with cgroupfs, serving on the node's address
+ * only (127.0.0.1 on the first). Image garbage collection is off: imported images cannot be
+ * pulled back. A node in a namespace has a cgroup and a pods' log directory of its own: two
+ * kubelets on one machine would otherwise take each other's pods for orphans.
  */
-export function buildKubeletConfig(l: ClusterLayout): string {
+export function buildKubeletConfig(l: ClusterLayout, node: NodeSpec): string {
   return stringify({
     apiVersion: "kubelet.config.k8s.io/v1beta1",
     kind: "KubeletConfiguration",
-    address: "127.0.0.1",
+    address: node.ip,
     port: PORTS.kubelet,
     readOnlyPort: 0,
-    healthzBindAddress: "127.0.0.1",
+    healthzBindAddress: node.ip,
     healthzPort: PORTS.kubeletHealthz,
     authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: join(l.pki, "ca.crt") } },
     authorization: { mode: "Webhook" },
-    tlsCertFile: join(l.pki, "kubelet.crt"),
-    tlsPrivateKeyFile: join(l.pki, "kubelet.key"),
+    tlsCertFile: join(l.pki, `${kubeletCertName(node)}.crt`),
+    tlsPrivateKeyFile: join(l.pki, `${kubeletCertName(node)}.key`),
     containerRuntimeEndpoint: `unix://${l.containerdSocket}`,
     cgroupDriver: "cgroupfs",
     failCgroupV1: false,
@@ -151,20 +157,22 @@ export function buildKubeletConfig(l: ClusterLayout): string {
     evictionHard: { "memory.available": "100Mi", "nodefs.available": "1%", "imagefs.available": "1%" },
     serializeImagePulls: false,
     maxPods: 110,
+    ...(node.netns ? { cgroupRoot: nodeCgroupRoot(node) } : {}),
+    ...(l.podLogs ? { podLogsDir: l.podLogs } : {}),
   });
 }
 
 /** kube-proxy in iptables mode. conntrack maxPerCore 0: leave the host's conntrack table size alone. */
-export function buildKubeProxyConfig(l: ClusterLayout): string {
+export function buildKubeProxyConfig(l: ClusterLayout, node: NodeSpec): string {
   return stringify({
     apiVersion: "kubeproxy.config.k8s.io/v1alpha1",
     kind: "KubeProxyConfiguration",
-    clientConnection: { kubeconfig: join(l.kubeconfigs, "kube-proxy.yaml") },
+    clientConnection: { kubeconfig: join(l.kubeconfigs, `${nodeComponentName("kube-proxy", node)}.yaml`) },
     mode: "iptables",
     clusterCIDR: NETWORK.podCidr,
-    hostnameOverride: NETWORK.nodeName,
-    healthzBindAddress: `127.0.0.1:${PORTS.proxyHealthz}`,
-    metricsBindAddress: `127.0.0.1:${PORTS.proxyMetrics}`,
+    hostnameOverride: node.name,
+    healthzBindAddress: `${node.ip}:${PORTS.proxyHealthz}`,
+    metricsBindAddress: `${node.ip}:${PORTS.proxyMetrics}`,
     conntrack: { maxPerCore: 0 },
   });
 }

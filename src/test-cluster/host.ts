@@ -39,8 +39,9 @@ export async function prepareKernel(): Promise<void> {
 
 /**
  * Host firewall rules of the test cluster (filter table), added by `up`, removed by `down`:
- * - The API server listens on every address (see components.ts): drop what comes neither
- *   from this machine nor from a pod.
+ * - The API server and the registry listen on every address (see components.ts): drop what
+ *   comes neither from this machine nor from a pod or a node (nodes.ts: their links lie in
+ *   the pod range).
  * - A pod's packet to a Service address that is still a Service address in FORWARD was not
  *   translated: the Service has no endpoint (or kube-proxy is not there yet). kube-proxy's
  *   REJECT for that sits behind the CNI firewall plugin's ACCEPT for pod addresses, so
@@ -53,8 +54,10 @@ const RULES: { chain: string; spec: string[] }[] = [
     spec: [
       "-p",
       "tcp",
-      "--dport",
-      String(PORTS.apiserver),
+      "-m",
+      "multiport",
+      "--dports",
+      `${PORTS.apiserver},${PORTS.registry}`,
       "!",
       "-s",
       NETWORK.podCidr,
@@ -66,7 +69,7 @@ const RULES: { chain: string; spec: string[] }[] = [
       "-m",
       "comment",
       "--comment",
-      "platform test cluster: API server local only",
+      "platform test cluster: API server and registry local only",
       "-j",
       "DROP",
     ],

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { ExitCode, VisibleError } from "../errors.js";
 import { qualifiedRef } from "./configs.js";
 import { runTool, systemToolEnv } from "./exec.js";
 import type { ClusterLayout, ClusterToolchain } from "./layout.js";
+import { clusterNodes, nodeCount, nodeLayout } from "./nodes.js";
 
 /**
  * Images reach the test cluster without a registry: a docker-archive tar (what `docker save`
@@ -11,6 +13,13 @@ import type { ClusterLayout, ClusterToolchain } from "./layout.js";
  */
 function ctrArgs(l: ClusterLayout, ...args: string[]): string[] {
   return ["--address", l.containerdSocket, "-n", "k8s.io", ...args];
+}
+
+/** Every node's containerd that runs now (its socket is there), the first node's first. */
+export function nodeRuntimes(l: ClusterLayout): ClusterLayout[] {
+  return clusterNodes(nodeCount(l))
+    .map((n) => nodeLayout(l, n))
+    .filter((nl, i) => i === 0 || existsSync(nl.containerdSocket));
 }
 
 export async function hasImage(l: ClusterLayout, tc: ClusterToolchain, ref: string): Promise<boolean> {
@@ -23,6 +32,28 @@ export async function importArchive(l: ClusterLayout, tc: ClusterToolchain, imag
   if (await hasImage(l, tc, image.ref)) return false;
   await runTool(tc.ctr, ctrArgs(l, "images", "import", image.archive), { timeoutMs: 300_000, what: "containerd's ctr" });
   return true;
+}
+
+/**
+ * Copies images one node's containerd has into another's (`ctr export | ctr import`): refs the
+ * source lacks, or the target has, are skipped. Returns the refs copied.
+ */
+export async function copyImages(from: ClusterLayout, to: ClusterLayout, tc: ClusterToolchain, refs: readonly string[]): Promise<string[]> {
+  const copied: string[] = [];
+  for (const ref of refs) {
+    if (!(await hasImage(from, tc, ref)) || (await hasImage(to, tc, ref))) continue;
+    const exp = spawn(tc.ctr, ctrArgs(from, "images", "export", "-", qualifiedRef(ref)), {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: systemToolEnv(),
+    });
+    let err = "";
+    exp.stderr.on("data", (d) => {
+      err += d;
+    });
+    await importArchiveStream(to, tc, ref, exp.stdout, () => `ctr export: ${err}`);
+    copied.push(ref);
+  }
+  return copied;
 }
 
 /**

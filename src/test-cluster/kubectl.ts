@@ -31,11 +31,11 @@ export interface NodeState {
   message?: string;
 }
 
-export async function readNode(l: ClusterLayout, tc: ClusterToolchain): Promise<NodeState> {
-  const node = await getJson<NodeJson>(l, tc, ["node", NETWORK.nodeName]);
+export async function readNode(l: ClusterLayout, tc: ClusterToolchain, name: string = NETWORK.nodeName): Promise<NodeState> {
+  const node = await getJson<NodeJson>(l, tc, ["node", name]);
   const ready = node?.status?.conditions?.find((c) => c.type === "Ready");
   return {
-    name: NETWORK.nodeName,
+    name,
     registered: !!node,
     ready: ready?.status === "True",
     internalIp: node?.status?.addresses?.find((a) => a.type === "InternalIP")?.address,

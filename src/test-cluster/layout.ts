@@ -35,6 +35,8 @@ export interface ClusterLayout {
    */
   runtime: string;
   containerdSocket: string;
+  /** Where the kubelet keeps pods' logs (its podLogsDir); unset: the kubelet's default, /var/log/pods. */
+  podLogs?: string;
 }
 
 export function clusterLayout(home = platformHome()): ClusterLayout {

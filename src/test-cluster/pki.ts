@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NETWORK } from "./layout.js";
+import { nodeComponentName, type NodeSpec, nodeSpec } from "./nodes.js";
 import { runTool } from "./exec.js";
 
 /**
@@ -21,8 +22,8 @@ export interface CertSpec {
 
 const VALID_DAYS = 3650;
 
-/** Every certificate, as the components' authenticators and the Node authorizer expect. */
-export function buildCertSpecs(nodeName: string = NETWORK.nodeName): CertSpec[] {
+/** Every certificate, as the components' authenticators and the Node authorizer expect; a kubelet's per node. */
+export function buildCertSpecs(nodes: readonly NodeSpec[] = [nodeSpec(1)]): CertSpec[] {
   const apiDns = [
     "localhost",
     "kubernetes",
@@ -44,14 +45,16 @@ export function buildCertSpecs(nodeName: string = NETWORK.nodeName): CertSpec[] 
     { name: "controller-manager", cn: "system:kube-controller-manager", usage: "client" },
     { name: "scheduler", cn: "system:kube-scheduler", usage: "client" },
     // The Node authorizer knows a kubelet by this exact name and group.
-    {
-      name: "kubelet",
-      cn: `system:node:${nodeName}`,
-      org: "system:nodes",
-      usage: "both",
-      ips: ["127.0.0.1"],
-      dns: [nodeName, "localhost"],
-    },
+    ...nodes.map(
+      (n): CertSpec => ({
+        name: nodeComponentName("kubelet", n),
+        cn: `system:node:${n.name}`,
+        org: "system:nodes",
+        usage: "both",
+        ips: [n.ip],
+        dns: n.netns ? [n.name] : [n.name, "localhost"],
+      }),
+    ),
     { name: "kube-proxy", cn: "system:kube-proxy", usage: "client" },
     // The ingress controller: its ClusterRole names this user (front-door.ts).
     { name: "traefik", cn: "platform:traefik", usage: "client" },
@@ -100,7 +103,7 @@ async function newKey(file: string): Promise<void> {
 }
 
 /** Writes whatever is missing: the CA, each certificate, the service-account key pair. */
-export async function writePki(dir: string): Promise<void> {
+export async function writePki(dir: string, nodes?: readonly NodeSpec[]): Promise<void> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = mkdtempSync(join(tmpdir(), "platform-pki-"));
   try {
@@ -125,7 +128,7 @@ export async function writePki(dir: string): Promise<void> {
         ca.crt,
       ]);
     }
-    for (const spec of buildCertSpecs()) {
+    for (const spec of buildCertSpecs(nodes)) {
       const crt = join(dir, `${spec.name}.crt`);
       const key = join(dir, `${spec.name}.key`);
       if (existsSync(crt) && existsSync(key)) continue;

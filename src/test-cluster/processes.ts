@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { ComponentSpec, HealthCheck } from "./components.js";
 import { runTool, sleep, systemToolEnv } from "./exec.js";
 import type { ClusterLayout, ClusterToolchain } from "./layout.js";
+import { netnsPath } from "./node-network.js";
 
 /**
  * The cluster's components run as background processes that outlive the command that
@@ -43,7 +44,10 @@ export function runningPid(l: ClusterLayout, spec: ComponentSpec): number | unde
   } catch {
     return undefined;
   }
-  return Number.isInteger(pid) && pid > 0 && commandOf(pid) === spec.command ? pid : undefined;
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  const cmd = commandOf(pid);
+  // In a node's namespace: nsenter until it has exec'd the component (the same pid).
+  return cmd === spec.command || (spec.netns && cmd === NSENTER) ? pid : undefined;
 }
 
 /** argv[0] of a live process (undefined when gone or a zombie). */
@@ -56,6 +60,9 @@ export function commandOf(pid: number): string | undefined {
     return undefined;
   }
 }
+
+/** Enters a node's network namespace only (not `ip netns exec`, whose mount namespace would hide the kubelet's mounts from containerd). */
+const NSENTER = "nsenter";
 
 /** Starts a component detached from this process, its output appended to its log. */
 export function startComponent(l: ClusterLayout, spec: ComponentSpec): number {
@@ -70,7 +77,10 @@ export function startComponent(l: ClusterLayout, spec: ComponentSpec): number {
     const previous = process.umask(0o022);
     let child: ChildProcess;
     try {
-      child = spawn(spec.command, spec.args, {
+      const [cmd, args] = spec.netns
+        ? [NSENTER, [`--net=${netnsPath(spec.netns)}`, "--", spec.command, ...spec.args]]
+        : [spec.command, spec.args];
+      child = spawn(cmd, args, {
         detached: true,
         stdio: ["ignore", log, log],
         // The kubelet and CNI plugins look for mount, iptables, ip and runc on PATH.
@@ -115,10 +125,8 @@ export function signal(pid: number, sig: NodeJS.Signals): void {
 /** Whether a component answers its health check (within 3 s). */
 export async function isHealthy(l: ClusterLayout, tc: ClusterToolchain, h: HealthCheck): Promise<boolean> {
   if (h.kind === "containerd") {
-    if (!existsSync(l.containerdSocket)) return false;
-    const r = await runTool(tc.ctr, ["--address", l.containerdSocket, "version"], { allowFail: true, timeoutMs: 3000 }).catch(
-      () => undefined,
-    );
+    if (!existsSync(h.socket)) return false;
+    const r = await runTool(tc.ctr, ["--address", h.socket, "version"], { allowFail: true, timeoutMs: 3000 }).catch(() => undefined);
     return r?.code === 0;
   }
   return (await httpStatus(l, h)) === 200;

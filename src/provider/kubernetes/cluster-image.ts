@@ -1,4 +1,4 @@
-import { importArchiveStream, hasImage } from "../../test-cluster/images.js";
+import { importArchiveStream, hasImage, nodeRuntimes } from "../../test-cluster/images.js";
 import { clusterLayout, readClusterToolchain } from "../../test-cluster/layout.js";
 import { docker } from "../../docker-client.js";
 import type { ResourceHandler } from "../handler.js";
@@ -12,7 +12,8 @@ function toolchain() {
 
 /**
  * platform:kubernetes:ClusterImage: an image of the Docker engine (built by BuildKit, or a base
- * image) copied into the test cluster's containerd, where pods run it with imagePullPolicy Never.
+ * image) copied into the containerd of each of the test cluster's nodes, where pods run it with
+ * imagePullPolicy Never.
  * Its id is the image reference. Deleting it leaves the image: tags carry their inputs hash, so
  * the environments of a project share them, and the cluster never pulls one back.
  */
@@ -21,9 +22,9 @@ export const clusterImageHandler: ResourceHandler = {
 
   async create(_urn, inputs) {
     const image = await imageToPlace(inputs);
-    const l = clusterLayout();
     const tc = toolchain();
-    if (!(await hasImage(l, tc, image))) {
+    for (const l of nodeRuntimes(clusterLayout())) {
+      if (await hasImage(l, tc, image)) continue;
       const archive = await docker().getImage(image).get();
       let err = "";
       archive.on("error", (e: Error) => {
@@ -36,7 +37,9 @@ export const clusterImageHandler: ResourceHandler = {
 
   async read(id) {
     const tc = readClusterToolchain();
-    return tc && (await hasImage(clusterLayout(), tc, id)) ? {} : undefined;
+    if (!tc) return undefined;
+    for (const l of nodeRuntimes(clusterLayout())) if (!(await hasImage(l, tc, id))) return undefined;
+    return {};
   },
 
   async delete() {},

@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
 import { clusterLayout, readClusterToolchain } from "../../../src/test-cluster/layout.js";
 import { runCli } from "./cli.js";
 import { noteClusterStarted } from "./cluster-marker.js";
@@ -11,14 +12,21 @@ export async function clusterUp(args: string[] = []): Promise<void> {
   noteClusterStarted(r.stdout);
 }
 
-export function kubectl(...args: string[]): string {
+function kubectlArgv(args: string[]): [string, string[]] {
   const tc = readClusterToolchain();
   if (!tc) throw new Error("no Kubernetes toolchain: platform cluster up should have built it");
-  return execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", clusterLayout().adminKubeconfig, ...args], {
-    encoding: "utf8",
-    timeout: 60_000,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  return [`${tc.binDir}/kubectl`, ["--kubeconfig", clusterLayout().adminKubeconfig, ...args]];
+}
+
+export function kubectl(...args: string[]): string {
+  const [cmd, argv] = kubectlArgv(args);
+  return execFileSync(cmd, argv, { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** kubectl without blocking the event loop (a load running beside it keeps sending), for long commands (a drain). */
+export async function kubectlAsync(timeoutMs: number, ...args: string[]): Promise<string> {
+  const [cmd, argv] = kubectlArgv(args);
+  return (await promisify(execFile)(cmd, argv, { encoding: "utf8", timeout: timeoutMs })).stdout;
 }
 
 /** Names of a service's running pods (terminating ones left out), sorted. */

@@ -12,9 +12,11 @@ import {
 } from "../../../src/test-cluster/configs.js";
 import { buildCorednsManifests } from "../../../src/test-cluster/coredns.js";
 import { clusterLayout, type ClusterToolchain, NETWORK } from "../../../src/test-cluster/layout.js";
+import { nodeSpec } from "../../../src/test-cluster/nodes.js";
 import { buildCertSpecs, buildOpensslConfig } from "../../../src/test-cluster/pki.js";
 
 const layout = clusterLayout("/home/u/.platform");
+const first = nodeSpec(1);
 const tc: ClusterToolchain = {
   kubernetesVersion: "1.34.2",
   binDir: "/tc/kubernetes-v1.34.2/bin",
@@ -43,7 +45,7 @@ describe("test cluster configuration", () => {
   });
 
   it("CNI: bridge with gateway and default route, firewall plugin last", () => {
-    const cni = JSON.parse(buildCniConfig(layout));
+    const cni = JSON.parse(buildCniConfig(layout, first));
     const [bridge, , last] = cni.plugins;
     expect(bridge).toMatchObject({ type: "bridge", isGateway: true, ipMasq: true });
     expect(bridge.ipam.ranges[0][0]).toEqual({ subnet: NETWORK.nodePodCidr, gateway: NETWORK.bridgeGateway });
@@ -53,7 +55,7 @@ describe("test cluster configuration", () => {
   });
 
   it("kubelet: cgroup v1 with cgroupfs, loopback only, no image GC", () => {
-    const k = parse(buildKubeletConfig(layout));
+    const k = parse(buildKubeletConfig(layout, first));
     expect(k).toMatchObject({
       cgroupDriver: "cgroupfs",
       failCgroupV1: false,
@@ -65,7 +67,7 @@ describe("test cluster configuration", () => {
   });
 
   it("kube-proxy: iptables mode on loopback, conntrack left alone", () => {
-    expect(parse(buildKubeProxyConfig(layout))).toMatchObject({
+    expect(parse(buildKubeProxyConfig(layout, first))).toMatchObject({
       mode: "iptables",
       clusterCIDR: NETWORK.podCidr,
       conntrack: { maxPerCore: 0 },
@@ -82,7 +84,7 @@ describe("test cluster configuration", () => {
 
   it("containerd pulls from the test registry over plain HTTP, through its hosts file", () => {
     expect(buildContainerdConfig(layout, tc)).toContain('config_path = "/home/u/.platform/cluster/config/registry-hosts"');
-    const hosts = buildRegistryHosts();
+    const hosts = buildRegistryHosts(first);
     expect(hosts.dir).toBe("127.0.0.1:5001");
     expect(hosts.content).toContain('server = "http://127.0.0.1:5001"');
   });
@@ -112,8 +114,8 @@ describe("test cluster components", () => {
       "traefik",
     ]);
   });
-  it("the registry listens on loopback only, its blobs under the cluster's directory", () => {
-    expect(specs.find((s) => s.name === "registry")?.args).toEqual(["--listen=127.0.0.1:5001", "--dir=/home/u/.platform/cluster/registry"]);
+  it("the registry listens on every address (the nodes in namespaces pull from it), its blobs under the cluster's directory", () => {
+    expect(specs.find((s) => s.name === "registry")?.args).toEqual(["--listen=0.0.0.0:5001", "--dir=/home/u/.platform/cluster/registry"]);
   });
   it("the API server advertises the bridge gateway (loopback endpoints are refused) and allows nothing anonymous", () => {
     const args = specs.find((s) => s.name === "kube-apiserver")?.args ?? [];
@@ -130,9 +132,9 @@ describe("test cluster components", () => {
 });
 
 describe("test cluster PKI", () => {
-  const specs = buildCertSpecs("node1");
+  const specs = buildCertSpecs([first]);
   it("the kubelet's identity is what the Node authorizer expects", () => {
-    expect(specs.find((s) => s.name === "kubelet")).toMatchObject({ cn: "system:node:node1", org: "system:nodes", usage: "both" });
+    expect(specs.find((s) => s.name === "kubelet")).toMatchObject({ cn: "system:node:platform", org: "system:nodes", usage: "both" });
   });
   it("the API server's certificate names loopback, the Service IP and the gateway", () => {
     const cnf = buildOpensslConfig(specs.find((s) => s.name === "apiserver")!);
