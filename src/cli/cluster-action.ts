@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { clusterDown, clusterStatus, clusterUp } from "../test-cluster/cluster.js";
+import { clusterDown, clusterUp } from "../test-cluster/cluster.js";
+import { clusterStatus } from "../test-cluster/status.js";
 import type { FrontDoorAcme } from "../test-cluster/front-door.js";
 import { MAX_NODES } from "../test-cluster/nodes.js";
 import { usage } from "./edge-flags.js";
