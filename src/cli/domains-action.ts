@@ -1,15 +1,20 @@
 import { isTcpEngine } from "../docker-client.js";
 import { servedCertificates } from "../engine/certificates.js";
+import { requireCredentials } from "../engine/credentials.js";
 import { checkDns } from "../engine/dns-check.js";
+import { kubeClusterOf, stackPublicFacts } from "../engine/stack-ops.js";
 import { inspectEdge } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import type { StackOptions } from "./stack-options.js";
 import { formatTable } from "./table.js";
 
+/** The port of a public URL (443 when it names none). */
+const urlPort = (url: string | undefined) => Number((url ? new URL(url).port : "") || 443);
+
 /**
- * `platform domains`: each custom domain with its DNS check (does it resolve to this server?) and
- * its certificate as the edge serves it now. A domain that points elsewhere gets the record to create.
+ * `platform domains`: each custom domain with its DNS check (does it resolve to this server, or to
+ * the cluster's front door?) and its certificate as the edge (or the front door) serves it now. A domain that points elsewhere gets the record to create.
  */
 export async function runDomains(o: StackOptions): Promise<void> {
   const t = await resolveStack(o);
@@ -22,24 +27,29 @@ export async function runDomains(o: StackOptions): Promise<void> {
       );
     return;
   }
-  const edge = await inspectEdge().catch(() => undefined);
-  const port = edge?.running && !isTcpEngine() ? edge.httpsPort : undefined;
+  // On a cluster's front door the domains point at its address and its controller serves them.
+  const creds = requireCredentials();
+  const kube = await kubeClusterOf(t, creds);
+  const facts = kube ? await stackPublicFacts(t.project, t.env, creds) : undefined;
+  const door = facts?.frontDoor;
+  const edge = door ? undefined : await inspectEdge().catch(() => undefined);
+  const port = door ? urlPort(Object.values(facts?.urls ?? {})[0]) : edge?.running && !isTcpEngine() ? edge.httpsPort : undefined;
   // The DNS is always checked; a certificate is read only where it points here (servedCertificates).
   const served = port
     ? await servedCertificates(
         owned.map((d) => d.domain),
-        { port, checkDns: true },
+        { port, checkDns: true, ...(door ? { address: door } : {}) },
       )
     : undefined;
   const dns = served ? served.map((s) => s.dns!) : await checkDns(owned.map((d) => d.domain));
   const rows = owned.map(({ service, domain }, i) => {
     const cert = served?.[i]?.cert;
-    // A certificate of the local CA is no certificate to a browser: only the public edge's count.
-    const trusted = cert && edge?.mode === "public" && !cert.local ? { issuer: cert.issuer, expires: cert.expires } : undefined;
+    // A certificate of the local CA is no certificate to a browser: only the public edge's (or a front door's) count.
+    const trusted = cert && (door || edge?.mode === "public") && !cert.local ? { issuer: cert.issuer, expires: cert.expires } : undefined;
     return { service, domain, dns: dns[i]!, certificate: trusted };
   });
   if (o.json) {
-    printJson({ project: t.project, env: t.env, edge: edge?.mode ?? null, domains: rows });
+    printJson({ project: t.project, env: t.env, edge: edge?.mode ?? null, frontDoor: door ?? null, domains: rows });
   } else {
     process.stdout.write(`${t.project} (${t.env})\n`);
     process.stdout.write(

@@ -1,6 +1,6 @@
 import { requireCredentials } from "../engine/credentials.js";
 import { listRecords } from "../engine/history.js";
-import { kubeClusterOf, stackUrls } from "../engine/stack-ops.js";
+import { kubeClusterOf, stackPublicFacts } from "../engine/stack-ops.js";
 import { isTcpEngine } from "../docker-client.js";
 import { type ServedCertificate, servedCertificates } from "../engine/certificates.js";
 import {
@@ -19,13 +19,17 @@ import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
 import type { StackOptions } from "./stack-options.js";
 
-/** Each public URL's certificate as the edge serves it now (its expiry: renewal is automatic). */
-async function certificatesOf(edge: EdgeState | undefined, urls: readonly string[]): Promise<ServedCertificate[]> {
-  if (!edge?.running || !edge.httpsPort || isTcpEngine()) return [];
-  const served = await servedCertificates(
-    urls.map((u) => new URL(u).hostname),
-    { port: edge.httpsPort, checkDns: edge.mode === "public" },
-  );
+/**
+ * Each public URL's certificate as it is served now (its expiry: renewal is automatic): by a
+ * cluster's front door at its address, or by this machine's edge.
+ */
+async function certificatesOf(edge: EdgeState | undefined, urls: readonly string[], frontDoor?: string): Promise<ServedCertificate[]> {
+  const hosts = urls.map((u) => new URL(u).hostname);
+  const served = frontDoor
+    ? await servedCertificates(hosts, { port: Number(new URL(urls[0] as string).port || 443), checkDns: true, address: frontDoor })
+    : edge?.running && edge.httpsPort && !isTcpEngine()
+      ? await servedCertificates(hosts, { port: edge.httpsPort, checkDns: edge.mode === "public" })
+      : [];
   return served.map(({ dns: _dns, ...c }) => c);
 }
 
@@ -61,9 +65,9 @@ export async function runStatus(o: StackOptions): Promise<void> {
   const t = await resolveStack(o);
   const creds = requireCredentials();
   const kube = await kubeClusterOf(t, creds);
-  const [live, urls] = await Promise.all([
+  const [live, { urls, frontDoor }] = await Promise.all([
     kube ? kubeServices(kube) : dockerRuntime(t.project, t.env),
-    stackUrls(t.project, t.env, creds, Object.keys(t.config.services)),
+    stackPublicFacts(t.project, t.env, creds, Object.keys(t.config.services)),
   ]);
   const last = listRecords(t.project, t.env)[0];
   const rows = Object.entries(t.config.services).map(([name, svc]) => {
@@ -92,7 +96,7 @@ export async function runStatus(o: StackOptions): Promise<void> {
     ),
   );
   const edge = await inspectEdge().catch(() => undefined);
-  const certificates = await certificatesOf(edge, Object.values(urls));
+  const certificates = Object.keys(urls).length ? await certificatesOf(edge, Object.values(urls), kube ? frontDoor : undefined) : [];
   const notes = kube
     ? []
     : Object.entries(t.config.services)

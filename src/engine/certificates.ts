@@ -72,14 +72,18 @@ export interface ServedCertificate {
  * What the edge serves now for each host, without waiting: what `status` and `domains` show.
  * With `checkDns` (always on the public edge), a host whose DNS points elsewhere gets no
  * handshake: it would make the edge order a certificate the CA cannot validate (a failed order
- * each time, which a CA's rate limit counts, and a 15 s wait).
+ * each time, which a CA's rate limit counts, and a 15 s wait). `address`: a cluster's front door,
+ * where the DNS must point and the handshake goes (else this machine's edge).
  */
-export async function servedCertificates(hosts: readonly string[], o: { port: number; checkDns: boolean }): Promise<ServedCertificate[]> {
-  const dns = o.checkDns ? await checkDns(hosts) : undefined;
+export async function servedCertificates(
+  hosts: readonly string[],
+  o: { port: number; checkDns: boolean; address?: string },
+): Promise<ServedCertificate[]> {
+  const dns = o.checkDns ? await checkDns(hosts, process.env, o.address ? [o.address] : undefined) : undefined;
   return Promise.all(
     hosts.map(async (host, i) => {
       const d = dns?.[i];
-      const c = !d || d.pointsHere ? await servedCertificate(o.port, host) : undefined;
+      const c = !d || d.pointsHere ? await servedCertificate(o.port, host, o.address) : undefined;
       const cert = c ? { issuer: issuerOf(c), expires: new Date(c.valid_to).toISOString(), local: fromLocalCa(c) } : undefined;
       return { host, ...(d ? { dns: d } : {}), ...(cert ? { cert } : {}) };
     }),

@@ -1,5 +1,6 @@
 import type { KubeCluster } from "../runtime/kubernetes.js";
 import { kubernetesCluster } from "../test-cluster/kubeconfig.js";
+import { FRONT_DOOR_OUTPUT } from "../plan/constants.js";
 import { checkpointOutputs } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
 import { publicUrls, writeStackConfig } from "./deploy.js";
@@ -50,7 +51,19 @@ export async function stackUrls(
   creds: Credentials,
   order?: readonly string[],
 ): Promise<Record<string, string>> {
-  return publicUrls(checkpointOutputs(creds, project, env) ?? (await stackOutputs(project, env, creds)), order);
+  return (await stackPublicFacts(project, env, creds, order)).urls;
+}
+
+/** The public URLs of a stack and, on a cluster's front door, the address its controller serves them at (FRONT_DOOR_OUTPUT). */
+export async function stackPublicFacts(
+  project: string,
+  env: string,
+  creds: Credentials,
+  order?: readonly string[],
+): Promise<{ urls: Record<string, string>; frontDoor?: string }> {
+  const outputs = checkpointOutputs(creds, project, env) ?? (await stackOutputs(project, env, creds));
+  const door = outputs[FRONT_DOOR_OUTPUT]?.value;
+  return { urls: publicUrls(outputs, order), ...(typeof door === "string" && door ? { frontDoor: door } : {}) };
 }
 
 export interface DestroyOptions {

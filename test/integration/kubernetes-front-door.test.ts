@@ -95,6 +95,28 @@ describe("public services through the Kubernetes cluster's own ingress controlle
     await expect(httpsRequest(`${urls.api}/api/status`, localCa)).rejects.toThrow(/certificate/);
   });
 
+  it("status and domains read the certificates the front door serves, and its DNS", async () => {
+    const status = ok(await cli("status", "--project", project, "--json"));
+    const certs = JSON.parse(status.stdout).certificates as { host: string; cert?: { issuer: string } }[];
+    expect(certs.map((c) => c.host).sort()).toEqual(
+      Object.values(urls)
+        .map((u) => new URL(u).hostname)
+        .sort(),
+    );
+    for (const c of certs) expect(c.cert?.issuer, c.host).toMatch(/Pebble/i);
+    const domains = JSON.parse(ok(await cli("domains", "--project", project, "--json")).stdout);
+    expect(domains.frontDoor).toBe(FRONT_DOOR.address);
+    expect(domains.domains).toEqual([
+      expect.objectContaining({
+        domain: SHOP,
+        service: "web",
+        dns: expect.objectContaining({ pointsHere: true }),
+        certificate: expect.anything(),
+      }),
+    ]);
+    expect(domains.domains[0].certificate.issuer).toMatch(/Pebble/i);
+  });
+
   it("plain HTTP on the front door's web entry point redirects to HTTPS", async () => {
     const host = new URL(urls.api as string).hostname;
     const r = await frontDoorHttpGet(host, "/api/status");
