@@ -48,6 +48,21 @@ export async function prepareKernel(): Promise<void> {
  *   without this the packet leaves by the default route (here a transparent proxy answered
  *   it with a 404). CNI-ADMIN is the plugin's chain for rules that come before its own.
  */
+export const SERVICE_WITHOUT_ENDPOINTS = [
+  "-s",
+  NETWORK.podCidr,
+  "-d",
+  NETWORK.serviceCidr,
+  "-m",
+  "comment",
+  "--comment",
+  "platform test cluster: Service without endpoints",
+  "-j",
+  "REJECT",
+  "--reject-with",
+  "icmp-port-unreachable",
+];
+
 const RULES: { chain: string; spec: string[] }[] = [
   {
     chain: "INPUT",
@@ -74,38 +89,27 @@ const RULES: { chain: string; spec: string[] }[] = [
       "DROP",
     ],
   },
-  {
-    chain: "CNI-ADMIN",
-    spec: [
-      "-s",
-      NETWORK.podCidr,
-      "-d",
-      NETWORK.serviceCidr,
-      "-m",
-      "comment",
-      "--comment",
-      "platform test cluster: Service without endpoints",
-      "-j",
-      "REJECT",
-      "--reject-with",
-      "icmp-port-unreachable",
-    ],
-  },
+  { chain: "CNI-ADMIN", spec: SERVICE_WITHOUT_ENDPOINTS },
 ];
 
-export async function setHostRules(on: boolean): Promise<void> {
-  const iptables = (...args: string[]) =>
-    runTool("iptables", ["-w", ...args], { allowFail: true, what: "iptables (apt-get install iptables)" });
-  if (on) await iptables("-N", "CNI-ADMIN");
-  for (const r of RULES) {
-    const present = (await iptables("-C", r.chain, ...r.spec)).code === 0;
-    if (on && !present) {
-      const added = await iptables("-I", r.chain, ...r.spec);
-      if (added.code !== 0)
-        throw new VisibleError(`cannot add the firewall rule in ${r.chain}: ${added.stderr.trim()}`, { exitCode: ExitCode.environment });
-    }
-    if (!on && present) await iptables("-D", r.chain, ...r.spec);
+type Iptables = (args: string[]) => Promise<{ code: number; stderr: string }>;
+
+const hostIptables: Iptables = (args) => runTool("iptables", args, { allowFail: true, what: "iptables (apt-get install iptables)" });
+
+/** Adds (on) or removes one rule, at the top of its chain, once. `run`: iptables here, or in a node's namespace. */
+export async function setRule(on: boolean, chain: string, spec: readonly string[], run: Iptables = hostIptables): Promise<void> {
+  const present = (await run(["-w", "-C", chain, ...spec])).code === 0;
+  if (on && !present) {
+    const r = await run(["-w", "-I", chain, ...spec]);
+    if (r.code !== 0)
+      throw new VisibleError(`cannot add the firewall rule in ${chain}: ${r.stderr.trim()}`, { exitCode: ExitCode.environment });
   }
+  if (!on && present) await run(["-w", "-D", chain, ...spec]);
+}
+
+export async function setHostRules(on: boolean): Promise<void> {
+  if (on) await hostIptables(["-w", "-N", "CNI-ADMIN"]);
+  for (const r of RULES) await setRule(on, r.chain, r.spec);
 }
 
 /**

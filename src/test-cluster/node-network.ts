@@ -2,8 +2,9 @@ import { existsSync, mkdirSync, readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { ExitCode, VisibleError } from "../errors.js";
 import { runTool } from "./exec.js";
+import { SERVICE_WITHOUT_ENDPOINTS, setRule } from "./host.js";
 import { NETWORK } from "./layout.js";
-import type { NodeSpec } from "./nodes.js";
+import { netnsPath, type NodeSpec } from "./nodes.js";
 
 /**
  * The host's side of the nodes after the first (nodes.ts): each one's network namespace, the
@@ -19,8 +20,6 @@ async function ip(args: string[], o: { allowFail?: boolean } = {}): Promise<numb
   }
   return r.code;
 }
-
-export const netnsPath = (name: string) => `/run/netns/${name}`;
 
 /** Tools run inside a node's namespace (`ip netns exec`: sysctl, iptables). */
 function inNetns(node: NodeSpec, cmd: string, args: string[]) {
@@ -47,41 +46,6 @@ function linkRules(node: NodeSpec): string[][] {
     ["-o", veth, ...comment],
   ];
 }
-
-async function setRule(
-  on: boolean,
-  chain: string,
-  spec: string[],
-  run = (args: string[]) => runTool("iptables", args, { allowFail: true }),
-) {
-  const present = (await run(["-w", "-C", chain, ...spec])).code === 0;
-  if (on && !present) {
-    const r = await run(["-w", "-I", chain, ...spec]);
-    if (r.code !== 0)
-      throw new VisibleError(`cannot add the firewall rule in ${chain}: ${r.stderr.trim()}`, { exitCode: ExitCode.environment });
-  }
-  if (!on && present) await run(["-w", "-D", chain, ...spec]);
-}
-
-/**
- * Inside the node: what the first node's host rules do for its pods (host.ts), here a
- * Service without endpoints is refused in the node's own FORWARD, before the packet leaves
- * by its default route.
- */
-const SERVICE_WITHOUT_ENDPOINTS = [
-  "-s",
-  NETWORK.podCidr,
-  "-d",
-  NETWORK.serviceCidr,
-  "-m",
-  "comment",
-  "--comment",
-  "platform test cluster: Service without endpoints",
-  "-j",
-  "REJECT",
-  "--reject-with",
-  "icmp-port-unreachable",
-];
 
 /** The cgroup (v1 hierarchies, or the unified one) a node's kubelet puts its pods under: `cgroupRoot` of its configuration. */
 export function nodeCgroupRoot(node: NodeSpec): string {
@@ -118,6 +82,8 @@ export async function ensureNodeNetwork(node: NodeSpec): Promise<void> {
   if (sysctl.code !== 0)
     throw new VisibleError(`cannot set the node ${node.name}'s sysctls: ${sysctl.stderr.trim()}`, { exitCode: ExitCode.environment });
   for (const spec of linkRules(node)) await setRule(true, "FORWARD", spec);
+  // Inside the node, what the host's rules do for the first node's pods (host.ts): a Service
+  // without endpoints is refused in its own FORWARD, before the packet leaves by its default route.
   const nsIptables = (args: string[]) => inNetns(node, "iptables", args);
   await nsIptables(["-w", "-N", "CNI-ADMIN"]);
   await setRule(true, "CNI-ADMIN", SERVICE_WITHOUT_ENDPOINTS, nsIptables);

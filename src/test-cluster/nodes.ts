@@ -32,6 +32,9 @@ export interface NodeSpec {
 
 export const MAX_NODES = 4;
 
+/** Where `ip netns` keeps a node's network namespace. */
+export const netnsPath = (name: string) => `/run/netns/${name}`;
+
 /**
  * Node N (N ≥ 2): pods in 10.244.(N-1).0/24, the link in a /30 of 10.244.255.0/24. The link
  * lies inside the cluster's pod range on purpose: the API server's firewall rule (host.ts)

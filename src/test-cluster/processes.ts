@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { ComponentSpec, HealthCheck } from "./components.js";
 import { runTool, sleep, systemToolEnv } from "./exec.js";
 import type { ClusterLayout, ClusterToolchain } from "./layout.js";
-import { netnsPath } from "./node-network.js";
+import { netnsPath } from "./nodes.js";
 
 /**
  * The cluster's components run as background processes that outlive the command that
