@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { clusterLayout, readClusterToolchain } from "../test-cluster/layout.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import type { LiveState } from "./docker.js";
+import { TELEMETRY_ROLE } from "../plan/constants.js";
 
 /**
  * Live reads from the Kubernetes target: what runs per service, its logs, and the data a
@@ -84,8 +85,17 @@ export interface PodSpecJson {
   volumes?: { name: string }[];
 }
 
+/** The services' Deployments and StatefulSets (the stack's telemetry receiver is none of them). */
 export async function workloads(t: KubeCluster): Promise<Workload[]> {
-  const out = await kubectl(t, ["get", "deployments,statefulsets", "--all-namespaces", "-l", selector(t), "-o", "json"]);
+  const out = await kubectl(t, [
+    "get",
+    "deployments,statefulsets",
+    "--all-namespaces",
+    "-l",
+    `${selector(t)},platform.role!=${TELEMETRY_ROLE}`,
+    "-o",
+    "json",
+  ]);
   return (JSON.parse(out) as { items: Workload[] }).items;
 }
 
