@@ -25,7 +25,8 @@ export async function streamKubeLogs(
       p.name,
       "--timestamps",
       `--tail=${q.tail}`,
-      ...(q.sinceSeconds > 0 ? [`--since=${q.sinceSeconds}s`] : []),
+      // Like Docker's `since`: a time, in seconds since the epoch.
+      ...(q.sinceSeconds > 0 ? [`--since-time=${new Date(q.sinceSeconds * 1000).toISOString()}`] : []),
       ...(q.follow ? ["--follow"] : []),
     ];
     return { pod: p, child: spawn(kubectlBinary(), args, { stdio: ["ignore", "pipe", "ignore"] }) };
