@@ -56,7 +56,14 @@ export async function readUsage(containerId: string): Promise<Usage | undefined>
 export async function runningServiceContainers(): Promise<{ id: string; project: string; env: string; service: string }[]> {
   const list = await docker().listContainers({ filters: { label: ["platform.service"], status: ["running"] } });
   return list
-    .filter((c) => c.Labels["platform.job"] !== "true" && c.Labels["platform.project"] && c.Labels["platform.env"])
+    // A Kubernetes stack's edge forwarders carry its service names: its services' readings are their pods'.
+    .filter(
+      (c) =>
+        c.Labels["platform.job"] !== "true" &&
+        c.Labels["platform.role"] !== "edge-forwarder" &&
+        c.Labels["platform.project"] &&
+        c.Labels["platform.env"],
+    )
     .map((c) => ({
       id: c.Id,
       project: c.Labels["platform.project"] as string,
