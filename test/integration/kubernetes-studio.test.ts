@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
 import { copyExample, forgetProject, freshBackend, pulumiOnStack, requireToolchain, unique } from "./helpers/env.js";
 import { clusterUp, kubectl } from "./helpers/kubernetes.js";
+import { expectCatalogWaterfall, listRequests } from "./helpers/catalog-studio.js";
 import { launchChromium, newPage, screenshot, startTestStudio } from "./helpers/studio-browser.js";
 
 /**
@@ -27,13 +28,6 @@ let studio: Awaited<ReturnType<typeof startTestStudio>>;
 let browser: Browser;
 let page: Page;
 let report: { sent: number; ok: number; errors: number };
-
-/** What examples/catalog/traffic/main.py sends for request i (its fixed rotation): the list route's count. */
-function listRequests(count: number): number {
-  let n = 0;
-  for (let i = 0; i < count; i++) if (i % 5 !== 4 && i % 4 === 0) n++;
-  return n;
-}
 
 describe("Studio and zero-code telemetry for examples/catalog on the Kubernetes test cluster", () => {
   beforeAll(async () => {
@@ -111,20 +105,7 @@ describe("Studio and zero-code telemetry for examples/catalog on the Kubernetes 
   }, 180_000);
 
   it("opens a sampled trace of the product route as a waterfall with spans of both services", async () => {
-    await page.locator('tr[data-service="api"][data-route="GET /products/{product_id}"]').click();
-    const rows = page.locator('[data-testid="traces"] tbody tr');
-    await rows.first().waitFor();
-    const both = rows.filter({ hasText: "traffic" }).first();
-    await both.waitFor();
-    await both.click();
-    const wf = page.locator('[data-testid="waterfall"]');
-    await wf.locator(".wf-row").first().waitFor();
-    const services = new Set(await wf.locator(".wf-row").evaluateAll((els) => els.map((e) => e.getAttribute("data-span-service"))));
-    expect(services).toEqual(new Set(["traffic", "api"]));
-    const depths = await wf
-      .locator(".wf-row .wf-name")
-      .evaluateAll((els) => els.map((e) => parseInt((e as HTMLElement).style.paddingLeft, 10)));
-    expect(Math.max(...depths)).toBeGreaterThan(Math.min(...depths));
+    await expectCatalogWaterfall(page);
     await screenshot(page, "k8s-trace");
   }, 60_000);
 
