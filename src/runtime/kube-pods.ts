@@ -88,10 +88,12 @@ export function toKubePod(p: PodJson): KubePod | undefined {
 }
 
 const stackSelector = (t: Pick<KubeCluster, "project" | "env">) => `platform.project=${t.project},platform.env=${t.env}`;
+/** Studio reads every Kubernetes environment it lists: a cluster that does not answer must not hold a page. */
+export const READ_TIMEOUT = "--request-timeout=10s";
 
 /** The pods of the stack's services, by service then name. */
 export async function kubePods(t: KubeCluster): Promise<KubePod[]> {
-  const out = await kubectl(t, ["get", "pods", "--all-namespaces", "-l", stackSelector(t), "-o", "json"]);
+  const out = await kubectl(t, ["get", "pods", "--all-namespaces", "-l", stackSelector(t), "-o", "json", READ_TIMEOUT]);
   return (JSON.parse(out) as { items: PodJson[] }).items
     .map(toKubePod)
     .filter((p): p is KubePod => p !== undefined)
@@ -122,6 +124,7 @@ export async function kubePodUsage(t: KubeCluster): Promise<{ pod: KubePod; usag
   const pods = (await kubePods(t)).filter((p) => p.state === "running");
   if (!pods.length) return [];
   const raw = await kubectl(t, [
+    READ_TIMEOUT,
     "get",
     "--raw",
     `/apis/metrics.k8s.io/v1beta1/pods?labelSelector=${encodeURIComponent(stackSelector(t))}`,

@@ -1,4 +1,5 @@
 import { TELEMETRY_ROLE } from "../plan/constants.js";
+import { READ_TIMEOUT } from "./kube-pods.js";
 import { type KubeCluster, kubectl } from "./kubernetes.js";
 import { saveSnapshot, SNAPSHOT_COMMAND } from "./telemetry-snapshot.js";
 
@@ -20,6 +21,7 @@ async function receiverPod(t: KubeCluster): Promise<{ namespace: string; name: s
     "status.phase=Running",
     "-o",
     'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}',
+    READ_TIMEOUT,
   ]);
   const first = out.split("\n").find(Boolean);
   if (!first) return undefined;
