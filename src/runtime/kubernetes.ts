@@ -218,3 +218,25 @@ export async function kubeClusterIssuers(t: KubeCluster): Promise<string[]> {
   const out = await kubectl(t, ["get", "clusterissuers.cert-manager.io", "-o", "jsonpath={.items[*].metadata.name}"]);
   return out.split(/\s+/).filter(Boolean);
 }
+
+interface StorageClassJson {
+  metadata: { name: string; annotations?: Record<string, string> };
+}
+
+/** Whether one of the classes is the cluster's default: what a claim naming no class gets. */
+export function hasDefaultStorageClass(items: readonly StorageClassJson[]): boolean {
+  const marks = ["storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"];
+  return items.some((i) => marks.some((m) => i.metadata.annotations?.[m] === "true"));
+}
+
+/** Whether the cluster of a kubeconfig provisions a claim that names no class (a default StorageClass). */
+export async function kubeHasDefaultStorageClass(kubeconfig: string): Promise<boolean> {
+  const out = await kubectl({ project: "", env: "", kubeconfig }, [
+    "get",
+    "storageclasses.storage.k8s.io",
+    "-o",
+    "json",
+    "--request-timeout=20s",
+  ]);
+  return hasDefaultStorageClass((JSON.parse(out) as { items: StorageClassJson[] }).items);
+}

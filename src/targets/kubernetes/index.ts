@@ -34,6 +34,8 @@ export interface KubernetesTargetOptions extends ImageBuildOptions {
   readonly testCluster?: { readonly volumesDir: string };
   /** Where images are pushed for the cluster to pull (`HOST[:PORT][/PATH]`); see images.ts. */
   readonly registry?: string;
+  /** Whether the cluster has a default StorageClass (off the test cluster): the telemetry store's claim needs one. */
+  readonly defaultStorageClass?: boolean;
 }
 
 /** The edge's way in: one forwarder per public service, on the stack's Docker network. */
@@ -106,7 +108,14 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
   const values = buildServiceValues(plan, (s) => serviceHost(s, namespace), words?.words, opts.secrets);
   // Only a cluster that can get images from this machine can run the receiver's.
   const receiver = createTelemetryReceiver(
-    { plan, namespace, placement, storage, provider, dependsOn: [ns] },
+    {
+      plan,
+      namespace,
+      placement,
+      storage: storage.kind === "hostPath" || opts.defaultStorageClass !== false ? storage : undefined,
+      provider,
+      dependsOn: [ns],
+    },
     Boolean(opts.registry || opts.testCluster),
   );
   if (receiver) values.set(TELEMETRY_REF, { [OTLP_ENDPOINT_PROPERTY]: receiver.endpoint });

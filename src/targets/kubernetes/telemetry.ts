@@ -37,12 +37,16 @@ export function receiverEndpoint(namespace: string): string {
   return `http://${TELEMETRY_SERVICE}.${namespace}.svc.cluster.local:${TELEMETRY_PORT}`;
 }
 
-/** One pod on the store's claim; replaced stop-first: two servers on one SQLite file would corrupt it. */
+/**
+ * One pod on the store's claim (or, on a cluster with no storage to claim, in the pod's own
+ * directory: the store lasts as long as the pod); replaced stop-first: two servers on one SQLite
+ * file would corrupt it.
+ */
 export function receiverDeploymentSpec(
   plan: Pick<Plan, "project" | "env">,
   image: pulumi.Input<string>,
   src: ImageSource,
-  claimName: pulumi.Input<string>,
+  claimName: pulumi.Input<string> | undefined,
 ): k8s.types.input.apps.v1.DeploymentSpec {
   const labels = receiverLabels(plan);
   return {
@@ -68,7 +72,7 @@ export function receiverDeploymentSpec(
             securityContext: { allowPrivilegeEscalation: false },
           },
         ],
-        volumes: [{ name: "store", persistentVolumeClaim: { claimName } }],
+        volumes: [claimName ? { name: "store", persistentVolumeClaim: { claimName } } : { name: "store", emptyDir: {} }],
       },
     },
   };
@@ -78,7 +82,8 @@ export interface ReceiverArgs {
   readonly plan: Plan;
   readonly namespace: string;
   readonly placement: ImagePlacement;
-  readonly storage: DataStorage;
+  /** Where the store is kept: a claim as a data service's, or none (no storage to claim: in the pod). */
+  readonly storage: DataStorage | undefined;
   readonly provider: k8s.Provider;
   readonly dependsOn: pulumi.Resource[];
 }
@@ -99,24 +104,26 @@ export function createTelemetryReceiver(
   const { hash } = receiverContext(plan.images.node);
   const local = new ReceiverImage(`${NAME}-image`, { baseImage: plan.images.node, hash });
   const image = a.placement.place({ name: NAME }, local.id);
-  const claim = createDataClaim({
-    name: NAME,
-    claim: `${TELEMETRY_SERVICE}-store`,
-    dir: TELEMETRY_SERVICE,
-    namespace,
-    labels,
-    size: STORE_SIZE,
-    retain: false,
-    storage: a.storage,
-    opts,
-  });
+  const claim = a.storage
+    ? createDataClaim({
+        name: NAME,
+        claim: `${TELEMETRY_SERVICE}-store`,
+        dir: TELEMETRY_SERVICE,
+        namespace,
+        labels,
+        size: STORE_SIZE,
+        retain: false,
+        storage: a.storage,
+        opts,
+      })
+    : undefined;
   const deployment = new k8s.apps.v1.Deployment(
     `${NAME}-receiver`,
     {
       metadata: { name: TELEMETRY_SERVICE, namespace, labels },
-      spec: receiverDeploymentSpec(plan, image, a.placement.source, claim.metadata.name),
+      spec: receiverDeploymentSpec(plan, image, a.placement.source, claim?.metadata.name),
     },
-    { provider, dependsOn: [...a.dependsOn, claim] },
+    { provider, dependsOn: [...a.dependsOn, ...(claim ? [claim] : [])] },
   );
   new k8s.core.v1.Service(
     `${NAME}-service`,

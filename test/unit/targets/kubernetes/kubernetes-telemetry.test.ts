@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toProgress } from "../../../../src/engine/progress.js";
+import { hasDefaultStorageClass } from "../../../../src/runtime/kubernetes.js";
 import { exportsTelemetry } from "../../../../src/targets/shared/references.js";
 import { receiverDeploymentSpec, receiverEndpoint, receiverLabels } from "../../../../src/targets/kubernetes/telemetry.js";
 import { fullstackPlan } from "../../../fixtures/plans.js";
@@ -22,6 +23,19 @@ describe("the Kubernetes stack's telemetry receiver", () => {
     });
     expect(c.readinessProbe).toMatchObject({ tcpSocket: { port: 4318 } });
     expect(pod).not.toHaveProperty("imagePullSecrets");
+  });
+
+  it("keeps the store in the pod on a cluster with no storage to claim", () => {
+    const spec = receiverDeploymentSpec(scope, "img", { pullPolicy: "IfNotPresent" }, undefined);
+    expect(plain(plain(spec.template).spec).volumes).toEqual([{ name: "store", emptyDir: {} }]);
+  });
+
+  it("knows a cluster's default StorageClass by either annotation", () => {
+    const cls = (annotations?: Record<string, string>) => ({ metadata: { name: "x", ...(annotations ? { annotations } : {}) } });
+    expect(hasDefaultStorageClass([cls(), cls({ "storageclass.kubernetes.io/is-default-class": "true" })])).toBe(true);
+    expect(hasDefaultStorageClass([cls({ "storageclass.beta.kubernetes.io/is-default-class": "true" })])).toBe(true);
+    expect(hasDefaultStorageClass([cls({ "storageclass.kubernetes.io/is-default-class": "false" })])).toBe(false);
+    expect(hasDefaultStorageClass([])).toBe(false);
   });
 
   it("pulls from a registry with its credentials", () => {
