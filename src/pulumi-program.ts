@@ -10,6 +10,15 @@ import { buildCaFile, buildEnvKey } from "./home/keys.js";
 import { homePaths } from "./home/layout.js";
 import { createDockerTarget } from "./targets/docker/index.js";
 import { kubernetesCluster } from "./test-cluster/kubeconfig.js";
+import { kubeHasDefaultStorageClass } from "./runtime/kubernetes.js";
+
+/**
+ * Whether a cluster of one's own provisions claims by default (the telemetry store's claim); a
+ * cluster kubectl cannot ask is taken to (a claim as for data services).
+ */
+async function defaultStorageClass(kubeconfig: string): Promise<boolean> {
+  return kubeHasDefaultStorageClass(kubeconfig).catch(() => true);
+}
 
 const TARGETS = ["docker", "kubernetes"];
 
@@ -79,13 +88,15 @@ export default async function program(root: string = projectRoot()): Promise<Rec
   const pinnedImages = cfg.get("images") ? (JSON.parse(cfg.require("images")) as Record<string, { tag: string; hash: string }>) : undefined;
   const deploymentId = cfg.get("deploymentId") || undefined;
   const common = { buildEnvKey: buildEnvKey(), caFile: buildCaFile(), logDir: homePaths.logDir(project, env), pinnedImages, secrets };
+  const cluster = kubernetesCluster(cfg.get("kubeconfig"));
   // The Kubernetes target (and @pulumi/kubernetes) loads only for a stack that uses it.
   const outputs =
     target === "kubernetes"
       ? (await import("./targets/kubernetes/index.js")).createKubernetesTarget(plan, {
           ...common,
-          ...kubernetesCluster(cfg.get("kubeconfig")),
+          ...cluster,
           registry: cfg.get("registry") || undefined,
+          defaultStorageClass: cluster.testCluster ? undefined : await defaultStorageClass(cluster.kubeconfig),
         })
       : createDockerTarget(plan, { ...common, deploymentId, telemetryDir: homePaths.telemetryDir() });
   return { ...outputs, deployment_id: deploymentId ?? "" };

@@ -68,6 +68,8 @@ export function parseUrn(urn: string): { type: string; name: string } {
 
 function serviceStep(urn: string) {
   const { type, name } = parseUrn(urn);
+  // The platform's own objects in a stack (the cluster's telemetry receiver, "@telemetry-…") are no service.
+  if (name.startsWith("@")) return undefined;
   const step = STEP_OF_TYPE[type];
   if (!step || !name.endsWith(step.suffix)) return undefined;
   return { step, type, service: serviceOfResource(name, step.suffix) };

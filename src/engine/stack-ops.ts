@@ -44,6 +44,17 @@ export async function kubeClusterOf(stack: { project: string; env: string }, cre
   return { project: stack.project, env: stack.env, kubeconfig: kubernetesCluster(s.kubeconfig).kubeconfig };
 }
 
+/**
+ * The Kubernetes cluster of a stack from its settings file alone, as its last deploy kept them
+ * (Studio reads it for every environment, without credentials); undefined for a Docker stack or
+ * a settings file the engine did not make.
+ */
+export function keptKubeCluster(project: string, env: string): KubeCluster | undefined {
+  const s = readStackSettings(stackSettingsFile(project, env));
+  if (s?.["platform:target"] !== "kubernetes") return undefined;
+  return { project, env, kubeconfig: kubernetesCluster(s["platform:kubeconfig"] || undefined).kubeconfig };
+}
+
 /** The public URLs of a stack: from a file backend's checkpoint when it can be read (checkpointOutputs), else from the CLI. */
 export async function stackUrls(
   project: string,

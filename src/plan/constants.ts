@@ -32,3 +32,11 @@ export const DATABASE_KEY_FILE = `${DATABASE_TLS_DIR}/server.key`;
  * where the deploy checks their certificates.
  */
 export const FRONT_DOOR_OUTPUT = "front_door_address";
+
+/**
+ * The telemetry receiver a Kubernetes stack runs in its namespace: its Deployment and Service
+ * name, and the `platform.role` label that tells its objects from the services' (status and
+ * Studio list services, never it).
+ */
+export const TELEMETRY_SERVICE = "platform-telemetry";
+export const TELEMETRY_ROLE = "telemetry";

@@ -12,7 +12,7 @@ import { jobHandler } from "./docker/job.js";
 import { pulledImageHandler } from "./docker/pulled-image.js";
 import { networkHandler } from "./docker/network.js";
 import { passwordHandler, wordsHandler } from "./random/random.js";
-import { telemetryHandler } from "./docker/receiver.js";
+import { receiverImageHandler, telemetryHandler } from "./docker/receiver.js";
 import { certificateAuthorityHandler, serverCertificateHandler } from "./tls/tls.js";
 import { volumeHandler } from "./docker/volume.js";
 import { reveal } from "./wire.js";
@@ -40,6 +40,7 @@ const HANDLERS: Record<string, ResourceHandler> = {
   "platform:kubernetes:WorkerRollout": workerRolloutHandler,
   "platform:kubernetes:NamespaceClaim": namespaceClaimHandler,
   "platform:kubernetes:MigrationOutcome": migrationOutcomeHandler,
+  "platform:kubernetes:ReceiverImage": receiverImageHandler,
 };
 
 /** The resource type of a URN: urn:pulumi:stack::project::[parent$]type::name */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { clusterLayout, readClusterToolchain } from "../test-cluster/layout.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import type { LiveState } from "./docker.js";
+import { TELEMETRY_ROLE } from "../plan/constants.js";
 
 /**
  * Live reads from the Kubernetes target: what runs per service, its logs, and the data a
@@ -84,8 +85,17 @@ export interface PodSpecJson {
   volumes?: { name: string }[];
 }
 
+/** The services' Deployments and StatefulSets (the stack's telemetry receiver is none of them). */
 export async function workloads(t: KubeCluster): Promise<Workload[]> {
-  const out = await kubectl(t, ["get", "deployments,statefulsets", "--all-namespaces", "-l", selector(t), "-o", "json"]);
+  const out = await kubectl(t, [
+    "get",
+    "deployments,statefulsets",
+    "--all-namespaces",
+    "-l",
+    `${selector(t)},platform.role!=${TELEMETRY_ROLE}`,
+    "-o",
+    "json",
+  ]);
   return (JSON.parse(out) as { items: Workload[] }).items;
 }
 
@@ -207,4 +217,26 @@ export async function kubeClusterIssuers(t: KubeCluster): Promise<string[]> {
   if (!crd.trim()) return [];
   const out = await kubectl(t, ["get", "clusterissuers.cert-manager.io", "-o", "jsonpath={.items[*].metadata.name}"]);
   return out.split(/\s+/).filter(Boolean);
+}
+
+interface StorageClassJson {
+  metadata: { name: string; annotations?: Record<string, string> };
+}
+
+/** Whether one of the classes is the cluster's default: what a claim naming no class gets. */
+export function hasDefaultStorageClass(items: readonly StorageClassJson[]): boolean {
+  const marks = ["storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"];
+  return items.some((i) => marks.some((m) => i.metadata.annotations?.[m] === "true"));
+}
+
+/** Whether the cluster of a kubeconfig provisions a claim that names no class (a default StorageClass). */
+export async function kubeHasDefaultStorageClass(kubeconfig: string): Promise<boolean> {
+  const out = await kubectl({ project: "", env: "", kubeconfig }, [
+    "get",
+    "storageclasses.storage.k8s.io",
+    "-o",
+    "json",
+    "--request-timeout=20s",
+  ]);
+  return hasDefaultStorageClass((JSON.parse(out) as { items: StorageClassJson[] }).items);
 }

@@ -1,17 +1,17 @@
 import type { Context } from "hono";
-import type { TelemetryStore } from "../telemetry/index.js";
 import type { Sessions } from "./auth.js";
 import type { DbConsole } from "./db-console.js";
 import type { StatsStore } from "./stats-store.js";
 import { listProjects } from "./overview.js";
+import type { TelemetrySources } from "./telemetry-sources.js";
 
 /** What the routes share: sessions, the stores, the database console. */
 export interface StudioDeps {
   sessions: Sessions;
   stats: StatsStore;
   db: DbConsole;
-  /** The telemetry store, opened read-only once the receiver has made it. */
-  telemetry: () => TelemetryStore | undefined;
+  /** The telemetry stores: the engine's, and each Kubernetes environment's (a copy). */
+  telemetry: TelemetrySources;
   /** Per session and database: whether writes are switched on. */
   writes: Map<string, boolean>;
 }

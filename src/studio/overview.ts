@@ -2,10 +2,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { type DeploymentRecord, listRecords } from "../engine/history.js";
-import { readCronRuns, readRedisFacts } from "../runtime/cron-read.js";
-import { containerDetails } from "../runtime/inspect.js";
-import { inspectEdge, listAllServiceContainers, listServiceContainers, replicaViews, type RunningService } from "../runtime/docker.js";
+import { inspectEdge, listAllServiceContainers } from "../runtime/docker.js";
 import { homePaths } from "../home/layout.js";
+import { type Instance, kubeRunningServices, liveEnv } from "./live-services.js";
 import type { EdgeView, EnvState, EnvironmentView, ProjectState, ServiceView } from "./api-types.js";
 
 /** Projects with a deployment history under the platform home, and their environments. */
@@ -36,15 +35,18 @@ export function envState(project: string, env: string, running: ReadonlySet<stri
   return records[0]?.outcome === "succeeded" && expected.every((s) => running.has(s)) ? "running" : "degraded";
 }
 
-/** listProjects with each environment's state, from one list of the engine's containers. */
+/** listProjects with each environment's state: from one list of the engine's containers, or its cluster's pods. */
 export async function projectStates(): Promise<ProjectState[]> {
   const containers = await listAllServiceContainers().catch(() => []);
-  const runningIn = (project: string, env: string) =>
+  const runningIn = async (project: string, env: string) =>
+    (await kubeRunningServices(project, env)) ??
     new Set(containers.filter((c) => c.project === project && c.env === env && c.state === "running").map((c) => c.service));
-  return listProjects().map((p) => ({
-    ...p,
-    states: Object.fromEntries(p.envs.map((e) => [e, envState(p.name, e, runningIn(p.name, e))])),
-  }));
+  return Promise.all(
+    listProjects().map(async (p) => ({
+      ...p,
+      states: Object.fromEntries(await Promise.all(p.envs.map(async (e) => [e, envState(p.name, e, await runningIn(p.name, e))]))),
+    })),
+  );
 }
 
 /** Service names and types from a deployment's copy of platform.yml, in file order. */
@@ -70,7 +72,8 @@ export async function environmentView(project: string, env: string): Promise<Env
   const lastGood = records.find((r) => r.outcome === "succeeded") ?? last;
   const types = serviceTypes(lastGood);
   const wanted = servicesOf(lastGood);
-  const containers = await listServiceContainers(project, env);
+  const live = await liveEnv(project, env);
+  const containers = live.instances;
   const names = [...new Set([...types.keys(), ...containers.map((c) => c.service)])];
   const services = await Promise.all(
     names.map(async (name): Promise<ServiceView> => {
@@ -86,13 +89,14 @@ export async function environmentView(project: string, env: string): Promise<Env
         health: !c ? "not deployed" : !running ? "stopped" : failed ? "unhealthy" : "healthy",
         image: c?.image ?? lastGood?.images?.[name]?.tag ?? "",
         url: lastGood?.urls[name] ?? null,
-        details: c ? ((await containerDetails(c.containerId)) ?? null) : null,
+        details: c ? ((await c.details()) ?? null) : null,
         lastPhase,
         ...replicasOf(
           wanted.get(name)?.replicas,
           containers.filter((x) => x.service === name),
+          live.target === "kubernetes",
         ),
-        ...(types.get(name) === "redis" ? { redis: c && running ? ((await readRedisFacts(c.containerId)) ?? null) : null } : {}),
+        ...(types.get(name) === "redis" ? { redis: c && running ? ((await c.redis()) ?? null) : null } : {}),
       };
     }),
   );
@@ -106,7 +110,7 @@ export async function environmentView(project: string, env: string): Promise<Env
         ...(e.acmeCa ? { acmeCa: e.acmeCa } : {}),
       }
     : null;
-  const cronRuns = await readCronRuns(project, env, 20).catch(() => undefined);
+  const cronRuns = await live.cronRuns(20).catch(() => undefined);
   return {
     project,
     env,
@@ -119,7 +123,12 @@ export async function environmentView(project: string, env: string): Promise<Env
   };
 }
 
-/** A service of several copies (platform.yml replicas): each container, in replica order. */
-function replicasOf(want: number | undefined, mine: readonly RunningService[]): Pick<ServiceView, "replicas" | "wantReplicas"> {
-  return want && want > 1 ? { replicas: replicaViews(mine), wantReplicas: want } : {};
+/**
+ * A service of several copies (platform.yml replicas): each container, in replica order. On
+ * Kubernetes every service's pods are listed (which node each runs on is worth seeing).
+ */
+function replicasOf(want: number | undefined, mine: readonly Instance[], pods: boolean): Pick<ServiceView, "replicas" | "wantReplicas"> {
+  if (!pods && !(want && want > 1)) return {};
+  const replicas = [...mine].sort((a, b) => a.replica - b.replica).map((c) => ({ container: c.name, state: c.state, status: c.status }));
+  return { replicas, wantReplicas: want ?? Math.max(1, replicas.length) };
 }

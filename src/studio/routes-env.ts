@@ -1,7 +1,9 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { findRecord } from "../engine/history.js";
-import { streamLogs } from "../runtime/log-stream.js";
+import { keptKubeCluster } from "../engine/stack-ops.js";
+import { streamKubeLogs } from "../runtime/kube-logs.js";
+import { type LogLine, streamLogs } from "../runtime/log-stream.js";
 import type { LogEvents } from "./api-types.js";
 import { type StudioDeps, type StudioEnv, num, scopeOf } from "./context.js";
 import { compareDeployments, deploymentViews } from "./history-view.js";
@@ -53,15 +55,16 @@ export function environmentRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void 
         done = r;
       });
       const end: LogEvents["end"] = {};
-      const stop = await streamLogs(
-        { ...s, services, sinceSeconds, tail, follow },
-        (l) => {
-          void stream.writeSSE({ event: "line", data: JSON.stringify(l satisfies LogEvents["line"]) });
-        },
-        () => {
-          void stream.writeSSE({ event: "end", data: JSON.stringify(end) }).then(done);
-        },
-      );
+      const onLine = (l: LogLine) => {
+        void stream.writeSSE({ event: "line", data: JSON.stringify(l satisfies LogEvents["line"]) });
+      };
+      const onEnd = () => {
+        void stream.writeSSE({ event: "end", data: JSON.stringify(end) }).then(done);
+      };
+      // A Kubernetes environment's logs are its pods' (every replica's).
+      const kube = keptKubeCluster(s.project, s.env);
+      const q = { services, sinceSeconds, tail, follow };
+      const stop = kube ? await streamKubeLogs(kube, q, onLine, onEnd) : await streamLogs({ ...s, ...q }, onLine, onEnd);
       stream.onAbort(() => {
         stop();
         done();

@@ -10,7 +10,7 @@ export function metricsRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
     if (!s) return fail(c, 404, "no such project or environment");
     const to = num(c, "to", Date.now());
     const from = num(c, "from", to - 3600_000);
-    const store = deps.telemetry();
+    const store = deps.telemetry.forScope(s);
     // Before the receiver has made its store there is nothing to count: an empty table.
     return ok(store ? routeStats(store, { ...s, from, to, buckets: num(c, "buckets", 40) }) : { routes: [], bucketMs: 0, from, to });
   });
@@ -21,7 +21,7 @@ export function metricsRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
     const template = c.req.query("route");
     if (!s || !service || !template) return fail(c, 400, "name a service and a route");
     const to = num(c, "to", Date.now());
-    const store = deps.telemetry();
+    const store = s && deps.telemetry.forScope(s);
     const order = c.req.query("order") === "slowest" ? "slowest" : "recent";
     const from = num(c, "from", to - 3600_000);
     const q = { ...s, service, route: template, method: c.req.query("method"), from, to, limit: num(c, "limit", 50), order } as const;
@@ -29,8 +29,11 @@ export function metricsRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
   });
 
   route(app, "GET /api/traces/:id", (c, ok) => {
-    const store = deps.telemetry();
-    const t = store ? trace(store, c.req.param("id")) : null;
+    // A trace id names no environment: the first store that holds it.
+    const t = deps.telemetry
+      .all()
+      .map((store) => trace(store, c.req.param("id")))
+      .find((x) => x !== null);
     return t ? ok(t) : fail(c, 404, "no such trace in the store");
   });
 }

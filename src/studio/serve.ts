@@ -1,14 +1,9 @@
-import { createHash } from "node:crypto";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import writeFileAtomic from "write-file-atomic";
 import { closeTunnels } from "../runtime/tunnel.js";
-import { STORE_FILE, TelemetryStore } from "../telemetry/index.js";
-import { remoteEngineAddress } from "../docker-ssh.js";
-import { copyServerTelemetry } from "../runtime/telemetry-snapshot.js";
 import { buildApp } from "./app.js";
 import { Sessions } from "./auth.js";
 import { DbConsole } from "./db-console.js";
@@ -18,6 +13,7 @@ import { startExpiryWatch } from "./expiry-watch.js";
 import { startSampler } from "./sampler.js";
 import { loadUi } from "./static.js";
 import { StatsStore } from "./stats-store.js";
+import { telemetrySources } from "./telemetry-sources.js";
 
 /** What the running Studio writes for the CLI (mode 0600). */
 export interface StudioState {
@@ -37,45 +33,6 @@ function listen(app: ReturnType<typeof buildApp>, port: number): Promise<{ serve
   });
 }
 
-/** Opens the telemetry store read-only once the receiver has created it. */
-function telemetryOpener(): () => TelemetryStore | undefined {
-  const server = remoteEngineAddress();
-  if (server)
-    return serverTelemetry(join(homePaths.telemetryDir(), "servers", createHash("sha256").update(server).digest("hex").slice(0, 16)));
-  let store: TelemetryStore | undefined;
-  return () => {
-    if (!store && existsSync(join(homePaths.telemetryDir(), STORE_FILE))) {
-      try {
-        store = TelemetryStore.openReadOnly(homePaths.telemetryDir());
-      } catch {
-        store = undefined;
-      }
-    }
-    return store;
-  };
-}
-
-/** How often Studio copies the store of an engine on a server: its metrics are this much behind at most. */
-const SERVER_TELEMETRY_EVERY_MS = 5000;
-
-/** An engine over SSH: a copy of its store, made again every few seconds and opened afresh. */
-function serverTelemetry(dir: string): () => TelemetryStore | undefined {
-  let store: TelemetryStore | undefined;
-  const refresh = async () => {
-    if (!(await copyServerTelemetry(dir))) return;
-    const old = store;
-    try {
-      store = TelemetryStore.openReadOnly(dir);
-    } catch {
-      store = undefined;
-    }
-    old?.close();
-  };
-  void refresh();
-  setInterval(() => void refresh(), SERVER_TELEMETRY_EVERY_MS).unref();
-  return () => store;
-}
-
 /**
  * Runs Studio in this process until SIGTERM/SIGINT: the HTTP server on 127.0.0.1 (the
  * preferred port, else a free one), the CPU/memory sampler, the database console.
@@ -84,7 +41,7 @@ export async function runStudio(preferredPort = DEFAULT_STUDIO_PORT): Promise<ne
   mkdirSync(homePaths.studioDir(), { recursive: true, mode: 0o700 });
   const stats = new StatsStore(statsFile());
   const db = new DbConsole();
-  const deps = { sessions: new Sessions(), stats, db, telemetry: telemetryOpener(), writes: new Map<string, boolean>() };
+  const deps = { sessions: new Sessions(), stats, db, telemetry: telemetrySources(), writes: new Map<string, boolean>() };
   const key = randomBytes(32).toString("base64url");
   let port = 0;
   const app = buildApp(deps, { port: () => port, adminKey: key, ui: loadUi() });

@@ -79,8 +79,10 @@ describe("catalog example on the Kubernetes test cluster", () => {
     expect(catalog.repositories).toEqual(expect.arrayContaining([`platform/${project}_api`, `platform/${project}_traffic`]));
     const logs = ok(await cli("logs", "api", "--tail", "50", "--project", project));
     expect(logs.stdout + logs.stderr).toMatch(/Uvicorn running|Application startup complete/);
-    // No telemetry receiver on Kubernetes: the image's SDK is off, not failing to export to localhost.
-    expect(kubectl("-n", namespace, "exec", "deploy/api", "--", "printenv", "OTEL_SDK_DISABLED").trim()).toBe("true");
+    // The stack's telemetry receiver runs in its namespace (its image pushed like the services'): the SDK exports there.
+    expect(kubectl("-n", namespace, "exec", "deploy/api", "--", "printenv", "OTEL_EXPORTER_OTLP_ENDPOINT").trim()).toBe(
+      `http://platform-telemetry.${namespace}.svc.cluster.local:4318`,
+    );
     expect(logs.stdout + logs.stderr).not.toMatch(/Failed to export/);
     // No --target this time: the stack setting keeps it on Kubernetes.
     const again = ok(await cli("deploy", "--project", project));

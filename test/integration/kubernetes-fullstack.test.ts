@@ -51,10 +51,14 @@ describe("fullstack example on the Kubernetes test cluster", () => {
       .sort();
     expect(objects.filter((o) => !o.startsWith("job"))).toEqual([
       "deployment.apps/api",
+      // The stack's telemetry receiver, which api and web export to.
+      "deployment.apps/platform-telemetry",
       "deployment.apps/web",
       "persistentvolumeclaim/database-data",
+      "persistentvolumeclaim/platform-telemetry-store",
       "service/api",
       "service/database",
+      "service/platform-telemetry",
       "service/web",
       "statefulset.apps/database",
     ]);

@@ -5,6 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
 import { copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
+import { expectCatalogWaterfall, listRequests } from "./helpers/catalog-studio.js";
 import { launchChromium, newPage, screenshot, startTestStudio } from "./helpers/studio-browser.js";
 
 /**
@@ -19,13 +20,6 @@ const dir = join(mkdtempSync(join(tmpdir(), "platform-studio-cat-")), "catalog")
 let studio: Awaited<ReturnType<typeof startTestStudio>>;
 let browser: Browser;
 let page: Page;
-
-/** What examples/catalog/traffic/main.py sends for request i (its fixed rotation): the list route's count. */
-function listRequests(count: number): number {
-  let n = 0;
-  for (let i = 0; i < count; i++) if (i % 5 !== 4 && i % 4 === 0) n++;
-  return n;
-}
 
 describe("Studio Metrics tab on examples/catalog in Chromium", () => {
   let report: { sent: number; ok: number; errors: number };
@@ -84,24 +78,7 @@ describe("Studio Metrics tab on examples/catalog in Chromium", () => {
   });
 
   it("opens the product route's sampled traces, and a trace as a waterfall with spans of both services", async () => {
-    await page.locator('tr[data-service="api"][data-route="GET /products/{product_id}"]').click();
-    const rows = page.locator('[data-testid="traces"] tbody tr');
-    await rows.first().waitFor();
-    // A trace that came through the traffic service holds spans of both.
-    const both = rows.filter({ hasText: "traffic" }).first();
-    await both.waitFor();
-    await both.click();
-    const wf = page.locator('[data-testid="waterfall"]');
-    await wf.locator(".wf-row").first().waitFor();
-    const services = new Set(await wf.locator(".wf-row").evaluateAll((els) => els.map((e) => e.getAttribute("data-span-service"))));
-    expect(services).toEqual(new Set(["traffic", "api"]));
-    // Nesting: the api's server span sits below the traffic service's client span.
-    const depths = await wf
-      .locator(".wf-row .wf-name")
-      .evaluateAll((els) => els.map((e) => parseInt((e as HTMLElement).style.paddingLeft, 10)));
-    expect(Math.max(...depths)).toBeGreaterThan(Math.min(...depths));
-    await wf.locator('.wf-row[data-span-service="api"]', { hasText: "GET /products/{product_id}" }).first().click();
-    await expect.poll(() => page.locator('[data-testid="span-attributes"]').textContent()).toContain("/products/{product_id}");
+    await expectCatalogWaterfall(page);
     await screenshot(page, "trace");
   });
 });

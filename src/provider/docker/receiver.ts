@@ -161,3 +161,22 @@ export const telemetryHandler: ResourceHandler = {
     return { ...props };
   },
 };
+
+/**
+ * platform:kubernetes:ReceiverImage: the receiver image on this machine's Docker engine, for a
+ * cluster to get (ClusterImage, RegistryImage) like an application's image. Its id is the tag,
+ * which carries the hash of its files and base: a new receiver is a new image.
+ */
+export const receiverImageHandler: ResourceHandler = {
+  inputKeys: ["baseImage", "hash"],
+  async create(_urn, inputs) {
+    const { tag } = await ensureReceiverImage(String(inputs.baseImage));
+    return { id: tag, outs: {} };
+  },
+  async read(id, props) {
+    const info = await unlessGone(() => docker().getImage(id).inspect());
+    return info ? { ...props } : undefined;
+  },
+  // Kept: the cluster may still run it, and the Docker target's receiver may be the same image.
+  async delete() {},
+};

@@ -7,7 +7,7 @@ import { createImage, createPulledImage, type ImageBuildOptions } from "../share
 import { createDatabaseTls } from "../shared/database-tls.js";
 import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";
 import { createPublicRoutes, edgeAliases, publicHostLabels } from "../shared/public-routes.js";
-import { resolveEnv, type ReferenceValues } from "../shared/references.js";
+import { exportsTelemetry, resolveEnv, type ReferenceValues } from "../shared/references.js";
 import { Network } from "../shared/resources.js";
 import { buildServiceValues } from "../shared/service-values.js";
 import { REPLICA_LABEL } from "../../plan/types.js";
@@ -25,14 +25,9 @@ export interface DockerTargetOptions extends ImageBuildOptions {
   readonly telemetryDir?: string;
 }
 
-/** Services that export telemetry: every one whose variables point at the receiver. */
-function usesTelemetry(s: PlannedService): boolean {
-  return Object.values(s.env).some((parts) => parts.some((p) => p.kind === "ref" && p.service === TELEMETRY_REF));
-}
-
 /** The shared OTLP receiver joined to this stack's network, when a service sends to it. */
 function createTelemetry(plan: Plan, network: Network, opts: DockerTargetOptions): TelemetryAttachment | undefined {
-  if (!opts.telemetryDir || !plan.services.some(usesTelemetry)) return undefined;
+  if (!opts.telemetryDir || !plan.services.some(exportsTelemetry)) return undefined;
   const { hash } = receiverContext(plan.images.node);
   return new TelemetryAttachment(
     "telemetry",
@@ -152,7 +147,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
                   ...(volume ? [volume] : []),
                   ...(walVolume ? [walVolume] : []),
                   ...(s.public && edge ? [edge] : []),
-                  ...(telemetry && usesTelemetry(s) ? [telemetry] : []),
+                  ...(telemetry && exportsTelemetry(s) ? [telemetry] : []),
                 ],
           },
         ),

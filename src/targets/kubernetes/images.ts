@@ -19,8 +19,11 @@ export interface ImagePlacement {
    * The reference pods run for the service's image. `tagAs`: a name the engine's image gets
    * first (a prebuilt image goes to the cluster under a name made from its id).
    */
-  place(s: PlannedService, image: pulumi.Input<string>, tagAs?: pulumi.Input<string>): pulumi.Input<string>;
+  place(s: PlacedImage, image: pulumi.Input<string>, tagAs?: pulumi.Input<string>): pulumi.Input<string>;
 }
+
+/** Whose image: a service's, or the platform's own (the telemetry receiver), by the name its resources take. */
+export type PlacedImage = Pick<PlannedService, "name"> & Partial<Pick<PlannedService, "prebuilt" | "image">>;
 
 export interface PlacementOptions {
   readonly registry?: string;

@@ -8,7 +8,8 @@ import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";
 import { createPublicRoutes, createUrlWords, edgeAliases, publicHostLabels } from "../shared/public-routes.js";
 import { Network, type Words } from "../shared/resources.js";
 import { buildServiceValues } from "../shared/service-values.js";
-import { resolveEnv, type ReferenceValues } from "../shared/references.js";
+import { exportsTelemetry, resolveEnv, type ReferenceValues } from "../shared/references.js";
+import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/otel-env.js";
 import { checkCronSchedules } from "./cron.js";
 import { checkDatabaseVersions, createDatabaseService, type DataStorage } from "./database.js";
 import { buildForwarderCaddyfile, FORWARDER_COMMAND } from "./edge.js";
@@ -18,6 +19,7 @@ import { checkImageRoute, imagePlacement } from "./images.js";
 import { EdgeForwarder, NamespaceClaim } from "./resources.js";
 import { createRedis } from "./redis.js";
 import { podLabels, serviceSpec } from "./specs.js";
+import { createTelemetryReceiver } from "./telemetry.js";
 import { createAppWorkload, createCronJobs, serviceImage } from "./workloads.js";
 
 export interface KubernetesTargetOptions extends ImageBuildOptions {
@@ -32,6 +34,8 @@ export interface KubernetesTargetOptions extends ImageBuildOptions {
   readonly testCluster?: { readonly volumesDir: string };
   /** Where images are pushed for the cluster to pull (`HOST[:PORT][/PATH]`); see images.ts. */
   readonly registry?: string;
+  /** Whether the cluster has a default StorageClass (off the test cluster): the telemetry store's claim needs one. */
+  readonly defaultStorageClass?: boolean;
 }
 
 /** The edge's way in: one forwarder per public service, on the stack's Docker network. */
@@ -70,7 +74,8 @@ function createForwarder(
  * order: a database is ready before its dependents migrate; a migration Job succeeds before its
  * Deployment rolls out (a failed one leaves the old ReplicaSet serving); a Deployment is
  * rolled out before its dependents start. Public services come in through the cluster's
- * ingress controller when the plan has a front door, else through the platform's edge.
+ * ingress controller when the plan has a front door, else through the platform's edge. Services
+ * export telemetry to the stack's own receiver (telemetry.ts).
  */
 export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions): TargetOutputs {
   checkCronSchedules(plan);
@@ -101,6 +106,19 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
   const edge = routes?.edge;
 
   const values = buildServiceValues(plan, (s) => serviceHost(s, namespace), words?.words, opts.secrets);
+  // Only a cluster that can get images from this machine can run the receiver's.
+  const receiver = createTelemetryReceiver(
+    {
+      plan,
+      namespace,
+      placement,
+      storage: storage.kind === "hostPath" || opts.defaultStorageClass !== false ? storage : undefined,
+      provider,
+      dependsOn: [ns],
+    },
+    Boolean(opts.registry || opts.testCluster),
+  );
+  if (receiver) values.set(TELEMETRY_REF, { [OTLP_ENDPOINT_PROPERTY]: receiver.endpoint });
   const refs: ReferenceValues = values;
   const tls = createDatabaseTls(plan, (s) => databaseHosts(s, namespace));
   // Named by Pulumi (a suffix), like the env Secrets: a renewed CA rolls the pods that trust it.
@@ -115,7 +133,11 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
   const ready = new Map<string, pulumi.Resource[]>();
   const outputs: TargetOutputs = {};
   for (const s of plan.services) {
-    const deps = s.dependsOn.flatMap((d) => ready.get(d) ?? []);
+    const deps = [
+      ...s.dependsOn.flatMap((d) => ready.get(d) ?? []),
+      // A service exports from its first request: the receiver answers before it starts.
+      ...(receiver && exportsTelemetry(s) ? [receiver.ready] : []),
+    ];
     const env = resolveEnv(s.env, refs);
     const image = serviceImage(s, plan, env, opts, placement);
     const labels = podLabels(plan, s);

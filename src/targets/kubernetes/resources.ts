@@ -54,3 +54,10 @@ export class MigrationOutcome extends pulumi.CustomResource {
     super("platform:kubernetes:MigrationOutcome", name, { ...args, exitCode: undefined, logFile: undefined }, opts);
   }
 }
+
+/** The telemetry receiver's image on this machine's Docker engine; its id is the tag (provider: provider/docker/receiver.ts). */
+export class ReceiverImage extends pulumi.CustomResource {
+  constructor(name: string, args: Args<{ baseImage: string; hash: string }>, opts?: pulumi.CustomResourceOptions) {
+    super("platform:kubernetes:ReceiverImage", name, { ...args }, opts);
+  }
+}

@@ -42,46 +42,75 @@ function dataOf(s: PlannedService): { retain: boolean; storage?: string } {
   return d;
 }
 
+/** A claim on storage of its own: a hostPath volume made for it on the test cluster, else the default StorageClass's. */
+export interface DataClaimArgs {
+  /** Prefix of the Pulumi resource names. */
+  readonly name: string;
+  /** The claim's name in the namespace. */
+  readonly claim: string;
+  /** The directory under the test cluster's volumes/<namespace>/. */
+  readonly dir: string;
+  readonly namespace: string;
+  readonly labels: Record<string, string>;
+  readonly size: string;
+  /** Kept through destroy (`retention: permanent`). */
+  readonly retain: boolean;
+  readonly storage: DataStorage;
+  readonly opts: pulumi.CustomResourceOptions;
+}
+
+export function createDataClaim(a: DataClaimArgs): k8s.core.v1.PersistentVolumeClaim {
+  let volume: k8s.core.v1.PersistentVolume | undefined;
+  if (a.storage.kind === "hostPath") {
+    volume = new k8s.core.v1.PersistentVolume(
+      `${a.name}-volume`,
+      {
+        metadata: { name: `${a.namespace}-${a.claim}`, labels: a.labels },
+        spec: {
+          capacity: { storage: a.size },
+          accessModes: ["ReadWriteOnce"],
+          persistentVolumeReclaimPolicy: "Retain",
+          storageClassName: TEST_STORAGE_CLASS,
+          claimRef: { namespace: a.namespace, name: a.claim },
+          hostPath: { path: join(a.storage.dir, a.namespace, a.dir), type: "DirectoryOrCreate" },
+        },
+      },
+      { ...a.opts, retainOnDelete: a.retain },
+    );
+  }
+  // The claim is deleted before its volume (it depends on it): the other way round, the delete hangs.
+  return new k8s.core.v1.PersistentVolumeClaim(
+    `${a.name}-data`,
+    {
+      metadata: { name: a.claim, namespace: a.namespace, labels: a.labels },
+      spec: {
+        accessModes: ["ReadWriteOnce"],
+        resources: { requests: { storage: a.size } },
+        ...(volume ? { storageClassName: TEST_STORAGE_CLASS, volumeName: volume.metadata.name } : {}),
+      },
+    },
+    { ...a.opts, retainOnDelete: a.retain, dependsOn: volume ? [volume] : [], ...(volume ? {} : { ignoreChanges: ["spec.volumeName"] }) },
+  );
+}
+
 /**
  * The data's volume. `retention: permanent` keeps the claim (and its volume) through destroy,
  * and a later deploy adopts it (server-side apply creates over an existing object).
  */
 function createClaim(a: StatefulArgs): k8s.core.v1.PersistentVolumeClaim {
   const s = a.service;
-  const size = dataOf(s).storage ?? DEFAULT_SIZE;
-  const claim = dataClaimName(s);
-  const retain = dataOf(s).retain;
-  let volume: k8s.core.v1.PersistentVolume | undefined;
-  if (a.storage.kind === "hostPath") {
-    volume = new k8s.core.v1.PersistentVolume(
-      `${s.name}-volume`,
-      {
-        metadata: { name: `${a.namespace}-${claim}`, labels: podLabels(a.plan, s) },
-        spec: {
-          capacity: { storage: size },
-          accessModes: ["ReadWriteOnce"],
-          persistentVolumeReclaimPolicy: "Retain",
-          storageClassName: TEST_STORAGE_CLASS,
-          claimRef: { namespace: a.namespace, name: claim },
-          hostPath: { path: join(a.storage.dir, a.namespace, s.name), type: "DirectoryOrCreate" },
-        },
-      },
-      { ...a.opts, retainOnDelete: retain },
-    );
-  }
-  // The claim is deleted before its volume (it depends on it): the other way round, the delete hangs.
-  return new k8s.core.v1.PersistentVolumeClaim(
-    `${s.name}-data`,
-    {
-      metadata: { name: claim, namespace: a.namespace, labels: podLabels(a.plan, s) },
-      spec: {
-        accessModes: ["ReadWriteOnce"],
-        resources: { requests: { storage: size } },
-        ...(volume ? { storageClassName: TEST_STORAGE_CLASS, volumeName: volume.metadata.name } : {}),
-      },
-    },
-    { ...a.opts, retainOnDelete: retain, dependsOn: volume ? [volume] : [], ...(volume ? {} : { ignoreChanges: ["spec.volumeName"] }) },
-  );
+  const d = dataOf(s);
+  return createDataClaim({
+    name: s.name,
+    claim: dataClaimName(s),
+    dir: s.name,
+    namespace: a.namespace,
+    labels: podLabels(a.plan, s),
+    size: d.storage ?? DEFAULT_SIZE,
+    retain: d.retain,
+    storage: a.storage,
+    opts: a.opts,
+  });
 }
 
 /** The service's StatefulSet of one pod on its claim; awaited until its readiness check passes. */

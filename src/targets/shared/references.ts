@@ -19,6 +19,11 @@ export function resolveTemplate(parts: readonly TemplatePart[], values: Referenc
   return pulumi.all(pieces).apply((xs) => xs.join(""));
 }
 
+/** Services that export telemetry: every one whose variables point at the receiver. */
+export function exportsTelemetry(s: Pick<PlannedService, "env">): boolean {
+  return Object.values(s.env).some((parts) => parts.some((p) => p.kind === "ref" && p.service === TELEMETRY_REF));
+}
+
 /** A variable that needs the telemetry receiver, where the target runs none: left out. */
 function lacksReceiver(parts: readonly TemplatePart[], values: ReferenceValues): boolean {
   return parts.some((p) => p.kind === "ref" && p.service === TELEMETRY_REF && values.get(TELEMETRY_REF)?.[p.property] === undefined);
@@ -26,7 +31,8 @@ function lacksReceiver(parts: readonly TemplatePart[], values: ReferenceValues):
 
 /**
  * All variables of a service. Kept secret as a whole: values may carry credentials. Where the
- * target runs no telemetry receiver (Kubernetes), the SDK the image carries is switched off
+ * target runs no telemetry receiver (a Kubernetes cluster whose nodes cannot get the receiver's
+ * image: no registry), the SDK the image carries is switched off
  * (OTEL_SDK_DISABLED): it would otherwise export to localhost and log every failed batch.
  */
 export function resolveEnv(

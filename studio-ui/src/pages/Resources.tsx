@@ -52,7 +52,9 @@ export function ResourcesPage({ project, env }: Scope) {
   return (
     <>
       <div className="row" style={{ marginBottom: 12 }}>
-        <span className="muted small">Sampled every 10 s from the engine's stats (cgroup v1 and v2), kept 7 days.</span>
+        <span className="muted small">
+          Sampled every 10 s from the engine's stats (cgroup v1 and v2), or a cluster's metrics API; kept 7 days.
+        </span>
         <span className="spacer" />
         <Segmented value={range} options={RANGES.map((r) => ({ value: r.label, label: r.label }))} onChange={setRange} />
       </div>

@@ -35,7 +35,13 @@ const CONTRACT: Record<ApiRoute, true> = {
 describe("Studio's API contract (api-types.ts)", () => {
   it("has exactly the routes the app answers: none registered around it, none declared and missing", () => {
     const stats = new StatsStore(join(mkdtempSync(join(tmpdir(), "studio-contract-")), "stats.sqlite"));
-    const deps = { sessions: new Sessions(), stats, db: new DbConsole(), telemetry: () => undefined, writes: new Map<string, boolean>() };
+    const deps = {
+      sessions: new Sessions(),
+      stats,
+      db: new DbConsole(),
+      telemetry: { forScope: () => undefined, all: () => [] },
+      writes: new Map<string, boolean>(),
+    };
     const app = buildApp(deps, { port: () => 4680, adminKey: "k", ui: new Map() });
     // Middleware and the catch-alls are ALL; the UI's files and /auth are not API routes.
     const served = app.routes.filter((r) => r.method !== "ALL" && /^\/(api|internal)\//.test(r.path)).map((r) => `${r.method} ${r.path}`);

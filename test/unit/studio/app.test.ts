@@ -14,7 +14,7 @@ const deps: StudioDeps = {
   sessions,
   stats: new StatsStore(join(mkdtempSync(join(tmpdir(), "studio-app-")), "stats.sqlite")),
   db: new DbConsole(),
-  telemetry: () => undefined,
+  telemetry: { forScope: () => undefined, all: () => [] },
   writes: new Map(),
 };
 const ui = new Map([
