@@ -12,7 +12,8 @@ import {
   replicaViews,
   requireEngine,
 } from "../runtime/docker.js";
-import { kubeServices } from "../runtime/kubernetes.js";
+import { kubePods } from "../runtime/kube-pods.js";
+import { type KubeCluster, kubeServices } from "../runtime/kubernetes.js";
 import { postgresVersion } from "../runtime/pg-exec.js";
 import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
@@ -50,6 +51,23 @@ async function dockerRuntime(project: string, env: string): Promise<Live> {
   return states;
 }
 
+/** Kubernetes: each service's workload, and each of its pods as a replica (ready or not, and its node). */
+async function kubeRuntime(kube: KubeCluster): Promise<Live> {
+  const [services, pods] = await Promise.all([kubeServices(kube), kubePods(kube)]);
+  const states: Live = new Map();
+  for (const [name, state] of services) {
+    const replicas = pods
+      .filter((p) => p.service === name)
+      .map((p) => ({
+        container: p.name,
+        state: p.ready ? "running" : p.state === "running" ? "starting" : p.state,
+        status: `${p.status}, node ${p.node || "none yet"}`,
+      }));
+    states.set(name, { ...state, replicas });
+  }
+  return states;
+}
+
 /**
  * A service of `replicas` copies: running when all run, degraded when some do (the others are
  * named after the table), down when none does.
@@ -66,19 +84,21 @@ export async function runStatus(o: StackOptions): Promise<void> {
   const creds = requireCredentials();
   const kube = await kubeClusterOf(t, creds);
   const [live, { urls, frontDoor }] = await Promise.all([
-    kube ? kubeServices(kube) : dockerRuntime(t.project, t.env),
+    kube ? kubeRuntime(kube) : dockerRuntime(t.project, t.env),
     stackPublicFacts(t.project, t.env, creds, Object.keys(t.config.services)),
   ]);
   const last = listRecords(t.project, t.env)[0];
   const rows = Object.entries(t.config.services).map(([name, svc]) => {
     const state = live.get(name);
     const copies = state && "replicas" in state ? state.replicas : undefined;
-    const replicas = copies && (svc.replicas ?? 1) > 1 ? copies : undefined;
+    // Each copy of a replicated service; on Kubernetes also of one that the autoscaler scaled.
+    const replicas = copies && ((svc.replicas ?? 1) > 1 || copies.length > 1) ? copies : undefined;
     return {
       service: name,
       state: state ? (state.running ? "running" : "down") : "not deployed",
       status: state?.detail ?? "",
-      ...replicaState(svc.replicas ?? 1, replicas),
+      // On Kubernetes the workload's own count stays the status (`Deployment ready 2/3`).
+      ...(kube ? {} : replicaState(svc.replicas ?? 1, replicas)),
       url: urls[name] ?? "",
       image: state?.image ?? "",
       ...(replicas ? { replicas } : {}),

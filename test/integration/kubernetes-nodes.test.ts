@@ -144,6 +144,12 @@ describe("a test cluster of two nodes: replicas on both, a rollout and a drain w
     expect(failures).toEqual([]);
     await until(120_000, "3 ready api pods", () => apiPods().length === 3);
     expect(new Set(apiPods().map((p) => p.node))).toEqual(new Set([FIRST, SECOND]));
+    // `platform status` shows each replica with its node.
+    const status = ok(await cli("status", "--project", project)).stdout;
+    const replicas = status.split("\n").filter((l) => l.startsWith("replica: api "));
+    expect(replicas, status).toHaveLength(3);
+    for (const node of [FIRST, SECOND]) expect(replicas.some((l) => l.endsWith(`node ${node})`))).toBe(true);
+    expect(status).toMatch(/^api\s+running\s+Deployment ready 3\/3\s/m);
     // Pods on the two nodes reach each other: the api on the second node answers with the database on the first.
     expect(nodeOf("database-0")).toBe(FIRST);
   }, 1_800_000);
