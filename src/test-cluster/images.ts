@@ -36,10 +36,17 @@ export async function importArchive(l: ClusterLayout, tc: ClusterToolchain, imag
 
 /**
  * Copies images one node's containerd has into another's (`ctr export | ctr import`): refs the
- * source lacks, or the target has, are skipped. Returns the refs copied.
+ * source lacks, or the target has, are skipped. Best effort: an image that cannot be exported
+ * (a pulled image whose other platforms' content was never fetched) is reported, not fatal.
  */
-export async function copyImages(from: ClusterLayout, to: ClusterLayout, tc: ClusterToolchain, refs: readonly string[]): Promise<string[]> {
+export async function copyImages(
+  from: ClusterLayout,
+  to: ClusterLayout,
+  tc: ClusterToolchain,
+  refs: readonly string[],
+): Promise<{ copied: string[]; failed: string[] }> {
   const copied: string[] = [];
+  const failed: string[] = [];
   for (const ref of refs) {
     if (!(await hasImage(from, tc, ref)) || (await hasImage(to, tc, ref))) continue;
     const exp = spawn(tc.ctr, ctrArgs(from, "images", "export", "-", qualifiedRef(ref)), {
@@ -50,10 +57,14 @@ export async function copyImages(from: ClusterLayout, to: ClusterLayout, tc: Clu
     exp.stderr.on("data", (d) => {
       err += d;
     });
-    await importArchiveStream(to, tc, ref, exp.stdout, () => `ctr export: ${err}`);
-    copied.push(ref);
+    try {
+      await importArchiveStream(to, tc, ref, exp.stdout, () => `ctr export: ${err}`);
+      copied.push(ref);
+    } catch {
+      failed.push(ref);
+    }
   }
-  return copied;
+  return { copied, failed };
 }
 
 /**

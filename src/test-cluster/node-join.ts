@@ -1,4 +1,5 @@
 import { nodeComponents } from "./components.js";
+import { registryHostOf } from "./configs.js";
 import type { ComponentSpec } from "./component-spec.js";
 import { waitFor } from "./exec.js";
 import { cleanUpPods, killAllTasks } from "./host.js";
@@ -40,8 +41,9 @@ export async function joinNode(
   for (const image of [tc.pauseImage, tc.corednsImage]) {
     if (await importArchive(nl, tc, image)) progress(`imported ${image.ref} into ${node.name}`);
   }
-  const copied = await copyImages(nodeLayout(l, nodeSpec(1)), nl, tc, await imagesInUse(l, tc));
+  const { copied, failed } = await copyImages(nodeLayout(l, nodeSpec(1)), nl, tc, await imagesInUse(l, tc));
   if (copied.length) progress(`copied ${copied.length} image(s) the cluster's pods run into ${node.name}`);
+  if (failed.length) progress(`could not copy ${failed.join(", ")} into ${node.name}: a pod of it started there fails to start`);
   started.push(...(await start([specs.kubelet])));
   await waitFor(`the node ${node.name} to register`, async () => ((await readNode(l, tc, node.name)).registered ? true : undefined), {
     timeoutMs: 120_000,
@@ -51,10 +53,10 @@ export async function joinNode(
   return started;
 }
 
-/** Every image a pod of the cluster names. */
+/** Every image a pod of the cluster names that no node could pull (imported, not from a registry). */
 async function imagesInUse(l: ClusterLayout, tc: ClusterToolchain): Promise<string[]> {
   const r = await kubectl(l, tc, ["get", "pods", "-A", "-o", "jsonpath={.items[*].spec.containers[*].image}"], { allowFail: true });
-  return [...new Set(r.stdout.split(/\s+/).filter(Boolean))];
+  return [...new Set(r.stdout.split(/\s+/).filter((ref) => ref && !registryHostOf(ref)))];
 }
 
 /**
