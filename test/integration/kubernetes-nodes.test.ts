@@ -148,9 +148,14 @@ describe("a test cluster of two nodes: replicas on both, a rollout and a drain w
     expect(failures).toEqual([]);
     await until(120_000, "3 ready api pods", () => apiPods().length === 3);
     expect(new Set(apiPods().map((p) => p.node))).toEqual(new Set([FIRST, SECOND]));
-    // `platform status` shows each replica with its node.
-    const status = ok(await cli("status", "--project", project)).stdout;
-    const replicas = status.split("\n").filter((l) => l.startsWith("replica: api "));
+    // `platform status` shows each replica with its node (the old ReplicaSet's last pod may still be going).
+    let status = "";
+    let replicas: string[] = [];
+    for (const end = Date.now() + 120_000; Date.now() < end; await new Promise((r) => setTimeout(r, 2000))) {
+      status = ok(await cli("status", "--project", project)).stdout;
+      replicas = status.split("\n").filter((l) => l.startsWith("replica: api "));
+      if (replicas.length === 3) break;
+    }
     expect(replicas, status).toHaveLength(3);
     for (const node of [FIRST, SECOND]) expect(replicas.some((l) => l.endsWith(`node ${node})`))).toBe(true);
     expect(status).toMatch(/^api\s+running\s+Deployment ready 3\/3\s/m);
