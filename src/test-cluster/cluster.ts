@@ -33,7 +33,7 @@ import { removeNodeNetwork } from "./node-network.js";
 import { allExtraNodes, clusterNodes, nodeComponentName, nodeCount, nodeLayout, type NodeSpec } from "./nodes.js";
 import { writePki } from "./pki.js";
 import { clusterStatus } from "./status.js";
-import { argsChanged, isHealthy, logTail, runningPid, startComponent, stopComponent } from "./processes.js";
+import { argsChanged, commandOf, isHealthy, logTail, runningPid, startComponent, stopComponent } from "./processes.js";
 
 /** The test cluster: `platform cluster up|down` (status in status.ts), also the Kubernetes tests' fixture. */
 export type Progress = (line: string) => void;
@@ -84,13 +84,19 @@ async function startAndWait(
     await stopComponent(l, s);
   }
   const started = specs.filter((s) => runningPid(l, s) === undefined);
-  for (const s of started) startComponent(l, s);
+  // Gone means gone: while a process is between its exec's (nsenter's, then the component's),
+  // its command line can read empty for a moment, which is not an exit.
+  const pids = new Map(started.map((s) => [s.name, startComponent(l, s)]));
+  const exited = (s: ComponentSpec) => {
+    const pid = pids.get(s.name);
+    return pid !== undefined ? commandOf(pid) === undefined : runningPid(l, s) === undefined;
+  };
   await Promise.all(
     specs.map((s) =>
       waitFor(
         `${s.name} to answer`,
         async () => {
-          if (runningPid(l, s) === undefined) throw new VisibleError(`${s.name} exited while starting`, { details: logTail(l, s.name) });
+          if (exited(s)) throw new VisibleError(`${s.name} exited while starting`, { details: logTail(l, s.name) });
           return (await isHealthy(l, tc, s.health)) ? true : undefined;
         },
         { timeoutMs, onTimeout: () => logTail(l, s.name) },

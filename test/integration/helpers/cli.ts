@@ -62,7 +62,10 @@ export function runCli(args: string[], opts: { cwd: string; env: Record<string, 
     child.stderr.on("data", (d) => {
       stderr += d;
     });
+    child.stdin.on("error", () => {});
     child.stdin.end(opts.input ?? "");
+    // A spawn that fails (a working directory that does not exist) is a failed command, not a hang.
+    child.on("error", (e) => resolve({ code: -1, stdout, stderr: `${stderr}${e.message}\n`, seconds: (Date.now() - t0) / 1000 }));
     child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr, seconds: (Date.now() - t0) / 1000 }));
   });
 }
