@@ -2,15 +2,12 @@ import { isTcpEngine } from "../docker-client.js";
 import { servedCertificates } from "../engine/certificates.js";
 import { requireCredentials } from "../engine/credentials.js";
 import { checkDns } from "../engine/dns-check.js";
-import { kubeClusterOf, stackPublicFacts } from "../engine/stack-ops.js";
+import { kubeClusterOf, stackPublicFacts, urlPort } from "../engine/stack-ops.js";
 import { inspectEdge } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import type { StackOptions } from "./stack-options.js";
 import { formatTable } from "./table.js";
-
-/** The port of a public URL (443 when it names none). */
-const urlPort = (url: string | undefined) => Number((url ? new URL(url).port : "") || 443);
 
 /**
  * `platform domains`: each custom domain with its DNS check (does it resolve to this server, or to

@@ -1,6 +1,6 @@
 import { requireCredentials } from "../engine/credentials.js";
 import { listRecords } from "../engine/history.js";
-import { kubeClusterOf, stackPublicFacts } from "../engine/stack-ops.js";
+import { kubeClusterOf, stackPublicFacts, urlPort } from "../engine/stack-ops.js";
 import { isTcpEngine } from "../docker-client.js";
 import { type ServedCertificate, servedCertificates } from "../engine/certificates.js";
 import {
@@ -27,7 +27,7 @@ import type { StackOptions } from "./stack-options.js";
 async function certificatesOf(edge: EdgeState | undefined, urls: readonly string[], frontDoor?: string): Promise<ServedCertificate[]> {
   const hosts = urls.map((u) => new URL(u).hostname);
   const served = frontDoor
-    ? await servedCertificates(hosts, { port: Number(new URL(urls[0] as string).port || 443), checkDns: true, address: frontDoor })
+    ? await servedCertificates(hosts, { port: urlPort(urls[0]), checkDns: true, address: frontDoor })
     : edge?.running && edge.httpsPort && !isTcpEngine()
       ? await servedCertificates(hosts, { port: edge.httpsPort, checkDns: edge.mode === "public" })
       : [];

@@ -65,6 +65,9 @@ export async function stackUrls(
   return (await stackPublicFacts(project, env, creds, order)).urls;
 }
 
+/** The port of a public URL (443 when it names none). */
+export const urlPort = (url: string | undefined) => Number((url ? new URL(url).port : "") || 443);
+
 /** The public URLs of a stack and, on a cluster's front door, the address its controller serves them at (FRONT_DOOR_OUTPUT). */
 export async function stackPublicFacts(
   project: string,
