@@ -80,6 +80,11 @@ export interface HttpsResponse {
   body: string;
   authorized: boolean;
   retried: string[];
+  /**
+   * One line per time the request was sent again because the kept-alive connection it went out
+   * on was closed by the server before any byte of an answer (see `httpsRequest`).
+   */
+  resent: string[];
 }
 
 export interface HttpsOptions {
@@ -91,6 +96,8 @@ export interface HttpsOptions {
   address?: string;
   /** Called for each attempt retried (CERT_NOT_YET_VALID), with what failed, also when the request fails in the end. */
   onRetry?: (what: string) => void;
+  /** Called for each resend on a fresh connection after a kept-alive one closed under the request. */
+  onResend?: (what: string) => void;
 }
 
 /**
@@ -102,13 +109,27 @@ export interface HttpsOptions {
  * to 5 s, never any other error. Until the edge stops serving such certificates, a retry is not
  * hidden: it is reported to `onRetry`, listed in the answer's `retried` and logged, and the
  * pollers and the load generator count each one as a failed request, which it is for a browser.
+ *
+ * The one error sent again without counting as a failure is the one a browser resends too
+ * (RFC 9112 9.3.1; Chromium's HttpNetworkTransaction::ShouldResendRequest, Node's documented
+ * `reusedSocket` pattern): an idempotent request written to a kept-alive connection that the
+ * server closed before any byte of an answer, the race every HTTP/1.1 server's graceful stop
+ * has with a client that reuses an idle connection at that instant. It goes again on a new
+ * connection, at most twice, and is reported to `onResend` and listed in `resent`.
  */
 export async function httpsRequest(url: string, ca: string, opts: HttpsOptions = {}): Promise<HttpsResponse> {
   const retried: string[] = [];
+  const resent: string[] = [];
   for (let attempt = 0; ; attempt++) {
     try {
-      return { ...(await httpsRequestOnce(url, ca, opts)), retried };
+      return { ...(await httpsRequestOnce(url, ca, opts)), retried, resent };
     } catch (err) {
+      if (closedUnderReuse(err, opts.method) && resent.length < 2) {
+        const what = `resent on a new connection: ${(err as Error).message} on a kept-alive one`;
+        resent.push(what);
+        opts.onResend?.(what);
+        continue;
+      }
       if ((err as { code?: string }).code !== "CERT_NOT_YET_VALID" || attempt >= 5) throw err;
       const what = `CERT_NOT_YET_VALID (retried): ${(err as Error).message}`;
       retried.push(what);
@@ -119,7 +140,15 @@ export async function httpsRequest(url: string, ca: string, opts: HttpsOptions =
   }
 }
 
-function httpsRequestOnce(url: string, ca: string, opts: HttpsOptions): Promise<Omit<HttpsResponse, "retried">> {
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+
+/** A request that never got an answer because the kept-alive connection it reused was closed. */
+function closedUnderReuse(err: unknown, method = "GET"): boolean {
+  const e = err as { reusedSocket?: boolean; code?: string };
+  return e.reusedSocket === true && IDEMPOTENT.has(method) && (e.code === "ECONNRESET" || e.code === "EPIPE");
+}
+
+function httpsRequestOnce(url: string, ca: string, opts: HttpsOptions): Promise<Omit<HttpsResponse, "retried" | "resent">> {
   const u = new URL(url);
   const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
   return new Promise((resolve, reject) => {
@@ -152,7 +181,7 @@ function httpsRequestOnce(url: string, ca: string, opts: HttpsOptions): Promise<
       },
     );
     req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", reject);
+    req.on("error", (e) => reject(Object.assign(e, { reusedSocket: req.reusedSocket })));
     req.end(body);
   });
 }

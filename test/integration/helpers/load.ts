@@ -73,6 +73,8 @@ export interface ProtocolStats {
   failures: LoadFailure[];
   okCounts: Map<string, number>;
   latencies: Map<string, number[]>;
+  /** HTTP/1.1 requests sent again on a new connection after their kept-alive one closed under them (as browsers do, cli.ts). */
+  resent: string[];
 }
 
 export interface LoadResult {
@@ -88,7 +90,7 @@ export interface LoadResult {
   stoppedBy: "stop" | "maxRequests" | "maxMs";
 }
 
-const newStats = (): ProtocolStats => ({ sent: 0, failures: [], okCounts: new Map(), latencies: new Map() });
+const newStats = (): ProtocolStats => ({ sent: 0, failures: [], okCounts: new Map(), latencies: new Map(), resent: [] });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The light load most deploy tests put on: 4 HTTP/1.1 clients (half on a TLS connection per request, half on a kept one) and one HTTP/2 tab of 4 streams. */
@@ -153,7 +155,8 @@ export function startLoad(o: LoadOptions) {
       };
       let pause = o.pauseMs;
       try {
-        const res = await httpsRequest(r.url, trust(), { method: r.method, body: r.body?.(), agent, timeoutMs, onRetry });
+        const onResend = (what: string) => stats["http/1.1"].resent.push(`${client} ${r.name} (${at}): ${what}`);
+        const res = await httpsRequest(r.url, trust(), { method: r.method, body: r.body?.(), agent, timeoutMs, onRetry, onResend });
         outcome("http/1.1", client, r, at, t0, res);
       } catch (e) {
         outcome("http/1.1", client, r, at, t0, { error: (e as Error).message });
@@ -246,6 +249,8 @@ export function describeLoad(r: LoadResult): string[] {
         : `${h1} clients: ${Math.ceil(h1 / 2)} with a TLS connection per request, ${Math.floor(h1 / 2)} on a kept connection`;
     lines.push(`  ${p}: ${s.sent} sent (${((100 * s.sent) / Math.max(1, r.sent)).toFixed(1)}%), ${s.failures.length} failed; ${who}`);
     lines.push(`    ok by kind: ${JSON.stringify(Object.fromEntries(s.okCounts))}`);
+    if (s.resent.length > 0)
+      lines.push(`    resent as browsers do (${s.resent.length}):`, ...s.resent.slice(0, 10).map((e) => `      ${e}`));
     lines.push(`    ${latencyLine("all", [...s.latencies.values()].flat())}`);
     for (const [phase, values] of s.latencies) lines.push(`    ${latencyLine(phase, values)}`);
   }
