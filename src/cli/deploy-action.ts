@@ -19,7 +19,7 @@ import { DEFAULT_ENV, resolveStack } from "./context.js";
 import { runDeploySession } from "./deploy-session.js";
 import { copyDatabasesFrom, prepareCopy } from "./env-copy.js";
 import { type FrontDoorFlags, resolveFrontDoor } from "./front-door.js";
-import { deployTarget, refuseForeignNamespace } from "./kube-guard.js";
+import { deployTarget, handOverScaledReplicas, refuseForeignNamespace } from "./kube-guard.js";
 import { runPlan } from "./plan-action.js";
 import { checkExpires } from "./flags.js";
 import { edgeSettings, type TargetFlags, targetSettings } from "./stack-flags.js";
@@ -93,6 +93,7 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
   // A Python or Node version the set-up did not build is built now, once (first need), on this
   // machine's engine; a server over SSH gets the base images from here, once.
   const progress = (line: string) => process.stderr.write(`→ ${line}\n`);
+  await handOverScaledReplicas(t, where, plan, progress);
   const bases = planBaseImages(plan);
   await ensureBaseImages(bases, plan.images, { progress, local: where.target !== "kubernetes" && !!remoteEngineAddress() });
   if (where.target !== "kubernetes") await copyBaseImagesToServer(plan.images, progress, bases);

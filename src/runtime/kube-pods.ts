@@ -1,5 +1,5 @@
 import { TELEMETRY_ROLE } from "../plan/constants.js";
-import { type KubeCluster, kubectl } from "./kubernetes.js";
+import { type KubeCluster, kubectl, stackSelector } from "./kubernetes.js";
 import type { Usage } from "./stats.js";
 
 /**
@@ -87,7 +87,6 @@ export function toKubePod(p: PodJson): KubePod | undefined {
   };
 }
 
-const stackSelector = (t: Pick<KubeCluster, "project" | "env">) => `platform.project=${t.project},platform.env=${t.env}`;
 /** Studio reads every Kubernetes environment it lists: a cluster that does not answer must not hold a page. */
 export const READ_TIMEOUT = "--request-timeout=10s";
 

@@ -22,7 +22,8 @@ export function kubectlBinary(): string {
   return tc ? join(tc.binDir, "kubectl") : "kubectl";
 }
 
-function selector(t: KubeCluster): string {
+/** The label selector of a stack's objects. */
+export function stackSelector(t: Pick<KubeCluster, "project" | "env">): string {
   return `platform.project=${t.project},platform.env=${t.env}`;
 }
 
@@ -92,7 +93,7 @@ export async function workloads(t: KubeCluster): Promise<Workload[]> {
     "deployments,statefulsets",
     "--all-namespaces",
     "-l",
-    `${selector(t)},platform.role!=${TELEMETRY_ROLE}`,
+    `${stackSelector(t)},platform.role!=${TELEMETRY_ROLE}`,
     "-o",
     "json",
   ]);
@@ -150,7 +151,7 @@ export async function kubeKeptData(t: KubeCluster): Promise<string[]> {
     "pvc",
     "--all-namespaces",
     "-l",
-    selector(t),
+    stackSelector(t),
     "-o",
     'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{"\\n"}{end}',
   ]);
@@ -163,8 +164,8 @@ export async function kubeKeptData(t: KubeCluster): Promise<string[]> {
  */
 export async function kubeDeleteData(t: KubeCluster): Promise<string[]> {
   const kept = await kubeKeptData(t);
-  await kubectl(t, ["delete", "namespace", "-l", selector(t), "--ignore-not-found", "--wait=true"]);
-  await kubectl(t, ["delete", "pv", "-l", selector(t), "--ignore-not-found", "--wait=true"]);
+  await kubectl(t, ["delete", "namespace", "-l", stackSelector(t), "--ignore-not-found", "--wait=true"]);
+  await kubectl(t, ["delete", "pv", "-l", stackSelector(t), "--ignore-not-found", "--wait=true"]);
   for (const claim of kept) rmSync(join(clusterLayout().dir, "volumes", claim.split("/")[0] as string), { recursive: true, force: true });
   return kept;
 }
@@ -176,7 +177,7 @@ export async function kubeFailedMigrationLog(t: KubeCluster, service: string, li
     "pods",
     "--all-namespaces",
     "-l",
-    `${selector(t)},platform.service=${service},platform.step=migrate`,
+    `${stackSelector(t)},platform.service=${service},platform.step=migrate`,
     "--field-selector",
     "status.phase=Failed",
     "--sort-by",

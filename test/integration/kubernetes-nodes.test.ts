@@ -2,7 +2,8 @@
 // second kubelet with its own containerd in a network namespace of its own), examples/fullstack
 // with the api at `replicas: 3` behind the cluster's front door (Traefik, certificates from
 // Pebble), a rollout and a drain of a node under polling with no failed request, and the
-// replicas on both nodes. Run alone:
+// replicas on both nodes; then an autoscaler takes the api over and scales it up on both nodes
+// under load and back down. Run alone:
 //   source /root/.platform/env.sh && npx tsc -p tsconfig.json && npx vitest run test/integration/kubernetes-nodes.test.ts
 //
 // Traffic goes to 127.0.0.1 only (the front door's 10443, httpsRequest's fixed address), to the
@@ -174,6 +175,51 @@ describe("a test cluster of two nodes: replicas on both, a rollout and a drain w
     });
     kubectl("uncordon", SECOND);
   }, 900_000);
+
+  it("an autoscaler takes the api over from replicas: 3, scales it up on both nodes under CPU load, and back to 3", async () => {
+    // replicas: 3 becomes scale: {min: 3, ...}. The handover is under polling, and the ready pods
+    // are sampled through it: the count must never fall below min.
+    writeFileSync(yml, readFileSync(yml, "utf8").replace("    replicas: 3\n", "    scale: {min: 3, max: 6, cpu: 5}\n"));
+    let fewest = Number.POSITIVE_INFINITY;
+    const failures = await underLoad("the handover to an autoscaler", async () => {
+      const sampling = setInterval(() => {
+        fewest = Math.min(fewest, apiPods().length);
+      }, 1000);
+      try {
+        ok(await deploy());
+      } finally {
+        clearInterval(sampling);
+      }
+    });
+    expect(failures).toEqual([]);
+    console.log(`[kubernetes-nodes] handover to the autoscaler: at least ${fewest} ready api pods throughout`);
+    expect(fewest).toBeGreaterThanOrEqual(3);
+    expect(JSON.parse(kubectl("-n", namespace, "get", "hpa", "api", "-o", "json")).spec).toMatchObject({ minReplicas: 3, maxReplicas: 6 });
+    // CPU load: more clients than the rollouts' polling, bounded in count and time.
+    const t0 = Date.now();
+    const scaleUp = await underLoad("CPU load for the autoscaler", () =>
+      until(300_000, "more than 3 ready api pods", () => apiPods().length > 3),
+    );
+    expect(scaleUp).toEqual([]);
+    const pods = apiPods();
+    console.log(`[kubernetes-nodes] scaled up to ${pods.length} ready api pods in ${(Date.now() - t0) / 1000}s: ${JSON.stringify(pods)}`);
+    expect(new Set(pods.map((p) => p.node))).toEqual(new Set([FIRST, SECOND]));
+    // Load gone: back to min once the stabilization window has passed.
+    await until(240_000, "the api back to 3 ready pods", () => {
+      const d = JSON.parse(kubectl("-n", namespace, "get", "deployment", "api", "-o", "json"));
+      return d.spec.replicas === 3 && apiPods().length === 3;
+    });
+    expect(ok(await cli("status", "--project", project)).stdout).toMatch(/^api\s+running\s+Deployment ready 3\/3\s/m);
+  }, 1_200_000);
+
+  it("back to replicas: 2 once the autoscaler has changed the count: the deploy takes the count back", async () => {
+    // The autoscaler's controller owns spec.replicas now: Pulumi applies with force (workloads.ts).
+    writeFileSync(yml, readFileSync(yml, "utf8").replace("    scale: {min: 3, max: 6, cpu: 5}\n", "    replicas: 2\n"));
+    ok(await deploy());
+    await until(180_000, "2 ready api pods", () => apiPods().length === 2);
+    expect(kubectl("-n", namespace, "get", "hpa", "--ignore-not-found", "-o", "name").trim()).toBe("");
+    expect(JSON.parse(kubectl("-n", namespace, "get", "deployment", "api", "-o", "json")).spec.replicas).toBe(2);
+  }, 600_000);
 
   it("a plain pulumi preview shows no change", () => {
     expect(pulumiOnStack(project, backend, ["preview", "--expect-no-changes"])).toMatch(/\d+ unchanged/);

@@ -92,6 +92,15 @@ function createMigration(
 }
 
 /**
+ * platform.yml owns its Deployments: a field another manager took since the last deploy (the
+ * autoscaler's replica count once `scale:` became `replicas:`, a `kubectl scale`) is taken back
+ * (server-side apply with force), not a deploy failed on a conflict. A worker is not awaited.
+ */
+function deploymentAnnotations(worker: boolean): Record<string, string> {
+  return { "pulumi.com/patchForce": "true", ...(worker ? { "pulumi.com/skipAwait": "true" } : {}) };
+}
+
+/**
  * A service that runs code (fastapi, nextjs, worker): its migration Job (not on a rollback: see
  * the Docker target), then its Deployment, which depends on it: a failed migration leaves the old
  * ReplicaSet running. A worker's Deployment is awaited by a WorkerRollout instead of Pulumi's
@@ -111,7 +120,7 @@ export function createAppWorkload(
   const deployment = new k8s.apps.v1.Deployment(
     s.name,
     {
-      metadata: { name: s.name, namespace: c.namespace, labels, ...(worker ? { annotations: { "pulumi.com/skipAwait": "true" } } : {}) },
+      metadata: { name: s.name, namespace: c.namespace, labels, annotations: deploymentAnnotations(worker) },
       spec: deploymentSpec(c.plan, s, appContainer(s, image, envSecret, c.imageSource), c.imageSource, c.caConfigMap),
     },
     {
