@@ -181,7 +181,11 @@ function httpsRequestOnce(url: string, ca: string, opts: HttpsOptions): Promise<
       },
     );
     req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", (e) => reject(Object.assign(e, { reusedSocket: req.reusedSocket })));
+    // A connection closed under the request says which kind it was: the report tells the reuse race from a server's fault.
+    req.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "ECONNRESET") e.message += req.reusedSocket ? " (on a kept connection)" : " (on a new connection)";
+      reject(Object.assign(e, { reusedSocket: req.reusedSocket }));
+    });
     req.end(body);
   });
 }

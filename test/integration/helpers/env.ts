@@ -71,15 +71,28 @@ export function unique(prefix: string): string {
   return `${prefix}${Date.now().toString(36).slice(-5)}`;
 }
 
-/** A TCP port of 127.0.0.1 that nothing listens on now (for a test's own edge, a server of its own). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A TCP port that nothing listens on now, on any address (for a test's own edge, a server of its
+ * own), chosen below the kernel's ephemeral range: a port of that range (what listen(0) gives)
+ * can become the local port of any outgoing connection before the test binds it, and then the
+ * bind fails ("something else uses that port": CI saw it under load).
+ */
+export async function freePort(): Promise<number> {
+  const ephemeralLow = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32768;
+  const low = 20_000;
+  const high = Math.max(low + 1000, ephemeralLow) - 1;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${low} and ${high} after 100 tries`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer()
-      .listen(0, "127.0.0.1", () => {
-        const { port } = s.address() as { port: number };
-        s.close(() => resolve(port));
-      })
-      .on("error", reject);
+      .once("error", () => resolve(false))
+      .listen({ port, host: "0.0.0.0", exclusive: true }, () => s.close(() => resolve(true)));
   });
 }
 
