@@ -22,19 +22,37 @@ cd "$moddir"
 # Patched sources (MODULE_DIR/patches.txt: "module file patch" per line): the build runs in a
 # temporary copy of the module with its dependencies vendored (go.sum verifies each) and those
 # files patched there; Go refuses to overlay files of the module cache, which stays untouched.
-# A patch that no longer applies to the pinned version fails the build.
+# Module "std" is Go's standard library: its file (under GOROOT/src) is copied, patched, and
+# given to the build as an overlay (go build -overlay), GOROOT untouched. A patch that no longer
+# applies to the pinned version (or to this Go's library) fails the build.
+overlay=()
 if [ -f patches.txt ]; then
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  cp ./* "$work/"
-  cd "$work"
+  mkdir "$work/mod" "$work/std"
+  cp ./* "$work/mod/"
+  cd "$work/mod"
   go mod vendor
+  replace=()
   while read -r mod file patchfile; do
     case $mod in ''|'#'*) continue ;; esac
+    if [ "$mod" = std ]; then
+      src=$(go env GOROOT)/src/$file
+      [ -f "$src" ] || { echo "patches.txt: Go's library has no $file" >&2; exit 2; }
+      mkdir -p "$work/std/$(dirname "$file")"
+      cp "$src" "$work/std/$file"
+      patch --quiet --forward "$work/std/$file" "$patchfile" || { echo "patches.txt: $patchfile does not apply to $(go version)'s $file" >&2; exit 2; }
+      replace+=("\"$src\": \"$work/std/$file\"")
+      continue
+    fi
     [ -f "vendor/$mod/$file" ] || { echo "patches.txt: the build uses no $file of $mod" >&2; exit 2; }
     patch --quiet --forward "vendor/$mod/$file" "$patchfile" || { echo "patches.txt: $patchfile does not apply to $mod's $file" >&2; exit 2; }
   done < patches.txt
   export GOFLAGS=-mod=vendor
+  if [ ${#replace[@]} -gt 0 ]; then
+    (IFS=,; echo "{\"Replace\": {${replace[*]}}}") > "$work/overlay.json"
+    overlay=(-overlay "$work/overlay.json")
+  fi
 fi
-go build -trimpath -tags "$tags" -ldflags "$ldflags" -o "$out.tmp" "$pkg"
+go build -trimpath "${overlay[@]}" -tags "$tags" -ldflags "$ldflags" -o "$out.tmp" "$pkg"
 mv "$out.tmp" "$out"

@@ -278,9 +278,10 @@ node_build_context() {  # node_build_context NODE_VERSION: the build context of 
 # The Caddy binary, built once per version from the committed wrapper module (about 80 s on 2
 # cores) and cached under the toolchain directory, like the Pulumi CLI.
 caddy_binary() {
-  # Keyed by the wrapper module's files too (go.sum, the source patches of overlay.txt).
+  # Keyed by the wrapper module's files too (go.sum, the source patches of patches.txt), and by
+  # Go's version: a patch of its standard library applies to that version's source.
   local moddir=$REPO_ROOT/scripts/setup/go/caddy bin key
-  key=$(cat "$moddir"/* | sha256sum | cut -c1-12)
+  key=$({ cat "$moddir"/*; go version 2>/dev/null || true; } | sha256sum | cut -c1-12)
   bin=$TOOLCHAIN/caddy-v$BASE_CADDY_VERSION-$key/caddy
   if [ ! -x "$bin" ]; then
     grep -Eq "github.com/caddyserver/caddy/v2 v$BASE_CADDY_VERSION\$" "$moddir/go.mod" \
