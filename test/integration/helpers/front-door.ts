@@ -17,6 +17,17 @@ export interface FrontDoorCa {
 }
 
 export async function startFrontDoorCa(ca: FrontDoorCa, work: string): Promise<{ net: Internet; pebble: Pebble }> {
+  const { net, pebble } = await startFrontDoorPebble(ca, work);
+  await clusterUp(["--acme-ca", pebble.directoryByAddress, "--acme-ca-root", pebble.tlsCa, "--acme-email", "ops@apps.test"]);
+  return { net, pebble };
+}
+
+/**
+ * Pebble and its DNS as the front door's CA sees them (every name answers the front door's
+ * address; HTTP-01 on its web port), without giving the front door the CA: for an ACME client
+ * in the cluster (cert-manager). Its directory's HTTPS is signed by `pebble.tlsCa`.
+ */
+export async function startFrontDoorPebble(ca: FrontDoorCa, work: string): Promise<{ net: Internet; pebble: Pebble }> {
   const net = await createInternet();
   ca.net = net;
   const tls = await makeDirectoryTls(work, net.serverAddress);
@@ -29,7 +40,6 @@ export async function startFrontDoorCa(ca: FrontDoorCa, work: string): Promise<{
     answer: FRONT_DOOR.address,
   });
   ca.pebble = pebble;
-  await clusterUp(["--acme-ca", pebble.directoryByAddress, "--acme-ca-root", tls.ca, "--acme-email", "ops@apps.test"]);
   return { net, pebble };
 }
 
