@@ -140,12 +140,16 @@ describe("the Kubernetes test cluster", () => {
         "registry",
         "metrics-server",
         "traefik",
+        "cert-manager",
       ].map((n) => `${n}:true`),
     );
     // The front door: Traefik's IngressClass, the cluster's default.
     const cls = JSON.parse(kubectl("get", "ingressclass", FRONT_DOOR.ingressClass, "-o", "json"));
     expect(cls.spec.controller).toBe("traefik.io/ingress-controller");
     expect(cls.metadata.annotations["ingressclass.kubernetes.io/is-default-class"]).toBe("true");
+    // cert-manager: its CRDs established (issuers are the user's to make).
+    for (const crd of ["certificates.cert-manager.io", "clusterissuers.cert-manager.io", "challenges.acme.cert-manager.io"])
+      expect(kubectl("get", "crd", crd, "-o", "jsonpath={.status.conditions[?(@.type=='Established')].status}"), crd).toBe("True");
     expect(kubectl("version", "-o", "json")).toContain('"gitVersion": "v1.34.2"');
   }, 60_000);
 
@@ -313,6 +317,7 @@ describe("the Kubernetes test cluster", () => {
     // Whole seconds, as Kubernetes gives container start times: every start after this is a new one.
     const stoppedAt = Math.floor(Date.now() / 1000) * 1000;
     expect(JSON.parse(r.stdout).stopped).toEqual([
+      "cert-manager",
       "traefik",
       "metrics-server",
       "registry",
