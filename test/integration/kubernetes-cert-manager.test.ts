@@ -14,8 +14,7 @@
 // Ingress per challenge, checks the token itself through the front door, and stores the
 // certificate in the Secret each Ingress's `tls` entry names.
 import { X509Certificate } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,24 +22,18 @@ import { CERT_MANAGER_NAMESPACE } from "../../src/test-cluster/cert-manager.js";
 import { FRONT_DOOR } from "../../src/test-cluster/layout.js";
 import type { Pebble } from "./helpers/acme.js";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { copyExample, forgetProject, freshBackend, pulumiOnStack, requireToolchain, unique } from "./helpers/env.js";
-import { type FrontDoorCa, startFrontDoorPebble } from "./helpers/front-door.js";
+import { copyExample, forgetProject, pulumiOnStack, requireToolchain } from "./helpers/env.js";
+import { type FrontDoorCa, frontDoorProject, startFrontDoorPebble } from "./helpers/front-door.js";
 import { destroyInternet } from "./helpers/internet.js";
 import { clusterUp, kubectl } from "./helpers/kubernetes.js";
 
 const DOMAIN = "apps.test";
-const project = unique("k8s-cm");
-const namespace = `${project}-preview`;
+const { project, namespace, backend, work, dir, env, cli } = frontDoorProject("k8s-cm");
 const ISSUER = `pebble-${project}`;
 const ACCOUNT_SECRET = `${ISSUER}-account`;
-const backend = freshBackend();
-const work = mkdtempSync(join(tmpdir(), "platform-k8s-cm-"));
-const dir = join(work, "fullstack");
 const ca: FrontDoorCa = {};
 let pebble: Pebble | undefined;
 let urls: Record<string, string> = {};
-let env: Record<string, string> = {};
-const cli = (...args: string[]) => runCli(args, { cwd: dir, env: { ...backend, ...env } });
 const deploy = () => cli("deploy", "--yes", "--project", project, "--target", "kubernetes", "--cluster-issuer", ISSUER);
 
 interface Condition {
@@ -115,7 +108,7 @@ describe("certificates from cert-manager on the Kubernetes cluster (--cluster-is
     writeFileSync(issuerFile, JSON.stringify(clusterIssuer(pebble)));
     kubectl("apply", "-f", issuerFile);
     copyExample("fullstack", dir);
-    env = { PLATFORM_APPS_DOMAIN: DOMAIN, PLATFORM_DNS_SERVERS: `${ca.net!.serverAddress}:53` };
+    Object.assign(env, { PLATFORM_APPS_DOMAIN: DOMAIN, PLATFORM_DNS_SERVERS: `${ca.net!.serverAddress}:53` });
   }, 45 * 60_000);
 
   afterAll(async () => {

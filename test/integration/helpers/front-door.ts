@@ -1,6 +1,11 @@
+import { mkdtempSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { FRONT_DOOR } from "../../../src/test-cluster/layout.js";
 import { makeDirectoryTls, type Pebble, startPebble } from "./acme.js";
+import { type CliResult, runCli } from "./cli.js";
+import { freshBackend, unique } from "./env.js";
 import { createInternet, destroyInternet, type Internet } from "./internet.js";
 import { clusterUp } from "./kubernetes.js";
 
@@ -14,6 +19,21 @@ import { clusterUp } from "./kubernetes.js";
 export interface FrontDoorCa {
   net?: Internet;
   pebble?: Pebble;
+}
+
+/**
+ * A front-door test's project: its name and namespace, a state backend of its own, a work
+ * directory (the fullstack example goes in `dir`), and the CLI run there with `env` (the test
+ * fills it once its DNS is up).
+ */
+export function frontDoorProject(prefix: string) {
+  const project = unique(prefix);
+  const backend = freshBackend();
+  const work = mkdtempSync(join(tmpdir(), `platform-${prefix}-`));
+  const dir = join(work, "fullstack");
+  const env: Record<string, string> = {};
+  const cli = (...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir, env: { ...backend, ...env } });
+  return { project, namespace: `${project}-preview`, backend, work, dir, env, cli };
 }
 
 export async function startFrontDoorCa(ca: FrontDoorCa, work: string): Promise<{ net: Internet; pebble: Pebble }> {
