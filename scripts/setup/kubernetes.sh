@@ -13,6 +13,8 @@
 #       traefik-v3.7.13/         the test cluster's ingress controller (scripts/setup/traefik.sh;
 #                                a cold build takes many minutes, a warm run a moment)
 #       metrics-server-v0.8.0/   metrics-server, the resource metrics API (HPAs, kubectl top)
+#       cert-manager-v1.21.2/    cert-manager's controller and HTTP-01 solver (our own mains over its
+#                                packages), its CRDs, and the solver's image archive
 #   - $PLATFORM_HOME/kubernetes.json: where all of it is, read by src/test-cluster/.
 # Images are docker-archive tars written here (no registry, no Docker engine needed), which
 # `platform cluster up` imports into the cluster's containerd.
@@ -23,6 +25,7 @@ COREDNS_VERSION=1.12.4
 PULUMI_KUBERNETES_VERSION=4.25.0
 REGISTRY_GGCR_VERSION=0.22.1
 METRICS_SERVER_VERSION=0.8.0
+CERT_MANAGER_VERSION=1.21.2
 KUBERNETES_APT_PACKAGES="etcd-server containerd runc containernetworking-plugins iptables conntrack"
 
 k8s_init_paths() {
@@ -31,13 +34,14 @@ k8s_init_paths() {
   PULUMI_KUBERNETES_DIR=$TOOLCHAIN/pulumi-kubernetes-$PULUMI_KUBERNETES_VERSION
   REGISTRY_DIR=$TOOLCHAIN/registry-ggcr-v$REGISTRY_GGCR_VERSION
   METRICS_SERVER_DIR=$TOOLCHAIN/metrics-server-v$METRICS_SERVER_VERSION
+  CERT_MANAGER_DIR=$TOOLCHAIN/cert-manager-v$CERT_MANAGER_VERSION
   KUBERNETES_GO=$REPO_ROOT/scripts/setup/go/kubernetes
   KUBERNETES_JSON=$PLATFORM_HOME/kubernetes.json
 }
 
 # A build is complete when its stamp holds the hash of the wrapper module it came from, so an
-# interrupted build, or a changed go.mod/go.sum, builds again.
-k8s_module_hash() { cat "$1"/go.mod "$1"/go.sum "$1"/*.go 2>/dev/null | sha256sum | cut -c1-16; }
+# interrupted build, or a changed go.mod/go.sum or main, builds again.
+k8s_module_hash() { cat "$1"/go.mod "$1"/go.sum "$1"/*.go "$1"/*/*.go 2>/dev/null | sha256sum | cut -c1-16; }
 k8s_is_built() { [ -f "$1/.built" ] && [ "$(cat "$1/.built")" = "$(k8s_module_hash "$2")" ]; }
 k8s_mark_built() { k8s_module_hash "$2" >"$1/.built"; }
 
@@ -49,15 +53,16 @@ k8s_go_build() {  # k8s_go_build DIR OUT PKG LDFLAGS
     go build -trimpath -ldflags "$4" -o "$2.tmp" "$3") && mv "$2.tmp" "$2"
 }
 
-# A docker-archive tar (the format of `docker save`) holding one layer made of ROOTFS.
-k8s_image_archive() {  # k8s_image_archive OUT REF ENTRYPOINT_JSON ROOTFS
-  local out=$1 ref=$2 entry=$3 rootfs=$4 work diff cfg
+# A docker-archive tar (the format of `docker save`) holding one layer made of ROOTFS. USER: the
+# image's user (a numeric uid), for pods that must run as non-root; root when absent.
+k8s_image_archive() {  # k8s_image_archive OUT REF ENTRYPOINT_JSON ROOTFS [USER]
+  local out=$1 ref=$2 entry=$3 rootfs=$4 user=${5:-} work diff cfg
   work=$(mktemp -d "${TMPDIR:-/tmp}/platform-image.XXXXXX")
   tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$rootfs" -cf "$work/layer.tar" .
   diff=$(sha256sum "$work/layer.tar" | cut -d' ' -f1)
   mkdir "$work/$diff" && mv "$work/layer.tar" "$work/$diff/layer.tar"
-  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Entrypoint":%s},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"history":[{"created":"1970-01-01T00:00:00Z","created_by":"platform set-up (scripts/setup/kubernetes.sh)"}]}' \
-    "$entry" "$diff" >"$work/config.json"
+  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{%s"Entrypoint":%s},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]},"history":[{"created":"1970-01-01T00:00:00Z","created_by":"platform set-up (scripts/setup/kubernetes.sh)"}]}' \
+    "${user:+\"User\":\"$user\",}" "$entry" "$diff" >"$work/config.json"
   cfg=$(sha256sum "$work/config.json" | cut -d' ' -f1)
   mv "$work/config.json" "$work/$cfg.json"
   printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$cfg" "$ref" "$diff" >"$work/manifest.json"
@@ -170,6 +175,42 @@ $(tail -n 20 "$log")"
   STEP_STATUS="built metrics-server v$METRICS_SERVER_VERSION into $dir/bin"
 }
 
+# cert-manager, which `platform cluster up` runs as a host process (src/test-cluster/cert-manager.ts):
+# the controller and the HTTP-01 solver from our wrapper module, the solver's image archive (the
+# controller starts a solver pod per challenge; it must run as non-root), and the CRDs that
+# cert-manager's root module ships in deploy/crds.
+setup_cert_manager() {
+  local dir=$CERT_MANAGER_DIR mod=$KUBERNETES_GO/cert-manager log=$PLATFORM_HOME/logs/build-cert-manager.log rootfs src
+  local pkg=github.com/cert-manager/cert-manager
+  if k8s_is_built "$dir" "$mod"; then STEP_STATUS="reused cert-manager v$CERT_MANAGER_VERSION from $dir"; return; fi
+  grep -q "$pkg v$CERT_MANAGER_VERSION" "$mod/go.mod" \
+    || fail "$mod/go.mod does not pin cert-manager v$CERT_MANAGER_VERSION (kubernetes.sh): update it with go mod tidy"
+  command -v go >/dev/null || fail "Go >= 1.26 is needed to build the test cluster's cert-manager from its module"
+  check_disk 2000 "$TOOLCHAIN"
+  mkdir -p "$dir/bin" "$dir/crds"
+  echo "  building cert-manager v$CERT_MANAGER_VERSION from Go modules (several minutes on 2 cores; log: $log) ..."
+  local ld="-s -w -X $pkg/pkg/util.AppVersion=v$CERT_MANAGER_VERSION"
+  : >"$log"
+  for b in controller acmesolver; do
+    echo "  - $b" >>"$log"
+    k8s_go_build "$mod" "$dir/bin/cert-manager-$b" "./$b" "$ld" >>"$log" 2>&1 \
+      || fail "building cert-manager's $b failed; last lines of $log:
+$(tail -n 20 "$log")"
+  done
+  src=$(cd "$mod" && GOFLAGS=-mod=readonly GOTOOLCHAIN=local go list -m -f '{{.Dir}}' "$pkg") && [ -d "$src/deploy/crds" ] \
+    || fail "cert-manager's module has no deploy/crds (go list -m $pkg in $mod)"
+  rm -f "$dir/crds/"*.yaml && cp "$src/deploy/crds/"*.yaml "$dir/crds/" && chmod 644 "$dir/crds/"*.yaml
+  rootfs=$(mktemp -d "${TMPDIR:-/tmp}/platform-acmesolver.XXXXXX")
+  # mktemp's 0700 would become the image's / and keep the non-root user out of it.
+  chmod 755 "$rootfs"
+  cp "$dir/bin/cert-manager-acmesolver" "$rootfs/acmesolver"
+  # 65532: the "nonroot" user of distroless images, which cert-manager's own solver image uses.
+  k8s_image_archive "$dir/acmesolver-image.tar" "platform-local/cert-manager-acmesolver:v$CERT_MANAGER_VERSION" '["/acmesolver"]' "$rootfs" 65532
+  rm -rf "$rootfs"
+  k8s_mark_built "$dir" "$mod"
+  STEP_STATUS="built cert-manager v$CERT_MANAGER_VERSION (controller, acmesolver and its image archive, CRDs) into $dir"
+}
+
 # The provider's main package embeds schema-embed.json and terraform-mapping-embed.json,
 # which its module does not ship: they come from its own generator (generate.go, `VERSION`
 # stamps the schema). So the main package is copied out of the verified module into a copy
@@ -227,6 +268,12 @@ write_kubernetes_json() {
   "registry": "$REGISTRY_DIR/bin/registry",
   "traefik": "$TRAEFIK_BIN",
   "metricsServer": "$METRICS_SERVER_DIR/bin/metrics-server",
+  "certManager": {
+    "version": "$CERT_MANAGER_VERSION",
+    "controller": "$CERT_MANAGER_DIR/bin/cert-manager-controller",
+    "crdDir": "$CERT_MANAGER_DIR/crds",
+    "solverImage": { "ref": "platform-local/cert-manager-acmesolver:v$CERT_MANAGER_VERSION", "archive": "$CERT_MANAGER_DIR/acmesolver-image.tar" }
+  },
   "pulumiKubernetesVersion": "$PULUMI_KUBERNETES_VERSION",
   "containerd": "$(command -v containerd)",
   "ctr": "$(command -v ctr)",
@@ -247,6 +294,7 @@ setup_kubernetes() {
   step "Kubernetes: registry" setup_registry
   step "Kubernetes: Traefik (the ingress controller)" setup_traefik
   step "Kubernetes: metrics-server v$METRICS_SERVER_VERSION" setup_metrics_server
+  step "Kubernetes: cert-manager v$CERT_MANAGER_VERSION" setup_cert_manager
   step "Kubernetes: Pulumi provider $PULUMI_KUBERNETES_VERSION" setup_pulumi_kubernetes
   step "Kubernetes: toolchain file" write_kubernetes_json
 }

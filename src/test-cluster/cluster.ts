@@ -14,9 +14,10 @@ import {
   traefikDir,
 } from "./front-door.js";
 import { startMetricsServer } from "./metrics-api.js";
+import { CERT_MANAGER, startCertManager } from "./cert-manager.js";
 import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
-import { importArchive } from "./images.js";
+import { importArchive, nodeImages } from "./images.js";
 import {
   defaultServiceAccountExists,
   deploymentReady,
@@ -65,7 +66,7 @@ export async function ensureClusterToolchain(progress: Progress = () => {}): Pro
 async function writeClusterFiles(l: ClusterLayout, tc: ClusterToolchain, nodes: readonly NodeSpec[]): Promise<void> {
   for (const d of [l.dir, l.kubeconfigs, l.etcdData]) mkdirSync(d, { recursive: true, mode: 0o700 });
   await writePki(l.pki, nodes);
-  for (const user of ["admin", "controller-manager", "scheduler", "traefik", "metrics-server"])
+  for (const user of ["admin", "controller-manager", "scheduler", "traefik", "metrics-server", "cert-manager"])
     writeKubeconfig(l, user, user, API_SERVER_URL);
   for (const node of nodes) writeNodeFiles(l, tc, node);
 }
@@ -156,8 +157,8 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
   await setHostRules(true);
 
   const started = await startAndWait(l, tc, byName("containerd", "etcd", "registry"), progress, 60_000);
-  // Before any kubelet asks for a sandbox: the pause image, and CoreDNS's.
-  for (const image of [tc.pauseImage, tc.corednsImage]) {
+  // Before any kubelet asks for a sandbox: the pause image, CoreDNS's, cert-manager's solver.
+  for (const image of nodeImages(tc)) {
     if (await importArchive(l, tc, image)) progress(`imported ${image.ref}`);
   }
   started.push(...(await startAndWait(l, tc, byName("kube-apiserver"), progress, 180_000)));
@@ -199,6 +200,8 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
   // Without its directory, Traefik skips the ACME resolver ("unable to get ACME account").
   mkdirSync(traefikDir(l), { recursive: true, mode: 0o700 });
   started.push(...(await startAndWait(l, tc, byName("traefik"), progress, 60_000)));
+  // cert-manager after the front door, whose class serves its solvers' Ingresses.
+  started.push(...(await startCertManager(l, tc, (specs) => startAndWait(l, tc, specs, progress, 60_000), byName(CERT_MANAGER))));
   // Fewer nodes than before: the ones beyond the count are drained, stopped and removed.
   for (const node of leaving) await stopNode(l, tc, node, { forget: true, progress });
   await waitFor("the cluster to be ready", async () => ((await clusterStatus()).ready ? true : undefined), { timeoutMs: 120_000 });

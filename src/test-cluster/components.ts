@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { certManagerComponent } from "./cert-manager.js";
 import { type ComponentSpec, toFlags } from "./component-spec.js";
 import { type FrontDoorAcme, traefikSpec } from "./front-door.js";
 import { type ClusterLayout, type ClusterToolchain, binary, NETWORK, PORTS } from "./layout.js";
@@ -145,6 +146,7 @@ export function buildComponents(l: ClusterLayout, tc: ClusterToolchain, acme?: F
     },
     metricsServerComponent(l, tc),
     traefikSpec(l, tc, acme),
+    certManagerComponent(l, tc),
   ];
 }
 

@@ -27,6 +27,11 @@ export async function hasImage(l: ClusterLayout, tc: ClusterToolchain, ref: stri
   return r.stdout.split("\n").includes(qualifiedRef(ref));
 }
 
+/** The images every node has before a pod asks for them (no registry has them): sandbox, DNS, cert-manager's solver. */
+export function nodeImages(tc: ClusterToolchain): { ref: string; archive: string }[] {
+  return [tc.pauseImage, tc.corednsImage, tc.certManager.solverImage];
+}
+
 /** Imports an archive unless the image is there already. */
 export async function importArchive(l: ClusterLayout, tc: ClusterToolchain, image: { ref: string; archive: string }): Promise<boolean> {
   if (await hasImage(l, tc, image.ref)) return false;

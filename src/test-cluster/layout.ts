@@ -111,6 +111,8 @@ export interface ClusterToolchain {
   traefik: string;
   /** metrics-server's binary (the resource metrics API: autoscalers, kubectl top), built by the set-up. */
   metricsServer: string;
+  /** cert-manager (cert-manager.ts): its controller, its CRDs' directory, the HTTP-01 solver's image archive. */
+  certManager: { version: string; controller: string; crdDir: string; solverImage: { ref: string; archive: string } };
   pulumiKubernetesVersion: string;
   containerd: string;
   ctr: string;
@@ -140,6 +142,9 @@ export function readClusterToolchain(home = platformHome()): ClusterToolchain | 
     tc.registry,
     tc.traefik,
     tc.metricsServer,
+    tc.certManager?.controller,
+    tc.certManager?.crdDir,
+    tc.certManager?.solverImage?.archive,
     tc.containerd,
     tc.ctr,
     tc.runc,

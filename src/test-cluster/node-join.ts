@@ -3,7 +3,7 @@ import { registryHostOf } from "./configs.js";
 import type { ComponentSpec } from "./component-spec.js";
 import { waitFor } from "./exec.js";
 import { cleanUpPods, killAllTasks } from "./host.js";
-import { copyImages, importArchive } from "./images.js";
+import { copyImages, importArchive, nodeImages } from "./images.js";
 import { kubectl, readNode } from "./kubectl.js";
 import type { ClusterLayout, ClusterToolchain } from "./layout.js";
 import { ensureNodeNetwork, removeNodeNetwork } from "./node-network.js";
@@ -38,7 +38,7 @@ export async function joinNode(
   const nl = nodeLayout(l, node);
   await ensureNodeNetwork(node);
   const started = await start([specs.containerd]);
-  for (const image of [tc.pauseImage, tc.corednsImage]) {
+  for (const image of nodeImages(tc)) {
     if (await importArchive(nl, tc, image)) progress(`imported ${image.ref} into ${node.name}`);
   }
   const { copied, failed } = await copyImages(nodeLayout(l, nodeSpec(1)), nl, tc, await imagesInUse(l, tc));

@@ -58,6 +58,8 @@ export function buildCertSpecs(nodes: readonly NodeSpec[] = [nodeSpec(1)]): Cert
     { name: "kube-proxy", cn: "system:kube-proxy", usage: "client" },
     // The ingress controller: its ClusterRole names this user (front-door.ts).
     { name: "traefik", cn: "platform:traefik", usage: "client" },
+    // cert-manager's controller: its ClusterRole names this user (cert-manager.ts).
+    { name: "cert-manager", cn: "platform:cert-manager", usage: "client" },
     // API aggregation: the API server proxies metrics.k8s.io to metrics-server as this client,
     // which metrics-server trusts to name the user (--requestheader-allowed-names).
     { name: "front-proxy-client", cn: "front-proxy-client", usage: "client" },

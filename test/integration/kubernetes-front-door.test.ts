@@ -12,29 +12,22 @@
 //                            HTTP-01 on port 10080 (Traefik's web entry point)
 // The deploy's own DNS check asks challtestsrv (PLATFORM_DNS_SERVERS): the hosts point at the
 // front door's address (127.0.0.1, as Traefik writes it into each Ingress's status).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FRONT_DOOR } from "../../src/test-cluster/layout.js";
 import { docker, type Pebble } from "./helpers/acme.js";
-import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { copyExample, forgetProject, freshBackend, pulumiOnStack, requireToolchain, unique } from "./helpers/env.js";
-import { type FrontDoorCa, frontDoorHttpGet, startFrontDoorCa, stopFrontDoorCa } from "./helpers/front-door.js";
+import { httpsRequest, ok, parseUrls } from "./helpers/cli.js";
+import { copyExample, forgetProject, pulumiOnStack, requireToolchain } from "./helpers/env.js";
+import { type FrontDoorCa, frontDoorHttpGet, frontDoorProject, startFrontDoorCa, stopFrontDoorCa } from "./helpers/front-door.js";
 import { kubectl } from "./helpers/kubernetes.js";
 
 const DOMAIN = "apps.test";
-const project = unique("k8s-door");
-const namespace = `${project}-preview`;
+const { project, namespace, backend, work, dir, env, cli } = frontDoorProject("k8s-door");
 const SHOP = `shop-${project}.${DOMAIN}`;
-const backend = freshBackend();
-const work = mkdtempSync(join(tmpdir(), "platform-k8s-door-"));
-const dir = join(work, "fullstack");
 const ca: FrontDoorCa = {};
 let pebble: Pebble | undefined;
 let urls: Record<string, string> = {};
-let env: Record<string, string> = {};
-const cli = (...args: string[]) => runCli(args, { cwd: dir, env: { ...backend, ...env } });
 const deploy = () => cli("deploy", "--yes", "--project", project, "--target", "kubernetes");
 
 const ingresses = () => kubectl("-n", namespace, "get", "ingress", "-o", "name", "--ignore-not-found").split("\n").filter(Boolean).sort();
@@ -47,7 +40,7 @@ describe("public services through the Kubernetes cluster's own ingress controlle
     copyExample("fullstack", dir);
     const yml = join(dir, "platform.yml");
     writeFileSync(yml, readFileSync(yml, "utf8").replace("\n  web:\n", `\n  web:\n    domains: [${SHOP}]\n`));
-    env = { PLATFORM_APPS_DOMAIN: DOMAIN, PLATFORM_DNS_SERVERS: `${net.serverAddress}:53` };
+    Object.assign(env, { PLATFORM_APPS_DOMAIN: DOMAIN, PLATFORM_DNS_SERVERS: `${net.serverAddress}:53` });
   }, 45 * 60_000);
 
   afterAll(async () => {

@@ -1,6 +1,11 @@
+import { mkdtempSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { FRONT_DOOR } from "../../../src/test-cluster/layout.js";
 import { makeDirectoryTls, type Pebble, startPebble } from "./acme.js";
+import { type CliResult, runCli } from "./cli.js";
+import { freshBackend, unique } from "./env.js";
 import { createInternet, destroyInternet, type Internet } from "./internet.js";
 import { clusterUp } from "./kubernetes.js";
 
@@ -16,7 +21,33 @@ export interface FrontDoorCa {
   pebble?: Pebble;
 }
 
+/**
+ * A front-door test's project: its name and namespace, a state backend of its own, a work
+ * directory (the fullstack example goes in `dir`), and the CLI run there with `env` (the test
+ * fills it once its DNS is up).
+ */
+export function frontDoorProject(prefix: string) {
+  const project = unique(prefix);
+  const backend = freshBackend();
+  const work = mkdtempSync(join(tmpdir(), `platform-${prefix}-`));
+  const dir = join(work, "fullstack");
+  const env: Record<string, string> = {};
+  const cli = (...args: string[]): Promise<CliResult> => runCli(args, { cwd: dir, env: { ...backend, ...env } });
+  return { project, namespace: `${project}-preview`, backend, work, dir, env, cli };
+}
+
 export async function startFrontDoorCa(ca: FrontDoorCa, work: string): Promise<{ net: Internet; pebble: Pebble }> {
+  const { net, pebble } = await startFrontDoorPebble(ca, work);
+  await clusterUp(["--acme-ca", pebble.directoryByAddress, "--acme-ca-root", pebble.tlsCa, "--acme-email", "ops@apps.test"]);
+  return { net, pebble };
+}
+
+/**
+ * Pebble and its DNS as the front door's CA sees them (every name answers the front door's
+ * address; HTTP-01 on its web port), without giving the front door the CA: for an ACME client
+ * in the cluster (cert-manager). Its directory's HTTPS is signed by `pebble.tlsCa`.
+ */
+export async function startFrontDoorPebble(ca: FrontDoorCa, work: string): Promise<{ net: Internet; pebble: Pebble }> {
   const net = await createInternet();
   ca.net = net;
   const tls = await makeDirectoryTls(work, net.serverAddress);
@@ -29,7 +60,6 @@ export async function startFrontDoorCa(ca: FrontDoorCa, work: string): Promise<{
     answer: FRONT_DOOR.address,
   });
   ca.pebble = pebble;
-  await clusterUp(["--acme-ca", pebble.directoryByAddress, "--acme-ca-root", tls.ca, "--acme-email", "ops@apps.test"]);
   return { net, pebble };
 }
 

@@ -1,6 +1,7 @@
 import { parse, parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import { buildComponents, toFlags } from "../../../src/test-cluster/components.js";
+import { certManagerToolchain } from "./toolchain-fixture.js";
 import {
   buildCniConfig,
   buildContainerdConfig,
@@ -25,6 +26,7 @@ const tc: ClusterToolchain = {
   registry: "/tc/registry/bin/registry",
   traefik: "/tc/traefik-v3.7.13/traefik",
   metricsServer: "/tc/metrics-server/bin/metrics-server",
+  certManager: certManagerToolchain,
   pulumiKubernetesVersion: "4.25.0",
   containerd: "/usr/bin/containerd",
   ctr: "/usr/bin/ctr",
@@ -112,6 +114,7 @@ describe("test cluster components", () => {
       "registry",
       "metrics-server",
       "traefik",
+      "cert-manager",
     ]);
   });
   it("the registry listens on every address (the nodes in namespaces pull from it), its blobs under the cluster's directory", () => {
@@ -124,7 +127,7 @@ describe("test cluster components", () => {
   });
   it("flags are --flag=value (pflag reads booleans only so)", () => {
     expect(toFlags("--leader-elect", "false", "--name", "x")).toEqual(["--leader-elect=false", "--name=x"]);
-    for (const s of specs) for (const a of s.args) expect(a).toMatch(/^--[a-z.-]+=/);
+    for (const s of specs) for (const a of s.args) expect(a).toMatch(/^--[a-z0-9.-]+=/);
   });
   it("the kubelet runs the cluster's binaries from the toolchain", () => {
     expect(specs.find((s) => s.name === "kubelet")?.command).toBe("/tc/kubernetes-v1.34.2/bin/kubelet");

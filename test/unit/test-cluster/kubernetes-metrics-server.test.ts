@@ -4,9 +4,14 @@ import { buildComponents } from "../../../src/test-cluster/components.js";
 import { clusterLayout, type ClusterToolchain, NETWORK } from "../../../src/test-cluster/layout.js";
 import { buildMetricsServerManifests, METRICS_SERVER_PORT } from "../../../src/test-cluster/metrics-server.js";
 import { buildCertSpecs } from "../../../src/test-cluster/pki.js";
+import { certManagerToolchain } from "./toolchain-fixture.js";
 
 const layout = clusterLayout("/home/u/.platform");
-const tc = { binDir: "/tc/bin", metricsServer: "/tc/metrics-server/bin/metrics-server" } as ClusterToolchain;
+const tc = {
+  binDir: "/tc/bin",
+  metricsServer: "/tc/metrics-server/bin/metrics-server",
+  certManager: certManagerToolchain,
+} as ClusterToolchain;
 const specs = buildComponents(layout, tc);
 const args = (name: string) => specs.find((s) => s.name === name)?.args ?? [];
 

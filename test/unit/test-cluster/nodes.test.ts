@@ -16,6 +16,7 @@ import { clusterLayout, type ClusterToolchain, NETWORK } from "../../../src/test
 import { extraNodeSpecs } from "../../../src/test-cluster/node-join.js";
 import { apiServerFor, clusterNodes, nodeCount, nodeLayout, nodeSpec } from "../../../src/test-cluster/nodes.js";
 import { buildCertSpecs } from "../../../src/test-cluster/pki.js";
+import { certManagerToolchain } from "./toolchain-fixture.js";
 
 const layout = clusterLayout("/home/u/.platform");
 const tc = {
@@ -25,6 +26,7 @@ const tc = {
   runc: "/usr/sbin/runc",
   cniBinDir: "/usr/lib/cni",
   pauseImage: { ref: "platform-local/pause:1", archive: "/tc/pause.tar" },
+  certManager: certManagerToolchain,
 } as ClusterToolchain;
 const second = nodeSpec(2);
 const l2 = nodeLayout(layout, second);

@@ -36,7 +36,7 @@ describe("the test cluster's processes", () => {
     expect(argsChanged(l, spec)).toBe(false);
   });
 
-  it("a kubernetes.json without Traefik (written before it was part of the cluster) asks for the set-up again", () => {
+  it("a kubernetes.json without Traefik or cert-manager (written before they were part of the cluster) asks for the set-up again", () => {
     const home = mkdtempSync(join(tmpdir(), "toolchain-"));
     const file = (name: string) => {
       const p = join(home, "files", name);
@@ -65,6 +65,16 @@ describe("the test cluster's processes", () => {
     writeFileSync(toolchainFile(home), JSON.stringify(tc));
     expect(readClusterToolchain(home)).toBeUndefined();
     writeFileSync(toolchainFile(home), JSON.stringify({ ...tc, traefik: file("traefik") }));
+    expect(readClusterToolchain(home)).toBeUndefined();
+    mkdirSync(join(home, "files", "crds"));
+    const certManager = {
+      version: "1.21.2",
+      controller: file("cert-manager-controller"),
+      crdDir: join(home, "files", "crds"),
+      solverImage: { ref: "s", archive: file("acmesolver.tar") },
+    };
+    writeFileSync(toolchainFile(home), JSON.stringify({ ...tc, traefik: file("traefik"), certManager }));
     expect(readClusterToolchain(home)?.traefik).toBe(join(home, "files", "traefik"));
+    expect(readClusterToolchain(home)?.certManager.controller).toBe(join(home, "files", "cert-manager-controller"));
   });
 });
