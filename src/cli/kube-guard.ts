@@ -3,7 +3,7 @@ import { stackTarget } from "../engine/stack-ops.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import type { Plan } from "../plan/types.js";
 import { foreignOwner } from "../provider/kubernetes/namespace-claim.js";
-import { handOverReplicas, removeAutoscalers } from "../runtime/kube-handover.js";
+import { prepareScaling } from "../runtime/kube-handover.js";
 import { kubeNamespaceLabels } from "../runtime/kubernetes.js";
 import { namespaceName } from "../targets/kubernetes/names.js";
 import { kubernetesCluster } from "../test-cluster/kubeconfig.js";
@@ -46,14 +46,12 @@ export async function handOverScaledReplicas(
   progress: (line: string) => void,
 ): Promise<void> {
   if (where.target !== "kubernetes") return;
-  const scaled = plan.services.filter((s) => s.scale).map((s) => s.name);
-  const fixed = plan.services.filter((s) => !s.scale).map((s) => s.name);
   const kube = { project: t.project, env: t.env, kubeconfig: kubernetesCluster(where.kubeconfig).kubeconfig };
-  const namespace = namespaceName(plan);
-  // A first deploy (no namespace yet) has nothing to hand over.
-  if (!(await kubeNamespaceLabels(kube, namespace).catch(() => undefined))) return;
-  for (const h of await handOverReplicas(kube, namespace, scaled)) progress(`${h} replicas kept for the autoscaler`);
-  for (const name of await removeAutoscalers(kube, namespace, fixed)) progress(`${name}: autoscaler removed before its replicas are set`);
+  const services = plan.services.map((s) => ({ name: s.name, scaled: s.scale !== undefined }));
+  // An unreachable cluster is the deploy's to report, with the provider's own words.
+  const done = await prepareScaling(kube, namespaceName(plan), services).catch(() => undefined);
+  for (const h of done?.handed ?? []) progress(`${h} replicas kept for the autoscaler`);
+  for (const name of done?.removed ?? []) progress(`${name}: autoscaler removed before its replicas are set`);
 }
 
 /** Where this deploy goes: the flags, else the stack's settings (a later deploy keeps its target). */

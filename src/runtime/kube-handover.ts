@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type KubeCluster, kubectl, stackSelector } from "./kubernetes.js";
 
 /**
@@ -14,7 +11,7 @@ import { type KubeCluster, kubectl, stackSelector } from "./kubernetes.js";
  *
  * The other way, `scale:` becoming `replicas: N`, the autoscaler is removed first: Pulumi would
  * delete it only after the Deployment's update, and meanwhile it could raise the count back to
- * its min, which then stays (see `removeAutoscalers`).
+ * its min, which then stays.
  */
 export const HANDOVER_MANAGER = "platform-autoscaler-handover";
 
@@ -31,42 +28,43 @@ export function appliedReplicas(managedFields: readonly ManagedField[] | undefin
   );
 }
 
-/** The handover for each named Deployment that needs it: "name: count" for each one handed over. */
-export async function handOverReplicas(t: KubeCluster, namespace: string, deployments: readonly string[]): Promise<string[]> {
-  const handed: string[] = [];
-  const dir = mkdtempSync(join(tmpdir(), "platform-handover-"));
-  try {
-    for (const name of deployments) {
-      const out = await kubectl(t, [
-        "-n",
-        namespace,
-        "get",
-        "deployment",
-        name,
-        "--ignore-not-found",
-        "--show-managed-fields",
-        "-o",
-        "json",
-      ]);
-      if (!out.trim()) continue;
-      const live = JSON.parse(out) as { metadata: { managedFields?: ManagedField[] }; spec: { replicas?: number } };
-      if (live.spec.replicas === undefined || !appliedReplicas(live.metadata.managedFields)) continue;
-      const file = join(dir, `${name}.json`);
-      const manifest = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace }, spec: { replicas: live.spec.replicas } };
-      writeFileSync(file, JSON.stringify(manifest));
-      await kubectl(t, ["apply", "--server-side", "--field-manager", HANDOVER_MANAGER, "--validate=false", "-f", file]);
-      handed.push(`${name}: ${live.spec.replicas}`);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return handed;
+interface LiveObject {
+  kind: string;
+  metadata: { name: string; managedFields?: ManagedField[] };
+  spec: { replicas?: number };
 }
 
-/** Removes this stack's autoscalers of the named Deployments (no longer scaled): the names removed. */
-export async function removeAutoscalers(t: KubeCluster, namespace: string, deployments: readonly string[]): Promise<string[]> {
-  const out = await kubectl(t, ["-n", namespace, "get", "hpa", "-l", stackSelector(t), "-o", "jsonpath={.items[*].metadata.name}"]);
-  const gone = out.split(/\s+/).filter((n) => deployments.includes(n));
-  for (const name of gone) await kubectl(t, ["-n", namespace, "delete", "hpa", name, "--ignore-not-found", "--wait=true"]);
-  return gone;
+/**
+ * Before a deploy, in one read of the stack's Deployments and autoscalers: the count handed over
+ * for each scaled service whose Deployment Pulumi gave one ("name: count"), and the autoscalers
+ * removed of the services no longer scaled (their names).
+ */
+export async function prepareScaling(
+  t: KubeCluster,
+  namespace: string,
+  services: readonly { name: string; scaled: boolean }[],
+): Promise<{ handed: string[]; removed: string[] }> {
+  const out = await kubectl(t, ["-n", namespace, "get", "deployments,hpa", "-l", stackSelector(t), "--show-managed-fields", "-o", "json"]);
+  const live = (JSON.parse(out) as { items: LiveObject[] }).items;
+  const scaled = (name: string) => services.find((s) => s.name === name)?.scaled;
+  const handed: string[] = [];
+  for (const d of live.filter((o) => o.kind === "Deployment" && scaled(o.metadata.name))) {
+    if (d.spec.replicas === undefined || !appliedReplicas(d.metadata.managedFields)) continue;
+    const manifest = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: d.metadata.name, namespace },
+      spec: { replicas: d.spec.replicas },
+    };
+    await kubectl(
+      t,
+      ["apply", "--server-side", "--field-manager", HANDOVER_MANAGER, "--validate=false", "-f", "-"],
+      "pipe",
+      JSON.stringify(manifest),
+    );
+    handed.push(`${d.metadata.name}: ${d.spec.replicas}`);
+  }
+  const removed = live.filter((o) => o.kind === "HorizontalPodAutoscaler" && scaled(o.metadata.name) === false).map((o) => o.metadata.name);
+  for (const name of removed) await kubectl(t, ["-n", namespace, "delete", "hpa", name, "--ignore-not-found", "--wait=true"]);
+  return { handed, removed };
 }

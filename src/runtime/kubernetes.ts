@@ -27,9 +27,13 @@ export function stackSelector(t: Pick<KubeCluster, "project" | "env">): string {
   return `platform.project=${t.project},platform.env=${t.env}`;
 }
 
-export function kubectl(t: KubeCluster, args: string[], stdio: "pipe" | "inherit" = "pipe"): Promise<string> {
+/** kubectl's output; `input`, when given, is its standard input (a manifest for `-f -`). */
+export function kubectl(t: KubeCluster, args: string[], stdio: "pipe" | "inherit" = "pipe", input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(kubectlBinary(), ["--kubeconfig", t.kubeconfig, ...args], { stdio: ["ignore", stdio, stdio] });
+    const child = spawn(kubectlBinary(), ["--kubeconfig", t.kubeconfig, ...args], {
+      stdio: [input === undefined ? "ignore" : "pipe", stdio, stdio],
+    });
+    child.stdin?.end(input);
     let out = "";
     let err = "";
     child.stdout?.on("data", (d) => {
