@@ -7,6 +7,7 @@ import { importDockerImage } from "../../src/test-cluster/images.js";
 import { runCli } from "./helpers/cli.js";
 import { noteClusterStarted } from "./helpers/cluster-marker.js";
 import { freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { awaitKubernetesToolchain } from "./helpers/kubernetes-toolchain.js";
 
 /**
  * The Kubernetes test cluster through the real CLI: `platform cluster up` (which runs the
@@ -109,6 +110,7 @@ describe("the Kubernetes test cluster", () => {
   beforeAll(async () => {
     requireToolchain();
     execFileSync("docker", ["image", "inspect", TEST_IMAGE], { stdio: "ignore" });
+    await awaitKubernetesToolchain();
     const r = await cli("up", "--json");
     noteClusterStarted(r.stdout);
     timings.up = r.seconds;
@@ -117,7 +119,7 @@ describe("the Kubernetes test cluster", () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ alreadyRunning: true });
     tc = readClusterToolchain() as ClusterToolchain;
     expect(tc, "the set-up step wrote kubernetes.json").toBeDefined();
-  }, 45 * 60_000);
+  }, 60 * 60_000);
 
   afterAll(async () => {
     console.log(`cluster timings (s): ${JSON.stringify(timings)}`);

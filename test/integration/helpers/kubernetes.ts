@@ -4,9 +4,11 @@ import { clusterLayout, readClusterToolchain } from "../../../src/test-cluster/l
 import { runCli } from "./cli.js";
 import { noteClusterStarted } from "./cluster-marker.js";
 import { ROOT } from "./env.js";
+import { awaitKubernetesToolchain } from "./kubernetes-toolchain.js";
 
 /** Shared by the Kubernetes target's tests: the test cluster, started through the real CLI (`args`: cluster up's flags), and kubectl on it. */
 export async function clusterUp(args: string[] = []): Promise<void> {
+  await awaitKubernetesToolchain();
   const r = await runCli(["cluster", "up", "--json", ...args], { cwd: ROOT, env: {} });
   if (r.code !== 0) throw new Error(`platform cluster up exited ${r.code}\n${r.stdout}\n${r.stderr}`);
   noteClusterStarted(r.stdout);
