@@ -39,38 +39,65 @@ async function startInHost(docker, name, image, dir, files, cmd, extraMounts, cr
   return c;
 }
 
-export function nginxConf(port, upstreamIp) {
-  return `worker_processes auto;
+/**
+ * nginx's configuration. `tuned`: an upstream block with a pool of 128 kept connections (nginx at
+ * its best). As the peers ship it (their templates, 2026): Dokku's nginx.conf.sigil has an upstream
+ * block without `keepalive`, HTTP/1.1 with `Connection: upgrade` and an access log per app;
+ * CapRover's server-block-conf.ejs sets `$upstream` and proxies to it (a variable: Docker's DNS
+ * through `resolver`, here the IP itself), HTTP/1.0, and its base-nginx-conf.ejs runs one worker
+ * and logs every request from a non-private address (127.0.0.1 included). Neither keeps upstream
+ * connections: a connect per request.
+ */
+export function nginxConf(port, upstreamIp, flavour = "tuned") {
+  const upstream =
+    flavour === "caprover" ? "" : `upstream app {\n    server ${upstreamIp}:8080;${flavour === "tuned" ? "\n    keepalive 128;" : ""}\n  }`;
+  const location = {
+    tuned: `proxy_pass http://app;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto https;`,
+    dokku: `proxy_pass http://app;
+      proxy_http_version 1.1;
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection "upgrade";
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_set_header X-Forwarded-For $remote_addr;
+      proxy_set_header X-Forwarded-Port $server_port;
+      proxy_set_header X-Request-Start $msec;`,
+    caprover: `proxy_pass $upstream;
+      proxy_set_header Host $host;
+      proxy_set_header X-Real-IP $remote_addr;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme;`,
+  }[flavour];
+  return `worker_processes ${flavour === "caprover" ? 1 : "auto"};
 pid /tmp/nginx.pid;
 error_log stderr warn;
 events { worker_connections 4096; }
 http {
-  access_log off;
-  upstream app {
-    server ${upstreamIp}:8080;
-    keepalive 128;
-  }
+  access_log ${flavour === "tuned" ? "off" : "/tmp/access.log"};
+  ${upstream}
   server {
     listen 127.0.0.1:${port} ssl http2;
     ssl_certificate /bench/tls.crt;
     ssl_certificate_key /bench/tls.key;
     ssl_protocols TLSv1.2 TLSv1.3;
+    ${flavour === "caprover" ? `set $upstream http://${upstreamIp}:8080;` : ""}
     location / {
-      proxy_pass http://app;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header X-Forwarded-Proto https;
+      ${location}
     }
   }
 }
 `;
 }
 
-export async function startNginx(docker, name, dir, port, upstreamIp, created) {
-  const files = { "nginx.conf": nginxConf(port, upstreamIp) };
-  return startInHost(docker, name, NGINX_IMAGE, dir, files, ["nginx", "-c", "/bench/nginx.conf", "-g", "daemon off;"], [], created);
+export async function startNginx(docker, name, dir, port, upstreamIp, created, flavour = "tuned") {
+  const conf = `nginx-${flavour}.conf`;
+  const files = { [conf]: nginxConf(port, upstreamIp, flavour) };
+  return startInHost(docker, name, NGINX_IMAGE, dir, files, ["nginx", "-c", `/bench/${conf}`, "-g", "daemon off;"], [], created);
 }
 
 /** Traefik's static configuration (one entry point) and dynamic one (file provider: route, service, certificate). */

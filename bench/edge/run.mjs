@@ -69,6 +69,15 @@ const OUR_EDGES = {
   "our edge, idle pool 32 (before)": (c) => c.replace(/\t+keepalive_idle_conns_per_host \S+\n/, ""),
 };
 
+/** nginx from Debian at its best, and as Dokku and CapRover configure it (bench/edge/peers.mjs nginxConf). */
+const NGINX = {
+  "nginx 1.22, tuned (keep-alive pool)": "tuned",
+  "nginx 1.22 as Dokku ships it": "dokku",
+  "nginx 1.22 as CapRover ships it": "caprover",
+};
+/** The peers as they ship (Traefik's configuration is what Coolify's and Dokploy's Docker provider makes: a router per app, its container's IP, Go's pool). */
+const AS_SHIPPED = ["Traefik 3.7.13", "nginx 1.22 as Dokku ships it", "nginx 1.22 as CapRover ships it"];
+
 async function main() {
   const loadBefore = loadavg();
   console.error(`load before: ${loadBefore}`);
@@ -85,7 +94,7 @@ async function main() {
   const peer = (port) => ({ port, host: "bench.localhost", ca: tls.cert, path: PATH });
   const edges = [];
   for (const [i, edit] of Object.values(OUR_EDGES).entries()) edges.push(await startOurEdge(await freePort(), i, edit));
-  const [traefikPort, nginxPort] = [await freePort(), await freePort()];
+  const traefikPort = await freePort();
   const traefik = await startTraefik(
     docker(),
     `${tag}-traefik`,
@@ -96,13 +105,24 @@ async function main() {
     images.debian ?? "platform-local/debian:bookworm",
     created,
   );
-  const nginx = await startNginx(docker(), `${tag}-nginx`, dir, nginxPort, up.ip, created);
+  const nginx = {};
+  for (const flavour of Object.values(NGINX)) {
+    const port = await freePort();
+    nginx[flavour] = { port, c: await startNginx(docker(), `${tag}-nginx-${flavour}`, dir, port, up.ip, created, flavour) };
+  }
   const targets = {
     "direct, docker-proxy": { ...direct, address: "127.0.0.1", port: up.port, cpu: { "docker-proxy": { pid: proxyPid }, app } },
     "direct, container IP": { ...direct, cpu: { app } },
     ...Object.fromEntries(Object.keys(OUR_EDGES).map((label, i) => [label, { ...edges[i].target, cpu: { ...edges[i].target.cpu, app } }])),
     "Traefik 3.7.13": { ...peer(traefikPort), cpu: { proxy: await container(traefik), app } },
-    "nginx 1.22 (Debian)": { ...peer(nginxPort), cpu: { proxy: await container(nginx), app } },
+    ...Object.fromEntries(
+      await Promise.all(
+        Object.entries(NGINX).map(async ([label, f]) => [
+          label,
+          { ...peer(nginx[f].port), cpu: { proxy: await container(nginx[f].c), app } },
+        ]),
+      ),
+    ),
   };
   const dials = async () => Number((await get(undefined, direct, "/dials")).body);
   for (const [label, t] of Object.entries(targets)) {
@@ -157,14 +177,17 @@ function report(results, labels, loadBefore) {
     `\n${new Date().toISOString()}, ${ROUNDS} interleaved rounds of ${SECONDS} s per case, GET ${PATH}; load (1/5/15 min) before ${loadBefore}, after ${loadavg()}`,
   );
   console.log(`edge image ${caddyImage}; medians (min–max) over rounds; added = p50 − p50 of "${base}"\n`);
-  console.log("| path | c | req/s | p50 ms | p99 ms (median) | p50 added | req/s vs best peer |\n|---|---|---|---|---|---|---|");
+  console.log(
+    "| path | c | req/s | p50 ms | p99 ms (median) | p50 added | req/s vs best peer | req/s vs best peer as shipped |\n|---|---|---|---|---|---|---|---|",
+  );
   for (const c of CONNECTIONS) {
-    const bestPeer = Math.max(...peers.map((p) => med(p, c, "rps")));
+    const best = (ls) => Math.max(...ls.map((p) => med(p, c, "rps")));
+    const [bestPeer, bestShipped] = [best(peers), best(AS_SHIPPED.filter((l) => labels.includes(l)))];
     for (const label of labels) {
       const added = label === base ? "" : `${(med(label, c, "p50") - med(base, c, "p50")).toFixed(2)} ms`;
-      const vsPeer = label.startsWith("direct") ? "" : `${((100 * med(label, c, "rps")) / bestPeer).toFixed(0)} %`;
+      const vs = (b) => (label.startsWith("direct") ? "" : `${((100 * med(label, c, "rps")) / b).toFixed(0)} %`);
       console.log(
-        `| ${label} | ${c} | ${spread(of(label, c, "rps"), 0)} | ${spread(of(label, c, "p50"), 2)} | ${med(label, c, "p99").toFixed(2)} | ${added} | ${vsPeer} |`,
+        `| ${label} | ${c} | ${spread(of(label, c, "rps"), 0)} | ${spread(of(label, c, "p50"), 2)} | ${med(label, c, "p99").toFixed(2)} | ${added} | ${vs(bestPeer)} | ${vs(bestShipped)} |`,
       );
     }
   }
