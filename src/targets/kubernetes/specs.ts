@@ -195,6 +195,8 @@ export function deploymentSpec(
 /**
  * Replicas spread over the nodes (one node's loss or drain takes at most its share), as a
  * preference: a one-node cluster still runs them all. None for one pod (its spec is as before).
+ * Counted within one revision (`matchLabelKeys: pod-template-hash`): during a rollout the old
+ * pods, about to go, would otherwise pull the new ones all onto the other node.
  */
 function spreadAcrossNodes(s: PlannedService): Pick<PodSpec, "topologySpreadConstraints"> {
   if (!mayRunMany(s)) return {};
@@ -205,6 +207,7 @@ function spreadAcrossNodes(s: PlannedService): Pick<PodSpec, "topologySpreadCons
         topologyKey: "kubernetes.io/hostname",
         whenUnsatisfiable: "ScheduleAnyway",
         labelSelector: { matchLabels: selectorLabels(s) },
+        matchLabelKeys: ["pod-template-hash"],
       },
     ],
   };

@@ -51,7 +51,8 @@ describe("Kubernetes autoscaling from platform.yml scale:", () => {
     const s = scaled({ min: 2, max: 4, cpu: 70 }, { replicas: 2 });
     const spec = deploymentSpec(plan, s, appContainer(s, "img:1", "env", never), never);
     expect(spec).not.toHaveProperty("replicas");
-    expect(plain(plain(spec.template).spec).topologySpreadConstraints).toHaveLength(1);
+    // Spread within one revision: the old pods of a rollout do not push the new ones onto one node.
+    expect(plain(plain(spec.template).spec).topologySpreadConstraints).toMatchObject([{ matchLabelKeys: ["pod-template-hash"] }]);
     expect(disruptionBudgetSpec(s)).toMatchObject({ maxUnavailable: 1 });
     // min 1: still a budget and spread, since the autoscaler may add pods.
     const one = scaled({ min: 1, max: 3, cpu: 70 });
