@@ -16,10 +16,8 @@ export function clusterLast<T>(files: T[], path: (f: T) => string): T[] {
     if (!needsCluster(p)) return 0;
     return p.endsWith("/cluster.test.ts") ? 1 : 2;
   };
-  return files
-    .map((f, i) => ({ f, i, r: rank(f) }))
-    .sort((a, b) => a.r - b.r || a.i - b.i)
-    .map((x) => x.f);
+  // Array.prototype.sort is stable: files of one rank keep vitest's order.
+  return [...files].sort((a, b) => rank(a) - rank(b));
 }
 
 export default class ClusterLastSequencer extends BaseSequencer {
