@@ -44,6 +44,14 @@ export function cpuSeconds(src) {
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
+/** The peak RSS of a container's processes (each one's VmHWM, summed: nginx's workers too), MiB. */
+export function peakRssMiB(src) {
+  const procs = src.cgroup?.v1 ? `/sys/fs/cgroup/cpuacct${src.cgroup.v1}/cgroup.procs` : `/sys/fs/cgroup${src.cgroup}/cgroup.procs`;
+  const pids = readFileSync(procs, "utf8").trim().split("\n").filter(Boolean);
+  const kib = pids.map((pid) => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmHWM:\s+(\d+)/)?.[1] ?? 0));
+  return kib.reduce((a, b) => a + b, 0) / 1024;
+}
+
 /** The cgroup of a process (a container's, for its main process): v1's cpuacct hierarchy where there is one, else v2's. */
 export function cgroupOf(pid) {
   const lines = readFileSync(`/proc/${pid}/cgroup`, "utf8").trim().split("\n");

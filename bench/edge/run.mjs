@@ -8,12 +8,14 @@
 // medians with min and max, the machine's load before and after, CPU per request per process.
 // Usage: npm run build && node bench/edge/run.mjs [SECONDS_PER_CASE] [ROUNDS]
 // BENCH_EDGE_PATH=/chunked asks for chunked responses instead of ones with a Content-Length;
-// BENCH_EDGE_PROFILE=SECONDS then takes a CPU profile of our edge at 64 connections (pprof).
+// BENCH_EDGE_PROFILE=SECONDS then takes a CPU profile of our edge at 64 connections (pprof);
+// BENCH_EDGE_ONLY=REGEX runs only the paths whose label matches (and the baseline);
+// BENCH_EDGE_CONNS=8,64 changes the connection counts.
 // Every round's numbers are left in $TMPDIR/platform-bench-edge-PID.json.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { cgroupOf, get, measure } from "./measure.mjs";
+import { cgroupOf, get, measure, peakRssMiB } from "./measure.mjs";
 import { caddyProfile, pprofTop } from "./profile.mjs";
 import { buildNginxImage, startNginx, startTraefik, traefikBinary } from "./peers.mjs";
 import { freePort, makeCert, sh, startUpstream } from "./upstream.mjs";
@@ -21,7 +23,7 @@ import { freePort, makeCert, sh, startUpstream } from "./upstream.mjs";
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 3);
-const CONNECTIONS = [1, 8, 64];
+const CONNECTIONS = (process.env.BENCH_EDGE_CONNS || "1,8,64").split(",").map(Number);
 const PATH = process.env.BENCH_EDGE_PATH || "/";
 const home = process.env.PLATFORM_HOME || join(process.env.HOME, ".platform");
 const images = JSON.parse(readFileSync(join(home, "images.json"), "utf8"));
@@ -137,7 +139,8 @@ async function main() {
     }
   }
   const results = {};
-  const labels = Object.keys(targets);
+  const only = process.env.BENCH_EDGE_ONLY ? new RegExp(process.env.BENCH_EDGE_ONLY) : undefined;
+  const labels = Object.keys(targets).filter((l) => !only || l === "direct, container IP" || only.test(l));
   for (let round = 0; round < ROUNDS; round++) {
     const order = labels.map((_, i) => labels[(i + round) % labels.length]);
     for (const c of CONNECTIONS) {
@@ -151,7 +154,8 @@ async function main() {
       }
     }
   }
-  report(results, labels, loadBefore);
+  const rss = Object.fromEntries(labels.filter((l) => targets[l].cpu.proxy).map((l) => [l, peakRssMiB(targets[l].cpu.proxy)]));
+  report(results, labels, loadBefore, rss);
   writeFileSync(join(tmpdir(), `${tag}.json`), JSON.stringify({ path: PATH, seconds: SECONDS, loadBefore, results }));
   const seconds = Number(process.env.BENCH_EDGE_PROFILE ?? 0);
   if (seconds) {
@@ -168,7 +172,7 @@ async function main() {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const spread = (xs, d) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`;
 
-function report(results, labels, loadBefore) {
+function report(results, labels, loadBefore, rss) {
   const of = (label, c, k) => results[`${label}|${c}`].map((r) => r[k]);
   const med = (label, c, k) => median(of(label, c, k));
   const base = "direct, container IP";
@@ -194,7 +198,7 @@ function report(results, labels, loadBefore) {
   const procs = ["client", "docker-proxy", "proxy", "resolver", "app"];
   console.log("\nCPU per request (µs, medians over rounds), by process on the path; client connections and upstream dials per request\n");
   console.log(`| path | c | ${procs.join(" | ")} | connects | dials |\n|---|---|${procs.map(() => "---").join("|")}|---|---|`);
-  for (const c of [8, 64]) {
+  for (const c of CONNECTIONS.filter((n) => n > 1)) {
     for (const label of labels) {
       const cell = (p) => {
         const xs = results[`${label}|${c}`].map((r) => r.perRequest[p]).filter((x) => x !== undefined);
@@ -205,6 +209,12 @@ function report(results, labels, loadBefore) {
       console.log(`| ${label} | ${c} | ${procs.map(cell).join(" | ")} | ${connects} | ${d} |`);
     }
   }
+  console.log("\nPeak RSS of each proxy over the run (MiB: the sum of its container's processes' high-water marks)\n");
+  console.log(
+    `| path | peak RSS |\n|---|---|\n${Object.entries(rss)
+      .map(([l, m]) => `| ${l} | ${m.toFixed(0)} |`)
+      .join("\n")}`,
+  );
 }
 
 /** Removes what the run made; also on Ctrl-C or SIGTERM. */
