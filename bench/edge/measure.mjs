@@ -38,19 +38,24 @@ export function get(agent, target, path = target.path ?? "/") {
  * (every process in it, as nginx's workers: its cgroup's cpu.stat).
  */
 export function cpuSeconds(src) {
-  if (src.cgroup?.v1) return Number(readFileSync(`/sys/fs/cgroup/cpuacct${src.cgroup.v1}/cpuacct.usage`, "utf8")) / 1e9;
-  if (src.cgroup) return Number(readFileSync(`/sys/fs/cgroup${src.cgroup}/cpu.stat`, "utf8").match(/usage_usec (\d+)/)[1]) / 1e6;
+  if (src.cgroup?.v1) return Number(readFileSync(`${cgroupDir(src)}/cpuacct.usage`, "utf8")) / 1e9;
+  if (src.cgroup) return Number(readFileSync(`${cgroupDir(src)}/cpu.stat`, "utf8").match(/usage_usec (\d+)/)[1]) / 1e6;
   const f = readFileSync(`/proc/${src.pid}/stat`, "utf8").split(") ")[1].split(" ");
   return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
 /** The peak RSS of a container's processes (each one's VmHWM, summed: nginx's workers too), MiB. */
 export function peakRssMiB(src) {
-  const procs = src.cgroup?.v1 ? `/sys/fs/cgroup/cpuacct${src.cgroup.v1}/cgroup.procs` : `/sys/fs/cgroup${src.cgroup}/cgroup.procs`;
-  const pids = readFileSync(procs, "utf8").trim().split("\n").filter(Boolean);
+  const pids = readFileSync(`${cgroupDir(src)}/cgroup.procs`, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean);
   const kib = pids.map((pid) => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmHWM:\s+(\d+)/)?.[1] ?? 0));
   return kib.reduce((a, b) => a + b, 0) / 1024;
 }
+
+/** A container's cgroup directory (cgroupOf): v1's cpuacct hierarchy, else v2's unified one. */
+const cgroupDir = (src) => (src.cgroup.v1 ? `/sys/fs/cgroup/cpuacct${src.cgroup.v1}` : `/sys/fs/cgroup${src.cgroup}`);
 
 /** The cgroup of a process (a container's, for its main process): v1's cpuacct hierarchy where there is one, else v2's. */
 export function cgroupOf(pid) {

@@ -25,6 +25,8 @@ const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = Number(process.argv[3] ?? 3);
 const CONNECTIONS = (process.env.BENCH_EDGE_CONNS || "1,8,64").split(",").map(Number);
 const PATH = process.env.BENCH_EDGE_PATH || "/";
+/** The path the others' added latency is measured against (always run). */
+const BASELINE = "direct, container IP";
 const home = process.env.PLATFORM_HOME || join(process.env.HOME, ".platform");
 const images = JSON.parse(readFileSync(join(home, "images.json"), "utf8"));
 const caddyImage = process.env.PLATFORM_CADDY_IMAGE || images.caddy;
@@ -114,7 +116,7 @@ async function main() {
   }
   const targets = {
     "direct, docker-proxy": { ...direct, address: "127.0.0.1", port: up.port, cpu: { "docker-proxy": { pid: proxyPid }, app } },
-    "direct, container IP": { ...direct, cpu: { app } },
+    [BASELINE]: { ...direct, cpu: { app } },
     ...Object.fromEntries(Object.keys(OUR_EDGES).map((label, i) => [label, { ...edges[i].target, cpu: { ...edges[i].target.cpu, app } }])),
     "Traefik 3.7.13": { ...peer(traefikPort), cpu: { proxy: await container(traefik), app } },
     ...Object.fromEntries(
@@ -140,7 +142,7 @@ async function main() {
   }
   const results = {};
   const only = process.env.BENCH_EDGE_ONLY ? new RegExp(process.env.BENCH_EDGE_ONLY) : undefined;
-  const labels = Object.keys(targets).filter((l) => !only || l === "direct, container IP" || only.test(l));
+  const labels = Object.keys(targets).filter((l) => !only || l === BASELINE || only.test(l));
   for (let round = 0; round < ROUNDS; round++) {
     const order = labels.map((_, i) => labels[(i + round) % labels.length]);
     for (const c of CONNECTIONS) {
@@ -175,12 +177,11 @@ const spread = (xs, d) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d
 function report(results, labels, loadBefore, rss) {
   const of = (label, c, k) => results[`${label}|${c}`].map((r) => r[k]);
   const med = (label, c, k) => median(of(label, c, k));
-  const base = "direct, container IP";
   const peers = labels.filter((l) => !l.startsWith("direct") && !l.startsWith("our"));
   console.log(
     `\n${new Date().toISOString()}, ${ROUNDS} interleaved rounds of ${SECONDS} s per case, GET ${PATH}; load (1/5/15 min) before ${loadBefore}, after ${loadavg()}`,
   );
-  console.log(`edge image ${caddyImage}; medians (min–max) over rounds; added = p50 − p50 of "${base}"\n`);
+  console.log(`edge image ${caddyImage}; medians (min–max) over rounds; added = p50 − p50 of "${BASELINE}"\n`);
   console.log(
     "| path | c | req/s | p50 ms | p99 ms (median) | p50 added | req/s vs best peer | req/s vs best peer as shipped |\n|---|---|---|---|---|---|---|---|",
   );
@@ -188,8 +189,8 @@ function report(results, labels, loadBefore, rss) {
     const best = (ls) => Math.max(...ls.map((p) => med(p, c, "rps")));
     const [bestPeer, bestShipped] = [best(peers), best(AS_SHIPPED.filter((l) => labels.includes(l)))];
     for (const label of labels) {
-      const added = label === base ? "" : `${(med(label, c, "p50") - med(base, c, "p50")).toFixed(2)} ms`;
-      const vs = (b) => (label.startsWith("direct") ? "" : `${((100 * med(label, c, "rps")) / b).toFixed(0)} %`);
+      const added = label === BASELINE ? "" : `${(med(label, c, "p50") - med(BASELINE, c, "p50")).toFixed(2)} ms`;
+      const vs = (b) => (label.startsWith("direct") || !Number.isFinite(b) ? "" : `${((100 * med(label, c, "rps")) / b).toFixed(0)} %`);
       console.log(
         `| ${label} | ${c} | ${spread(of(label, c, "rps"), 0)} | ${spread(of(label, c, "p50"), 2)} | ${med(label, c, "p99").toFixed(2)} | ${added} | ${vs(bestPeer)} | ${vs(bestShipped)} |`,
       );
