@@ -159,11 +159,16 @@ async function edgeAddresses(): Promise<string[]> {
 
 /**
  * DNS flows (UDP or TCP to port 53) that the kernel's connection tracking lists from these
- * source addresses to anywhere: read from /proc/net/nf_conntrack, passively.
+ * source addresses to anywhere: read from /proc/net/nf_conntrack, passively. Only the original
+ * direction counts (a line's first src= and dport=): the reply tuple of the edge's own query to
+ * its resolver (host → resolver:53) names the resolver as src too, and that flow is allowed.
  */
 async function dnsFlowsFrom(sources: string[]): Promise<string[]> {
   const table = existsSync("/proc/net/nf_conntrack") ? readFileSync("/proc/net/nf_conntrack", "utf8") : "";
-  return table.split("\n").filter((l) => / dport=53 /.test(l) && sources.some((a) => l.includes(` src=${a} `)));
+  return table.split("\n").filter((l) => {
+    const original = / src=(\S+) dst=\S+ sport=\d+ dport=(\d+) /.exec(l);
+    return original !== null && original[2] === "53" && sources.includes(original[1] ?? "");
+  });
 }
 
 describe("public edge: platform deploy obtains ACME certificates (Pebble) and serves the internet", () => {
