@@ -4,7 +4,9 @@
 # directly (`platform cluster up` and the Kubernetes tests do, when something is missing).
 #   - Debian packages: etcd, containerd, runc, the CNI plugins, iptables, conntrack
 #   - from Go modules, through the wrapper modules in scripts/setup/go/kubernetes/ whose
-#     committed go.sum verifies every module by hash, cached by version under the toolchain:
+#     committed go.sum verifies every module by hash, cached by version under the toolchain
+#     (Kubernetes, CoreDNS, metrics-server and the provider share one module, k8s/, so their
+#     common libraries compile once):
 #       kubernetes-v1.34.2/bin/  kube-apiserver, kube-controller-manager, kube-scheduler,
 #                                kubelet, kube-proxy, kubectl, and a pause binary + image
 #       coredns-v1.12.4/         coredns and its image archive
@@ -126,10 +128,10 @@ $(tail -n 20 "$log")"
 }
 
 setup_coredns() {
-  local dir=$COREDNS_DIR mod=$KUBERNETES_GO/coredns log=$PLATFORM_HOME/logs/build-coredns.log rootfs
+  local dir=$COREDNS_DIR mod=$KUBERNETES_GO/k8s log=$PLATFORM_HOME/logs/build-coredns.log rootfs
   if k8s_is_built "$dir" "$mod"; then STEP_STATUS="reused CoreDNS v$COREDNS_VERSION from $dir"; return; fi
   mkdir -p "$dir/bin"
-  echo "  building CoreDNS v$COREDNS_VERSION from Go modules (about 90 s; log: $log) ..."
+  echo "  building CoreDNS v$COREDNS_VERSION from Go modules (a minute once Kubernetes' binaries are built: they share its libraries; log: $log) ..."
   k8s_go_build "$mod" "$dir/bin/coredns" github.com/coredns/coredns \
     "-s -w -X github.com/coredns/coredns/coremain.GitCommit=v$COREDNS_VERSION" >"$log" 2>&1 \
     || fail "building CoreDNS failed; last lines of $log:
@@ -159,13 +161,13 @@ $(tail -n 20 "$log")"
 
 # metrics-server, which `platform cluster up` runs as a host process (src/test-cluster/metrics-server.ts).
 setup_metrics_server() {
-  local dir=$METRICS_SERVER_DIR mod=$KUBERNETES_GO/metrics-server log=$PLATFORM_HOME/logs/build-metrics-server.log
+  local dir=$METRICS_SERVER_DIR mod=$KUBERNETES_GO/k8s log=$PLATFORM_HOME/logs/build-metrics-server.log
   if k8s_is_built "$dir" "$mod"; then STEP_STATUS="reused metrics-server v$METRICS_SERVER_VERSION from $dir"; return; fi
   grep -q "sigs.k8s.io/metrics-server v$METRICS_SERVER_VERSION" "$mod/go.mod" \
     || fail "$mod/go.mod does not pin metrics-server v$METRICS_SERVER_VERSION (kubernetes.sh): update it with go mod tidy"
   command -v go >/dev/null || fail "Go >= 1.24 is needed to build the test cluster's metrics-server from its module"
   mkdir -p "$dir/bin"
-  echo "  building metrics-server v$METRICS_SERVER_VERSION from Go modules (about 2 min on 2 cores; log: $log) ..."
+  echo "  building metrics-server v$METRICS_SERVER_VERSION from Go modules (a minute or two once Kubernetes' binaries are built; log: $log) ..."
   # Its version stamp is client-go's, as its own Makefile sets it.
   k8s_go_build "$mod" "$dir/bin/metrics-server" sigs.k8s.io/metrics-server/cmd/metrics-server \
     "-s -w -X k8s.io/client-go/pkg/version.gitVersion=v$METRICS_SERVER_VERSION" >"$log" 2>&1 \
@@ -216,7 +218,7 @@ $(tail -n 20 "$log")"
 # stamps the schema). So the main package is copied out of the verified module into a copy
 # of the wrapper module, generated there, and built there.
 setup_pulumi_kubernetes() {
-  local dir=$PULUMI_KUBERNETES_DIR mod=$KUBERNETES_GO/provider log=$PLATFORM_HOME/logs/build-pulumi-kubernetes.log
+  local dir=$PULUMI_KUBERNETES_DIR mod=$KUBERNETES_GO/k8s log=$PLATFORM_HOME/logs/build-pulumi-kubernetes.log reinstall=
   local pulumi=${PULUMI_BIN:-}
   [ -n "$pulumi" ] || pulumi=$(sed -n 's/.*"pulumiBin": *"\([^"]*\)".*/\1/p' "$PLATFORM_HOME/toolchain.json" 2>/dev/null)
   [ -x "$pulumi" ] || pulumi=$(command -v pulumi || true)
@@ -224,7 +226,7 @@ setup_pulumi_kubernetes() {
   if ! k8s_is_built "$dir" "$mod"; then
     command -v go >/dev/null || fail "Go >= 1.24 is needed to build the Pulumi Kubernetes provider $PULUMI_KUBERNETES_VERSION from its module"
     check_disk 4000 "$TOOLCHAIN"
-    echo "  building the Pulumi Kubernetes provider $PULUMI_KUBERNETES_VERSION from Go modules (about 18 min on 2 cores; log: $log) ..."
+    echo "  building the Pulumi Kubernetes provider $PULUMI_KUBERNETES_VERSION from Go modules (about 6 min on 2 cores once Kubernetes' binaries are built; log: $log) ..."
     local work src
     work=$(mktemp -d "${TMPDIR:-/tmp}/platform-pulumi-kubernetes.XXXXXX")
     cp "$mod/go.mod" "$mod/go.sum" "$mod/tools.go" "$work/"
@@ -243,12 +245,12 @@ setup_pulumi_kubernetes() {
 $(tail -n 20 "$log")"; }
     rm -rf "$work"
     k8s_mark_built "$dir" "$mod"
-  fi
-  if PULUMI_SKIP_UPDATE_CHECK=true "$pulumi" plugin ls 2>/dev/null | grep -Eq "^kubernetes +resource +$PULUMI_KUBERNETES_VERSION "; then
+    reinstall=--reinstall   # a rebuilt binary replaces the installed plugin of the same version
+  elif PULUMI_SKIP_UPDATE_CHECK=true "$pulumi" plugin ls 2>/dev/null | grep -Eq "^kubernetes +resource +$PULUMI_KUBERNETES_VERSION "; then
     STEP_STATUS="reused the Pulumi Kubernetes provider $PULUMI_KUBERNETES_VERSION (plugin installed)"; return
   fi
   PULUMI_SKIP_UPDATE_CHECK=true "$pulumi" plugin install resource kubernetes "$PULUMI_KUBERNETES_VERSION" \
-    --file "$dir/bin/pulumi-resource-kubernetes" >>"$log" 2>&1 || fail "pulumi plugin install failed; see $log"
+    --file "$dir/bin/pulumi-resource-kubernetes" ${reinstall:+"$reinstall"} >>"$log" 2>&1 || fail "pulumi plugin install failed; see $log"
   STEP_STATUS="installed the Pulumi Kubernetes provider $PULUMI_KUBERNETES_VERSION as a plugin"
 }
 
