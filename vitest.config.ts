@@ -4,8 +4,9 @@ import ClusterLastSequencer from "./test/integration/helpers/sequencer.js";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The Kubernetes test cluster, when a test started it, is stopped at the end of the run.
-    globalSetup: ["test/integration/helpers/cluster-teardown.ts"],
+    // The Kubernetes test cluster, when a test started it, is stopped at the end of the run; the
+    // tests' file backends are removed then too.
+    globalSetup: ["test/integration/helpers/cluster-teardown.ts", "test/integration/helpers/state-root.ts"],
     // The cluster's tests last: npm test builds the Kubernetes toolchain meanwhile (scripts/test.sh).
     sequence: { concurrent: false, sequencer: ClusterLastSequencer },
     testTimeout: 30_000,

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { platformHome } from "../../../src/home/layout.js";
 import { toolchain } from "../../../src/home/toolchain.js";
+import { STATE_ROOT_VAR } from "./state-root.js";
 
 /** Shared facts for integration tests: the real toolchain the set-up provided, and fresh state. */
 export const ROOT = resolve(import.meta.dirname, "..", "..", "..");
@@ -30,7 +31,7 @@ export function requireToolchain(): { pulumi: string; nodeBin: string } {
 
 /** A file backend of its own and a passphrase: each test file runs on fresh state. */
 export function freshBackend(): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), "platform-state-"));
+  const dir = mkdtempSync(join(process.env[STATE_ROOT_VAR] ?? tmpdir(), "platform-state-"));
   return { PLATFORM_BACKEND_URL: `file://${dir}`, PLATFORM_PASSPHRASE: "test-passphrase" };
 }
 
