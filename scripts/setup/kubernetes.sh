@@ -38,6 +38,7 @@ k8s_init_paths() {
   METRICS_SERVER_DIR=$TOOLCHAIN/metrics-server-v$METRICS_SERVER_VERSION
   CERT_MANAGER_DIR=$TOOLCHAIN/cert-manager-v$CERT_MANAGER_VERSION
   KUBERNETES_GO=$REPO_ROOT/scripts/setup/go/kubernetes
+  KUBERNETES_MOD=$KUBERNETES_GO/k8s   # the module Kubernetes, CoreDNS, metrics-server and the provider share
   KUBERNETES_JSON=$PLATFORM_HOME/kubernetes.json
 }
 
@@ -94,7 +95,7 @@ $(tail -n 15 "$log")"
 }
 
 setup_kubernetes_binaries() {
-  local dir=$KUBERNETES_DIR mod=$KUBERNETES_GO/k8s log=$PLATFORM_HOME/logs/build-kubernetes.log b p
+  local dir=$KUBERNETES_DIR mod=$KUBERNETES_MOD log=$PLATFORM_HOME/logs/build-kubernetes.log b p
   if k8s_is_built "$dir" "$mod" && k8s_is_built "$dir/pause" "$KUBERNETES_GO/pause"; then
     STEP_STATUS="reused Kubernetes v$KUBERNETES_VERSION from $dir/bin"; return
   fi
@@ -128,7 +129,7 @@ $(tail -n 20 "$log")"
 }
 
 setup_coredns() {
-  local dir=$COREDNS_DIR mod=$KUBERNETES_GO/k8s log=$PLATFORM_HOME/logs/build-coredns.log rootfs
+  local dir=$COREDNS_DIR mod=$KUBERNETES_MOD log=$PLATFORM_HOME/logs/build-coredns.log rootfs
   if k8s_is_built "$dir" "$mod"; then STEP_STATUS="reused CoreDNS v$COREDNS_VERSION from $dir"; return; fi
   mkdir -p "$dir/bin"
   echo "  building CoreDNS v$COREDNS_VERSION from Go modules (a minute once Kubernetes' binaries are built: they share its libraries; log: $log) ..."
@@ -161,7 +162,7 @@ $(tail -n 20 "$log")"
 
 # metrics-server, which `platform cluster up` runs as a host process (src/test-cluster/metrics-server.ts).
 setup_metrics_server() {
-  local dir=$METRICS_SERVER_DIR mod=$KUBERNETES_GO/k8s log=$PLATFORM_HOME/logs/build-metrics-server.log
+  local dir=$METRICS_SERVER_DIR mod=$KUBERNETES_MOD log=$PLATFORM_HOME/logs/build-metrics-server.log
   if k8s_is_built "$dir" "$mod"; then STEP_STATUS="reused metrics-server v$METRICS_SERVER_VERSION from $dir"; return; fi
   grep -q "sigs.k8s.io/metrics-server v$METRICS_SERVER_VERSION" "$mod/go.mod" \
     || fail "$mod/go.mod does not pin metrics-server v$METRICS_SERVER_VERSION (kubernetes.sh): update it with go mod tidy"
@@ -218,7 +219,7 @@ $(tail -n 20 "$log")"
 # stamps the schema). So the main package is copied out of the verified module into a copy
 # of the wrapper module, generated there, and built there.
 setup_pulumi_kubernetes() {
-  local dir=$PULUMI_KUBERNETES_DIR mod=$KUBERNETES_GO/k8s log=$PLATFORM_HOME/logs/build-pulumi-kubernetes.log reinstall=
+  local dir=$PULUMI_KUBERNETES_DIR mod=$KUBERNETES_MOD log=$PLATFORM_HOME/logs/build-pulumi-kubernetes.log reinstall=
   local pulumi=${PULUMI_BIN:-}
   [ -n "$pulumi" ] || pulumi=$(sed -n 's/.*"pulumiBin": *"\([^"]*\)".*/\1/p' "$PLATFORM_HOME/toolchain.json" 2>/dev/null)
   [ -x "$pulumi" ] || pulumi=$(command -v pulumi || true)
