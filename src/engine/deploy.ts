@@ -9,14 +9,16 @@ import { serializeFrontDoor, serializePublicEdge } from "../plan/settings.js";
 import type { FrontDoor, PublicEdge } from "../plan/types.js";
 import { homePaths } from "../home/layout.js";
 import { PLATFORM_VERSION } from "../version.js";
-import { type CheckpointResource, checkpointResources } from "./checkpoint.js";
+import { type CheckpointResource, checkpointResources, stackOutputs } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
 import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveConfigCopy, saveRecord } from "./history.js";
 import { acquireStackLock } from "./lock.js";
 import { isPassphraseError, wrongPassphrase } from "./passphrase.js";
 import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./progress.js";
-import { knownContainers, recoverStack, repairFileBackend } from "./recover.js";
-import { currentStackSettings, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
+import { type Applied, checkpointDigest, forgetApplied, readApplied, sameEvents, unchangedSince, writeApplied } from "./no-op.js";
+import { programFingerprint } from "./program-fingerprint.js";
+import { fileBackendDir, knownContainers, recoverStack, repairFileBackend } from "./recover.js";
+import { currentStackSettings, readStackConfig, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
 import { upWithoutFollowUps } from "./up.js";
 import { attachProvider, openStack, workspaceProgram } from "./workspace.js";
 
@@ -195,26 +197,63 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     }
     saveRecord(record);
     await writeStackConfig(stack, o, id);
-    return await runUp(stack, o, record, recovery !== undefined || !(await isInSync(o)));
+    // Cheap checks first, without the engine: whether the state still matches Docker, and
+    // whether the program asks for what the last engine run applied (no-op.ts).
+    const resources = recovery || !o.inSync ? undefined : checkpointResources(o.creds, o.project, o.env);
+    const [fingerprint, inSync] = await Promise.all([fingerprintOf(o), resources ? o.inSync!(resources) : false]);
+    const applied = readApplied(o.project, o.env);
+    if (inSync && unchangedSince(applied, fingerprint, resources)) return skipEngine(o, record, resources!, applied);
+    const result = await runUp(stack, o, record, !inSync);
+    const after = fingerprint && checkpointResources(o.creds, o.project, o.env);
+    if (after) writeApplied(o.project, o.env, { fingerprint: fingerprint!, checkpoint: checkpointDigest(after), deploymentId: id });
+    else forgetApplied(o.project, o.env);
+    return result;
   } finally {
     lock.release();
   }
 }
 
-/** Cheap checks first: whether the state still matches Docker, read without the engine. */
-async function isInSync(o: DeployOptions): Promise<boolean> {
-  const resources = o.inSync && checkpointResources(o.creds, o.project, o.env);
-  return resources ? o.inSync!(resources) : false;
+/**
+ * The program's fingerprint for the settings just written (its deployment id left out: it is
+ * new every time): only where a no-op can be proven, a Docker stack on a file backend, and
+ * not for a rollback. PLATFORM_ENGINE_SKIP=0 always runs the engine.
+ */
+async function fingerprintOf(o: DeployOptions): Promise<string | undefined> {
+  if (o.rollback || !o.inSync || !fileBackendDir(o.creds) || process.env.PLATFORM_ENGINE_SKIP === "0") return undefined;
+  const config = readStackConfig(stackSettingsFile(o.project, o.env));
+  if (!config || (config["platform:target"]?.value || "docker") !== "docker") return undefined;
+  const settings = { ...config, "platform:deploymentId": { value: "", secret: false } };
+  return programFingerprint(o.project, o.env, settings).catch(() => undefined);
 }
 
-async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, refresh: boolean): Promise<DeployResult> {
-  const dir = homePaths.logDir(o.project, o.env);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const engineLog = join(dir, `${record.id}.log`);
-  const log = createWriteStream(engineLog, { mode: 0o600 });
-  const errors: { service?: string; message: string }[] = [];
-  let detach: (() => void) | undefined;
-  const onEvent = (e: EngineEvent) => {
+/**
+ * A deployment that has nothing to do (no-op.ts): recorded as the engine's no-op would be,
+ * every service unchanged, the URLs from the state. The stack's settings keep the id of the
+ * deployment whose objects run, so `pulumi preview` still finds nothing to do.
+ */
+function skipEngine(o: DeployOptions, record: DeploymentRecord, resources: readonly CheckpointResource[], applied: Applied): DeployResult {
+  const onEvent = eventRecorder(record, o, []);
+  const { events, same } = sameEvents(resources);
+  events.forEach(onEvent);
+  writeStackSettings(stackSettingsFile(o.project, o.env), { "platform:deploymentId": applied.deploymentId });
+  const outputs = stackOutputs(resources);
+  record.urls = publicUrls(outputs, o.order);
+  record.changes = { same };
+  record.noChangeSince = applied.deploymentId;
+  record.outcome = "succeeded";
+  record.finishedAt = new Date().toISOString();
+  saveRecord(record);
+  return { record, urls: record.urls, hosts: publicHosts(outputs), ...frontDoorOf(outputs) };
+}
+
+function frontDoorOf(outputs: Record<string, { value: unknown }>): { frontDoor?: string } {
+  const door = outputs[FRONT_DOOR_OUTPUT]?.value;
+  return typeof door === "string" && door ? { frontDoor: door } : {};
+}
+
+/** What the engine's events add to the record and the live view: phases, errors, migration logs, images. */
+function eventRecorder(record: DeploymentRecord, o: DeployOptions, errors: { service?: string; message: string }[]) {
+  return (e: EngineEvent) => {
     const p = toProgress(e);
     if (p) {
       applyProgress(record, p);
@@ -229,6 +268,16 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
     const img = toImage(e);
     if (img) record.images![img.service] = { tag: img.tag, hash: img.hash };
   };
+}
+
+async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, refresh: boolean): Promise<DeployResult> {
+  const dir = homePaths.logDir(o.project, o.env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const engineLog = join(dir, `${record.id}.log`);
+  const log = createWriteStream(engineLog, { mode: 0o600 });
+  const errors: { service?: string; message: string }[] = [];
+  let detach: (() => void) | undefined;
+  const onEvent = eventRecorder(record, o, errors);
   try {
     // refresh: read the engine's truth first, so a container or edge removed by hand comes
     // back; skipped only when isInSync found that it would change nothing.
@@ -245,8 +294,7 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
     record.urls = publicUrls(res.outputs, o.order);
     record.changes = res.summary.resourceChanges as Record<string, number>;
     record.outcome = "succeeded";
-    const door = res.outputs[FRONT_DOOR_OUTPUT]?.value;
-    return { record, urls: record.urls, hosts: publicHosts(res.outputs), ...(typeof door === "string" && door ? { frontDoor: door } : {}) };
+    return { record, urls: record.urls, hosts: publicHosts(res.outputs), ...frontDoorOf(res.outputs) };
   } catch (e) {
     throw failure(record, e as Error, errors, engineLog, o.signal?.aborted === true);
   } finally {

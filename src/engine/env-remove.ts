@@ -7,6 +7,7 @@ import { kubeDeleteData, kubeKeptData } from "../runtime/kubernetes.js";
 import { removeTunnelsInto } from "../runtime/tunnel.js";
 import type { Credentials } from "./credentials.js";
 import { clearExpiry, expiredEnvironments } from "./env-expiry.js";
+import { forgetApplied } from "./no-op.js";
 import { destroyStack, kubeClusterOf } from "./stack-ops.js";
 
 /** One environment of a project, and the platform.yml it was deployed from. */
@@ -52,6 +53,7 @@ export async function removeEnvironment(s: EnvironmentRef, creds: Credentials, o
   const removal = await destroyEnvironment(s, creds, { deleteData: true, onNote });
   rmSync(homePaths.backupsDir(s.project, s.env), { recursive: true, force: true });
   rmSync(join(homePaths.workspaceDir(s.project), "deployments", s.env), { recursive: true, force: true });
+  forgetApplied(s.project, s.env);
   clearExpiry(s.project, s.env);
   return removal;
 }

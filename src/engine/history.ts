@@ -33,6 +33,8 @@ export interface DeploymentRecord {
   notes?: string[];
   urls: Record<string, string>;
   changes?: Record<string, number>;
+  /** Nothing to do, proven without the engine (no-op.ts): the deployment whose objects still run. */
+  noChangeSince?: string;
   error?: string;
 }
 

@@ -33,18 +33,38 @@ function load(file: string) {
   return doc;
 }
 
-/** The plain (not secret) string values of the settings file, or undefined when it cannot be used. */
-export function readStackSettings(file: string): Record<string, string> | undefined {
+/** One entry of the settings file: a plain string, a secret's ciphertext, or other YAML as JSON text (structured). */
+export interface StackConfigValue {
+  readonly value: string;
+  readonly secret: boolean;
+  readonly structured?: true;
+}
+
+/** Every entry of the settings file (secrets as their ciphertext, never decrypted), or undefined when it cannot be used. */
+export function readStackConfig(file: string): Record<string, StackConfigValue> | undefined {
   const doc = load(file);
   if (!doc) return undefined;
   const config = doc.get("config");
-  const values: Record<string, string> = {};
+  const values: Record<string, StackConfigValue> = {};
   if (isMap(config)) {
     for (const item of config.items) {
       const v = (item.value as { toJSON?: () => unknown } | null)?.toJSON?.() ?? item.value;
-      if (typeof v === "string") values[String((item.key as { value?: unknown }).value ?? item.key)] = v;
+      const key = String((item.key as { value?: unknown }).value ?? item.key);
+      const secure = (v as { secure?: unknown } | null)?.secure;
+      if (typeof v === "string") values[key] = { value: v, secret: false };
+      else if (typeof secure === "string") values[key] = { value: secure, secret: true };
+      else values[key] = { value: JSON.stringify(v), secret: false, structured: true };
     }
   }
+  return values;
+}
+
+/** The plain (not secret) string values of the settings file, or undefined when it cannot be used. */
+export function readStackSettings(file: string): Record<string, string> | undefined {
+  const config = readStackConfig(file);
+  if (!config) return undefined;
+  const values: Record<string, string> = {};
+  for (const [k, v] of Object.entries(config)) if (!v.secret && !v.structured) values[k] = v.value;
   return values;
 }
 

@@ -22,6 +22,11 @@ export const homePaths = {
   workspaceDir: (project: string) => under("projects", project),
   /** An environment's expiry (deploy --expires), per project: `<env>.json`. */
   expiryDir: (project: string) => under("projects", project, "expiry"),
+  /**
+   * What the last deploy that ran the engine applied, per stack (`<env>.json`): its program's
+   * fingerprint and the checkpoint it left. A deploy that finds both unchanged skips the engine.
+   */
+  appliedFile: (project: string, env: string) => under("projects", project, "applied", `${env}.json`),
   /** Linked projects: a directory name -> project/env. */
   linksDir: () => under("links"),
   legacyLinksFile: () => under("links.json"),

@@ -12,7 +12,8 @@ export interface StateResource {
 const ENGINE_TYPES = /^pulumi:(pulumi:Stack|providers:)/;
 
 /**
- * True when a refresh would find nothing to change: every resource's read (the same function
+ * True when a refresh would find nothing to change and no resource is due for a replacement of
+ * its own (forceReplace: a certificate to renew): every resource's read (the same function
  * the engine's refresh calls in the provider plugin) returns what the state already holds.
  * Containers, images, networks and volumes are inspected (a few Docker API calls, in
  * parallel), the edge attachment too; a resource of an unknown type, or any read that fails
@@ -26,6 +27,8 @@ export async function inSyncWithDocker(resources: readonly StateResource[]): Pro
       const h = handlerOfType(r.type);
       if (!h || !r.id) return false;
       const outputs = r.outputs ?? {};
+      // Due for replacement whatever the inputs (a certificate near its end): the engine has work.
+      if (h.forceReplace?.(outputs).length) return false;
       const truth = await h.read(r.id, outputs);
       return truth !== undefined && Object.entries(truth).every(([k, v]) => isDeepStrictEqual(v, outputs[k]));
     });

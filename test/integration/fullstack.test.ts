@@ -118,6 +118,10 @@ describe("fullstack example on the local Docker engine", () => {
     const result = JSON.parse(r.stdout.trim().split("\n").pop() as string);
     expect(Object.keys(result.changes).filter((k) => k !== "same")).toEqual([]);
     expect(["database", "api", "web"].map(containerOf)).toEqual(names);
+    // Proven without the engine (engine/no-op.ts): the record names the deployment whose objects run.
+    const record = JSON.parse(readFileSync(join(workspaceOf(project), "deployments", "preview", `${result.deploymentId}.json`), "utf8"));
+    expect(record.noChangeSince).toMatch(/^dep_/);
+    expect(record.noChangeSince).not.toBe(result.deploymentId);
     console.log(`no-op redeploy: ${r.seconds.toFixed(1)}s`);
     // "In seconds": bench/README.md measures a no-op deploy of this example at about 5 s
     // (2 cores). 30 s leaves room for a busy shared engine and still fails on anything that

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { readStackSettings, writeStackSettings } from "../../../src/engine/stack-settings.js";
+import { readStackConfig, readStackSettings, writeStackSettings } from "../../../src/engine/stack-settings.js";
 
 const ENGINE_MADE = [
   "encryptionsalt: v1:bC/dZvA2pYg=:v1:gWLqRY1N0Jxq9DUW:nmQ3qrhJLbGjKTBAouzrx9ou6GlFVw==",
@@ -55,5 +55,18 @@ describe("the stack's settings file, written without the Pulumi CLI", () => {
       expect(writeStackSettings(file, { "platform:images": "" })).toBe(false);
       expect(readFileSync(file, "utf8")).toBe(text);
     }
+  });
+});
+
+describe("every entry of the settings file, for the program's fingerprint", () => {
+  it("reads secrets as their ciphertext, marked secret, and structured values as JSON text", () => {
+    const file = settingsFile(`${ENGINE_MADE.trimEnd()}\n  platform:list:\n    - a\n`);
+    expect(readStackConfig(file)).toEqual({
+      "platform:appsDomain": { value: "example.test", secret: false },
+      "platform:httpsPort": { value: "8443", secret: false },
+      "fullstack:secrets.API_KEY": { value: "v1:abcdefgh:ijklmnop", secret: true },
+      "platform:list": { value: '["a"]', secret: false, structured: true },
+    });
+    expect(readStackSettings(file)).toEqual({ "platform:appsDomain": "example.test", "platform:httpsPort": "8443" });
   });
 });

@@ -18,4 +18,14 @@ describe("whether a deploy may skip its refresh", () => {
     expect(await inSyncWithDocker([password, { type: "platform:docker:Gizmo", id: "g" }])).toBe(false);
     expect(await inSyncWithDocker([{ ...password, id: undefined }])).toBe(false);
   });
+
+  it("no when a resource is due for a replacement of its own: a certificate in its renewal window", async () => {
+    const cert = (days: number) => ({
+      type: "platform:tls:ServerCertificate",
+      id: "c1",
+      outputs: { certPem: "pem", notAfter: new Date(Date.now() + days * 86_400_000).toISOString() },
+    });
+    expect(await inSyncWithDocker([password, cert(400)])).toBe(true);
+    expect(await inSyncWithDocker([password, cert(10)])).toBe(false);
+  });
 });
