@@ -32,6 +32,25 @@ step() {  # step "what it does" function-name
   printf '  ✓ %s: %s in %ss\n' "$label" "$STEP_STATUS" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
 }
 
+# A step that runs beside the next ones: its lines go to a log until join_step prints them.
+# A set-up that stops early stops it too.
+BACKGROUND_PIDS=()
+step_in_background() {  # step_in_background NAME "what it does" function-name
+  local name=$1
+  shift
+  ( step "$@" ) >"$PLATFORM_HOME/logs/setup-$name.log" 2>&1 &
+  BACKGROUND_PIDS+=("$!")
+  printf -v "BACKGROUND_$name" '%s' "$!"
+  trap 'kill "${BACKGROUND_PIDS[@]}" 2>/dev/null || true' EXIT
+}
+
+join_step() {  # join_step NAME: waits for it, prints its lines, fails when it failed
+  local name=$1 pid_var="BACKGROUND_$1" rc=0
+  wait "${!pid_var}" || rc=$?
+  cat "$PLATFORM_HOME/logs/setup-$name.log"
+  [ "$rc" = 0 ] || exit "$rc"
+}
+
 version_ge() {  # version_ge A B: true when A >= B
   [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
 }
