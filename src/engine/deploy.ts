@@ -240,6 +240,7 @@ function skipEngine(o: DeployOptions, record: DeploymentRecord, resources: reado
   record.urls = publicUrls(outputs, o.order);
   record.changes = { same };
   record.noChangeSince = applied.deploymentId;
+  record.notes!.push(`nothing to do: every object is as ${applied.deploymentId} left it, so the engine did not run`);
   record.outcome = "succeeded";
   record.finishedAt = new Date().toISOString();
   saveRecord(record);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -78,6 +78,28 @@ describe("scale smoke: the 20-service project of bench/scale on the local Docker
   it("status lists the 20 services and postgres, all running", async () => {
     const s = JSON.parse(ok(await cli("status", "--json")).stdout);
     expect(s.services.map((x: { service: string; state: string }) => `${x.service}:${x.state}`)).toEqual(names.map((n) => `${n}:running`));
+  }, 120_000);
+
+  it("a redeploy with nothing to do starts no engine and replaces nothing; every service says unchanged", async () => {
+    const before = containers();
+    const r = ok(await cli("deploy", "--json"));
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const result = lines.at(-1);
+    expect(Object.keys(result.changes)).toEqual(["same"]);
+    const unchanged = lines.filter((l) => l.type === "progress" && l.phase === "unchanged").map((l) => l.service);
+    expect(unchanged.sort()).toEqual([...names].sort());
+    expect(containers()).toEqual(before);
+    expect(result.urls).toEqual(urls);
+    // No engine ran: the deployment's record names the one whose objects run, and there is no engine log for it.
+    const home = process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform");
+    const record = JSON.parse(
+      readFileSync(join(home, "projects", project, "deployments", "preview", `${result.deploymentId}.json`), "utf8"),
+    );
+    expect(record.noChangeSince).toMatch(/^dep_/);
+    expect(existsSync(join(home, "logs", project, "preview", `${result.deploymentId}.log`))).toBe(false);
   }, 120_000);
 
   it("a change to one service redeploys that service alone", async () => {
