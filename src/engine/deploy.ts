@@ -4,7 +4,7 @@ import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT, FRONT_DOOR_OUTPUT } from "../plan/constants.js";
+import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "../plan/constants.js";
 import { serializeFrontDoor, serializePublicEdge } from "../plan/settings.js";
 import type { FrontDoor, PublicEdge } from "../plan/types.js";
 import { homePaths } from "../home/layout.js";
@@ -19,6 +19,7 @@ import { type Applied, checkpointDigest, forgetApplied, readApplied, sameEvents,
 import { programFingerprint } from "./program-fingerprint.js";
 import { fileBackendDir, knownContainers, recoverStack, repairFileBackend } from "./recover.js";
 import { currentStackSettings, readStackConfig, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
+import { frontDoorOf, publicHosts, publicUrls } from "./stack-outputs.js";
 import { upWithoutFollowUps } from "./up.js";
 import { attachProvider, openStack, workspaceProgram } from "./workspace.js";
 
@@ -109,31 +110,6 @@ export async function writeStackConfig(
   };
   if (!writeStackSettings(stackSettingsFile(o.project, o.env), values))
     await stack.setAllConfig(Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value }])));
-}
-
-/** Public URLs from stack outputs (`<service>_external_url`), in the given service order. */
-export function publicUrls(
-  outputs: Record<string, { value: unknown; secret: boolean }>,
-  order: readonly string[] = [],
-): Record<string, string> {
-  const urls: Record<string, string> = {};
-  const rank = (s: string) => (order.includes(s) ? order.indexOf(s) : order.length);
-  const names = Object.keys(outputs)
-    .filter((k) => k.endsWith("_external_url"))
-    .map((k) => k.slice(0, -"_external_url".length));
-  for (const s of names.sort((a, b) => rank(a) - rank(b))) {
-    const v = outputs[`${s}_external_url`]?.value;
-    if (typeof v === "string") urls[s] = v;
-  }
-  return urls;
-}
-
-/** The public host names of a stack's outputs (`_external_url`, `_platform_url`). */
-export function publicHosts(outputs: Record<string, { value: unknown; secret: boolean }>): string[] {
-  const urls = Object.entries(outputs)
-    .filter(([k]) => k.endsWith("_external_url") || k.endsWith("_platform_url"))
-    .map(([, v]) => v.value);
-  return [...new Set(urls.filter((u): u is string => typeof u === "string").map((u) => new URL(u).hostname))];
 }
 
 function tailOf(file: string, bytes = 8000): string {
@@ -247,11 +223,6 @@ function skipEngine(o: DeployOptions, record: DeploymentRecord, resources: reado
   return { record, urls: record.urls, hosts: publicHosts(outputs), ...frontDoorOf(outputs) };
 }
 
-function frontDoorOf(outputs: Record<string, { value: unknown }>): { frontDoor?: string } {
-  const door = outputs[FRONT_DOOR_OUTPUT]?.value;
-  return typeof door === "string" && door ? { frontDoor: door } : {};
-}
-
 /** What the engine's events add to the record and the live view: phases, errors, migration logs, images. */
 function eventRecorder(record: DeploymentRecord, o: DeployOptions, errors: { service?: string; message: string }[]) {
   return (e: EngineEvent) => {
@@ -281,7 +252,7 @@ async function runUp(stack: Stack, o: DeployOptions, record: DeploymentRecord, r
   const onEvent = eventRecorder(record, o, errors);
   try {
     // refresh: read the engine's truth first, so a container or edge removed by hand comes
-    // back; skipped only when isInSync found that it would change nothing.
+    // back; skipped only when the drift read found that it would change nothing.
     const program = await workspaceProgram(o.project);
     detach = await attachProvider(stack);
     const res = await upWithoutFollowUps(stack, {

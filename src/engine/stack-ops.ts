@@ -1,9 +1,9 @@
 import type { KubeCluster } from "../runtime/kubernetes.js";
 import { kubernetesCluster } from "../test-cluster/kubeconfig.js";
-import { FRONT_DOOR_OUTPUT } from "../plan/constants.js";
 import { checkpointOutputs } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
-import { publicUrls, writeStackConfig } from "./deploy.js";
+import { writeStackConfig } from "./deploy.js";
+import { frontDoorOf, publicUrls } from "./stack-outputs.js";
 import { listRecords } from "./history.js";
 import { readStackSettings, stackSettingsFile } from "./stack-settings.js";
 import { acquireStackLock } from "./lock.js";
@@ -76,8 +76,7 @@ export async function stackPublicFacts(
   order?: readonly string[],
 ): Promise<{ urls: Record<string, string>; frontDoor?: string }> {
   const outputs = checkpointOutputs(creds, project, env) ?? (await stackOutputs(project, env, creds));
-  const door = outputs[FRONT_DOOR_OUTPUT]?.value;
-  return { urls: publicUrls(outputs, order), ...(typeof door === "string" && door ? { frontDoor: door } : {}) };
+  return { urls: publicUrls(outputs, order), ...frontDoorOf(outputs) };
 }
 
 export interface DestroyOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { publicUrls } from "../../../src/engine/deploy.js";
+import { publicUrls } from "../../../src/engine/stack-outputs.js";
 import { SYNC_PASSWORD } from "../../../src/plan/build-plan.js";
 
 describe("what a deploy prints and runs", () => {
