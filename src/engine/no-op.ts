@@ -70,7 +70,8 @@ const ENGINE_TYPES = /^pulumi:providers:/;
  * "unchanged", the images it runs), and the summary counts them.
  */
 export function sameEvents(resources: readonly CheckpointResource[]): { events: EngineEvent[]; same: number } {
-  const timestamp = Math.floor(Date.now() / 1000);
+  // Seconds, as the engine's; to the millisecond, so a phase does not seem to start before the deployment did.
+  const timestamp = Date.now() / 1000;
   const own = resources.filter((r) => !ENGINE_TYPES.test(r.type));
   const events = own.flatMap((r): EngineEvent[] => {
     const metadata = { op: "same", urn: r.urn, type: r.type, provider: "", new: { urn: r.urn, type: r.type, outputs: r.outputs ?? {} } };
