@@ -157,6 +157,8 @@ export interface DeploymentView {
   git: GitInfo | null;
   error: string | null;
   notes: string[];
+  /** Nothing to do, proven without the engine: the deployment whose objects still run. */
+  noChangeSince: string | null;
   services: { name: string; phase: string; phases: PhaseTiming[]; image: string | null }[];
   migrations: { service: string; output: string; exitCode: number | null; failed: boolean }[];
 }

@@ -24,6 +24,7 @@ export function toDeploymentView(r: DeploymentRecord): DeploymentView {
     git: r.git ?? null,
     error: r.error ?? null,
     notes: r.notes ?? [],
+    noChangeSince: r.noChangeSince ?? null,
     services: Object.entries(r.services).map(([name, s]) => ({
       name,
       phase: s.phase,

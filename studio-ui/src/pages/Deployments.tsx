@@ -194,6 +194,12 @@ export function DeploymentsPage({ project, env }: Scope) {
                       <Badge>rollback to {d.rollbackOf}</Badge>
                     </>
                   )}
+                  {d.noChangeSince && (
+                    <>
+                      {" "}
+                      <Badge>nothing to do</Badge>
+                    </>
+                  )}
                 </td>
                 <td>
                   <StateBadge state={d.outcome} />

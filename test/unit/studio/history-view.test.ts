@@ -43,7 +43,11 @@ describe("deployment history for Studio", () => {
       record("dep_a", "x: 1\n", { api: "platform/p_api:1" }, { by: "ann@host", git: { commit: "abc", dirty: true } }),
     );
     expect(v.services[0]!.phases.map((p) => p.ms)).toEqual([4000, 1000, 3000, 2000]);
-    expect(v).toMatchObject({ by: "ann@host", durationMs: 10_000, git: { commit: "abc", dirty: true } });
+    expect(v).toMatchObject({ by: "ann@host", durationMs: 10_000, git: { commit: "abc", dirty: true }, noChangeSince: null });
+  });
+
+  it("says which deployments had nothing to do (the engine did not run) and since when", () => {
+    expect(toDeploymentView(record("dep_b", "x: 1\n", {}, { noChangeSince: "dep_a" })).noChangeSince).toBe("dep_a");
   });
 
   it("compares two deployments: platform.yml lines and images that changed", () => {
