@@ -24,14 +24,13 @@ step "npm dependencies" setup_npm
 step "TypeScript build" setup_build
 step "Studio web UI" setup_studio_ui
 # The Pulumi CLI (a Go build, about 4.5 minutes on a new machine) builds while the Docker steps
-# run; its lines follow theirs, and the foreground then finds it built (PULUMI_BIN).
-step_in_background pulumi "Pulumi CLI $PULUMI_VERSION + Node.js language host" setup_pulumi
+# run; its lines follow theirs, and PULUMI_BIN comes back with them.
+step_in_background pulumi "Pulumi CLI $PULUMI_VERSION + Node.js language host" setup_pulumi PULUMI_BIN
 step "Docker engine + BuildKit client" setup_docker
 step "Base images" setup_images
 step "Telemetry receiver image" setup_telemetry_image
 step "OpenTelemetry layers" setup_otel_layers
 join_step pulumi
-setup_pulumi >/dev/null
 step "Toolchain file" write_toolchain
 if [ "$with_kubernetes" = 1 ]; then setup_kubernetes; fi
 echo "✓ set-up complete in $(( $(date +%s) - t_start ))s. Next: source $ENV_FILE && platform doctor"

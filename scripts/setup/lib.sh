@@ -32,23 +32,29 @@ step() {  # step "what it does" function-name
   printf '  ✓ %s: %s in %ss\n' "$label" "$STEP_STATUS" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
 }
 
-# A step that runs beside the next ones: its lines go to a log until join_step prints them.
-# A set-up that stops early stops it too.
+# A step that runs beside the next ones: its lines go to a log until join_step prints them,
+# and the variables named after its function come back with them. A set-up that
+# stops early stops it too.
 BACKGROUND_PIDS=()
-step_in_background() {  # step_in_background NAME "what it does" function-name
-  local name=$1
-  shift
-  ( step "$@" ) >"$PLATFORM_HOME/logs/setup-$name.log" 2>&1 &
+step_in_background() {  # step_in_background NAME "what it does" function-name [VARIABLE...]
+  local name=$1 label=$2 fn=$3
+  shift 3
+  (
+    step "$label" "$fn"
+    for v in "$@"; do printf '%s=%q\n' "$v" "${!v}"; done >"$PLATFORM_HOME/logs/setup-$name.vars"
+  ) >"$PLATFORM_HOME/logs/setup-$name.log" 2>&1 &
   BACKGROUND_PIDS+=("$!")
   printf -v "BACKGROUND_$name" '%s' "$!"
   trap 'kill "${BACKGROUND_PIDS[@]}" 2>/dev/null || true' EXIT
 }
 
-join_step() {  # join_step NAME: waits for it, prints its lines, fails when it failed
+join_step() {  # join_step NAME: waits for it, prints its lines, fails when it failed, takes its variables
   local name=$1 pid_var="BACKGROUND_$1" rc=0
   wait "${!pid_var}" || rc=$?
   cat "$PLATFORM_HOME/logs/setup-$name.log"
   [ "$rc" = 0 ] || exit "$rc"
+  # shellcheck disable=SC1090
+  source "$PLATFORM_HOME/logs/setup-$name.vars"
 }
 
 version_ge() {  # version_ge A B: true when A >= B

@@ -45,11 +45,11 @@ export function checkpointOutputs(
   env: string,
 ): Record<string, { value: unknown; secret: boolean }> | undefined {
   const resources = checkpointResources(creds, project, env);
-  return resources && stackOutputs(resources);
+  return resources && rootOutputs(resources);
 }
 
 /** The outputs of a checkpoint's root stack resource, secrets masked (as checkpointOutputs). */
-export function stackOutputs(resources: readonly CheckpointResource[]): Record<string, { value: unknown; secret: boolean }> {
+export function rootOutputs(resources: readonly CheckpointResource[]): Record<string, { value: unknown; secret: boolean }> {
   const root = resources.find((r) => r.type === "pulumi:pulumi:Stack");
   return Object.fromEntries(
     Object.entries(root?.outputs ?? {}).map(([k, v]) => {

@@ -9,7 +9,7 @@ import { serializeFrontDoor, serializePublicEdge } from "../plan/settings.js";
 import type { FrontDoor, PublicEdge } from "../plan/types.js";
 import { homePaths } from "../home/layout.js";
 import { PLATFORM_VERSION } from "../version.js";
-import { type CheckpointResource, checkpointResources, stackOutputs } from "./checkpoint.js";
+import { type CheckpointResource, checkpointResources, rootOutputs } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
 import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveConfigCopy, saveRecord } from "./history.js";
 import { acquireStackLock } from "./lock.js";
@@ -212,7 +212,7 @@ function skipEngine(o: DeployOptions, record: DeploymentRecord, resources: reado
   const { events, same } = sameEvents(resources);
   events.forEach(onEvent);
   writeStackSettings(stackSettingsFile(o.project, o.env), { "platform:deploymentId": applied.deploymentId });
-  const outputs = stackOutputs(resources);
+  const outputs = rootOutputs(resources);
   record.urls = publicUrls(outputs, o.order);
   record.changes = { same };
   record.noChangeSince = applied.deploymentId;
