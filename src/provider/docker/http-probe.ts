@@ -13,17 +13,24 @@ export interface ProbeClient {
 
 const TIMEOUT_S = 2;
 
-// One line: a status code, or "ERR <why>". The URL is inlined as a JSON string, which is a
-// valid string literal in Python and JavaScript alike (argv handling differs between -c/-e).
-const PYTHON = (url: string) =>
-  [
-    "import urllib.request as u, urllib.error as e",
-    "class R(u.HTTPRedirectHandler):",
-    "    def redirect_request(self, *a): return None",
-    `try: print(u.build_opener(R).open(${JSON.stringify(url)}, timeout=${TIMEOUT_S}).status)`,
-    "except e.HTTPError as x: print(x.code)",
-    "except Exception as x: print('ERR', getattr(x, 'reason', None) or x)",
+// One line: a status code, or "ERR <why>". Strings are inlined as JSON strings, which are
+// valid string literals in Python and JavaScript alike (argv handling differs between -c/-e).
+// Python's probe is one request on a plain socket, without `site` (-S) or urllib: it runs in
+// the container's own CPU share while the app starts, and importing urllib took about half of
+// its 0.2 s there (bench/README.md, "Where an env change's time goes"). Redirects are never followed.
+const PYTHON = (url: string) => {
+  const u = new URL(url);
+  const request = `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUser-Agent: platform-health\r\nConnection: close\r\n\r\n`;
+  return [
+    "import socket",
+    "try:",
+    ` c = socket.create_connection((${JSON.stringify(u.hostname)}, ${Number(u.port || 80)}), ${TIMEOUT_S})`,
+    ` c.sendall(${JSON.stringify(request)}.encode())`,
+    " l = c.makefile('rb').readline().split()",
+    " print(int(l[1]) if len(l) > 1 and l[0].startswith(b'HTTP/') and l[1].isdigit() else 'ERR not an HTTP answer')",
+    "except Exception as x: print('ERR', x)",
   ].join("\n");
+};
 
 const JS = (url: string) =>
   `const r=require("http").get(${JSON.stringify(url)},{timeout:${TIMEOUT_S * 1000},agent:false},(s)=>{console.log(s.statusCode);process.exit(0)});` +
@@ -36,7 +43,7 @@ function parseLine(output: string): { status: number } | { error: string } {
 }
 
 export const PROBE_CLIENTS: readonly ProbeClient[] = [
-  { bin: "python3", command: (url) => ["python3", "-c", PYTHON(url)], parse: parseLine },
+  { bin: "python3", command: (url) => ["python3", "-S", "-c", PYTHON(url)], parse: parseLine },
   { bin: "node", command: (url) => ["node", "-e", JS(url)], parse: parseLine },
   { bin: "bun", command: (url) => ["bun", "-e", JS(url)], parse: parseLine },
   {
