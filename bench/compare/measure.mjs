@@ -107,6 +107,10 @@ export const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
+/** "median (min–max)" of the runs, each formatted by `fmt`; the median alone for one run. */
+export const medianSpread = (xs, fmt) =>
+  xs.length > 1 ? `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))})` : fmt(median(xs));
+
 /**
  * How `platform` runs in a checkout: `node FLAGS ROOT/dist/bin.js`, with the Node flags of its
  * shebang (`#!/usr/bin/env -S node FLAGS`, the set-up's launcher passes the same).

@@ -1,7 +1,7 @@
 // The tables of bench/README.md from one run's samples: medians, ratios to compose in the same
 // run, the goals of issue 17, and the peak memory of each tool.
 import { cpus, loadavg } from "node:os";
-import { median } from "./measure.mjs";
+import { median, medianSpread } from "./measure.mjs";
 
 const LABEL = {
   cold: "cold (images and build cache removed)",
@@ -29,21 +29,29 @@ export function printTables(results, cases) {
   const lines = [
     `${results.started.slice(0, 16).replace("T", " ")} UTC, commit ${results.commit}, ${results.runs} runs per case, interleaved; ${cpus().length} × ${cpus()[0]?.model}; load average at the end ${loadavg()[0].toFixed(1)}`,
     "",
-    "| case | platform (median) | compose (median) | ratio | goal |",
+    "| case | platform median (min–max) | compose median (min–max) | ratio | goal |",
     "|---|---|---|---|---|",
   ];
   for (const c of cases) {
     const p = m("platform", c),
       d = m("compose", c);
     if (p === undefined || d === undefined) continue;
-    lines.push(`| ${LABEL[c]} | ${s(p)} | ${s(d)} | ${(p / d).toFixed(2)} | ${goalText(c, p / d, p)} |`);
+    const runs = (tool) =>
+      medianSpread(
+        results.samples[`${tool}/${c}`].map((x) => x.ms),
+        s,
+      );
+    lines.push(`| ${LABEL[c]} | ${runs("platform")} | ${runs("compose")} | ${(p / d).toFixed(2)} | ${goalText(c, p / d, p)} |`);
   }
   if (results.limit.length) {
     const l = median(results.limit.map((x) => x.ms));
     const p = m("platform", "cold");
     const parts = results.limit.map((x) => `${x.slowest} ${s(x.builds[x.slowest])} + start ${s(x.startMs)}`).join("; ");
     lines.push(
-      `| physical limit: slowest build alone + its start | ${s(l)} | | platform ${(p / l).toFixed(2)}× the limit | ≤ 1.1×: ${p / l <= 1.1 ? "met" : "missed"} |`,
+      `| physical limit: slowest build alone + its start | ${medianSpread(
+        results.limit.map((x) => x.ms),
+        s,
+      )} | | platform ${(p / l).toFixed(2)}× the limit | ≤ 1.1×: ${p / l <= 1.1 ? "met" : "missed"} |`,
     );
     lines.push("", `limit runs: ${parts}`);
   }

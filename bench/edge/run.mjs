@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { cgroupOf, get, measure, peakRssMiB } from "./measure.mjs";
+import { median, medianSpread } from "../compare/measure.mjs";
 import { caddyProfile, pprofTop } from "./profile.mjs";
 import { buildNginxImage, startNginx, startTraefik, traefikBinary } from "./peers.mjs";
 import { freePort, makeCert, sh, startUpstream } from "./upstream.mjs";
@@ -171,8 +172,7 @@ async function main() {
   }
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const spread = (xs, d) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`;
+const spread = (xs, d) => medianSpread(xs, (v) => v.toFixed(d));
 
 function report(results, labels, loadBefore, rss) {
   const of = (label, c, k) => results[`${label}|${c}`].map((r) => r[k]);

@@ -3,7 +3,7 @@
 // tree; then the growth per added service (least squares over the sizes' medians) and the
 // goals of issue 29.
 import { cpus } from "node:os";
-import { median } from "../compare/measure.mjs";
+import { median, medianSpread } from "../compare/measure.mjs";
 
 const LABEL = {
   cold: "cold deploy",
@@ -13,7 +13,6 @@ const LABEL = {
   validate: "validate (compose: config)",
 };
 const s = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 1000).toFixed(2)} s`);
-const spread = (xs) => (xs.length > 1 ? ` (${s(Math.min(...xs))}–${s(Math.max(...xs))})` : "");
 
 /** Least-squares slope of y over x: the cost of one more service. */
 export function slope(points) {
@@ -48,7 +47,7 @@ export function printScaleTables(results) {
       if (!p.length && !d.length) continue;
       const ratio = p.length && d.length ? (median(p) / median(d)).toFixed(2) : "";
       lines.push(
-        `| ${n} | ${LABEL[c]} | ${p.length ? s(median(p)) + spread(p) : ""} | ${d.length ? s(median(d)) + spread(d) : ""} | ${ratio} | ` +
+        `| ${n} | ${LABEL[c]} | ${p.length ? medianSpread(p, s) : ""} | ${d.length ? medianSpread(d, s) : ""} | ${ratio} | ` +
           `${mem(n, "platform", c)} / ${mem(n, "compose", c)} MiB |`,
       );
     }
