@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { homePaths } from "../home/layout.js";
 
 /** The person's own Pulumi home: PULUMI_HOME, else ~/.pulumi. */
-export function userPulumiHome(): string {
+function userPulumiHome(): string {
   return process.env.PULUMI_HOME || join(homedir(), ".pulumi");
 }
 

@@ -126,8 +126,8 @@ export function engineEnv(creds: Credentials): Record<string, string> {
     // The person's Pulumi home without the engine's automatic debug log (engine-home.ts).
     PULUMI_HOME: engineHome(),
     // The engine asks the provider for its diffs concurrently instead of one resource at a time
-    // in its step generator: Pulumi's own switch. One changed service of 40: 6.3 s → 5.75 s
-    // (bench/README.md "Scale"); the provider's diff is a pure function of its inputs.
+    // in its step generator: Pulumi's own switch. One changed service of 40: about 0.3 s less
+    // (6 alternating pairs, bench/README.md "Scale"); the provider's diff is a pure function of its inputs.
     PULUMI_PARALLEL_DIFF: process.env.PULUMI_PARALLEL_DIFF || "true",
     PLATFORM_HOME: platformHome(),
     // The program and the provider plugin are Node processes too: with the CLI's on-disk
