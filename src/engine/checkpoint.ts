@@ -2,36 +2,53 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Credentials } from "./credentials.js";
 import { fileBackendDir } from "./recover.js";
+import { SECRET_SIG } from "./state-secrets.js";
 
 export interface CheckpointResource {
   readonly urn: string;
   readonly type: string;
   readonly id?: string;
+  readonly inputs?: Record<string, unknown>;
   readonly outputs?: Record<string, unknown>;
 }
 
+/** A stack's last checkpoint: its resources and its passphrase's salt state (state-secrets.ts). */
+export interface Checkpoint {
+  readonly resources: CheckpointResource[];
+  readonly saltState?: string;
+}
+
 /**
- * The resources of a stack's last checkpoint, read from a file backend directly (no CLI
- * call); undefined for another backend, a compressed or unreadable checkpoint, or one with
- * operations left half-done (recovery deals with those, and the deploy refreshes).
+ * A stack's last checkpoint, read from a file backend directly (no CLI call); undefined for
+ * another backend, a compressed or unreadable checkpoint, or one with operations left
+ * half-done (recovery deals with those, and the deploy refreshes).
  */
-export function checkpointResources(creds: Credentials, project: string, env: string): CheckpointResource[] | undefined {
+export function readCheckpoint(creds: Credentials, project: string, env: string): Checkpoint | undefined {
   const backend = fileBackendDir(creds);
   if (!backend) return undefined;
   try {
     const file = JSON.parse(readFileSync(join(backend, "stacks", project, `${env}.json`), "utf8")) as {
-      checkpoint?: { latest?: { resources?: CheckpointResource[]; pending_operations?: unknown[] } };
+      checkpoint?: {
+        latest?: {
+          resources?: CheckpointResource[];
+          pending_operations?: unknown[];
+          secrets_providers?: { type?: string; state?: { salt?: unknown } };
+        };
+      };
     };
     const latest = file.checkpoint?.latest;
     if (!latest?.resources || (latest.pending_operations?.length ?? 0) > 0) return undefined;
-    return latest.resources;
+    const salt = latest.secrets_providers?.type === "passphrase" ? latest.secrets_providers.state?.salt : undefined;
+    return { resources: latest.resources, ...(typeof salt === "string" ? { saltState: salt } : {}) };
   } catch {
     return undefined;
   }
 }
 
-/** Pulumi's marker of a secret value in a checkpoint (its ciphertext object). */
-const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+/** The resources of a stack's last checkpoint (readCheckpoint). */
+export function checkpointResources(creds: Credentials, project: string, env: string): CheckpointResource[] | undefined {
+  return readCheckpoint(creds, project, env)?.resources;
+}
 
 /**
  * The stack's outputs as the CLI's `stack output --json` gives them, secrets masked, read from

@@ -9,19 +9,20 @@ import { serializeFrontDoor, serializePublicEdge } from "../plan/settings.js";
 import type { FrontDoor, PublicEdge } from "../plan/types.js";
 import { homePaths } from "../home/layout.js";
 import { PLATFORM_VERSION } from "../version.js";
-import { type CheckpointResource, checkpointResources, rootOutputs } from "./checkpoint.js";
+import { type CheckpointResource, checkpointResources, readCheckpoint, rootOutputs } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
 import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveConfigCopy, saveRecord } from "./history.js";
 import { acquireStackLock } from "./lock.js";
 import { isPassphraseError, wrongPassphrase } from "./passphrase.js";
 import { type ProgressEvent, toError, toImage, toLogFile, toProgress } from "./progress.js";
 import { type Applied, checkpointDigest, forgetApplied, readApplied, sameEvents, unchangedSince, writeApplied } from "./no-op.js";
+import { startPrebuilds } from "./prebuild.js";
 import { programFingerprint } from "./program-fingerprint.js";
 import { fileBackendDir, knownContainers, recoverStack, repairFileBackend } from "./recover.js";
-import { currentStackSettings, readStackConfig, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
+import { currentStackSettings, readStackConfig, type StackConfigValue, stackSettingsFile, writeStackSettings } from "./stack-settings.js";
 import { frontDoorOf, publicHosts, publicUrls } from "./stack-outputs.js";
 import { upWithoutFollowUps } from "./up.js";
-import { attachProvider, openStack, workspaceProgram } from "./workspace.js";
+import { attachProvider, openStack, pickSetupDockerCli, workspaceProgram } from "./workspace.js";
 
 export interface DeployOptions {
   readonly configFile: string;
@@ -153,6 +154,7 @@ async function newRecord(o: DeployOptions, id: string): Promise<DeploymentRecord
 export async function deploy(o: DeployOptions): Promise<DeployResult> {
   const id = newDeploymentId();
   const lock = acquireStackLock(o.project, o.env, o.rollback ? "rollback" : "deploy", id);
+  let prebuilding: Promise<number> | undefined;
   try {
     const repaired = repairFileBackend(o.creds, o.project, o.env);
     const stack = await openStack(o.project, o.env, o.creds);
@@ -173,6 +175,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     }
     saveRecord(record);
     await writeStackConfig(stack, o, id);
+    if (!recovery) prebuilding = prebuild(o);
     // Cheap checks first, without the engine: whether the state still matches Docker, and
     // whether the program asks for what the last engine run applied (no-op.ts).
     const resources = recovery || !o.inSync ? undefined : checkpointResources(o.creds, o.project, o.env);
@@ -185,8 +188,25 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     else forgetApplied(o.project, o.env);
     return result;
   } finally {
+    // No early build goes on after the deploy (one the engine did not take is left to finish).
+    if (((await prebuilding) ?? 0) > 0) await (await import("../provider/docker/image.js")).settlePrebuilds();
     lock.release();
   }
+}
+
+/** A Docker stack on a file backend: where the engine can be skipped and builds can start early. */
+function dockerOnFileBackend(o: DeployOptions): Record<string, StackConfigValue> | undefined {
+  if (o.rollback || !fileBackendDir(o.creds)) return undefined;
+  const config = readStackConfig(stackSettingsFile(o.project, o.env));
+  return config && (config["platform:target"]?.value || "docker") === "docker" ? config : undefined;
+}
+
+/** A code change's builds, started before the engine (prebuild.ts), for the provider served from this process. */
+async function prebuild(o: DeployOptions): Promise<number> {
+  const checkpoint = dockerOnFileBackend(o) && process.env.PLATFORM_PROVIDER_PROCESS !== "1" && readCheckpoint(o.creds, o.project, o.env);
+  if (!checkpoint) return 0;
+  pickSetupDockerCli();
+  return startPrebuilds(checkpoint, o.creds.passphrase).catch(() => 0);
 }
 
 /**
@@ -195,9 +215,8 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
  * not for a rollback. PLATFORM_ENGINE_SKIP=0 always runs the engine.
  */
 async function fingerprintOf(o: DeployOptions): Promise<string | undefined> {
-  if (o.rollback || !o.inSync || !fileBackendDir(o.creds) || process.env.PLATFORM_ENGINE_SKIP === "0") return undefined;
-  const config = readStackConfig(stackSettingsFile(o.project, o.env));
-  if (!config || (config["platform:target"]?.value || "docker") !== "docker") return undefined;
+  const config = o.inSync && process.env.PLATFORM_ENGINE_SKIP !== "0" && dockerOnFileBackend(o);
+  if (!config) return undefined;
   const settings = { ...config, "platform:deploymentId": { value: "", secret: false } };
   return programFingerprint(o.project, o.env, settings).catch(() => undefined);
 }

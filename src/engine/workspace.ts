@@ -93,8 +93,7 @@ export async function workspaceProgram(project: string): Promise<PulumiFn> {
  */
 export async function attachProvider(stack: Stack): Promise<() => void> {
   if (process.env.PLATFORM_PROVIDER_PROCESS === "1") return () => {};
-  const dockerCli = toolchain().dockerCli;
-  if (dockerCli && !process.env.PLATFORM_DOCKER_CLI) process.env.PLATFORM_DOCKER_CLI = dockerCli;
+  pickSetupDockerCli();
   const { serveProvider } = await import("../provider/in-process.js");
   const provider = await serveProvider();
   const env = (stack.workspace as LocalWorkspace).envVars;
@@ -103,6 +102,12 @@ export async function attachProvider(stack: Stack): Promise<() => void> {
     delete env.PULUMI_DEBUG_PROVIDERS;
     provider.detach();
   };
+}
+
+/** Builds in this process (the provider's, and early ones) use the set-up's Docker CLI, as the plugin does by engineEnv. */
+export function pickSetupDockerCli(): void {
+  const dockerCli = toolchain().dockerCli;
+  if (dockerCli && !process.env.PLATFORM_DOCKER_CLI) process.env.PLATFORM_DOCKER_CLI = dockerCli;
 }
 
 /** The environment the engine, language host and provider plugin run with. */

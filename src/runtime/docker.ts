@@ -87,9 +87,25 @@ export async function listStackVolumes(project: string, env: string): Promise<st
   return (Volumes ?? []).map((v) => v.Name);
 }
 
-/** Removes the data volumes of a stack (`platform destroy --delete-data`). */
+/**
+ * Removes the data volumes of a stack (`platform destroy --delete-data`). A volume that a
+ * container still uses is refused, with that container named: one the state does not know
+ * (deployed with another state backend, or left by hand) is never removed for it.
+ */
 export async function removeStackVolumes(project: string, env: string): Promise<string[]> {
   const names = await listStackVolumes(project, env);
+  const inUse: string[] = [];
+  for (const name of names) {
+    const users = await docker().listContainers({ all: true, filters: { volume: [name] } });
+    if (users.length) inUse.push(`${name} (used by ${users.map((c) => (c.Names[0] ?? c.Id).replace(/^\//, "")).join(", ")})`);
+  }
+  if (inUse.length) {
+    throw new VisibleError(
+      `the data of ${project} (${env}) is still in use, so nothing was deleted: ${inUse.join("; ")}. ` +
+        "These containers are not in this stack's state (deployed from another state backend, or started by hand): " +
+        "destroy from the backend that deployed them, or remove them with docker rm -f, then run platform destroy --delete-data again",
+    );
+  }
   for (const name of names) await docker().getVolume(name).remove();
   return names;
 }

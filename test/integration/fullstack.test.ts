@@ -33,6 +33,15 @@ async function status(): Promise<{ api: string; database: string; event_count: n
 
 const workspaceOf = (p: string) => join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", p);
 const containerOf = (service: string) => serviceContainers(project, service);
+/** A service's image as the stack's checkpoint has it: its outputs (prebuilt: taken from a build started before the engine). */
+function imageState(service: string): { tag?: string; prebuilt?: boolean } {
+  const file = join((backend.PLATFORM_BACKEND_URL as string).replace("file://", ""), ".pulumi", "stacks", project, "preview.json");
+  const resources = JSON.parse(readFileSync(file, "utf8")).checkpoint.latest.resources as {
+    urn: string;
+    outputs?: Record<string, unknown>;
+  }[];
+  return resources.find((r) => r.urn.endsWith(`::${service}-image`))?.outputs ?? {};
+}
 
 describe("fullstack example on the local Docker engine", () => {
   beforeAll(() => {
@@ -162,8 +171,26 @@ describe("fullstack example on the local Docker engine", () => {
     expect(status).not.toContain(password);
   }, 120_000);
 
-  it("a change to one service replaces only it, with no failed request", async () => {
+  it("a change to one service replaces only it, with no failed request; its build started before the engine", async () => {
     await expectApiRolledOutUnderLoad(dir, urls.api as string, ca, deploy, containerOf);
+    expect(imageState("api").prebuilt).toBe(true);
+  }, 600_000);
+
+  it("an early build made with the last values is not taken when a value the build reads changed too", async () => {
+    const dockerfile = join(dir, "api", "Dockerfile");
+    const yml = join(dir, "platform.yml");
+    writeFileSync(
+      dockerfile,
+      readFileSync(dockerfile, "utf8").replace("USER app\n", 'ARG GREETING\nRUN echo "$GREETING" > /greeting\nUSER app\n'),
+    );
+    const env = "      CORS_ORIGINS: ${web.external_url}\n";
+    writeFileSync(yml, readFileSync(yml, "utf8").replace(env, `${env}      GREETING: hello\n`));
+    ok(await deploy());
+    writeFileSync(join(dir, "api", "app", "version.txt"), "v3\n");
+    writeFileSync(yml, readFileSync(yml, "utf8").replace("GREETING: hello", "GREETING: bonjour"));
+    ok(await deploy());
+    expect(imageState("api").prebuilt).toBe(false);
+    expect(execFileSync("docker", ["exec", containerOf("api"), "cat", "/greeting"], { encoding: "utf8" })).toBe("bonjour\n");
   }, 600_000);
 
   it("a failing migration stops the deploy and the old API keeps answering", async () => {
@@ -244,6 +271,19 @@ describe("fullstack example on the local Docker engine", () => {
     expect(count).toBeGreaterThan(0);
     ok(await cli("destroy", "--yes", "--project", project));
     expect(containerOf("api")).toBe("");
+    // A container the state does not know still uses the data: --delete-data names it and deletes nothing.
+    const volume = `${project}_preview_database_data`;
+    const squatter = `${project}-squatter`;
+    execFileSync("docker", ["run", "-d", "--name", squatter, "-v", `${volume}:/data`, "platform-local/debian:bookworm", "sleep", "600"]);
+    try {
+      const refused = await cli("destroy", "--yes", "--delete-data", "--project", project);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`${volume} (used by ${squatter})`);
+      expect(refused.stderr).not.toContain("internal error");
+      expect(execFileSync("docker", ["volume", "ls", "-q"], { encoding: "utf8" }).split("\n")).toContain(volume);
+    } finally {
+      execFileSync("docker", ["rm", "-f", squatter]);
+    }
     urls = parseUrls(ok(await deploy()).stdout);
     expect((await status()).event_count).toBe(count);
     ok(await cli("destroy", "--yes", "--delete-data", "--project", project));

@@ -121,29 +121,64 @@ function runBuild(i: ImageInputs, logFile: string): Promise<void> {
   });
 }
 
+/** Builds the image (its base images first, when missing); the build's log file. */
+async function build(i: ImageInputs): Promise<string> {
+  mkdirSync(i.logDir, { recursive: true, mode: 0o700 });
+  const logFile = join(i.logDir, `build-${i.label}-${Date.now()}.log`);
+  // A Python or Node version built on first need (platform deploy did it already; pulumi up has not).
+  await ensureBaseImages(parseFromImages(i.dockerfile), baseImages());
+  await runBuild(i, logFile);
+  return logFile;
+}
+
+/** Builds started before the engine (prebuildImage), by tag: the log file each one wrote (never a rejection). */
+const early = new Map<string, Promise<string | undefined>>();
+
+/**
+ * Starts a build before the engine asks for it (engine/prebuild.ts), unless the image exists.
+ * The provider's create in this process waits for it and takes its image when tag and inputs
+ * hash match what the program asks for; a failed early build is forgotten (create builds
+ * again and reports that build's error).
+ */
+export function prebuildImage(i: ImageInputs): void {
+  const log = existingImageId(i.tag, i.hash).then((id) => (id ? undefined : build(i)));
+  early.set(
+    i.tag,
+    log.catch(() => undefined),
+  );
+}
+
+/** Waits for the early builds that nothing took over, and forgets them (at the deploy's end). */
+export async function settlePrebuilds(): Promise<void> {
+  const left = [...early.values()];
+  early.clear();
+  await Promise.allSettled(left);
+}
+
 export const imageHandler: ResourceHandler = {
   // caFile and logDir are machine-local settings, not build inputs: no rebuild when they move.
   inputKeys: ["tag", "hash"],
 
   async create(_urn, inputs) {
     const i = inputs as unknown as ImageInputs;
+    const started = early.get(i.tag);
+    early.delete(i.tag);
+    const earlyLog = await started;
     let imageId = await existingImageId(i.tag, i.hash);
-    let logFile = "";
+    // Built before the engine asked (prebuildImage), for exactly these inputs: the state says so.
+    const prebuilt = Boolean(imageId && earlyLog);
+    let logFile = prebuilt ? (earlyLog as string) : "";
     if (!imageId && i.pinned) {
       throw new Error(
         `image ${i.tag} of ${i.label} is gone, so that deployment cannot be redeployed without building; platform deployments shows which ones can be rolled back to`,
       );
     }
     if (!imageId) {
-      mkdirSync(i.logDir, { recursive: true, mode: 0o700 });
-      logFile = join(i.logDir, `build-${i.label}-${Date.now()}.log`);
-      // A Python or Node version built on first need (platform deploy did it already; pulumi up has not).
-      await ensureBaseImages(parseFromImages(i.dockerfile), baseImages());
-      await runBuild(i, logFile);
+      logFile = await build(i);
       imageId = await existingImageId(i.tag, i.hash);
       if (!imageId) throw new Error(`build of ${i.label} finished but image ${i.tag} is missing`);
     }
-    return { id: i.tag, outs: { imageId, logFile, reused: logFile === "" } };
+    return { id: i.tag, outs: { imageId, logFile, reused: logFile === "", prebuilt } };
   },
 
   async read(id) {

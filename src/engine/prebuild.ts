@@ -1,0 +1,66 @@
+import type { ImageInputs } from "../provider/docker/image.js";
+import { combineBuildHash, hashBuildInputs } from "../targets/shared/context-hash.js";
+import type { Checkpoint } from "./checkpoint.js";
+import { passphraseDecrypter, revealSecret } from "./state-secrets.js";
+
+/** An image whose build context changed since the last engine run: the inputs of that run's build, and its identity now. */
+export interface ChangedImage {
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly hash: string;
+  readonly tag: string;
+}
+
+/**
+ * The built images of a checkpoint whose context (what BuildKit would be sent) no longer
+ * gives the hash they were built with: a code change. Their new identity takes the last
+ * build's Dockerfile, ignore rules, arguments and variables' hash, so it is exactly the one
+ * the program will ask for when nothing but the code changed. A rollback's pinned images,
+ * and contexts that cannot be read, are left to the engine.
+ */
+export function changedImages(c: Checkpoint): ChangedImage[] {
+  const out: ChangedImage[] = [];
+  for (const r of c.resources) {
+    const i = r.inputs;
+    if (r.type !== "platform:docker:Image" || !i || i.pinned !== false) continue;
+    const { context, dockerfile, dockerignore, buildArgs, buildEnvHash, hash, tag } = i;
+    if (typeof context !== "string" || typeof dockerfile !== "string" || typeof buildEnvHash !== "string" || typeof tag !== "string")
+      continue;
+    try {
+      const inputsHash = hashBuildInputs({
+        context,
+        dockerfile,
+        dockerignore: typeof dockerignore === "string" ? dockerignore : undefined,
+        buildArgs: (buildArgs ?? {}) as Record<string, string>,
+      });
+      const now = combineBuildHash(inputsHash, buildEnvHash);
+      if (now !== hash) out.push({ inputs: i, hash: now, tag: `${tag.slice(0, tag.lastIndexOf(":"))}:${now.slice(0, 12)}` });
+    } catch {
+      /* the program reports an unreadable context */
+    }
+  }
+  return out;
+}
+
+/**
+ * A code change's builds, started before the engine (issue 29: the build was on the deploy's
+ * critical path, after the engine's start and the steps its image waits for). Each changed
+ * image is built with its last build's inputs, its variables decrypted from the checkpoint
+ * with the stack's passphrase. The provider, served from this process, takes the image only
+ * when tag and inputs hash equal what the program asks for, which includes the variables'
+ * hash: a build with other values can never be taken for it. Returns how many were started.
+ */
+export async function startPrebuilds(c: Checkpoint, passphrase: string): Promise<number> {
+  const changed = changedImages(c);
+  if (!changed.length || !c.saltState) return 0;
+  const decrypt = await passphraseDecrypter(passphrase, c.saltState);
+  if (!decrypt) return 0;
+  const { prebuildImage } = await import("../provider/docker/image.js");
+  let started = 0;
+  for (const x of changed) {
+    const buildEnv = x.inputs.buildEnv === undefined ? {} : revealSecret(x.inputs.buildEnv, decrypt);
+    if (typeof buildEnv !== "object" || buildEnv === null) continue;
+    prebuildImage({ ...(x.inputs as unknown as ImageInputs), buildEnv: buildEnv as Record<string, string>, hash: x.hash, tag: x.tag });
+    started++;
+  }
+  return started;
+}

@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { changedImages } from "../../../src/engine/prebuild.js";
+import { combineBuildHash, hashBuildInputs } from "../../../src/targets/shared/context-hash.js";
+
+const dockerfile = "FROM scratch\nCOPY . /app\n";
+const buildArgs = { PLATFORM_PYTHON_IMAGE: "platform-local/python:3.11" };
+const envHash = "e".repeat(64);
+
+/** A checkpoint's Image as the provider left it after a build of `context`. */
+function built(context: string, extra: Record<string, unknown> = {}) {
+  const hash = combineBuildHash(hashBuildInputs({ context, dockerfile, buildArgs }), envHash);
+  return {
+    urn: "urn:pulumi:preview::app::platform:docker:Image::api-image",
+    type: "platform:docker:Image",
+    inputs: {
+      context,
+      dockerfile,
+      buildArgs,
+      buildEnvHash: envHash,
+      buildEnv: {},
+      hash,
+      tag: `platform/app_api:${hash.slice(0, 12)}`,
+      pinned: false,
+      ...extra,
+    },
+  };
+}
+
+function context(): string {
+  const dir = mkdtempSync(join(tmpdir(), "prebuild-"));
+  writeFileSync(join(dir, "main.py"), "print('v1')\n");
+  return dir;
+}
+
+describe("which images a code change rebuilds, known before the engine", () => {
+  it("none while the context gives the hash the image was built with", () => {
+    expect(changedImages({ resources: [built(context())] })).toEqual([]);
+  });
+
+  it("a changed file: the identity the program will ask for, with the last build's arguments and variables' hash", () => {
+    const dir = context();
+    const image = built(dir);
+    writeFileSync(join(dir, "main.py"), "print('v2')\n");
+    const hash = combineBuildHash(hashBuildInputs({ context: dir, dockerfile, buildArgs }), envHash);
+    expect(hash).not.toBe(image.inputs.hash);
+    expect(changedImages({ resources: [image] })).toEqual([{ inputs: image.inputs, hash, tag: `platform/app_api:${hash.slice(0, 12)}` }]);
+  });
+
+  it("leaves a rollback's pinned image, a context that is gone and other resources to the engine", () => {
+    const dir = context();
+    const pinned = built(dir, { pinned: true });
+    const goneDir = context();
+    const gone = built(goneDir);
+    rmSync(goneDir, { recursive: true });
+    writeFileSync(join(dir, "main.py"), "print('v2')\n");
+    const other = { urn: "urn:pulumi:preview::app::platform:docker:Network::net", type: "platform:docker:Network", inputs: {} };
+    expect(changedImages({ resources: [pinned, gone, other] })).toEqual([]);
+  });
+});
