@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
@@ -34,7 +34,7 @@ async function status(): Promise<{ api: string; database: string; event_count: n
 const workspaceOf = (p: string) => join(process.env.PLATFORM_HOME ?? join(process.env.HOME as string, ".platform"), "projects", p);
 const containerOf = (service: string) => serviceContainers(project, service);
 /** A service's image as the stack's checkpoint has it: its outputs (prebuilt: taken from a build started before the engine). */
-function imageState(service: string): { tag?: string; prebuilt?: boolean } {
+function imageState(service: string): { tag?: string; prebuilt?: boolean; logDir?: string } {
   const file = join((backend.PLATFORM_BACKEND_URL as string).replace("file://", ""), ".pulumi", "stacks", project, "preview.json");
   const resources = JSON.parse(readFileSync(file, "utf8")).checkpoint.latest.resources as {
     urn: string;
@@ -191,6 +191,24 @@ describe("fullstack example on the local Docker engine", () => {
     ok(await deploy());
     expect(imageState("api").prebuilt).toBe(false);
     expect(execFileSync("docker", ["exec", containerOf("api"), "cat", "/greeting"], { encoding: "utf8" })).toBe("bonjour\n");
+  }, 600_000);
+
+  it("a build that fails before the engine runs once: its error is the deploy's, and the old API keeps answering", async () => {
+    const logDir = imageState("api").logDir as string;
+    const buildLogs = () => readdirSync(logDir).filter((f) => f.startsWith("build-api-")).length;
+    const before = buildLogs();
+    const ini = join(dir, "api", "alembic.ini");
+    const text = readFileSync(ini);
+    rmSync(ini);
+    try {
+      const r = await deploy();
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.stderr).toContain("build of api failed");
+      expect(buildLogs()).toBe(before + 1);
+      expect((await status()).database).toBe("ok");
+    } finally {
+      writeFileSync(ini, text);
+    }
   }, 600_000);
 
   it("a failing migration stops the deploy and the old API keeps answering", async () => {

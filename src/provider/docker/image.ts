@@ -131,20 +131,30 @@ async function build(i: ImageInputs): Promise<string> {
   return logFile;
 }
 
-/** Builds started before the engine (prebuildImage), by tag: the log file each one wrote (never a rejection). */
-const early = new Map<string, Promise<string | undefined>>();
+/** What a build started before the engine came to: its log file, or its error. */
+interface EarlyBuild {
+  readonly hash: string;
+  readonly logFile?: string;
+  readonly error?: Error;
+}
+
+/** Builds started before the engine (prebuildImage), by tag (never a rejection). */
+const early = new Map<string, Promise<EarlyBuild>>();
 
 /**
  * Starts a build before the engine asks for it (engine/prebuild.ts), unless the image exists.
- * The provider's create in this process waits for it and takes its image when tag and inputs
- * hash match what the program asks for; a failed early build is forgotten (create builds
- * again and reports that build's error).
+ * The provider's create in this process waits for it, and when the program asks for exactly
+ * this tag and inputs hash, takes its image, or reports its error (the same build with the
+ * same inputs: it is not run twice).
  */
 export function prebuildImage(i: ImageInputs): void {
-  const log = existingImageId(i.tag, i.hash).then((id) => (id ? undefined : build(i)));
+  const done = existingImageId(i.tag, i.hash).then((id) => (id ? undefined : build(i)));
   early.set(
     i.tag,
-    log.catch(() => undefined),
+    done.then(
+      (logFile) => ({ hash: i.hash, logFile }),
+      (error: Error) => ({ hash: i.hash, error }),
+    ),
   );
 }
 
@@ -163,11 +173,12 @@ export const imageHandler: ResourceHandler = {
     const i = inputs as unknown as ImageInputs;
     const started = early.get(i.tag);
     early.delete(i.tag);
-    const earlyLog = await started;
+    const before = await started;
+    if (before?.error && before.hash === i.hash && !i.pinned) throw before.error;
     let imageId = await existingImageId(i.tag, i.hash);
     // Built before the engine asked (prebuildImage), for exactly these inputs: the state says so.
-    const prebuilt = Boolean(imageId && earlyLog);
-    let logFile = prebuilt ? (earlyLog as string) : "";
+    const prebuilt = Boolean(imageId && before?.logFile && before.hash === i.hash);
+    let logFile = prebuilt ? (before?.logFile as string) : "";
     if (!imageId && i.pinned) {
       throw new Error(
         `image ${i.tag} of ${i.label} is gone, so that deployment cannot be redeployed without building; platform deployments shows which ones can be rolled back to`,
