@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Credentials } from "./credentials.js";
 import { fileBackendDir } from "./recover.js";
-import { SECRET_SIG } from "./state-secrets.js";
+import { SIG_KEY } from "../provider/wire.js";
 
 export interface CheckpointResource {
   readonly urn: string;
@@ -70,7 +70,7 @@ export function rootOutputs(resources: readonly CheckpointResource[]): Record<st
   const root = resources.find((r) => r.type === "pulumi:pulumi:Stack");
   return Object.fromEntries(
     Object.entries(root?.outputs ?? {}).map(([k, v]) => {
-      const secret = typeof v === "object" && v !== null && SECRET_SIG in v;
+      const secret = typeof v === "object" && v !== null && SIG_KEY in v;
       return [k, secret ? { value: "[secret]", secret: true } : { value: v, secret: false }];
     }),
   );

@@ -9,7 +9,7 @@ import { serializeFrontDoor, serializePublicEdge } from "../plan/settings.js";
 import type { FrontDoor, PublicEdge } from "../plan/types.js";
 import { homePaths } from "../home/layout.js";
 import { PLATFORM_VERSION } from "../version.js";
-import { type CheckpointResource, checkpointResources, readCheckpoint, rootOutputs } from "./checkpoint.js";
+import { type Checkpoint, type CheckpointResource, checkpointResources, readCheckpoint, rootOutputs } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
 import { applyProgress, type DeploymentRecord, gitInfo, newDeploymentId, saveConfigCopy, saveRecord } from "./history.js";
 import { acquireStackLock } from "./lock.js";
@@ -175,11 +175,14 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     }
     saveRecord(record);
     await writeStackConfig(stack, o, id);
-    if (!recovery) prebuilding = prebuild(o);
+    // The last checkpoint (none while a recovery is pending) and the stack's settings, read once.
+    const checkpoint = recovery ? undefined : readCheckpoint(o.creds, o.project, o.env);
+    const config = dockerOnFileBackend(o);
+    if (checkpoint && config) prebuilding = prebuild(checkpoint, o.creds.passphrase);
     // Cheap checks first, without the engine: whether the state still matches Docker, and
     // whether the program asks for what the last engine run applied (no-op.ts).
-    const resources = recovery || !o.inSync ? undefined : checkpointResources(o.creds, o.project, o.env);
-    const [fingerprint, inSync] = await Promise.all([fingerprintOf(o), resources ? o.inSync!(resources) : false]);
+    const resources = o.inSync ? checkpoint?.resources : undefined;
+    const [fingerprint, inSync] = await Promise.all([fingerprintOf(o, config), resources ? o.inSync!(resources) : false]);
     const applied = readApplied(o.project, o.env);
     if (inSync && unchangedSince(applied, fingerprint, resources)) return skipEngine(o, record, resources!, applied);
     const result = await runUp(stack, o, record, !inSync);
@@ -202,11 +205,10 @@ function dockerOnFileBackend(o: DeployOptions): Record<string, StackConfigValue>
 }
 
 /** A code change's builds, started before the engine (prebuild.ts), for the provider served from this process. */
-async function prebuild(o: DeployOptions): Promise<number> {
-  const checkpoint = dockerOnFileBackend(o) && process.env.PLATFORM_PROVIDER_PROCESS !== "1" && readCheckpoint(o.creds, o.project, o.env);
-  if (!checkpoint) return 0;
+async function prebuild(checkpoint: Checkpoint, passphrase: string): Promise<number> {
+  if (process.env.PLATFORM_PROVIDER_PROCESS === "1") return 0;
   pickSetupDockerCli();
-  return startPrebuilds(checkpoint, o.creds.passphrase).catch(() => 0);
+  return startPrebuilds(checkpoint, passphrase).catch(() => 0);
 }
 
 /**
@@ -214,9 +216,8 @@ async function prebuild(o: DeployOptions): Promise<number> {
  * new every time): only where a no-op can be proven, a Docker stack on a file backend, and
  * not for a rollback. PLATFORM_ENGINE_SKIP=0 always runs the engine.
  */
-async function fingerprintOf(o: DeployOptions): Promise<string | undefined> {
-  const config = o.inSync && process.env.PLATFORM_ENGINE_SKIP !== "0" && dockerOnFileBackend(o);
-  if (!config) return undefined;
+async function fingerprintOf(o: DeployOptions, config: Record<string, StackConfigValue> | undefined): Promise<string | undefined> {
+  if (!config || !o.inSync || process.env.PLATFORM_ENGINE_SKIP === "0") return undefined;
   const settings = { ...config, "platform:deploymentId": { value: "", secret: false } };
   return programFingerprint(o.project, o.env, settings).catch(() => undefined);
 }

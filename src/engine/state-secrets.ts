@@ -1,5 +1,6 @@
 import { createDecipheriv, pbkdf2 } from "node:crypto";
 import { promisify } from "node:util";
+import { SIG_KEY } from "../provider/wire.js";
 
 /**
  * Pulumi's passphrase secrets, read without its CLI (what sdk/go/common/resource/config/crypt.go
@@ -9,9 +10,6 @@ import { promisify } from "node:util";
  */
 const ROUNDS = 1_000_000;
 const TAG_BYTES = 16;
-
-/** Pulumi's marker of a secret value in a checkpoint (its ciphertext object). */
-export const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 
 function decryptWith(key: Buffer, value: string): string {
   const [version, nonce, sealed] = value.split(":");
@@ -43,7 +41,7 @@ export async function passphraseDecrypter(passphrase: string, saltState: string)
 
 /** A checkpoint's secret value ({SIG, ciphertext}) in clear, or undefined when it is not one. */
 export function revealSecret(value: unknown, decrypt: (value: string) => string): unknown {
-  if (typeof value !== "object" || value === null || !(SECRET_SIG in value)) return undefined;
+  if (typeof value !== "object" || value === null || !(SIG_KEY in value)) return undefined;
   const ciphertext = (value as { ciphertext?: unknown }).ciphertext;
   return typeof ciphertext === "string" ? JSON.parse(decrypt(ciphertext)) : undefined;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { passphraseDecrypter, revealSecret, SECRET_SIG } from "../../../src/engine/state-secrets.js";
+import { passphraseDecrypter, revealSecret } from "../../../src/engine/state-secrets.js";
+import { SIG_KEY as SECRET_SIG } from "../../../src/provider/wire.js";
 
 /**
  * Made by Pulumi 3.259's own CLI (`PULUMI_CONFIG_PASSPHRASE=correct-horse-battery pulumi config
