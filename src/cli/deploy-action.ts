@@ -13,6 +13,7 @@ import { scanSources } from "../plan/scan-source.js";
 import type { Plan } from "../plan/types.js";
 import { ensureBaseImages } from "../provider/docker/base-images.js";
 import { remoteEngineAddress } from "../docker-ssh.js";
+import { plannedBuilds } from "../targets/shared/context-hash.js";
 import { copyBaseImagesToServer } from "../runtime/base-images.js";
 import { requireEngine } from "../runtime/docker.js";
 import { DEFAULT_ENV, resolveStack } from "./context.js";
@@ -124,6 +125,7 @@ export async function runDeploy(o: DeployOptions): Promise<void> {
         frontDoor: door.frontDoor,
         ...(httpsPort !== undefined ? { httpsPort } : {}),
         order: plan.services.map((s) => s.name),
+        builds: plannedBuilds(plan.services),
       },
       { ...o, cronScheduler: where.target !== "kubernetes" },
       notes,

@@ -8,7 +8,7 @@ import { createDeployView } from "./deploy-view.js";
 import { pickRenderer, printJson, type RendererKind } from "./render.js";
 import { studioLink } from "./studio-action.js";
 
-type EngineOptions = Pick<DeployOptions, StackSettingKey | "order" | "rollback">;
+type EngineOptions = Pick<DeployOptions, StackSettingKey | "order" | "builds" | "rollback">;
 
 /**
  * Ctrl-C (or SIGTERM) once: the engine finishes the steps in flight and starts nothing new.

@@ -8,6 +8,7 @@ import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "../plan/constants.js";
 import { serializeFrontDoor, serializePublicEdge } from "../plan/settings.js";
 import type { FrontDoor, PublicEdge } from "../plan/types.js";
 import { homePaths } from "../home/layout.js";
+import type { BuildInputs } from "../targets/shared/context-hash.js";
 import { PLATFORM_VERSION } from "../version.js";
 import { type Checkpoint, type CheckpointResource, checkpointResources, readCheckpoint, rootOutputs } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
@@ -56,6 +57,8 @@ export interface DeployOptions {
   readonly signal?: AbortSignal;
   /** Service names in plan order: the order of the URL lines. */
   readonly order?: readonly string[];
+  /** Per built service, what its build is given now (context-hash.ts buildInputsOf): a code change's build starts early only for these. */
+  readonly builds?: ReadonlyMap<string, BuildInputs>;
   /** Where platform.yml's paths start, when the file is kept elsewhere (a rollback's copy). */
   readonly projectDir?: string;
   /** Redeploy an earlier deployment's images and configuration, without building. */
@@ -178,7 +181,7 @@ export async function deploy(o: DeployOptions): Promise<DeployResult> {
     // The last checkpoint (none while a recovery is pending) and the stack's settings, read once.
     const checkpoint = recovery ? undefined : readCheckpoint(o.creds, o.project, o.env);
     const config = dockerOnFileBackend(o);
-    if (checkpoint && config) prebuilding = prebuild(checkpoint, o.creds.passphrase);
+    if (checkpoint && config && o.builds) prebuilding = prebuild(checkpoint, o.creds.passphrase, o.builds);
     // Cheap checks first, without the engine: whether the state still matches Docker, and
     // whether the program asks for what the last engine run applied (no-op.ts).
     const resources = o.inSync ? checkpoint?.resources : undefined;
@@ -205,10 +208,10 @@ function dockerOnFileBackend(o: DeployOptions): Record<string, StackConfigValue>
 }
 
 /** A code change's builds, started before the engine (prebuild.ts), for the provider served from this process. */
-async function prebuild(checkpoint: Checkpoint, passphrase: string): Promise<number> {
+async function prebuild(checkpoint: Checkpoint, passphrase: string, builds: ReadonlyMap<string, BuildInputs>): Promise<number> {
   if (process.env.PLATFORM_PROVIDER_PROCESS === "1") return 0;
   pickSetupDockerCli();
-  return startPrebuilds(checkpoint, passphrase).catch(() => 0);
+  return startPrebuilds(checkpoint, passphrase, builds).catch(() => 0);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ImageInputs } from "../provider/docker/image.js";
-import { combineBuildHash, hashBuildInputs } from "../targets/shared/context-hash.js";
+import { type BuildInputs, combineBuildHash, hashBuildInputs, sameBuildInputs } from "../targets/shared/context-hash.js";
 import type { Checkpoint } from "./checkpoint.js";
 import { passphraseDecrypter, revealSecret } from "./state-secrets.js";
 
@@ -12,28 +12,38 @@ export interface ChangedImage {
 
 /**
  * The built images of a checkpoint whose context (what BuildKit would be sent) no longer
- * gives the hash they were built with: a code change. Their new identity takes the last
- * build's Dockerfile, ignore rules, arguments and variables' hash, so it is exactly the one
- * the program will ask for when nothing but the code changed. A rollback's pinned images,
- * and contexts that cannot be read, are left to the engine.
+ * gives the hash they were built with: a code change. Only an image whose build is given
+ * exactly what its last build was (`builds`, from platform.yml now: Dockerfile, ignore rules,
+ * arguments) is taken: its new identity, with the last build's variables' hash, is then the
+ * one the program will ask for when nothing but the code changed. A changed Dockerfile or
+ * recipe is left to the engine, as are a rollback's pinned images, a service no longer built
+ * and contexts that cannot be read.
  */
-export function changedImages(c: Checkpoint): ChangedImage[] {
+export function changedImages(c: Checkpoint, builds: ReadonlyMap<string, BuildInputs>): ChangedImage[] {
   const out: ChangedImage[] = [];
   for (const r of c.resources) {
     const i = r.inputs;
     if (r.type !== "platform:docker:Image" || !i || i.pinned !== false) continue;
+    const now = builds.get(r.urn.slice(r.urn.lastIndexOf("::") + 2).replace(/-image$/, ""));
     const { context, dockerfile, dockerignore, buildArgs, buildEnvHash, hash, tag } = i;
-    if (typeof context !== "string" || typeof dockerfile !== "string" || typeof buildEnvHash !== "string" || typeof tag !== "string")
+    if (
+      !now ||
+      typeof context !== "string" ||
+      typeof dockerfile !== "string" ||
+      typeof buildEnvHash !== "string" ||
+      typeof tag !== "string"
+    )
       continue;
+    const last = {
+      context,
+      dockerfile,
+      dockerignore: typeof dockerignore === "string" ? dockerignore : undefined,
+      buildArgs: (buildArgs ?? {}) as Record<string, string>,
+    };
+    if (!sameBuildInputs(now, last)) continue;
     try {
-      const inputsHash = hashBuildInputs({
-        context,
-        dockerfile,
-        dockerignore: typeof dockerignore === "string" ? dockerignore : undefined,
-        buildArgs: (buildArgs ?? {}) as Record<string, string>,
-      });
-      const now = combineBuildHash(inputsHash, buildEnvHash);
-      if (now !== hash) out.push({ inputs: i, hash: now, tag: `${tag.slice(0, tag.lastIndexOf(":"))}:${now.slice(0, 12)}` });
+      const next = combineBuildHash(hashBuildInputs(now), buildEnvHash);
+      if (next !== hash) out.push({ inputs: i, hash: next, tag: `${tag.slice(0, tag.lastIndexOf(":"))}:${next.slice(0, 12)}` });
     } catch {
       /* the program reports an unreadable context */
     }
@@ -49,8 +59,8 @@ export function changedImages(c: Checkpoint): ChangedImage[] {
  * when tag and inputs hash equal what the program asks for, which includes the variables'
  * hash: a build with other values can never be taken for it. Returns how many were started.
  */
-export async function startPrebuilds(c: Checkpoint, passphrase: string): Promise<number> {
-  const changed = changedImages(c);
+export async function startPrebuilds(c: Checkpoint, passphrase: string, builds: ReadonlyMap<string, BuildInputs>): Promise<number> {
+  const changed = changedImages(c, builds);
   if (!changed.length || !c.saltState) return 0;
   const decrypt = await passphraseDecrypter(passphrase, c.saltState);
   if (!decrypt) return 0;

@@ -1,4 +1,4 @@
-import { execFileSync, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -26,7 +26,7 @@ const marker = unique("s3m");
 const outputs: CliResult[] = [];
 let env: Record<string, string> = {};
 let bucket: S3Location;
-let server: ChildProcess | undefined;
+let stopServer: (() => Promise<void>) | undefined;
 let urls: Record<string, string> = {};
 let ca = "";
 
@@ -42,14 +42,14 @@ describe("backups in an S3-compatible bucket (Docker, versitygw)", () => {
   beforeAll(async () => {
     requireToolchain();
     const gw = await startVersitygw();
-    ({ server, bucket, accessKey, secretKey } = gw);
+    ({ stop: stopServer, bucket, accessKey, secretKey } = gw);
     env = { ...backend, ...gw.env };
     copyExample("fullstack", dir);
   });
 
   afterAll(async () => {
     await runCli(["destroy", "--yes", "--delete-data", "--project", project], { cwd: dir, env });
-    server?.kill("SIGTERM");
+    await stopServer?.();
     rmSync(dir, { recursive: true, force: true });
     rmSync(dirname(homePaths.backupsDir(project, "preview")), { recursive: true, force: true });
     forgetProject(project);

@@ -43,6 +43,11 @@ function imageState(service: string): { tag?: string; prebuilt?: boolean; logDir
   return resources.find((r) => r.urn.endsWith(`::${service}-image`))?.outputs ?? {};
 }
 
+/** How many builds of api have run (each writes its log: an early one too). */
+function apiBuildLogs(): number {
+  return readdirSync(imageState("api").logDir as string).filter((f) => f.startsWith("build-api-")).length;
+}
+
 describe("fullstack example on the local Docker engine", () => {
   beforeAll(() => {
     requireToolchain();
@@ -179,6 +184,10 @@ describe("fullstack example on the local Docker engine", () => {
   it("an early build made with the last values is not taken when a value the build reads changed too", async () => {
     const dockerfile = join(dir, "api", "Dockerfile");
     const yml = join(dir, "platform.yml");
+    // A changed Dockerfile with changed code is built once, by the engine: no early build with
+    // the last Dockerfile is started beside it.
+    const builds = apiBuildLogs();
+    writeFileSync(join(dir, "api", "app", "version.txt"), "v2-greeting\n");
     writeFileSync(
       dockerfile,
       readFileSync(dockerfile, "utf8").replace("USER app\n", 'ARG GREETING\nRUN echo "$GREETING" > /greeting\nUSER app\n'),
@@ -186,6 +195,8 @@ describe("fullstack example on the local Docker engine", () => {
     const env = "      CORS_ORIGINS: ${web.external_url}\n";
     writeFileSync(yml, readFileSync(yml, "utf8").replace(env, `${env}      GREETING: hello\n`));
     ok(await deploy());
+    expect(apiBuildLogs()).toBe(builds + 1);
+    expect(imageState("api").prebuilt).toBe(false);
     writeFileSync(join(dir, "api", "app", "version.txt"), "v3\n");
     writeFileSync(yml, readFileSync(yml, "utf8").replace("GREETING: hello", "GREETING: bonjour"));
     ok(await deploy());
@@ -194,9 +205,7 @@ describe("fullstack example on the local Docker engine", () => {
   }, 600_000);
 
   it("a build that fails before the engine runs once: its error is the deploy's, and the old API keeps answering", async () => {
-    const logDir = imageState("api").logDir as string;
-    const buildLogs = () => readdirSync(logDir).filter((f) => f.startsWith("build-api-")).length;
-    const before = buildLogs();
+    const before = apiBuildLogs();
     const ini = join(dir, "api", "alembic.ini");
     const text = readFileSync(ini);
     rmSync(ini);
@@ -204,7 +213,7 @@ describe("fullstack example on the local Docker engine", () => {
       const r = await deploy();
       expect(r.code, r.stdout + r.stderr).toBe(1);
       expect(r.stderr).toContain("build of api failed");
-      expect(buildLogs()).toBe(before + 1);
+      expect(apiBuildLogs()).toBe(before + 1);
       expect((await status()).database).toBe("ok");
     } finally {
       writeFileSync(ini, text);

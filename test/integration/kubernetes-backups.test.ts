@@ -94,7 +94,7 @@ describe("backups and restore on the Kubernetes test cluster", () => {
   afterAll(async () => {
     await runCli(["destroy", "--yes", "--delete-data", "--project", project, "--env", "pr1"], { cwd: dir, env: backend });
     await runCli(["destroy", "--yes", "--delete-data", "--project", project], { cwd: dir, env: backend });
-    s3?.server.kill("SIGTERM");
+    await s3?.stop();
     rmSync(dirname(dir), { recursive: true, force: true });
     rmSync(dirname(homePaths.backupsDir(project, "preview")), { recursive: true, force: true });
     forgetProject(project);

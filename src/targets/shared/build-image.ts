@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import { variablesSeenBy } from "../../plan/dockerfile-args.js";
 import { imageRepository } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
-import { combineBuildHash, hashBuildEnv, hashBuildInputs } from "./context-hash.js";
+import { buildInputsOf, combineBuildHash, hashBuildEnv, hashBuildInputs } from "./context-hash.js";
 import { Image, PulledImage } from "./resources.js";
 
 /** What building a service's image needs from the program, whatever the target. */
@@ -32,21 +31,17 @@ function pickBuildEnv(env: pulumi.Output<Record<string, string>>, names: readonl
  * need (the URL words, a database password), never on containers, so builds start at once.
  */
 export function createImage(s: PlannedService, plan: Plan, env: pulumi.Output<Record<string, string>>, opts: ImageBuildOptions): Image {
-  const b = s.build!;
-  const dockerfile = b.kind === "recipe" ? b.recipe.dockerfile : readFileSync(b.dockerfilePath, "utf8");
-  const dockerignore = b.kind === "recipe" ? b.recipe.dockerignore : undefined;
+  const inputs = buildInputsOf(s)!;
+  const { dockerfile } = inputs;
   const pinned = opts.pinnedImages?.[s.name];
   const common = {
-    context: b.context,
-    dockerfile,
-    dockerignore,
-    buildArgs: b.buildArgs,
+    ...inputs,
     caFile: opts.caFile,
     logDir: opts.logDir,
     label: s.name,
   };
   if (pinned) return new Image(`${s.name}-image`, { ...common, tag: pinned.tag, hash: pinned.hash, pinned: true });
-  const inputsHash = hashBuildInputs({ context: b.context, dockerfile, dockerignore, buildArgs: b.buildArgs });
+  const inputsHash = hashBuildInputs(inputs);
   const buildEnv = pulumi.secret(pickBuildEnv(env, s.buildEnv));
   const buildEnvHash = pulumi.unsecret(
     pickBuildEnv(env, variablesSeenBy(dockerfile, s.buildEnv)).apply((values) => hashBuildEnv(values, opts.buildEnvKey)),

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { platformHome } from "../../../src/home/layout.js";
@@ -9,10 +9,12 @@ import { freePort, unique } from "./env.js";
 /**
  * A real S3 server on 127.0.0.1 for the backup tests: versitygw (built from Go modules by
  * scripts/setup/versitygw.sh) on a fresh directory and a free port, with keys of its own and the
- * bucket "backups" made; `env` is what points the CLI at it (prefix "team").
+ * bucket "backups" made; `env` is what points the CLI at it (prefix "team"). `stop()` ends the
+ * server and removes its directory (the bucket's objects: about 50 MB after a backup test).
  */
 export async function startVersitygw(): Promise<{
   server: ChildProcess;
+  stop: () => Promise<void>;
   bucket: S3Location;
   env: Record<string, string>;
   accessKey: string;
@@ -50,5 +52,13 @@ export async function startVersitygw(): Promise<{
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  return { server, bucket, env, accessKey, secretKey };
+  const stop = async () => {
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((r) => server.once("exit", r));
+      server.kill("SIGTERM");
+      await exited;
+    }
+    rmSync(data, { recursive: true, force: true });
+  };
+  return { server, stop, bucket, env, accessKey, secretKey };
 }
