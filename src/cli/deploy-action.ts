@@ -13,7 +13,7 @@ import { scanSources } from "../plan/scan-source.js";
 import type { Plan } from "../plan/types.js";
 import { ensureBaseImages } from "../provider/docker/base-images.js";
 import { remoteEngineAddress } from "../docker-ssh.js";
-import { plannedBuilds } from "../targets/shared/context-hash.js";
+import { plannedBuilds } from "../targets/shared/planned-build.js";
 import { copyBaseImagesToServer } from "../runtime/base-images.js";
 import { requireEngine } from "../runtime/docker.js";
 import { DEFAULT_ENV, resolveStack } from "./context.js";

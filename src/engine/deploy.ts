@@ -8,7 +8,7 @@ import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "../plan/constants.js";
 import { serializeFrontDoor, serializePublicEdge } from "../plan/settings.js";
 import type { FrontDoor, PublicEdge } from "../plan/types.js";
 import { homePaths } from "../home/layout.js";
-import type { BuildInputs } from "../targets/shared/context-hash.js";
+import type { PlannedBuild } from "../targets/shared/planned-build.js";
 import { PLATFORM_VERSION } from "../version.js";
 import { type Checkpoint, type CheckpointResource, checkpointResources, readCheckpoint, rootOutputs } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
@@ -57,8 +57,8 @@ export interface DeployOptions {
   readonly signal?: AbortSignal;
   /** Service names in plan order: the order of the URL lines. */
   readonly order?: readonly string[];
-  /** Per built service, what its build is given now (context-hash.ts buildInputsOf): a code change's build starts early only for these. */
-  readonly builds?: ReadonlyMap<string, BuildInputs>;
+  /** Per built service, what its build is given now (targets/shared/planned-build.ts): a code change's build starts early only for these. */
+  readonly builds?: ReadonlyMap<string, PlannedBuild>;
   /** Where platform.yml's paths start, when the file is kept elsewhere (a rollback's copy). */
   readonly projectDir?: string;
   /** Redeploy an earlier deployment's images and configuration, without building. */
@@ -208,7 +208,7 @@ function dockerOnFileBackend(o: DeployOptions): Record<string, StackConfigValue>
 }
 
 /** A code change's builds, started before the engine (prebuild.ts), for the provider served from this process. */
-async function prebuild(checkpoint: Checkpoint, passphrase: string, builds: ReadonlyMap<string, BuildInputs>): Promise<number> {
+async function prebuild(checkpoint: Checkpoint, passphrase: string, builds: ReadonlyMap<string, PlannedBuild>): Promise<number> {
   if (process.env.PLATFORM_PROVIDER_PROCESS === "1") return 0;
   pickSetupDockerCli();
   return startPrebuilds(checkpoint, passphrase, builds).catch(() => 0);

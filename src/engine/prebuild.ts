@@ -1,11 +1,14 @@
 import type { ImageInputs } from "../provider/docker/image.js";
-import { type BuildInputs, combineBuildHash, hashBuildInputs, sameBuildInputs } from "../targets/shared/context-hash.js";
+import { combineBuildHash, hashBuildInputs } from "../targets/shared/context-hash.js";
+import { type PlannedBuild, sameBuildInputs, sameSeenEnv } from "../targets/shared/planned-build.js";
 import type { Checkpoint } from "./checkpoint.js";
 import { passphraseDecrypter, revealSecret } from "./state-secrets.js";
 
 /** An image whose build context changed since the last engine run: the inputs of that run's build, and its identity now. */
 export interface ChangedImage {
   readonly inputs: Readonly<Record<string, unknown>>;
+  /** What platform.yml gives the build now. */
+  readonly build: PlannedBuild;
   readonly hash: string;
   readonly tag: string;
 }
@@ -19,7 +22,7 @@ export interface ChangedImage {
  * recipe is left to the engine, as are a rollback's pinned images, a service no longer built
  * and contexts that cannot be read.
  */
-export function changedImages(c: Checkpoint, builds: ReadonlyMap<string, BuildInputs>): ChangedImage[] {
+export function changedImages(c: Checkpoint, builds: ReadonlyMap<string, PlannedBuild>): ChangedImage[] {
   const out: ChangedImage[] = [];
   for (const r of c.resources) {
     const i = r.inputs;
@@ -43,7 +46,7 @@ export function changedImages(c: Checkpoint, builds: ReadonlyMap<string, BuildIn
     if (!sameBuildInputs(now, last)) continue;
     try {
       const next = combineBuildHash(hashBuildInputs(now), buildEnvHash);
-      if (next !== hash) out.push({ inputs: i, hash: next, tag: `${tag.slice(0, tag.lastIndexOf(":"))}:${next.slice(0, 12)}` });
+      if (next !== hash) out.push({ inputs: i, build: now, hash: next, tag: `${tag.slice(0, tag.lastIndexOf(":"))}:${next.slice(0, 12)}` });
     } catch {
       /* the program reports an unreadable context */
     }
@@ -55,11 +58,12 @@ export function changedImages(c: Checkpoint, builds: ReadonlyMap<string, BuildIn
  * A code change's builds, started before the engine (issue 29: the build was on the deploy's
  * critical path, after the engine's start and the steps its image waits for). Each changed
  * image is built with its last build's inputs, its variables decrypted from the checkpoint
- * with the stack's passphrase. The provider, served from this process, takes the image only
- * when tag and inputs hash equal what the program asks for, which includes the variables'
- * hash: a build with other values can never be taken for it. Returns how many were started.
+ * with the stack's passphrase, unless platform.yml now writes another value for one the
+ * build reads. The provider, served from this process, takes the image only when tag and
+ * inputs hash equal what the program asks for, which includes the variables' hash: a build
+ * with other values can never be taken for it. Returns how many were started.
  */
-export async function startPrebuilds(c: Checkpoint, passphrase: string, builds: ReadonlyMap<string, BuildInputs>): Promise<number> {
+export async function startPrebuilds(c: Checkpoint, passphrase: string, builds: ReadonlyMap<string, PlannedBuild>): Promise<number> {
   const changed = changedImages(c, builds);
   if (!changed.length || !c.saltState) return 0;
   const decrypt = await passphraseDecrypter(passphrase, c.saltState);
@@ -68,7 +72,8 @@ export async function startPrebuilds(c: Checkpoint, passphrase: string, builds: 
   let started = 0;
   for (const x of changed) {
     const buildEnv = x.inputs.buildEnv === undefined ? {} : revealSecret(x.inputs.buildEnv, decrypt);
-    if (typeof buildEnv !== "object" || buildEnv === null) continue;
+    // A value the build reads that platform.yml now writes otherwise: the program asks for another build.
+    if (typeof buildEnv !== "object" || buildEnv === null || !sameSeenEnv(x.build, buildEnv as Record<string, string>)) continue;
     prebuildImage({ ...(x.inputs as unknown as ImageInputs), buildEnv: buildEnv as Record<string, string>, hash: x.hash, tag: x.tag });
     started++;
   }

@@ -2,7 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { variablesSeenBy } from "../../plan/dockerfile-args.js";
 import { imageRepository } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
-import { buildInputsOf, combineBuildHash, hashBuildEnv, hashBuildInputs } from "./context-hash.js";
+import { combineBuildHash, hashBuildEnv, hashBuildInputs } from "./context-hash.js";
+import { buildInputsOf } from "./planned-build.js";
 import { Image, PulledImage } from "./resources.js";
 
 /** What building a service's image needs from the program, whatever the target. */

@@ -7,7 +7,6 @@ import { createHash, createHmac, type Hash } from "node:crypto";
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, realpathSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { VisibleError } from "../../errors.js";
-import type { PlannedService } from "../../plan/types.js";
 import { parseDockerignore, type IgnoreRules } from "./dockerignore.js";
 
 export interface BuildInputs {
@@ -21,35 +20,6 @@ export interface BuildInputs {
    */
   readonly dockerignore?: string;
   readonly buildArgs: Readonly<Record<string, string>>;
-}
-
-/** What a built service's build is given (the Dockerfile read from its file, or the recipe's); undefined when it is not built. */
-export function buildInputsOf(s: PlannedService): BuildInputs | undefined {
-  const b = s.build;
-  if (!b) return undefined;
-  if (b.kind === "recipe")
-    return { context: b.context, dockerfile: b.recipe.dockerfile, dockerignore: b.recipe.dockerignore, buildArgs: b.buildArgs };
-  return { context: b.context, dockerfile: readFileSync(b.dockerfilePath, "utf8"), dockerignore: undefined, buildArgs: b.buildArgs };
-}
-
-/** Per built service, what its build is given now; a Dockerfile that cannot be read is left out (the program reports it). */
-export function plannedBuilds(services: readonly PlannedService[]): Map<string, BuildInputs> {
-  const out = new Map<string, BuildInputs>();
-  for (const s of services) {
-    try {
-      const b = buildInputsOf(s);
-      if (b) out.set(s.name, b);
-    } catch {
-      /* the program reports an unreadable Dockerfile */
-    }
-  }
-  return out;
-}
-
-/** Whether two builds are given the same Dockerfile, ignore rules, arguments and context directory. */
-export function sameBuildInputs(a: BuildInputs, b: BuildInputs): boolean {
-  const args = (x: BuildInputs) => JSON.stringify(Object.entries(x.buildArgs).sort(([k], [l]) => (k < l ? -1 : k > l ? 1 : 0)));
-  return a.context === b.context && a.dockerfile === b.dockerfile && a.dockerignore === b.dockerignore && args(a) === args(b);
 }
 
 /** One entry BuildKit sends: f(ile), d(irectory), l(ink), p(ipe), s(ocket), c/b (devices). */

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { changedImages } from "../../../src/engine/prebuild.js";
-import { type BuildInputs, combineBuildHash, hashBuildInputs } from "../../../src/targets/shared/context-hash.js";
+import { combineBuildHash, hashBuildInputs } from "../../../src/targets/shared/context-hash.js";
+import type { PlannedBuild } from "../../../src/targets/shared/planned-build.js";
 
 const dockerfile = "FROM scratch\nCOPY . /app\n";
 const buildArgs = { PLATFORM_PYTHON_IMAGE: "platform-local/python:3.11" };
@@ -30,7 +31,8 @@ function built(context: string, extra: Record<string, unknown> = {}) {
 }
 
 /** What platform.yml gives api's build now: the same Dockerfile, ignore rules and arguments unless said. */
-const now = (context: string, change: Partial<BuildInputs> = {}) => new Map([["api", { context, dockerfile, buildArgs, ...change }]]);
+const now = (context: string, change: Partial<PlannedBuild> = {}) =>
+  new Map<string, PlannedBuild>([["api", { context, dockerfile, buildArgs, seenEnv: {}, ...change }]]);
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -56,7 +58,7 @@ describe("which images a code change rebuilds, known before the engine", () => {
     writeFileSync(join(dir, "main.py"), "print('v2')\n");
     const hash = combineBuildHash(hashBuildInputs({ context: dir, dockerfile, buildArgs }), envHash);
     expect(hash).not.toBe(image.inputs.hash);
-    const expected = [{ inputs: image.inputs, hash, tag: `platform/app_api:${hash.slice(0, 12)}` }];
+    const expected = [{ inputs: image.inputs, build: now(dir).get("api"), hash, tag: `platform/app_api:${hash.slice(0, 12)}` }];
     expect(changedImages({ resources: [image] }, now(dir))).toEqual(expected);
     // The arguments' order is not what they are.
     const reordered = Object.fromEntries(Object.entries({ ...buildArgs, A: "1" }).reverse());
