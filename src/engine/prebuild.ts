@@ -2,6 +2,7 @@ import type { ImageInputs } from "../provider/docker/image.js";
 import { combineBuildHash, hashBuildInputs } from "../targets/shared/context-hash.js";
 import { type PlannedBuild, sameBuildInputs, sameSeenEnv } from "../targets/shared/planned-build.js";
 import type { Checkpoint } from "./checkpoint.js";
+import { parseUrn } from "./progress.js";
 import { passphraseDecrypter, revealSecret } from "./state-secrets.js";
 
 /** An image whose build context changed since the last engine run: the inputs of that run's build, and its identity now. */
@@ -27,7 +28,7 @@ export function changedImages(c: Checkpoint, builds: ReadonlyMap<string, Planned
   for (const r of c.resources) {
     const i = r.inputs;
     if (r.type !== "platform:docker:Image" || !i || i.pinned !== false) continue;
-    const now = builds.get(r.urn.slice(r.urn.lastIndexOf("::") + 2).replace(/-image$/, ""));
+    const now = builds.get(parseUrn(r.urn).name.replace(/-image$/, ""));
     const { context, dockerfile, dockerignore, buildArgs, buildEnvHash, hash, tag } = i;
     if (
       !now ||

@@ -156,16 +156,18 @@ function updateWithFile(h: Hash, file: string): void {
   }
 }
 
+/** The build arguments in one canonical text (their order in platform.yml is not what they are). */
+export function buildArgsText(args: Readonly<Record<string, string>>): string {
+  return JSON.stringify(Object.entries(args).sort());
+}
+
 /** A hash of everything a build reads: the entries BuildKit sends, the Dockerfile and the build arguments. */
 export function hashBuildInputs(inputs: BuildInputs): string {
   const entries = listBuildContext(inputs.context, inputs.dockerignore);
   const h = createHash("sha256");
   // The format's version: a change of what is hashed must not collide with old hashes.
   h.update("platform-build-inputs/2\0");
-  h.update(inputs.dockerfile)
-    .update("\0")
-    .update(JSON.stringify(Object.entries(inputs.buildArgs).sort()))
-    .update("\0");
+  h.update(inputs.dockerfile).update("\0").update(buildArgsText(inputs.buildArgs)).update("\0");
   for (const e of entries) {
     h.update(`${e.type}\0${e.path}\0${e.mode.toString(8)}\0`);
     if (e.type === "l") h.update(`${e.target}\0`);

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { variablesSeenBy } from "../../plan/dockerfile-args.js";
 import type { PlannedService } from "../../plan/types.js";
-import type { BuildInputs } from "./context-hash.js";
+import { type BuildInputs, buildArgsText } from "./context-hash.js";
 
 export interface PlannedBuild extends BuildInputs {
   /** The variables the build reads (variablesSeenBy): platform.yml's literal value, or null for one with a reference, resolved by the program. */
@@ -36,7 +36,8 @@ export function plannedBuilds(services: readonly PlannedService[]): Map<string, 
     const seenEnv = Object.fromEntries(
       variablesSeenBy(inputs.dockerfile, s.buildEnv).map((n) => {
         const parts = s.env[n];
-        return [n, parts?.every((p) => p.kind === "text") ? parts.map((p) => (p.kind === "text" ? p.text : "")).join("") : null];
+        const texts = parts?.flatMap((p) => (p.kind === "text" ? [p.text] : []));
+        return [n, parts && texts?.length === parts.length ? texts.join("") : null];
       }),
     );
     out.set(s.name, { ...inputs, seenEnv });
@@ -46,8 +47,12 @@ export function plannedBuilds(services: readonly PlannedService[]): Map<string, 
 
 /** Whether two builds are given the same Dockerfile, ignore rules, arguments and context directory. */
 export function sameBuildInputs(a: BuildInputs, b: BuildInputs): boolean {
-  const args = (x: BuildInputs) => JSON.stringify(Object.entries(x.buildArgs).sort(([k], [l]) => (k < l ? -1 : k > l ? 1 : 0)));
-  return a.context === b.context && a.dockerfile === b.dockerfile && a.dockerignore === b.dockerignore && args(a) === args(b);
+  return (
+    a.context === b.context &&
+    a.dockerfile === b.dockerfile &&
+    a.dockerignore === b.dockerignore &&
+    buildArgsText(a.buildArgs) === buildArgsText(b.buildArgs)
+  );
 }
 
 /**
