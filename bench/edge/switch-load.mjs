@@ -1,8 +1,9 @@
-// The load of bench/edge/switch.mjs: node switch-load.mjs h1|h2 PORT CLIENTS MILLISECONDS.
+// The load of bench/edge/switch.mjs: node switch-load.mjs h1|h2|hs PORT CLIENTS MILLISECONDS.
 // Prints {ok, failed, resent, samples}: requests answered, failed (with a few samples), and (h2)
 // requests sent again because their HEADERS frame never left this client.
 import https from "node:https";
 import http2 from "node:http2";
+import tls from "node:tls";
 
 const [protocol, port, clients, ms] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5])];
 const t0 = Date.now();
@@ -91,6 +92,25 @@ async function h2Client() {
   for (const s of sessions) s.destroy();
 }
 
-if (protocol === "h1") await Promise.all(Array.from({ length: clients }, h1Client));
+/** A new TCP connection and TLS handshake each time, no request: the accept queues' turn-over. */
+async function handshakeClient() {
+  while (running())
+    await new Promise((done) => {
+      const s = tls.connect({ host: "127.0.0.1", port, servername: "localhost", rejectUnauthorized: false });
+      s.once("secureConnect", () => {
+        r.ok++;
+        s.destroy();
+        done();
+      });
+      s.once("error", (e) => {
+        fail(`${e.code ?? ""} ${e.message}`);
+        s.destroy();
+        done();
+      });
+    });
+}
+
+if (protocol === "hs") await Promise.all(Array.from({ length: clients }, handshakeClient));
+else if (protocol === "h1") await Promise.all(Array.from({ length: clients }, h1Client));
 else await Promise.all(Array.from({ length: Math.max(1, Math.round(clients / 6)) }, h2Client));
 console.log(JSON.stringify(r));

@@ -5,6 +5,9 @@
 //   h2: CLIENTS/6 HTTP/2 sessions, 4 concurrent streams each; a session that reads a GOAWAY is
 //       replaced, and a request whose HEADERS frame never left the client is sent again (as
 //       browsers do); every other refused or reset stream fails.
+//   hs: CLIENTS clients, each opening a new connection for a TLS handshake only, again and
+//       again: the accept queues' turn-over, where a socket closed with connections queued
+//       resets them. BENCH_SWITCH_PROTOCOLS picks (default h1,h2,hs).
 // Cases: local -> public and public -> local, with the binds the product uses (local:
 // 127.0.0.1; public: 127.0.0.1 and every interface), and "public, wildcard only" (the bind
 // before 2026-11-26) for contrast. BENCH_SWITCH_IMAGES="a,b" compares Caddy images (e.g. one
@@ -29,11 +32,13 @@ const CASES = [
   ["public", "local"],
   ["local", "public, wildcard only"],
 ];
+const PROTOCOLS = (process.env.BENCH_SWITCH_PROTOCOLS || "h1,h2,hs").split(",");
 const port = await freePort();
 const dir = mkdtempSync(join(tmpdir(), "platform-bench-switch-"));
 const tag = `platform-bench-switch-${process.pid}`;
 
-// The product's hand-over settings (edge-config.ts) on a site that answers by itself.
+// The product's hand-over settings (edge-config.ts) on a site that answers by itself: its
+// certificate on demand, as the product's (a new edge takes new connections from its bind on).
 const caddyfile = (bind, name) => `{
 \tadmin off
 \tauto_https disable_redirects
@@ -46,7 +51,9 @@ const caddyfile = (bind, name) => `{
 \t}
 }
 https://localhost:${port} {
-\ttls internal
+\ttls internal {
+\t\ton_demand
+\t}
 \t@stopping {
 \t\tvars {http.shutting_down} true
 \t\tnot protocol http/2+
@@ -121,7 +128,7 @@ try {
   );
   for (const image of images)
     for (const [from, to] of CASES)
-      for (const protocol of ["h1", "h2"]) {
+      for (const protocol of PROTOCOLS) {
         const runs = [];
         for (let i = 0; i < RUNS; i++) runs.push(await once(image, from, to, protocol));
         const failed = runs.map((r) => r.failed).join(", ");

@@ -79,11 +79,14 @@ async function validateEdge(e: EdgeInputs, caddyfile: string): Promise<void> {
 /**
  * Replaces the edge only once the new one is proven: validated first, then started beside the
  * old one on the same host ports (in the host's network, SO_REUSEPORT), and the old one stopped
- * gracefully (it finishes what it serves) only once the new one serves. Connections to 127.0.0.1
- * go to whichever edge binds 127.0.0.1 itself rather than every interface, so a switch from
- * public to local hands them over at once too. A published edge holds its ports in docker-proxy,
- * which shares nothing: when either edge is published and they want a port in common, the old
- * one is stopped first (about a second without a listener), and restarted if the new one fails.
+ * gracefully (it finishes what it serves) only once the new one serves. From its bind on, the new
+ * edge takes every new connection on a port they share (the set-up's Caddy steers its socket's
+ * SO_REUSEPORT group to the newest socket: scripts/setup/go/caddy), so the old one has none left
+ * in its accept queue when it closes its socket, where Linux would reset them. Both modes bind
+ * 127.0.0.1 on a socket of its own (PUBLIC_BIND), so a switch of mode shares that port's group
+ * too. A published edge holds its ports in docker-proxy, which shares nothing: when either edge
+ * is published and they want a port in common, the old one is stopped first (about a second
+ * without a listener), and restarted if the new one fails.
  */
 async function replaceEdge(
   old: Docker.Container,
