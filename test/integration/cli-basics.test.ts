@@ -1,14 +1,14 @@
-import { cpSync, mkdtempSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { platformHome } from "../../src/home/layout.js";
+import { tempDir } from "../fixtures/temp-home.js";
 import { runCli } from "./helpers/cli.js";
 import { copyExample } from "./helpers/env.js";
 
 /** The CLI as a newcomer meets it: login state, doctor, and the messages that say what to do. */
 function freshHome(): string {
-  const home = mkdtempSync(join(tmpdir(), "platform-home-"));
+  const home = tempDir("platform-home-");
   // The set-up's toolchain and base images, without its credentials.
   for (const f of ["toolchain.json", "images.json", "otel-layers.json"]) cpSync(join(platformHome(), f), join(home, f));
   return home;

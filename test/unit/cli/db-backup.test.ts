@@ -1,8 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../fixtures/temp-home.js";
 import { humanBytes } from "../../../src/cli/db-backup-action.js";
 
 /** The real CLI's refusals for db backup, backups, restore and deploy --from that come before the engine. */
@@ -15,8 +14,8 @@ const run = (args: string[]) =>
     env: {
       ...process.env,
       CI: "true",
-      PLATFORM_BACKUP_DIR: mkdtempSync(join(tmpdir(), "bk-unit-")),
-      PLATFORM_BACKEND_URL: `file://${mkdtempSync(join(tmpdir(), "bk-unit-state-"))}`,
+      PLATFORM_BACKUP_DIR: tempDir("bk-unit-"),
+      PLATFORM_BACKEND_URL: `file://${tempDir("bk-unit-state-")}`,
       PLATFORM_PASSPHRASE: "unit",
     },
   });

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempDir } from "../../fixtures/temp-home.js";
 import { decryptFile, encryptStream, HEADER_BYTES } from "../../../src/engine/backup-crypto.js";
 import {
   type BackupRecord,
@@ -31,7 +31,7 @@ async function open(file: string, pass: string): Promise<Buffer> {
 }
 
 describe("backup encryption", () => {
-  const dir = mkdtempSync(join(tmpdir(), "bk-crypto-"));
+  const dir = tempDir("bk-crypto-");
   const plain = randomBytes(70_000);
 
   it("round-trips with the same passphrase; the file holds neither the key nor the passphrase", async () => {
@@ -70,7 +70,7 @@ describe("backup store", () => {
   let saved: string | undefined;
   beforeEach(() => {
     saved = process.env.PLATFORM_BACKUP_DIR;
-    process.env.PLATFORM_BACKUP_DIR = mkdtempSync(join(tmpdir(), "bk-store-"));
+    process.env.PLATFORM_BACKUP_DIR = tempDir("bk-store-");
   });
   afterEach(() => {
     if (saved === undefined) delete process.env.PLATFORM_BACKUP_DIR;

@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../fixtures/temp-home.js";
 import { checkpointOutputs, checkpointResources } from "../../../src/engine/checkpoint.js";
 import { stackUrls } from "../../../src/engine/stack-ops.js";
 
 function backend(checkpoint: unknown): string {
-  const root = mkdtempSync(join(tmpdir(), "checkpoint-"));
+  const root = tempDir("checkpoint-");
   mkdirSync(join(root, ".pulumi", "stacks", "app"), { recursive: true });
   writeFileSync(
     join(root, ".pulumi", "stacks", "app", "preview.json"),

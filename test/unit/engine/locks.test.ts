@@ -1,21 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir, withTempPlatformHome } from "../../fixtures/temp-home.js";
 import { acquireStackLock } from "../../../src/engine/lock.js";
 import { linkedDirs, linkedProject, linkProject, unlinkDir } from "../../../src/engine/links.js";
 import { isAlive, processStart } from "../../../src/process-lock.js";
 
-let home: string;
-const saved = process.env.PLATFORM_HOME;
-beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), "platform-home-"));
-  process.env.PLATFORM_HOME = home;
-});
-afterEach(() => {
-  process.env.PLATFORM_HOME = saved;
-});
+const currentHome = withTempPlatformHome("each");
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
@@ -34,7 +27,7 @@ describe("the stack lock", () => {
   });
 
   it("takes over the lock of a process that is gone, and says whose it was", () => {
-    const file = join(home, "projects", "shop", "locks", "preview.json");
+    const file = join(currentHome(), "projects", "shop", "locks", "preview.json");
     acquireStackLock("shop", "preview", "deploy").release();
     writeFileSync(
       file,
@@ -54,8 +47,8 @@ describe("the stack lock", () => {
 
 describe("links between directories and projects", () => {
   it("keeps one link per directory, lists a project's directories, and unlinks", () => {
-    const a = mkdtempSync(join(tmpdir(), "dir-a-"));
-    const b = mkdtempSync(join(tmpdir(), "dir-b-"));
+    const a = tempDir("dir-a-");
+    const b = tempDir("dir-b-");
     linkProject(a, "shop");
     linkProject(b, "shop");
     expect(linkedProject(a)).toBe("shop");
@@ -66,8 +59,8 @@ describe("links between directories and projects", () => {
   });
 
   it("reads links written by platform 0.1 (links.json)", () => {
-    const a = mkdtempSync(join(tmpdir(), "dir-old-"));
-    writeFileSync(join(home, "links.json"), JSON.stringify({ [a]: "legacy" }));
+    const a = tempDir("dir-old-");
+    writeFileSync(join(currentHome(), "links.json"), JSON.stringify({ [a]: "legacy" }));
     expect(linkedProject(a)).toBe("legacy");
     expect(linkedDirs("legacy")).toEqual([a]);
   });

@@ -1,7 +1,5 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { withTempPlatformHome } from "../../fixtures/temp-home.js";
 import { checkpointDigest, readApplied, sameEvents, unchangedSince, writeApplied } from "../../../src/engine/no-op.js";
 import { toImage, toProgress } from "../../../src/engine/progress.js";
 
@@ -15,14 +13,7 @@ const resources = [
 ];
 
 describe("a deploy with nothing to do, proven without the engine", () => {
-  const home = process.env.PLATFORM_HOME;
-  beforeEach(() => {
-    process.env.PLATFORM_HOME = mkdtempSync(join(tmpdir(), "platform-home-"));
-  });
-  afterEach(() => {
-    if (home === undefined) delete process.env.PLATFORM_HOME;
-    else process.env.PLATFORM_HOME = home;
-  });
+  withTempPlatformHome("each");
 
   it("only when the fingerprint is the last run's and the checkpoint is the one it left", () => {
     const applied = { fingerprint: "f1", checkpoint: checkpointDigest(resources), deploymentId: "dep_1" };

@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { tempDir } from "../../fixtures/temp-home.js";
 import { changedImages } from "../../../src/engine/prebuild.js";
 import { combineBuildHash, hashBuildInputs } from "../../../src/targets/shared/context-hash.js";
 import type { PlannedBuild } from "../../../src/targets/shared/planned-build.js";
@@ -40,7 +40,7 @@ afterAll(() => {
 });
 
 function context(): string {
-  const dir = mkdtempSync(join(tmpdir(), "prebuild-"));
+  const dir = tempDir("prebuild-");
   dirs.push(dir);
   writeFileSync(join(dir, "main.py"), "print('v1')\n");
   return dir;

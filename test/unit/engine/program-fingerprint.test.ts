@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDir, withTempPlatformHome } from "../../fixtures/temp-home.js";
 import { programFingerprint } from "../../../src/engine/program-fingerprint.js";
 import type { StackConfigValue } from "../../../src/engine/stack-settings.js";
 
@@ -9,8 +9,7 @@ import type { StackConfigValue } from "../../../src/engine/stack-settings.js";
  * The program's fingerprint (the requests it would make of the engine, made against the SDK's
  * mock monitor) on a real project: the platform's own compiled program (dist/), a scratch home.
  */
-const dir = mkdtempSync(join(tmpdir(), "fingerprint-"));
-const home = process.env.PLATFORM_HOME;
+const dir = tempDir("fingerprint-");
 
 function project(env: string, code = "print('hi')\n"): Record<string, StackConfigValue> {
   mkdirSync(join(dir, "api"), { recursive: true });
@@ -30,13 +29,7 @@ const fingerprint = (config: Record<string, StackConfigValue>) => programFingerp
 const secret = (ciphertext: string) => ({ "secrets:TOKEN": { value: ciphertext, secret: true } });
 
 describe("the program's fingerprint", () => {
-  beforeAll(() => {
-    process.env.PLATFORM_HOME = mkdtempSync(join(tmpdir(), "platform-home-"));
-  });
-  afterAll(() => {
-    if (home === undefined) delete process.env.PLATFORM_HOME;
-    else process.env.PLATFORM_HOME = home;
-  });
+  withTempPlatformHome("all");
 
   it("is the same for the same project and settings, and changes with any input the engine would get", async () => {
     const base = await fingerprint(project("      GREETING: hello\n"));

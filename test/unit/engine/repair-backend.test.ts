@@ -1,12 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../fixtures/temp-home.js";
 import type { Credentials } from "../../../src/engine/credentials.js";
 import { repairFileBackend } from "../../../src/engine/recover.js";
 
 function backend(): { creds: Credentials; dir: string } {
-  const root = mkdtempSync(join(tmpdir(), "platform-backend-"));
+  const root = tempDir("platform-backend-");
   const dir = join(root, ".pulumi", "stacks", "shop");
   mkdirSync(dir, { recursive: true });
   return { creds: { backendUrl: `file://${root}`, passphrase: "x", user: "u", createdAt: "", source: "env" }, dir };

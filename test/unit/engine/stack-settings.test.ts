@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../fixtures/temp-home.js";
 import { parse } from "yaml";
 import { readStackConfig, readStackSettings, writeStackSettings } from "../../../src/engine/stack-settings.js";
 
@@ -16,7 +16,7 @@ const ENGINE_MADE = [
 ].join("\n");
 
 function settingsFile(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), "stack-settings-")), "Pulumi.preview.yaml");
+  const file = join(tempDir("stack-settings-"), "Pulumi.preview.yaml");
   writeFileSync(file, text, { mode: 0o600 });
   return file;
 }
@@ -48,7 +48,7 @@ describe("the stack's settings file, written without the Pulumi CLI", () => {
   });
 
   it("leaves a missing, unreadable or foreign file to the CLI (nothing written)", () => {
-    const dir = mkdtempSync(join(tmpdir(), "stack-settings-"));
+    const dir = tempDir("stack-settings-");
     expect(readStackSettings(join(dir, "none.yaml"))).toBeUndefined();
     for (const text of ["config: [1, 2\n", "config:\n  a: b\n", "- not a map\n"]) {
       const file = settingsFile(text);

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../fixtures/temp-home.js";
 
 /**
  * The preload every Node process of a deploy loads (src/preload/lazy-sdk-modules.cts) tells the
@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 const PRELOAD = fileURLToPath(new URL("../../../dist/preload/lazy-sdk-modules.cjs", import.meta.url));
 
 function typescriptSeenBy(script: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "preload-"));
+  const dir = tempDir("preload-");
   const file = join(dir, script);
   mkdirSync(join(file, ".."), { recursive: true });
   writeFileSync(file, "process.stdout.write(String(process.env.PULUMI_NODEJS_TYPESCRIPT));\n");

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../fixtures/temp-home.js";
 import { parseBytes, parseCpu, toKubePod, toPodUsage } from "../../../src/runtime/kube-pods.js";
 import { saveSnapshot } from "../../../src/runtime/telemetry-snapshot.js";
 import { podDetails } from "../../../src/studio/live-services.js";
@@ -96,14 +96,14 @@ describe("metrics-server readings", () => {
 
 describe("telemetry store snapshots", () => {
   it("writes the store found between the markers, whatever else the exec printed", () => {
-    const dir = mkdtempSync(join(tmpdir(), "snap-"));
+    const dir = tempDir("snap-");
     const data = Buffer.from("SQLite format 3\0 and more");
     expect(saveSnapshot(dir, `warning: something\n<<${data.toString("base64")}>>`)).toBe(true);
     expect(readFileSync(join(dir, STORE_FILE))).toEqual(data);
   });
 
   it("writes nothing when there is no snapshot (no receiver, no store yet)", () => {
-    const dir = mkdtempSync(join(tmpdir(), "snap-"));
+    const dir = tempDir("snap-");
     expect(saveSnapshot(dir, undefined)).toBe(false);
     expect(saveSnapshot(dir, "Error: ENOENT")).toBe(false);
   });

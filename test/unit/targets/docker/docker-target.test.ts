@@ -1,8 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../../../fixtures/temp-home.js";
 import { reveal } from "../../../../src/provider/wire.js";
 import { fullstackPlan } from "../../../fixtures/plans.js";
 
@@ -50,7 +48,7 @@ let outputs: Record<string, pulumi.Output<string>> = {};
 describe("docker target (mocked engine)", () => {
   beforeAll(async () => {
     const { createDockerTarget } = await import("../../../../src/targets/docker/index.js");
-    outputs = createDockerTarget(await fullstackPlan(), { buildEnvKey: Buffer.alloc(32, 1), logDir: mkdtempSync(join(tmpdir(), "logs-")) });
+    outputs = createDockerTarget(await fullstackPlan(), { buildEnvKey: Buffer.alloc(32, 1), logDir: tempDir("logs-") });
     await unwrap(outputs.web_external_url as pulumi.Output<string>);
     await new Promise((r) => setTimeout(r, 50));
   });

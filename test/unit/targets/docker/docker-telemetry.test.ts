@@ -1,8 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../../../fixtures/temp-home.js";
 import { reveal } from "../../../../src/provider/wire.js";
 import { fullstackPlan } from "../../../fixtures/plans.js";
 
@@ -38,7 +36,7 @@ describe("docker target: telemetry (mocked engine)", () => {
     const { createDockerTarget } = await import("../../../../src/targets/docker/index.js");
     const outputs = createDockerTarget(await fullstackPlan(), {
       buildEnvKey: Buffer.alloc(32, 1),
-      logDir: mkdtempSync(join(tmpdir(), "logs-")),
+      logDir: tempDir("logs-"),
       telemetryDir: "/home/me/.platform/telemetry",
       deploymentId: "dep_abc",
     });

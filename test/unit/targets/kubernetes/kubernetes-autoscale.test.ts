@@ -1,8 +1,6 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../../../fixtures/temp-home.js";
 import { autoscalerSpec, cpuTargetMillicores, SCALE_DOWN_STABILIZATION_SECONDS } from "../../../../src/targets/kubernetes/autoscale.js";
 import { appContainer, deploymentSpec, disruptionBudgetSpec } from "../../../../src/targets/kubernetes/specs.js";
 import type { Plan, PlannedService } from "../../../../src/plan/types.js";
@@ -71,7 +69,7 @@ describe("Kubernetes target (mocked engine): a scaled service", () => {
     };
     const outputs = createKubernetesTarget(scaledPlan, {
       buildEnvKey: Buffer.alloc(32, 1),
-      logDir: mkdtempSync(join(tmpdir(), "logs-")),
+      logDir: tempDir("logs-"),
       kubeconfig: "/nonexistent/kubeconfig",
       testCluster: { volumesDir: "/tmp/volumes" },
     });

@@ -1,8 +1,6 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../../../fixtures/temp-home.js";
 import { withWalArchive } from "../../../../src/plan/wal-archive.js";
 import { databaseVolumes, postgresContainer, tlsInitContainer } from "../../../../src/targets/kubernetes/database.js";
 import { databaseHosts } from "../../../../src/targets/kubernetes/names.js";
@@ -138,7 +136,7 @@ describe("Kubernetes target (mocked engine): the stack's TLS objects", () => {
     const { createKubernetesTarget } = await import("../../../../src/targets/kubernetes/index.js");
     const outputs = createKubernetesTarget(plan, {
       buildEnvKey: Buffer.alloc(32, 1),
-      logDir: mkdtempSync(join(tmpdir(), "logs-")),
+      logDir: tempDir("logs-"),
       kubeconfig: "/nonexistent/kubeconfig",
       testCluster: { volumesDir: "/tmp/volumes" },
     });

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "../../../fixtures/temp-home.js";
 import { targetSettings } from "../../../../src/cli/stack-flags.js";
 import { checkImageRoute } from "../../../../src/targets/kubernetes/images.js";
 import { dockerConfigFor } from "../../../../src/targets/kubernetes/registry-auth.js";
@@ -47,7 +47,7 @@ describe("images for a cluster of one's own: --registry", () => {
   });
 
   it("pull credentials come from docker login's entry for the registry host, and only that one", () => {
-    const dir = mkdtempSync(join(tmpdir(), "docker-config-"));
+    const dir = tempDir("docker-config-");
     writeFileSync(
       join(dir, "config.json"),
       JSON.stringify({ auths: { "https://reg.example.com": { auth: "dTpw" }, "other.example.com": { auth: "eDp5" } } }),
@@ -60,7 +60,7 @@ describe("images for a cluster of one's own: --registry", () => {
   });
 
   it("pull credentials from a credential helper: the host's (credHelpers), else the default store (credsStore), else auths", () => {
-    const dir = mkdtempSync(join(tmpdir(), "docker-config-"));
+    const dir = tempDir("docker-config-");
     // A real helper program, speaking the docker-credential-helpers protocol: `get`, the server on stdin, JSON out.
     const helper = (name: string, body: string) => {
       writeFileSync(join(dir, `docker-credential-${name}`), `#!/bin/sh\nread server\n${body}\n`, { mode: 0o755 });
