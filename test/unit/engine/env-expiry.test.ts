@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { withTempPlatformHome } from "../../fixtures/temp-home.js";
 import {
   clearExpiry,
   type Expiry,
@@ -37,17 +37,7 @@ describe("timeLeft", () => {
 });
 
 describe("expiry records", () => {
-  let home = "";
-  const saved = process.env.PLATFORM_HOME;
-  beforeEach(() => {
-    home = mkdtempSync(join(tmpdir(), "platform-expiry-"));
-    process.env.PLATFORM_HOME = home;
-  });
-  afterEach(() => {
-    if (saved === undefined) delete process.env.PLATFORM_HOME;
-    else process.env.PLATFORM_HOME = saved;
-    rmSync(home, { recursive: true, force: true });
-  });
+  const _currentHome = withTempPlatformHome("each");
   const record = (project: string, env: string, expiresAt: string, backendUrl = "file:///state"): Expiry => ({
     project,
     env,

@@ -1,22 +1,14 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { withTempPlatformHome } from "../../fixtures/temp-home.js";
 import { type DeploymentRecord, saveRecord } from "../../../src/engine/history.js";
 import { envState } from "../../../src/studio/overview.js";
 
-const home = mkdtempSync(join(tmpdir(), "studio-env-state-"));
-const saved = process.env.PLATFORM_HOME;
-beforeAll(() => {
-  process.env.PLATFORM_HOME = home;
-});
-afterAll(() => {
-  if (saved === undefined) delete process.env.PLATFORM_HOME;
-  else process.env.PLATFORM_HOME = saved;
-});
+const currentHome = withTempPlatformHome("all");
 
 function deployment(env: string, id: string, outcome: DeploymentRecord["outcome"], startedAt: string): void {
-  const configCopy = join(home, `${env}-${id}.yml`);
+  const configCopy = join(currentHome(), `${env}-${id}.yml`);
   writeFileSync(configCopy, "project: p\nservices:\n  db:\n    type: postgres\n  api:\n    type: fastapi\n");
   saveRecord({
     id,
