@@ -1,9 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { get } from "node:http";
-import { createServer } from "node:net";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { baseImages } from "../../src/home/images.js";
+import { freePort } from "./helpers/env.js";
 
 /**
  * The set-up's Caddy steers a shared port to the newest edge (scripts/setup/go/caddy,
@@ -15,21 +14,10 @@ import { afterAll, describe, expect, it } from "vitest";
  * every request on a connection of its own. TEST_CADDY_IMAGE runs another image (one built
  * without the patch fails here: {second: 24, first: 16}).
  */
-const home = process.env.PLATFORM_HOME ?? join(process.env.HOME ?? "/root", ".platform");
-const image = process.env.TEST_CADDY_IMAGE ?? (JSON.parse(readFileSync(join(home, "images.json"), "utf8")) as { caddy: string }).caddy;
+const image = process.env.TEST_CADDY_IMAGE ?? baseImages().caddy;
 const prefix = `plt-test-steer-${process.pid}-`;
 const docker = (...args: string[]) => execFileSync("docker", args, { stdio: ["ignore", "pipe", "pipe"] }).toString();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
 
 /** A Caddy in the host's network on 127.0.0.1:port that answers its name; returns once it serves. */
 async function startCaddy(name: string, port: number): Promise<void> {
