@@ -24,6 +24,36 @@ export function eventsApi(where: () => { api: string; ca: string }, marker: stri
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * That the fullstack example's database holds exactly the rows a test wrote, read through its
+ * API: the events whose message starts with `marker` (every event when it is "") are `written`,
+ * in any order. A count is no proof: `/api/status` answers 200 with `event_count: 0` and
+ * `database: "error"` when its query fails, so the API must first say its database answered
+ * ("ok"); its pool reconnects after a database restart, which is awaited (30 s at most), never
+ * excused. The status's count must agree with the rows listed, and the list must be whole (the
+ * API lists 100 at most).
+ */
+export async function expectRows(api: string, ca: string, written: readonly string[], marker = ""): Promise<void> {
+  const status = await databaseAnswered(api, ca);
+  const r = await httpsRequest(`${api}/api/events?limit=100`, ca);
+  expect(r.status, `GET ${api}/api/events: ${r.body}`).toBe(200);
+  const events = (JSON.parse(r.body) as { message: string }[]).map((e) => e.message);
+  expect(events.length, "more events than one page of /api/events: the check would not see them all").toBeLessThan(100);
+  expect(status.event_count, `/api/status's event_count against the ${events.length} events listed`).toBe(events.length);
+  expect(events.filter((m) => m.startsWith(marker)).sort(), `the rows whose message starts with "${marker}"`).toEqual([...written].sort());
+}
+
+/** `/api/status` once it says `database: "ok"`; fails with its last answer after `timeoutMs`. */
+async function databaseAnswered(api: string, ca: string, timeoutMs = 30_000): Promise<{ database: string; event_count: number }> {
+  let last = "";
+  for (const end = Date.now() + timeoutMs; ; await sleep(500)) {
+    const r = await httpsRequest(`${api}/api/status`, ca).catch((e: Error) => ({ status: 0, body: e.message }));
+    if (r.status === 200 && JSON.parse(r.body).database === "ok") return JSON.parse(r.body);
+    last = `HTTP ${r.status} ${r.body}`;
+    if (Date.now() > end) throw new Error(`${api}/api/status never said database "ok" in ${timeoutMs / 1000} s: ${last}`);
+  }
+}
+
+/**
  * For a point-in-time recovery: writes `<marker>-A`, notes the moment a second later, and writes
  * `<marker>-B` a second after that; returns the moment between the two rows.
  */
