@@ -132,7 +132,8 @@ describe("backups and restore (Docker)", () => {
   }, 120_000);
 
   it("restore --yes brings back the newest backup: later rows gone, earlier there; the API keeps serving", async () => {
-    const poll = startPoller(`${urls.api}/api/status`, ca, 100);
+    // /api/events answers 503 when its query fails; /api/status would answer 200 with "database: error"
+    const poll = startPoller(`${urls.api}/api/events?limit=1`, ca, 100);
     const r = ok(await run("db", "restore", "database", "--yes"));
     const stats = await poll.stop();
     expect(r.stdout).toMatch(/^Restore database of .+ from database-\S+ \(manual, /m);
@@ -142,7 +143,7 @@ describe("backups and restore (Docker)", () => {
     expect(r.stdout).toMatch(/^ {2}undo: platform db restore database database-\S+ --yes$/m);
     expect(await messages()).toEqual([`${marker}-before-2`, `${marker}-before-1`]);
     console.log(
-      `restore: ${r.seconds.toFixed(1)} s; /api/status polled ${stats.sent} times, ${stats.failed} failed`,
+      `restore: ${r.seconds.toFixed(1)} s; /api/events polled ${stats.sent} times, ${stats.failed} failed`,
       stats.failures.slice(0, 3),
     );
     expect(stats.sent).toBeGreaterThan(0);
