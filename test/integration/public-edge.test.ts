@@ -40,6 +40,9 @@ import { copyExample, forgetProject, freshBackend, removeEdge, requireToolchain,
 import { createInternet, destroyInternet, type Internet, run, runInInternet } from "./helpers/internet.js";
 import {
   describeLoad,
+  eventCount,
+  eventPost,
+  eventsPosted,
   type LoadFailure,
   type LoadResult,
   PROTOCOLS,
@@ -47,6 +50,7 @@ import {
   quantile,
   LIGHT_LOAD,
   startLoad,
+  unexplainedResends,
 } from "./helpers/load.js";
 
 const PORTS = { http: 18080, https: 18443 };
@@ -630,11 +634,7 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     expect(r.stdout, what).toMatch(/^Deployment complete \(dep_[a-z0-9]+\)$/m);
     expect(r.stdout.match(/^⚠.*$/gm), `${what}'s warnings`).toEqual([elsewhereWarning()]);
   };
-  const eventCount = async () => {
-    const r = await httpsRequest(`${urls.api}/api/status`, pebble!.root);
-    expect(r.status, r.body).toBe(200);
-    return (JSON.parse(r.body) as { event_count: number }).event_count;
-  };
+  const events = () => eventCount(urls.api as string, pebble!.root);
   const ms = (v: number) => `${v.toFixed(1)} ms`;
   const okIn = (result: LoadResult, p: Protocol, phase: string) =>
     (result.byProtocol[p].latencies.get(phase)?.length ?? 0) - result.byProtocol[p].failures.filter((f) => f.phase === phase).length;
@@ -643,8 +643,7 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
   // each URL's host as TLS server name and :authority, and trusts Pebble's issuing root only.
   it("zero downtime with the public edge: no request fails over HTTP/1.1 or HTTP/2 while 3 redeploys replace web and api", async () => {
     needDeploy();
-    const before = await eventCount();
-    let posted = 0;
+    const before = await events();
     const load = startLoad({
       ...LIGHT_LOAD,
       ca: pebble!.root,
@@ -657,12 +656,7 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
         { name: "GET web / (shop)", url: `${urls.web}/` },
         { name: "GET api /health", url: `${urls.api}/health` },
         { name: "GET web / (platform URL)", url: `https://${webPlatformHost}:${PORTS.https}/` },
-        {
-          name: "POST api /api/events",
-          url: `${urls.api}/api/events`,
-          method: "POST",
-          body: () => ({ message: `public load ${++posted}` }),
-        },
+        eventPost(urls.api as string, "public load"),
       ],
     });
     const outcomes: string[] = [];
@@ -708,7 +702,7 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     expect(result.h2.opened).toBeGreaterThanOrEqual(3);
     expect(result.h2.maxStreams, "the most HTTP/2 streams in flight at once on one session").toBeGreaterThan(1);
     // Every POST answered 201 is one row, no more.
-    expect(await eventCount()).toBe(before + (result.okCounts.get("POST api /api/events") ?? 0));
+    expect(await events()).toBe(before + eventsPosted(result));
   }, 600_000);
 
   /**
@@ -850,7 +844,13 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
       result = await load.stop();
       probes = await probe.stop();
     }
-    const trustFailure = (f: LoadFailure) => /certificate|self.signed|issuer|CERT_/i.test(f.what);
+    // Excused: only a chain the load cannot trust yet (the CA changed with the mode), in OpenSSL's
+    // words for it. A name the certificate does not cover (ERR_TLS_CERT_ALTNAME_INVALID), or one
+    // expired or not yet valid, is the edge serving the wrong certificate: a failure.
+    const trustFailure = (f: LoadFailure) =>
+      /unable to get (local )?issuer certificate|unable to verify the first certificate|self[- ]signed certificate in certificate chain/i.test(
+        f.what,
+      );
     const sec = (t: number, s: (typeof switches)[number]) => `+${((t - s.t0) / 1000).toFixed(2)} s`;
     const summary: string[] = [];
     for (const s of switches) {
