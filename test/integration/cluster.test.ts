@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { dirname, delimiter } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterLayout, FRONT_DOOR, readClusterToolchain, type ClusterToolchain } from "../../src/test-cluster/layout.js";
-import { importDockerImage } from "../../src/test-cluster/images.js";
+import { importDockerImage, nodeRuntimes } from "../../src/test-cluster/images.js";
 import { runCli } from "./helpers/cli.js";
 import { noteClusterStarted } from "./helpers/cluster-marker.js";
 import { freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
@@ -13,12 +13,47 @@ import { awaitKubernetesToolchain } from "./helpers/kubernetes-toolchain.js";
  * The Kubernetes test cluster through the real CLI: `platform cluster up` (which runs the
  * set-up step when the toolchain is missing), DNS and Services between real pods, the Pulumi
  * Kubernetes provider built from its module, then status and down. Needs root, Docker (for
- * the test image) and the base images; anything missing fails, nothing is skipped.
+ * the test image) and the base images; anything missing fails, nothing is skipped. Any number
+ * of nodes will do (`cluster up --nodes N` is kept for later ups): what is expected of each is
+ * derived from the nodes the API server lists, and the shape found is the shape left.
  */
 const TEST_IMAGE = "platform-local/python:3.11";
 const l = clusterLayout();
 const timings: Record<string, number> = {};
 let tc: ClusterToolchain;
+/** The nodes the cluster had when the test found it, the host's own first. */
+let shape: string[] = [];
+
+/**
+ * What `status` lists: the host's node (its containerd, kubelet and kube-proxy keep their plain
+ * names) with the control plane and the cluster's services, then each further node's three,
+ * named after it.
+ */
+const FIRST_NODE_AND_SERVICES = [
+  "containerd",
+  "etcd",
+  "kube-apiserver",
+  "kube-controller-manager",
+  "kube-scheduler",
+  "kubelet",
+  "kube-proxy",
+  "registry",
+  "metrics-server",
+  "traefik",
+  "cert-manager",
+];
+const PER_NODE = ["containerd", "kubelet", "kube-proxy"];
+const ofNode = (base: string, node: string) => `${base}-${node}`;
+const expectedComponents = ([, ...others]: string[]) => [
+  ...FIRST_NODE_AND_SERVICES,
+  ...others.flatMap((n) => PER_NODE.map((c) => ofNode(c, n))),
+];
+/** What `down` stops: each further node first (kube-proxy, kubelet, containerd), then the rest in reverse. */
+const expectedStopped = ([, ...others]: string[]) => [
+  ...others.flatMap((n) => [...PER_NODE].reverse().map((c) => ofNode(c, n))),
+  ...FIRST_NODE_AND_SERVICES.filter((c) => c !== "containerd").reverse(),
+  "containerd",
+];
 
 function kubectl(...args: string[]): string {
   return execFileSync(`${tc.binDir}/kubectl`, ["--kubeconfig", l.adminKubeconfig, ...args], {
@@ -26,6 +61,11 @@ function kubectl(...args: string[]): string {
     timeout: 180_000,
     stdio: ["ignore", "pipe", "pipe"],
   });
+}
+
+/** The nodes the API server lists, sorted: the host's own (`platform`) first, then `platform-2`, ... */
+function nodeNames(): string[] {
+  return kubectl("get", "nodes", "-o", "jsonpath={.items[*].metadata.name}").split(/\s+/).filter(Boolean).sort();
 }
 
 function apply(...objects: object[]): void {
@@ -119,6 +159,9 @@ describe("the Kubernetes test cluster", () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ alreadyRunning: true });
     tc = readClusterToolchain() as ClusterToolchain;
     expect(tc, "the set-up step wrote kubernetes.json").toBeDefined();
+    shape = nodeNames();
+    expect(shape, "the nodes the API server lists against those `up` started").toEqual(JSON.parse(r.stdout).nodes);
+    console.log(`the cluster as found: ${shape.length} node(s), ${shape.join(", ")}`);
   }, 60 * 60_000);
 
   afterAll(async () => {
@@ -129,21 +172,10 @@ describe("the Kubernetes test cluster", () => {
     const r = await cli("status", "--json");
     const s = JSON.parse(r.stdout);
     expect(r.code).toBe(0);
-    expect(s).toMatchObject({ ready: true, node: { ready: true, internalIp: "127.0.0.1" }, dns: { ready: true } });
+    expect(s).toMatchObject({ ready: true, node: { name: "platform", ready: true, internalIp: "127.0.0.1" }, dns: { ready: true } });
+    expect(s.nodes.map((n: { name: string; ready: boolean }) => `${n.name}:${n.ready}`)).toEqual(shape.map((n) => `${n}:true`));
     expect(s.components.map((c: { name: string; healthy: boolean }) => `${c.name}:${c.healthy}`)).toEqual(
-      [
-        "containerd",
-        "etcd",
-        "kube-apiserver",
-        "kube-controller-manager",
-        "kube-scheduler",
-        "kubelet",
-        "kube-proxy",
-        "registry",
-        "metrics-server",
-        "traefik",
-        "cert-manager",
-      ].map((n) => `${n}:true`),
+      expectedComponents(shape).map((n) => `${n}:true`),
     );
     // The front door: Traefik's IngressClass, the cluster's default.
     const cls = JSON.parse(kubectl("get", "ingressclass", FRONT_DOOR.ingressClass, "-o", "json"));
@@ -157,7 +189,11 @@ describe("the Kubernetes test cluster", () => {
 
   it("a pod resolves a Service name through CoreDNS and reaches another pod through its ClusterIP", async () => {
     const t0 = Date.now();
-    await importDockerImage(l, tc, TEST_IMAGE);
+    // Into every node's containerd, as the product places the images it deploys (ClusterImage):
+    // with imagePullPolicy Never, a pod scheduled on a node without the image never starts.
+    const runtimes = nodeRuntimes(l);
+    expect(runtimes, "a containerd per node").toHaveLength(shape.length);
+    for (const node of runtimes) await importDockerImage(node, tc, TEST_IMAGE);
     timings.importImage = (Date.now() - t0) / 1000;
     const pod = (name: string, labels: object, command: string[], restartPolicy: string) => ({
       apiVersion: "v1",
@@ -318,30 +354,26 @@ describe("the Kubernetes test cluster", () => {
     timings.down = r.seconds;
     // Whole seconds, as Kubernetes gives container start times: every start after this is a new one.
     const stoppedAt = Math.floor(Date.now() / 1000) * 1000;
-    const everything = [
-      "cert-manager",
-      "traefik",
-      "metrics-server",
-      "registry",
-      "kube-proxy",
-      "kubelet",
-      "kube-scheduler",
-      "kube-controller-manager",
-      "kube-apiserver",
-      "etcd",
-      "containerd",
-    ];
+    const everything = expectedStopped(shape);
     expect(JSON.parse(r.stdout).stopped).toEqual(everything);
     r = await cli("status", "--json");
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout).components.every((c: { running: boolean }) => !c.running)).toBe(true);
+    // Every component listed, none running (an empty list would pass a bare `every`).
+    expect(JSON.parse(r.stdout).components.map((c: { name: string; running: boolean }) => `${c.name}:${c.running}`)).toEqual(
+      expectedComponents(shape).map((n) => `${n}:false`),
+    );
 
+    // A plain `up` brings back the shape found (the node count is kept): every node, Ready.
     r = await cli("up", "--json");
     noteClusterStarted(r.stdout);
     timings.upWarm = r.seconds;
-    expect(JSON.parse(r.stdout)).toMatchObject({ alreadyRunning: false });
+    expect(JSON.parse(r.stdout)).toMatchObject({ alreadyRunning: false, nodes: shape });
     const status = (await cli("status", "--json")).stdout;
     expect(JSON.parse(status).ready, status).toBe(true);
+    expect(nodeNames()).toEqual(shape);
+    expect(JSON.parse(status).nodes.map((n: { name: string; ready: boolean }) => `${n.name}:${n.ready}`)).toEqual(
+      shape.map((n) => `${n}:true`),
+    );
     // The pods really run again, started after the stop: CoreDNS's and the test's own.
     const t1 = Date.now();
     const dns = await expectPodsBack("kube-system", "k8s-app=kube-dns", stoppedAt);
