@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig, type Config } from "../../../src/config/index.js";
 import { REFERENCE_SECTIONS } from "../../../src/config/reference-text.js";
@@ -7,7 +7,10 @@ import { check } from "./helpers.js";
 
 /** Every example is also a test: the spec's two examples, the repository's, and README's. */
 
-const FIXTURES = "test/fixtures/config";
+// From the repository's root, whatever directory the tests run from.
+const ROOT = resolve(import.meta.dirname, "..", "..", "..");
+const FIXTURES = join(ROOT, "test", "fixtures", "config");
+const EXAMPLES = join(ROOT, "examples");
 const small = { preset: "small", cpus: 0.5, memoryBytes: 512 * 1024 ** 2, pidsLimit: 512 } as const;
 
 const fullstack: Config = {
@@ -76,9 +79,13 @@ describe("the spec's examples", () => {
 });
 
 describe("the repository's examples", () => {
-  const dirs = existsSync("examples") ? readdirSync("examples").filter((d) => existsSync(join("examples", d, "platform.yml"))) : [];
-  it.skipIf(dirs.length === 0).each(dirs)("examples/%s/platform.yml is valid", async (d) => {
-    const r = await loadConfig(join("examples", d, "platform.yml"));
+  const dirs = readdirSync(EXAMPLES).filter((d) => existsSync(join(EXAMPLES, d, "platform.yml")));
+  // Found, not assumed: an empty list would make no test below, and nothing would fail.
+  it("are found", () => {
+    expect(dirs).toEqual(expect.arrayContaining(["catalog", "fullstack", "worker"]));
+  });
+  it.each(dirs)("examples/%s/platform.yml is valid", async (d) => {
+    const r = await loadConfig(join(EXAMPLES, d, "platform.yml"));
     expect(r.errors).toEqual([]);
   });
 });
