@@ -9,10 +9,14 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PUBLIC_IMAGES } from "../../src/home/images.js";
 
 const execFileP = promisify(execFile);
 const DOCKER = process.env.PLATFORM_DOCKER_CLI ?? (existsSync("/usr/bin/docker") ? "/usr/bin/docker" : "docker");
 const PLATFORM_HOME = process.env.PLATFORM_HOME ?? join(homedir(), ".platform");
+
+/** What the set-up was asked for (scripts/setup/images.sh): build the local images, or name the registry's. */
+const MODE = process.env.PLATFORM_BASE_IMAGES ?? "local";
 
 const IMAGES = {
   debian: "platform-local/debian:bookworm",
@@ -84,10 +88,13 @@ beforeAll(async () => {
     if (r.code !== 0 || !/^[0-9a-f]{64}$/.test(r.stdout.trim())) missing.push(image);
   }
   if (missing.length > 0) {
-    throw new Error(
-      `base images missing (or built without the platform.recipe-hash label): ${missing.join(", ")}.\n` +
-        "Run `npm run setup` (its 'Base images' step, scripts/setup/images.sh) first.",
-    );
+    // This file tests the local images themselves, whatever the mode: with public images the
+    // set-up builds none of them, which is said, not skipped.
+    const why =
+      MODE === "public"
+        ? "PLATFORM_BASE_IMAGES=public: the set-up builds none of them, and this file tests them. Build them once with `PLATFORM_BASE_IMAGES=local npm run setup`."
+        : "Run `npm run setup` (its 'Base images' step, scripts/setup/images.sh) first.";
+    throw new Error(`base images missing (or built without the platform.recipe-hash label): ${missing.join(", ")}.\n${why}`);
   }
 });
 
@@ -97,16 +104,25 @@ afterAll(async () => {
 });
 
 describe("the set-up's images.json", () => {
-  it.skipIf(process.env.PLATFORM_BASE_IMAGES === "public")("names the local base images", () => {
+  const read = () => {
     const file = join(PLATFORM_HOME, "images.json");
     expect(existsSync(file), `${file} is missing: run npm run setup`).toBe(true);
-    const {
-      "python-versions": python,
-      "node-versions": node,
-      "postgres-versions": postgres,
-      ...roles
-    } = JSON.parse(readFileSync(file, "utf8"));
-    expect(roles).toEqual(IMAGES);
+    return JSON.parse(readFileSync(file, "utf8"));
+  };
+  const mismatch = `images.json was written for another mode than PLATFORM_BASE_IMAGES=${MODE}: run npm run setup with it`;
+
+  it(`names the images of the set-up's mode (PLATFORM_BASE_IMAGES=${MODE})`, () => {
+    expect(["local", "public"], `PLATFORM_BASE_IMAGES=${MODE} is not a mode of the set-up`).toContain(MODE);
+    if (MODE === "public") {
+      // The registry's tags, the same the product falls back on without images.json; no catalogue
+      // of versions (the official tag of any other version is asked for as it is).
+      const { debian, ...roles } = read();
+      expect(roles, mismatch).toEqual(PUBLIC_IMAGES);
+      expect(debian, mismatch).toBe("debian:bookworm-slim");
+      return;
+    }
+    const { "python-versions": python, "node-versions": node, "postgres-versions": postgres, ...roles } = read();
+    expect(roles, mismatch).toEqual(IMAGES);
     // The other versions' tags (built on first need): the defaults' plain tags, the others' with their recipe hash.
     expect(Object.keys(python)).toEqual(["3.11", "3.13", "3.14"]);
     expect(python["3.11"]).toBe(IMAGES.python);
