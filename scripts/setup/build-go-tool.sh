@@ -9,8 +9,9 @@
 # database answers (it verifies the new lines), review and commit both files.
 set -euo pipefail
 moddir=$1 out=$2 pkg=$3 tags=$4 ldflags=$5
-command -v go >/dev/null || { echo "Go is needed to build $pkg from modules: install Go >= 1.22 (apt-get install golang) or install Pulumi from its official installer" >&2; exit 3; }
 [ -f "$moddir/go.mod" ] && [ -f "$moddir/go.sum" ] || { echo "no go.mod and go.sum in $moddir" >&2; exit 2; }
+# The Go the module's go directive names: GOTOOLCHAIN=local (below) never fetches a newer one.
+command -v go >/dev/null || { echo "Go is needed to build $pkg from modules: install Go >= $(sed -n 's/^go //p' "$moddir/go.mod") (the go directive of $moddir/go.mod)" >&2; exit 3; }
 # Ambient settings must not change what is checked: GOINSECURE allows plain-http fetches,
 # GONOSUMDB/GOPRIVATE mean nothing without a checksum database, and a go.work above the
 # repository would replace this module's go.sum with its own.

@@ -61,6 +61,20 @@ version_ge() {  # version_ge A B: true when A >= B
   [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
 }
 
+# The Go that builds the wrapper modules MODDIR...: the highest go directive of their go.mod,
+# said with why. Every build runs with GOTOOLCHAIN=local, so an older Go refuses the module
+# instead of fetching a newer one: a hint read from the go.mod cannot send users to a Go that fails.
+go_needed() {  # go_needed MODDIR...: e.g. 1.25.11
+  local d
+  for d in "$@"; do sed -n 's/^go \([0-9][0-9.]*\)[[:space:]]*$/\1/p' "$d/go.mod"; done | sort -V | tail -n1
+}
+go_hint() {  # go_hint MODDIR...: "Go >= V (...)", for a message that says what to install
+  local d need where=""
+  need=$(go_needed "$@")
+  for d in "$@"; do [ -n "$where" ] || [ "$(go_needed "$d")" != "$need" ] || where=${d#"$REPO_ROOT"/}/go.mod; done
+  echo "Go >= $need (the go directive of $where; the set-up builds with GOTOOLCHAIN=local, which never fetches a newer Go)"
+}
+
 check_disk() {  # fail early and clearly when the disk is full
   local need_mb=$1 dir=$2 avail
   avail=$(df -Pm "$dir" | awk 'NR==2 {print $4}')

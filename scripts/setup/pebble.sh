@@ -35,7 +35,7 @@ fi
 
 grep -Eq "github.com/letsencrypt/pebble/v2 v$PEBBLE_VERSION\$" "$moddir/go.mod" \
   || fail "scripts/setup/go/pebble/go.mod does not pin pebble v$PEBBLE_VERSION (pebble.sh): update it with go mod tidy"
-command -v go >/dev/null || fail "Go is needed to build Pebble $PEBBLE_VERSION from modules: install Go >= 1.26 (the go directive of scripts/setup/go/pebble/go.mod)"
+command -v go >/dev/null || fail "Go is needed to build Pebble $PEBBLE_VERSION from modules: install $(go_hint "$moddir")"
 check_disk 200 "$PLATFORM_HOME"
 mkdir -p "$dir/localhost"
 echo "  building Pebble $PEBBLE_VERSION from Go modules (about 45 s on 2 cores with a cold Go build cache; log: $log) ..."

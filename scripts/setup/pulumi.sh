@@ -32,7 +32,11 @@ setup_pulumi() {
       || fail "the official Pulumi installer failed"
     STEP_STATUS="installed pulumi $PULUMI_VERSION with the official installer"; return
   fi
-  command -v go >/dev/null || fail "Pulumi $PULUMI_VERSION is not installed and cannot be built: Go is missing. Install Go >= 1.22 (apt-get install golang-go, or go.dev), or install Pulumi with its official installer, then run npm run setup again."
+  local modules=("$GO_TOOLS/pulumi" "$GO_TOOLS/pulumi-language-nodejs") have
+  command -v go >/dev/null || fail "Pulumi $PULUMI_VERSION is not installed and cannot be built: Go is missing. Install $(go_hint "${modules[@]}") from go.dev/dl, or install Pulumi with its official installer, then run npm run setup again."
+  have=$(go env GOVERSION 2>/dev/null || true)
+  have=${have#go}
+  version_ge "$have" "$(go_needed "${modules[@]}")" || fail "Pulumi $PULUMI_VERSION is not installed and cannot be built with this machine's Go ${have:-(version unknown)}. Install $(go_hint "${modules[@]}") from go.dev/dl, or install Pulumi with its official installer, then run npm run setup again."
   check_disk 3000 "$TOOLCHAIN"
   local build=$REPO_ROOT/scripts/setup/build-go-tool.sh
   if ! go_mod_requires "$GO_TOOLS/pulumi" github.com/pulumi/pulumi/pkg/v3 "v$PULUMI_VERSION" \

@@ -32,7 +32,7 @@ if [ -x "$dir/traefik" ]; then
 fi
 grep -Eq "$module v$TRAEFIK_VERSION\$" "$moddir/go.mod" \
   || fail "scripts/setup/go/traefik/go.mod does not pin traefik v$TRAEFIK_VERSION (traefik.sh)"
-command -v go >/dev/null || fail "Go is needed to build Traefik $TRAEFIK_VERSION from modules: install Go >= 1.26"
+command -v go >/dev/null || fail "Go is needed to build Traefik $TRAEFIK_VERSION from modules: install $(go_hint "$moddir")"
 check_disk 500 "$PLATFORM_HOME"
 mkdir -p "$dir" "$(dirname "$log")"
 : >"$log"

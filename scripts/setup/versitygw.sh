@@ -26,7 +26,7 @@ if [ -x "$dir/versitygw" ]; then
 fi
 grep -Eq "github.com/versity/versitygw v$VERSITYGW_VERSION\$" "$moddir/go.mod" \
   || fail "scripts/setup/go/versitygw/go.mod does not pin versitygw v$VERSITYGW_VERSION (versitygw.sh): update it with go mod tidy"
-command -v go >/dev/null || fail "Go is needed to build versitygw $VERSITYGW_VERSION from modules: install Go >= 1.26"
+command -v go >/dev/null || fail "Go is needed to build versitygw $VERSITYGW_VERSION from modules: install $(go_hint "$moddir")"
 check_disk 300 "$PLATFORM_HOME"
 mkdir -p "$dir" "$(dirname "$log")"
 echo "  building versitygw $VERSITYGW_VERSION from Go modules (a few minutes on 2 cores with a cold Go build cache; log: $log) ..."

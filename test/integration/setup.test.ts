@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
+import { mkdtempSync, writeFileSync, chmodSync, mkdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,11 +19,30 @@ function step(fn: string, env: Record<string, string>, pre = ""): { code: number
 }
 
 describe("set-up failures", () => {
-  it("Go missing when Pulumi must be built: says how to get Go or Pulumi", () => {
+  // The Go the build needs is its modules' go directive (the highest): with GOTOOLCHAIN=local an
+  // older Go refuses them, so the hint must name that version, not an older one.
+  const goNeeded = ["pulumi", "pulumi-language-nodejs"]
+    .map((m) => /^go (\S+)$/m.exec(readFileSync(join(ROOT, "scripts", "setup", "go", m, "go.mod"), "utf8"))?.[1] ?? "")
+    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
+    .at(-1);
+  const hint = `Install Go >= ${goNeeded} (the go directive of scripts/setup/go/pulumi/go.mod; the set-up builds with GOTOOLCHAIN=local`;
+
+  it("Go missing when Pulumi must be built: says which Go to get, or Pulumi", () => {
     const r = step("setup_pulumi", { PATH: "/usr/bin:/bin" });
     expect(r.code).toBe(1);
     expect(r.out).toContain("Go is missing");
-    expect(r.out).toMatch(/Install Go >= 1\.22/);
+    expect(r.out).toContain(hint);
+    expect(r.out).toContain("official installer");
+  });
+
+  it("a Go older than the modules' go directive: says so, and which Go to get", () => {
+    const bin = mkdtempSync(join(tmpdir(), "fake-go-"));
+    writeFileSync(join(bin, "go"), '#!/bin/sh\n[ "$1 $2" = "env GOVERSION" ] && echo go1.22.2\n');
+    chmodSync(join(bin, "go"), 0o755);
+    const r = step("setup_pulumi", { PATH: `${bin}:/usr/bin:/bin` });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("cannot be built with this machine's Go 1.22.2");
+    expect(r.out).toContain(hint);
   });
 
   it("a full disk: says how much is free and what to clean", () => {
