@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# npm test: the set-up first when needed (fast when warm), then the unit and integration
-# tests on the real engines. A missing engine fails the run; nothing is skipped.
-# The pieces only some tests need are set up when those tests run: Chromium (Studio's
-# browser tests), Pebble (the public edge's ACME tests), versitygw (the backups' S3 test),
-# OpenSSH's server (the remote-engine tests) and the Kubernetes test cluster's toolchain
-# (built once, cached by version).
+# npm test: the set-up when needed, then every test on the real engines, in stages that fail
+# fast, each with its own time limit (README "Tests"). A missing engine fails the run; nothing
+# is skipped (a skipped test fails its stage).
+#   1. unit:    the type check, lint and the unit tests (minutes), while the rest of the
+#               set-up and the Kubernetes toolchain build in the background;
+#   2. docker:  the integration files on the Docker engine, side by side (test/runner/stage.ts);
+#   3. cluster: the integration files on the Kubernetes test cluster, once its toolchain is built.
+# The pieces only some tests need are set up in the background too: Chromium (Studio's browser
+# tests), Pebble (the public edge's ACME tests), versitygw (the backups' S3 tests), OpenSSH's
+# server (the remote-engine tests) and the Kubernetes toolchain (built once, cached by version).
+# With file names (npm test -- test/integration/x.test.ts), one vitest run over those files.
+# Every run keeps its logs and a per-file timing table under $PLATFORM_HOME/logs/tests/.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 home=${PLATFORM_HOME:-$HOME/.platform}
+skip_setup=${PLATFORM_SKIP_SETUP:-0}
+cd "$root"
 
 # Does this run include the Kubernetes tests? A run that names no file does.
 needs_kubernetes=1
@@ -21,30 +29,80 @@ if [ ${#named[@]} -gt 0 ]; then
   done
 fi
 
-if [ "${PLATFORM_SKIP_SETUP:-}" != "1" ]; then bash "$here/setup.sh"; fi
-bash "$here/setup/chromium.sh"
-# The ACME test server (Pebble) for the public-edge tests: built once from Go modules, cached by version.
-bash "$here/setup/pebble.sh"
-# versitygw (an S3-compatible server) for the backup tests' bucket: built once from Go modules, cached by version.
-bash "$here/setup/versitygw.sh"
-# The OpenSSH server for the remote-engine tests (an engine reached over DOCKER_HOST=ssh://):
-# Debian's sshd binary only; the tests run their own, the machine's service stays off.
-bash "$here/setup/openssh.sh"
-# The Kubernetes toolchain (about 27 minutes cold, a moment warm) builds in the background while
-# the Docker tests run, on the CPU time they leave idle (SCHED_IDLE, so it never takes CPU they want);
-# a sequencer (test/integration/helpers/sequencer.ts) puts the cluster's tests last, and they
-# wait for the build's exit code in this file.
-if [ "${PLATFORM_SKIP_SETUP:-}" != "1" ] && [ "$needs_kubernetes" != 0 ]; then
-  mkdir -p "$home/logs"
-  export PLATFORM_KUBERNETES_SETUP_RC="$home/logs/setup-kubernetes.rc"
-  rm -f "$PLATFORM_KUBERNETES_SETUP_RC"
-  idle=(nice -n 19)
-  if chrt --idle 0 true 2>/dev/null; then idle=(chrt --idle 0 nice -n 19); fi
-  ( "${idle[@]}" bash "$here/setup/kubernetes.sh" >"$home/logs/setup-kubernetes.log" 2>&1
-    echo $? >"$PLATFORM_KUBERNETES_SETUP_RC.tmp" && mv "$PLATFORM_KUBERNETES_SETUP_RC.tmp" "$PLATFORM_KUBERNETES_SETUP_RC" ) </dev/null &
-  echo "Kubernetes toolchain: building in the background (log: $home/logs/setup-kubernetes.log)"
+out=$home/logs/tests/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+t_run=$(date +%s)
+since() { local s=$(( $(date +%s) - $1 )); printf '%d min %02d s' $((s / 60)) $((s % 60)); }
+# shellcheck source=setup/background.sh
+source "$here/setup/background.sh"
+trap stop_background EXIT
+
+if [ "$skip_setup" != 1 ]; then
+  bash "$here/setup.sh" --part base
+  # The engines and the test-only pieces: apt, Go and image builds, beside the unit stage.
+  export PLATFORM_ENGINES_SETUP_RC=$out/setup-engines.rc
+  in_background setup-engines bash -c "bash '$here/setup.sh' --part engines && bash '$here/setup/chromium.sh' &&
+    bash '$here/setup/pebble.sh' && bash '$here/setup/versitygw.sh' && bash '$here/setup/openssh.sh'"
+  echo "set-up of the engines and the tests' pieces: in the background (log: $out/setup-engines.log)"
+  if [ "$needs_kubernetes" != 0 ]; then
+    # About 25 minutes cold, a moment warm. At nice 10: the unit and Docker stages come first,
+    # yet it is ready in time for the cluster stage.
+    export PLATFORM_KUBERNETES_SETUP_RC=$out/setup-kubernetes.rc
+    in_background setup-kubernetes nice -n 10 bash "$here/setup/kubernetes.sh"
+    PLATFORM_KUBERNETES_SETUP_PID=$(bg_pid setup-kubernetes)
+    export PLATFORM_KUBERNETES_SETUP_PID
+    echo "Kubernetes toolchain: building in the background (log: $out/setup-kubernetes.log)"
+  fi
 fi
 # shellcheck disable=SC1091
+source "$here/setup/lib.sh"
+# shellcheck disable=SC1091
+source "$here/setup/node.sh"
+setup_node >/dev/null
+export PATH="$NODE_BIN:$root/node_modules/.bin:$PATH"
+
+join_engines() {
+  [ "$skip_setup" = 1 ] && return 0
+  await_background setup-engines "the set-up of the engines" || return 1
+  cat "$out/setup-engines.log"
+}
+
+# With file names: one vitest run over them, once the set-up is done.
+if [ ${#named[@]} -gt 0 ] || [ $# -gt 0 ]; then
+  join_engines
+  # shellcheck disable=SC1091
+  source "$home/env.sh"
+  exec vitest run "$@"
+fi
+
+stage_limit() { local v="PLATFORM_TEST_LIMIT_${1^^}"; echo "${!v:-$2}"; }
+fail_run() { echo "✖ $1 ($(since "$t_run") into the run)"; node_modules/.bin/tsx test/runner/summary.ts "$out" || true; exit 1; }
+
+echo "━━ stage unit: type check, lint, unit tests (limit $(stage_limit unit 10) min)"
+t=$(date +%s)
+timeout "$(stage_limit unit 10)m" bash -c "npm run --silent typecheck && npm run --silent lint" \
+  || fail_run "stage unit: the type check or lint failed, or exceeded $(stage_limit unit 10) min"
+tsx test/runner/stage.ts unit "$out" || fail_run "stage unit failed"
+echo "━━ stage unit passed in $(since "$t")"
+
+join_engines || fail_run "the set-up failed"
+# shellcheck disable=SC1091
 source "$home/env.sh"
-cd "$root"
-exec ./node_modules/.bin/vitest run "$@"
+
+echo "━━ stage docker: the integration tests on the Docker engine"
+t=$(date +%s)
+tsx test/runner/stage.ts docker "$out" || fail_run "stage docker failed"
+echo "━━ stage docker passed in $(since "$t")"
+
+echo "━━ stage cluster: the integration tests on the Kubernetes test cluster"
+t=$(date +%s)
+if [ -n "${PLATFORM_KUBERNETES_SETUP_PID:-}" ]; then
+  echo "waiting for the Kubernetes toolchain's build (log: $out/setup-kubernetes.log)"
+  await_background setup-kubernetes "the Kubernetes toolchain's build" || fail_run "stage cluster: no toolchain"
+  echo "Kubernetes toolchain ready after $(since "$t") of waiting"
+fi
+tsx test/runner/stage.ts cluster "$out" || fail_run "stage cluster failed"
+echo "━━ stage cluster passed in $(since "$t")"
+
+echo "━━ all stages passed in $(since "$t_run")"
+tsx test/runner/summary.ts "$out"

@@ -11,6 +11,6 @@ fi
 command -v apt-get >/dev/null || { echo "✖ no $CHROMIUM and no apt-get: install Chromium and set PLATFORM_CHROMIUM to its path" >&2; exit 1; }
 sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >/dev/null 2>&1 || true
-$sudo apt-get install -y -qq chromium >/dev/null || { echo "✖ apt-get install chromium failed" >&2; exit 1; }
+$sudo apt-get update -qq -o DPkg::Lock::Timeout=300 >/dev/null 2>&1 || true
+$sudo apt-get install -y -qq -o DPkg::Lock::Timeout=300 chromium >/dev/null || { echo "✖ apt-get install chromium failed" >&2; exit 1; }
 echo "  ✓ Chromium for the browser tests: installed $("$CHROMIUM" --version | head -n1) in $(( $(date +%s) - t0 ))s"

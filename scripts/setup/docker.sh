@@ -17,7 +17,7 @@ setup_docker() {
     [ "$(id -u)" = 0 ] || fail "no Docker engine answers and installing one needs root: run 'sudo apt-get install docker.io' (or start Docker Desktop) and run again"
     check_disk 1000 /var/lib
     echo "  installing Debian's docker.io (apt-get) ..."
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io) >"$PLATFORM_HOME/logs/apt-docker.log" 2>&1 \
+    (apt-get update -qq -o DPkg::Lock::Timeout=300 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 docker.io) >"$PLATFORM_HOME/logs/apt-docker.log" 2>&1 \
       || fail "apt-get install docker.io failed; see $PLATFORM_HOME/logs/apt-docker.log"
   fi
   # A dockerd killed with its session leaves its pid file; a new one refuses to start while the

@@ -202,7 +202,7 @@ build_debian_image() {  # build_debian_image SUITE TAG HASH LOG
   if ! command -v debootstrap >/dev/null; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "  installing debootstrap (apt-get) ..."
-      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap) >"$PLATFORM_HOME/logs/apt-debootstrap.log" 2>&1 \
+      (apt-get update -qq -o DPkg::Lock::Timeout=300 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 debootstrap) >"$PLATFORM_HOME/logs/apt-debootstrap.log" 2>&1 \
         || fail "apt-get install debootstrap failed; see $PLATFORM_HOME/logs/apt-debootstrap.log. Install it yourself (apt-get install debootstrap) and run npm run setup again."
     else
       fail "the local Debian base image is made with debootstrap, which is not installed. Run 'sudo apt-get install debootstrap' and run npm run setup again (or set PLATFORM_BASE_IMAGES=public where a container registry is reachable)."

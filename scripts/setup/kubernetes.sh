@@ -221,6 +221,13 @@ $(tail -n 20 "$log")"
 setup_pulumi_kubernetes() {
   local dir=$PULUMI_KUBERNETES_DIR mod=$KUBERNETES_MOD log=$PLATFORM_HOME/logs/build-pulumi-kubernetes.log reinstall=
   local pulumi=${PULUMI_BIN:-}
+  # Under npm test the rest of the set-up, which builds the Pulumi CLI, runs beside this build
+  # (scripts/test.sh): its exit code file says when toolchain.json is written.
+  if [ -z "$pulumi" ] && [ -n "${PLATFORM_ENGINES_SETUP_RC:-}" ]; then
+    local waited=0
+    while [ ! -f "$PLATFORM_ENGINES_SETUP_RC" ] && [ "$waited" -lt 3600 ]; do sleep 5; waited=$((waited + 5)); done
+    [ "$(cat "$PLATFORM_ENGINES_SETUP_RC" 2>/dev/null)" = 0 ] || fail "the set-up beside this build did not finish (its exit code: $(cat "$PLATFORM_ENGINES_SETUP_RC" 2>/dev/null || echo none after ${waited}s))"
+  fi
   [ -n "$pulumi" ] || pulumi=$(sed -n 's/.*"pulumiBin": *"\([^"]*\)".*/\1/p' "$PLATFORM_HOME/toolchain.json" 2>/dev/null)
   [ -x "$pulumi" ] || pulumi=$(command -v pulumi || true)
   [ -x "$pulumi" ] || fail "the Pulumi CLI is needed to install the Kubernetes provider plugin: run npm run setup first"

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,14 +46,23 @@ describe("waiting for the Kubernetes toolchain's background build", () => {
     const rc = join(dir, "ok.rc");
     const started = Date.now();
     setTimeout(() => writeFileSync(rc, "0\n"), 300);
-    await awaitKubernetesToolchain(rc, 50);
+    await awaitKubernetesToolchain(rc, 50, 0);
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
+  it("fails at once, with the build's log, when the build's process died without an exit code", async () => {
+    const rc = join(dir, "dead.rc");
+    writeFileSync(join(dir, "dead.log"), "building kube-apiserver\n");
+    const gone = spawnSync("true").pid as number; // a process that has ended
+    const started = Date.now();
+    await expect(awaitKubernetesToolchain(rc, 50, gone)).rejects.toThrow(/ended without an exit code;[\s\S]*building kube-apiserver/);
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it("fails with the build's log on another exit code", async () => {
     const rc = join(dir, "setup-kubernetes.rc");
     writeFileSync(join(dir, "setup-kubernetes.log"), "step 1 ok\n✖ go build failed: no space left on device\n");
     writeFileSync(rc, "3\n");
-    await expect(awaitKubernetesToolchain(rc, 50)).rejects.toThrow(/exited 3;[\s\S]*no space left on device/);
+    await expect(awaitKubernetesToolchain(rc, 50, 0)).rejects.toThrow(/exited 3;[\s\S]*no space left on device/);
   });
 });
