@@ -39,7 +39,7 @@ describe("waiting for the Kubernetes toolchain's background build", () => {
   const dir = mkdtempSync(join(tmpdir(), "platform-k8s-rc-"));
 
   it("returns at once when no build was started", async () => {
-    await expect(awaitKubernetesToolchain(undefined)).resolves.toBeUndefined();
+    await expect(awaitKubernetesToolchain("")).resolves.toBeUndefined();
   });
 
   it("waits for the exit code, and passes on 0", async () => {
