@@ -11,10 +11,12 @@ import { H2ConnectError, type H2Log, H2Tab, h2Request, newH2Log } from "./h2.js"
  * - HTTP/2 (node:http2, see h2.ts): `h2.clients` clients like browser tabs, each with one
  *   session per origin on which `h2.streams` loops keep that many streams in flight at once.
  * Every answer that is not 2xx and every error (reset, RST_STREAM, GOAWAY, session error,
- * timeout, refused, each CERT_NOT_YET_VALID that httpsRequest retried, each connection that
- * could not be made for a stream) is kept with what it was, and every latency is recorded with
- * the protocol and the phase it was sent in, so that the test can compare a quiet phase with the
- * redeploys. Both protocols share one budget: `maxRequests` requests, `maxMs` of time.
+ * timeout, refused, a certificate not valid yet, each connection that could not be made for a
+ * stream) is kept with what it was, and every latency is recorded with the protocol and the
+ * phase it was sent in, so that the test can compare a quiet phase with the redeploys. An
+ * HTTP/1.1 request resent because its kept connection was closed under it is a failure too,
+ * unless the test says its edge hands over (`resends`). Both protocols share one budget:
+ * `maxRequests` requests, `maxMs` of time.
  */
 export interface LoadRequest {
   name: string;
@@ -66,6 +68,16 @@ export interface LoadOptions {
    * that got no answer is followed by `errorPauseMs` instead.)
    */
   pauseMs?: number;
+  /**
+   * What an HTTP/1.1 request resent on a new connection is (one whose kept connection the
+   * server closed before any byte of an answer: see httpsRequest). "fail" (the default): a failed
+   * request, as it is where the edge stays: only an edge's graceful stop races with a kept
+   * connection, so a reset in an app swap is the product's. "allowed": for a test whose edge
+   * hands over to a new one, which a browser gets through by resending the request silently;
+   * the resends are listed in `resent`, with their phase, for the test to assert
+   * (`handOverResends`), and a POST, which a browser does not resend, still fails.
+   */
+  resends?: "fail" | "allowed";
 }
 
 export interface ProtocolStats {
@@ -74,7 +86,15 @@ export interface ProtocolStats {
   okCounts: Map<string, number>;
   latencies: Map<string, number[]>;
   /** HTTP/1.1 requests sent again on a new connection after their kept-alive one closed under them (as browsers do, cli.ts). */
-  resent: string[];
+  resent: LoadResend[];
+}
+
+/** An HTTP/1.1 request resent on a new connection (see LoadOptions.resends). */
+export interface LoadResend {
+  client: string;
+  request: string;
+  phase: string;
+  what: string;
 }
 
 export interface LoadResult {
@@ -147,16 +167,16 @@ export function startLoad(o: LoadOptions) {
       const at = phase;
       count("http/1.1");
       const t0 = performance.now();
-      // A CERT_NOT_YET_VALID that httpsRequest retried is a failed request (a browser shows an
-      // error page), and the retry one more request sent.
-      const onRetry = (what: string) => {
+      // A resend is one more request sent; unless the test allows them, the first one failed.
+      const onResend = (what: string) => {
+        stats["http/1.1"].resent.push({ client, request: r.name, phase: at, what });
         count("http/1.1");
-        fail({ protocol: "http/1.1", client, request: r.name, phase: at, what, sentAt: t0, at: performance.now() });
+        if (o.resends !== "allowed")
+          fail({ protocol: "http/1.1", client, request: r.name, phase: at, what, sentAt: t0, at: performance.now() });
       };
       let pause = o.pauseMs;
       try {
-        const onResend = (what: string) => stats["http/1.1"].resent.push(`${client} ${r.name} (${at}): ${what}`);
-        const res = await httpsRequest(r.url, trust(), { method: r.method, body: r.body?.(), agent, timeoutMs, onRetry, onResend });
+        const res = await httpsRequest(r.url, trust(), { method: r.method, body: r.body?.(), agent, timeoutMs, onResend });
         outcome("http/1.1", client, r, at, t0, res);
       } catch (e) {
         outcome("http/1.1", client, r, at, t0, { error: (e as Error).message });
@@ -178,13 +198,9 @@ export function startLoad(o: LoadOptions) {
       } catch (e) {
         const what = (e as Error).message;
         outcome("h2", client, r, at, t0, { error: what });
-        // A connection that could not be made (CERT_NOT_YET_VALID included: unlike httpsRequest,
-        // nothing is retried, the request failed) is tried again after a second, as httpsRequest
-        // waits between its attempts, so that an edge that refuses does not burn the budget.
-        if (e instanceof H2ConnectError) {
-          if (what.includes("CERT_NOT_YET_VALID")) console.warn(`${r.method ?? "GET"} ${r.url} over h2: ${what}`);
-          await sleep(1000);
-        }
+        // A connection that could not be made (the request failed) is tried again after a
+        // second, so that an edge that refuses does not burn the budget.
+        if (e instanceof H2ConnectError) await sleep(1000);
       }
       if (o.pauseMs) await sleep(o.pauseMs);
     }
@@ -224,6 +240,44 @@ export function startLoad(o: LoadOptions) {
   };
 }
 
+/**
+ * The resends of a load allowed to have them (LoadOptions.resends "allowed") that a browser
+ * would not have made silently on an edge hand-over: any sent outside the hand-overs' `phases`,
+ * and more than `handOvers` by one client (each HTTP/1.1 client keeps one connection, which the
+ * old edge's graceful stop closes once; the request resent goes to the new edge). Only an
+ * idempotent request is ever resent (httpsRequest). Empty when every resend is such a one.
+ */
+export function unexplainedResends(r: LoadResult, phases: readonly string[], handOvers: number): string[] {
+  const resent = r.byProtocol["http/1.1"].resent;
+  const outside = resent.filter((e) => !phases.includes(e.phase)).map((e) => `${e.client} ${e.request} (${e.phase}): ${e.what}`);
+  const byClient = new Map<string, number>();
+  for (const e of resent) byClient.set(e.client, (byClient.get(e.client) ?? 0) + 1);
+  const over = [...byClient].filter(([, n]) => n > handOvers).map(([c, n]) => `${c}: ${n} resends in ${handOvers} hand-over(s)`);
+  return [...outside, ...over];
+}
+
+/**
+ * A POST of a new event to the fullstack example's API (/api/events, one row each), for a load's
+ * mix: `label` starts each message. With `eventCount` before and after the load, a test proves
+ * that every POST answered 201 was stored once, no more. On a kept connection it is the request
+ * a browser does not resend when the connection is closed under it: a failure, whatever `resends`.
+ */
+export function eventPost(api: string, label: string): LoadRequest {
+  let posted = 0;
+  return { name: "POST api /api/events", url: `${api}/api/events`, method: "POST", body: () => ({ message: `${label} ${++posted}` }) };
+}
+
+/** The fullstack example's number of events, from its API's /api/status (which must answer with its database). */
+export async function eventCount(api: string, ca: string): Promise<number> {
+  const r = await httpsRequest(`${api}/api/status`, ca);
+  const status = r.status === 200 ? (JSON.parse(r.body) as { database: string; event_count: number }) : undefined;
+  if (status?.database !== "ok") throw new Error(`GET ${api}/api/status: HTTP ${r.status} ${r.body}`);
+  return status.event_count;
+}
+
+/** How many POSTs of `eventPost` a load got a 2xx for. */
+export const eventsPosted = (r: LoadResult) => r.okCounts.get("POST api /api/events") ?? 0;
+
 /** The q-quantile (0..1) of a list of numbers, by the nearest-rank method. */
 export function quantile(values: number[], q: number): number {
   if (values.length === 0) return Number.NaN;
@@ -250,7 +304,10 @@ export function describeLoad(r: LoadResult): string[] {
     lines.push(`  ${p}: ${s.sent} sent (${((100 * s.sent) / Math.max(1, r.sent)).toFixed(1)}%), ${s.failures.length} failed; ${who}`);
     lines.push(`    ok by kind: ${JSON.stringify(Object.fromEntries(s.okCounts))}`);
     if (s.resent.length > 0)
-      lines.push(`    resent as browsers do (${s.resent.length}):`, ...s.resent.slice(0, 10).map((e) => `      ${e}`));
+      lines.push(
+        `    resent on a new connection after their kept one closed, ${r.options.resends === "allowed" ? "allowed (an edge hand-over)" : "each a failure"} (${s.resent.length}):`,
+        ...s.resent.slice(0, 10).map((e) => `      ${e.client} ${e.request} (${e.phase}): ${e.what}`),
+      );
     lines.push(`    ${latencyLine("all", [...s.latencies.values()].flat())}`);
     for (const [phase, values] of s.latencies) lines.push(`    ${latencyLine(phase, values)}`);
   }

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCertificateAuthority, createServerCertificate } from "../../../src/provider/tls/certificates.js";
 import { httpsRequest } from "../../integration/helpers/cli.js";
 
-// The integration tests' HTTPS client resends only what a browser resends: a request whose
-// kept-alive connection the server closed before answering. Anything else still fails.
+// The integration tests' HTTPS client resends only what a browser resends, a request whose
+// kept-alive connection the server closed before answering, and only for a caller that counts
+// the resends (a poller, a load). Anything else still fails.
 const ca = createCertificateAuthority("resend test", 1);
 const cert = createServerCertificate(ca, ["app.localhost"], 1);
 let requests = 0;
@@ -39,6 +40,14 @@ describe("httpsRequest on a kept-alive connection", () => {
     expect(second.body).toBe("answer 3");
     expect(second.resent).toHaveLength(1);
     expect(seen).toEqual(second.resent);
+    agent.destroy();
+  });
+
+  it("a GET in the same case fails for a caller that does not count resends", async () => {
+    requests = 0;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    await httpsRequest(`${url}/`, ca.certPem, { agent });
+    await expect(httpsRequest(`${url}/`, ca.certPem, { agent })).rejects.toThrow(/socket hang up \(on a kept connection\)/);
     agent.destroy();
   });
 
