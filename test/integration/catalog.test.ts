@@ -64,6 +64,8 @@ describe("catalog example", () => {
   });
 
   it("adding and removing another application's routes drops no in-flight request", async () => {
+    // The edge is not replaced: a kept connection closed under a request (what a reload that
+    // restarts the edge's servers does) is a failure too, the poller counts its resend as one.
     const poll = startPoller(`${urls.api}/products`, ca);
     const r = ok(await runCli(["deploy", "--yes", "--project", other], { cwd: otherDir, env: backend }));
     const otherUrl = parseUrls(r.stdout).api as string;
