@@ -24,7 +24,7 @@ export const backupSchema = z
       .meta({ examples: [14] })
       .optional(),
   })
-  .describe('Backups of a postgres service (see README "Backups and copies of your data"). postgres only. Optional.')
+  .describe("Backups of a postgres service (see docs/guide/backups.md). postgres only. Optional.")
   .meta({ examples: [{ schedule: "0 3 * * *", keep: 14 }] });
 
 const FIELDS = [

@@ -8,6 +8,6 @@ export const DEFAULT_POSTGRES_VERSION = "15";
 export const postgresVersionSchema = z
   .union([z.string(), z.number()])
   .describe(
-    `The PostgreSQL major version of a postgres service: ${POSTGRES_VERSIONS.join(", ")} (Debian's packages: bookworm 15, trixie 17, forky 18; one not built yet is built on first need). postgres only. Default ${DEFAULT_POSTGRES_VERSION}. Raising it on a database that has data upgrades it at the next deploy: a backup, then its data copied into the new version (see README "Backups and copies of your data"); it never goes down.`,
+    `The PostgreSQL major version of a postgres service: ${POSTGRES_VERSIONS.join(", ")} (Debian's packages: bookworm 15, trixie 17, forky 18; one not built yet is built on first need). postgres only. Default ${DEFAULT_POSTGRES_VERSION}. Raising it on a database that has data upgrades it at the next deploy: a backup, then its data copied into the new version (see docs/guide/backups.md, "PostgreSQL versions"); it never goes down.`,
   )
   .meta({ enum: [...POSTGRES_VERSIONS.map(Number), ...POSTGRES_VERSIONS], examples: [17] });

@@ -2,7 +2,7 @@ import { MAX_SIZE_TEXT } from "./prescan.js";
 import { POSTGRES_PROPERTIES } from "./rules-references.js";
 import { PRESETS } from "./units.js";
 
-/** The hand-written parts of README's platform.yml reference; the field tables are generated. */
+/** The hand-written parts of the platform.yml reference (docs/reference/platform-yml.md); the field tables are generated. */
 
 function size(bytes: number): string {
   return bytes >= 1024 ** 3 ? `${bytes / 1024 ** 3}Gi` : `${bytes / 1024 ** 2}Mi`;
@@ -55,7 +55,7 @@ export const REFERENCE_SECTIONS = {
   ].join("\n"),
 
   references: [
-    "### References in `env` values",
+    "## References in `env` values",
     "",
     "Values in `env` may contain references, resolved at deploy time. Only `depends_on` orders",
     "startup: a reference alone never does (so `api` may name `${web.external_url}` while `web`",
@@ -70,7 +70,7 @@ export const REFERENCE_SECTIONS = {
         `| \`\${<service>.${p}}\` | postgres services | The ${p === "database" ? "database name" : p} part of the connection string. An error on other types. |`,
     ),
     "| `${<service>.host}`, `${<service>.port}`, `${<service>.password}` | redis services | The parts of its URL (port 6379; the password generated once per stack). With `auth: none` its url is `redis://<host>:6379/0` and `${<service>.password}` is an error. An error on other types. |",
-    "| `${secrets.<NAME>}` | every service | The environment's secret `NAME`, set with `platform secrets set NAME` (see [Secrets](#secrets)). Names are letters, digits and `_`. A secret the environment lacks is a warning in `validate` and stops `deploy` before any build. `secrets` is therefore not a service name. |",
+    "| `${secrets.<NAME>}` | every service | The environment's secret `NAME`, set with `platform secrets set NAME` (see [Secrets](../guide/secrets.md)). Names are letters, digits and `_`. A secret the environment lacks is a warning in `validate` and stops `deploy` before any build. `secrets` is therefore not a service name. |",
     "| `$${...}` | anywhere | Escape: the literal text `${...}`. |",
     "",
     "Malformed references (`${api.url` unclosed, `${}` empty, `${a.${b}}` nested, `${api}` without a",
@@ -86,7 +86,7 @@ export const REFERENCE_SECTIONS = {
   ].join("\n"),
 
   env: [
-    "### Environment variables",
+    "## Environment variables",
     "",
     "- Names: `[A-Za-z_][A-Za-z0-9_]*`.",
     "- `PORT` is an error: the platform assigns it, and every service must listen on `$PORT`.",
@@ -99,7 +99,7 @@ export const REFERENCE_SECTIONS = {
   ].join("\n"),
 
   errors: [
-    "### Errors in platform.yml",
+    "## Errors in platform.yml",
     "",
     "`platform validate` (and `platform deploy`, before it touches anything) checks the whole file",
     "offline and reports every problem at once, each starting with where it is, then a hint:",
@@ -133,7 +133,7 @@ export const REFERENCE_SECTIONS = {
   ].join("\n"),
 
   editors: [
-    "### Editor support",
+    "## Editor support",
     "",
     "The JSON Schema (`schema/platform.schema.json`, draft-07) gives completion, hover docs and",
     "squiggles in any editor that uses yaml-language-server (VS Code's YAML extension, Neovim,",

@@ -9,7 +9,7 @@ import { DURATION_RE, PRESETS, STORAGE_RE } from "./units.js";
  * The platform.yml language as a zod schema. It checks shape (types, allowed values, required
  * and unknown fields); rules that need the whole file (references, cycles, paths) live in
  * rules-*.ts. Every `.describe()` text is published twice: in the JSON Schema that editors
- * use and in README's field reference, so it states each decision a user would ask about.
+ * use and in the field reference (docs/reference/platform-yml.md), so it states each decision a user would ask about.
  */
 
 export const SERVICE_TYPES = ["fastapi", "nextjs", "postgres", "redis", "worker"] as const;
@@ -264,7 +264,7 @@ const telemetry = z
       )
       .meta({ examples: [0.1] }),
   })
-  .describe('OpenTelemetry settings the platform injects into every fastapi and nextjs service (see README "Telemetry"). Optional.')
+  .describe("OpenTelemetry settings the platform injects into every fastapi and nextjs service (see docs/guide/telemetry.md). Optional.")
   .meta({ examples: [{ sample_ratio: 0.1 }] });
 
 export const configSchema = z

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Service fields that depend on its type. `auth:` on a redis service: how its clients authenticate (README "Workers, cron jobs, Redis"). */
+/** Service fields that depend on its type. `auth:` on a redis service: how its clients authenticate (docs/guide/workers-cron-redis.md). */
 export const REDIS_AUTH = ["password", "none"] as const;
 
 export const redisAuthSchema = z

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SCHEMA_FILE, toJsonSchema, toJsonSchemaText } from "../../../src/config/json-schema.js";
-import { buildReferenceMarkdown, extractReferenceBlock } from "../../../src/config/reference-doc.js";
+import { buildReferenceMarkdown, extractReferenceBlock, REFERENCE_FILE } from "../../../src/config/reference-doc.js";
 
 /** Generated files must match the zod schema: run `npm run gen:docs` when these fail. */
 
@@ -11,8 +11,8 @@ describe("generated from the schema", () => {
     expect(readFileSync(SCHEMA_FILE, "utf8")).toBe(toJsonSchemaText());
   });
 
-  it("README's platform.yml reference is up to date (npm run gen:docs)", () => {
-    expect(extractReferenceBlock(readFileSync("README.md", "utf8"))).toBe(buildReferenceMarkdown());
+  it(`${REFERENCE_FILE}, the platform.yml reference, is up to date (npm run gen:docs)`, () => {
+    expect(extractReferenceBlock(readFileSync(REFERENCE_FILE, "utf8"))).toBe(buildReferenceMarkdown());
   });
 
   it("every field has a description", () => {
