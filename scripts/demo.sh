@@ -15,4 +15,4 @@ cd "$root/examples/fullstack"
 # second clone's demo updates the same demo rather than being refused as a copy.
 platform deploy --yes --project fullstack
 echo
-echo "Open the web URL above in a browser. Trust the platform CA first: platform ca --export platform-ca.pem (README \"Trusting the CA\")."
+echo "Open the web URL above in a browser. Trust the platform CA first: platform ca --export platform-ca.pem (docs/operations/trusting-the-ca.md)."

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm run setup: everything `platform` needs on this machine, idempotent. Each step says what
-# it did, how long it took and whether it reused a cache. See README "Set-up".
+# it did, how long it took and whether it reused a cache. See docs/operations/setup.md.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$here/.." && pwd)

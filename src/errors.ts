@@ -3,7 +3,7 @@
  * is, without a stack. Anything else that escapes to bin.ts is a bug and is reported as one.
  */
 export class VisibleError extends Error {
-  /** Process exit code for this error (see README "Exit codes"). */
+  /** Process exit code for this error (see docs/reference/exit-codes.md). */
   readonly exitCode: number;
   /** Extra lines printed after the message: a log tail, where the full log is. */
   readonly details: string[];
@@ -16,7 +16,7 @@ export class VisibleError extends Error {
   }
 }
 
-/** Exit codes, documented in README. */
+/** Exit codes, documented in docs/reference/exit-codes.md. */
 export const ExitCode = {
   ok: 0,
   failed: 1,

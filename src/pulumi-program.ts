@@ -48,7 +48,7 @@ function plainStackTraces(): void {
  * The Pulumi program: stack config -> platform.yml -> plan -> target -> stack outputs.
  * `platform deploy` runs it inside the CLI's process (an inline program of the Automation API,
  * given the workspace directory as `root`), and infra engineers run the very same program with
- * `pulumi preview/up` on the stack (see README "Using Pulumi directly").
+ * `pulumi preview/up` on the stack (see docs/guide/using-pulumi-directly.md).
  */
 export default async function program(root: string = projectRoot()): Promise<Record<string, pulumi.Input<string>>> {
   plainStackTraces();

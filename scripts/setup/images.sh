@@ -7,7 +7,7 @@
 #   platform-local/caddy:2.11        Caddy built from Go modules (images/caddy, scripts/setup/go/caddy)
 #   platform-local/redis:7.0         Debian's redis-server 7.0, for type: redis (images/redis)
 # Other Python and Node versions, and PostgreSQL 17 and 18, are built on first need, by the deploy that asks for one
-# (scripts/setup/base-image.sh; README "Python and Node versions"), and tagged by version and
+# (scripts/setup/base-image.sh; docs/guide/builds.md, "Python and Node versions"), and tagged by version and
 # recipe hash: platform-local/python:3.14-<hash>, on platform-local/debian:forky. The set-up
 # writes their tags into images.json ("python-versions", "node-versions", "postgres-versions")
 # without building them.

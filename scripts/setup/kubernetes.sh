@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Kubernetes test cluster's toolchain (README "Kubernetes"). Opt-in, never in the default
+# The Kubernetes test cluster's toolchain (docs/internals/test-cluster.md). Opt-in, never in the default
 # set-up: `npm run setup -- --kubernetes`, PLATFORM_SETUP_KUBERNETES=1, or run this file
 # directly (`platform cluster up` and the Kubernetes tests do, when something is missing).
 #   - Debian packages: etcd, containerd, runc, the CNI plugins, iptables, conntrack
@@ -79,7 +79,7 @@ setup_kubernetes_packages() {
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then STEP_STATUS="reused Debian packages ($KUBERNETES_APT_PACKAGES)"; return; fi
-  [ "$(id -u)" = 0 ] || fail "the test cluster needs root (containerd, kubelet): run as root, or point platform at an existing cluster's kubeconfig (README \"Kubernetes\")"
+  [ "$(id -u)" = 0 ] || fail "the test cluster needs root (containerd, kubelet): run as root, or point platform at an existing cluster's kubeconfig (docs/guide/kubernetes.md)"
   local log=$PLATFORM_HOME/logs/apt-kubernetes.log
   echo "  installing ${missing[*]} (apt-get; log: $log) ..."
   # `apt-get update` only when the lists are missing or cannot find a package; wait for a
@@ -99,7 +99,7 @@ setup_kubernetes_binaries() {
   if k8s_is_built "$dir" "$mod" && k8s_is_built "$dir/pause" "$KUBERNETES_GO/pause"; then
     STEP_STATUS="reused Kubernetes v$KUBERNETES_VERSION from $dir/bin"; return
   fi
-  command -v go >/dev/null || fail "Go >= 1.24 is needed to build Kubernetes v$KUBERNETES_VERSION from its modules: apt-get install golang-go (or go.dev), or use an existing cluster (README \"Kubernetes\")"
+  command -v go >/dev/null || fail "Go >= 1.24 is needed to build Kubernetes v$KUBERNETES_VERSION from its modules: apt-get install golang-go (or go.dev), or use an existing cluster (docs/guide/kubernetes.md)"
   check_disk 6000 "$TOOLCHAIN"
   mkdir -p "$dir/bin" "$dir/pause" "$dir/images"
   # Version stamps as Kubernetes' own build sets them (hack/lib/version.sh); without them

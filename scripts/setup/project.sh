@@ -31,7 +31,7 @@ $(tail -n 20 "$PLATFORM_HOME/logs/studio-ui.log")"
   STEP_STATUS="built studio-ui/ into dist/studio-ui"
 }
 
-# The platform's OTLP receiver image (README "Telemetry"), built offline from this install's
+# The platform's OTLP receiver image (docs/guide/telemetry.md), built offline from this install's
 # dist/telemetry and protobufjs on the Node base image; `platform deploy` would build it too, at
 # the first deploy that needs it. Labelled with a hash of its files: rebuilt only when they change.
 setup_telemetry_image() {
@@ -45,7 +45,7 @@ setup_telemetry_image() {
   STEP_STATUS="$out"
 }
 
-# The OpenTelemetry SDK layers of the generated images, built once per machine (README "Telemetry").
+# The OpenTelemetry SDK layers of the generated images, built once per machine (docs/guide/telemetry.md).
 setup_otel_layers() {
   local out log=$PLATFORM_HOME/logs/otel-layers.log
   out=$(cd "$REPO_ROOT" && PLATFORM_HOME="$PLATFORM_HOME" PLATFORM_DOCKER_CLI="$PLATFORM_DOCKER_CLI" "$NODE_BIN/node" --input-type=module -e '

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 
-/** `platform ca`: the edge's local root certificate, to trust its HTTPS URLs (README "Trusting the CA"). */
+/** `platform ca`: the edge's local root certificate, to trust its HTTPS URLs (docs/operations/trusting-the-ca.md). */
 export function registerCa(program: Command): void {
   program
     .command("ca")

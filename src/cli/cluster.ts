@@ -3,7 +3,7 @@ import type { Command } from "commander";
 /** The subcommands' work, loaded only when one runs: `--help` stays light. */
 const work = () => import("./cluster-action.js");
 
-/** `platform cluster up|down|status`: a Kubernetes test cluster of one node or more on this machine (README "Kubernetes"). */
+/** `platform cluster up|down|status`: a Kubernetes test cluster of one node or more on this machine (docs/guide/kubernetes.md, docs/internals/test-cluster.md). */
 export function registerCluster(program: Command): void {
   const cluster = program
     .command("cluster")

@@ -25,7 +25,7 @@ export async function loadValidConfig(file: string | undefined): Promise<{ confi
   const configFile = resolve(file ?? "platform.yml");
   if (!existsSync(configFile)) {
     throw new VisibleError(
-      `no platform.yml in ${dirname(configFile)}: create one (see README "platform.yml reference") or pass --file PATH`,
+      `no platform.yml in ${dirname(configFile)}: create one (see docs/reference/platform-yml.md) or pass --file PATH`,
       { exitCode: ExitCode.usage },
     );
   }

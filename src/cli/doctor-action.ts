@@ -138,7 +138,7 @@ async function checkEdge(): Promise<Check> {
     name: "HTTPS edge",
     ok: true,
     detail,
-    fix: 'choose with PLATFORM_EDGE=local|public on a deploy (README "Deploying to a server on the internet")',
+    fix: "choose with PLATFORM_EDGE=local|public on a deploy (docs/guide/deploying-to-a-server.md)",
   };
 }
 

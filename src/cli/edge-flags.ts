@@ -51,7 +51,7 @@ function publicEdgeSettings(appsDomain: string | undefined, env: NodeJS.ProcessE
   if (!appsDomain || appsDomain === "localhost" || appsDomain.endsWith(".localhost")) {
     throw usage(
       "public edge: an apps domain that is a real DNS name is needed",
-      'set PLATFORM_APPS_DOMAIN (or --apps-domain) to a domain whose wildcard record points at this server, e.g. apps.example.com (README "Deploying to a server on the internet")',
+      "set PLATFORM_APPS_DOMAIN (or --apps-domain) to a domain whose wildcard record points at this server, e.g. apps.example.com (docs/guide/deploying-to-a-server.md)",
     );
   }
   const email = env.PLATFORM_ACME_EMAIL;

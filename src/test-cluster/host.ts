@@ -10,7 +10,7 @@ import { signal } from "./processes.js";
 export function requireRoot(): void {
   if (process.getuid?.() !== 0) {
     throw new VisibleError(
-      'the test cluster needs root (containerd, the kubelet and the pod network do): run platform cluster up as root, or use an existing cluster through its kubeconfig (README "Kubernetes")',
+      "the test cluster needs root (containerd, the kubelet and the pod network do): run platform cluster up as root, or use an existing cluster through its kubeconfig (docs/guide/kubernetes.md)",
       { exitCode: ExitCode.environment },
     );
   }

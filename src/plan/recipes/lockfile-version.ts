@@ -2,7 +2,7 @@
  * Which release of the package manager reads a lockfile as it is, from the lockfile's own
  * version (its head, as scanSource keeps it), for projects whose package.json names no
  * `packageManager`. Measured here with the real releases from the npm registry: a frozen
- * install by each major on each lockfile version (the README's "Package managers" section
+ * install by each major on each lockfile version (docs/guide/builds.md, "Package managers by lockfile"
  * has the table). A lockfile that no release served here reads is a RecipeError.
  */
 import {

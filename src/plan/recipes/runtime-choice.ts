@@ -1,6 +1,6 @@
 /**
  * Which Python minor or Node major a service gets, among the versions there are. One policy for
- * both languages (README "Python and Node versions"):
+ * both languages (docs/guide/builds.md, "Python and Node versions"):
  *   - a pin (.python-version, runtime.txt, .nvmrc, .node-version, volta) is taken exactly;
  *   - a range (requires-python, Poetry's python, engines.node) keeps the default version when it
  *     admits it, the version every app got before (a platform upgrade never moves a running app

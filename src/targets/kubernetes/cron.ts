@@ -7,7 +7,7 @@ import { databaseCaMount, type ImageSource, resources, stackLabels } from "./spe
 
 /**
  * platform.yml `cron:` on Kubernetes: one CronJob per job, running the service's image with its
- * env Secret and limits, as the Docker target's scheduler does (README "Cron jobs").
+ * env Secret and limits, as the Docker target's scheduler does (docs/guide/workers-cron-redis.md, "Cron jobs").
  */
 
 /** The label a run's Job and pod carry: `platform cron` lists runs by it (`/` is no label value). */

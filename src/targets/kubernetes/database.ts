@@ -63,7 +63,7 @@ export function databaseVolumes(a: DatabaseArgs, claimName: pulumi.Input<string>
   ];
 }
 
-/** `version:` other than the default is built on the Docker target only (README "Backups and copies of your data"). */
+/** `version:` other than the default is built on the Docker target only (docs/guide/backups.md, "PostgreSQL versions"). */
 export function checkDatabaseVersions(plan: Plan): void {
   const other = plan.services.filter((s) => s.database?.version && s.database.version !== DEFAULT_POSTGRES_VERSION);
   if (other.length)
