@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # npm test: the set-up when needed, then every test on the real engines, in stages that fail
-# fast, each with its own time limit (README "Tests"). A missing engine fails the run; nothing
-# is skipped (a skipped test fails its stage).
-#   1. unit:    the type check, lint and the unit tests (minutes), while the rest of the
-#               set-up and the Kubernetes toolchain build in the background;
+# fast, each with its own time limit (docs/internals/tests.md). A missing engine fails the run;
+# nothing is skipped (a skipped test fails its stage).
+#   1. unit:    the type check, lint, the docs site (no broken link or anchor) and the unit
+#               tests (minutes), while the rest of the set-up and the Kubernetes toolchain
+#               build in the background;
 #   2. docker:  the integration files on the Docker engine, side by side (test/runner/stage.ts);
 #   3. cluster: the integration files on the Kubernetes test cluster, once its toolchain is built.
 # The pieces only some tests need are set up in the background too: Chromium (Studio's browser
@@ -78,10 +79,10 @@ fi
 stage_limit() { local v="PLATFORM_TEST_LIMIT_${1^^}"; echo "${!v:-$2}"; }
 fail_run() { echo "✖ $1 ($(since "$t_run") into the run)"; node_modules/.bin/tsx test/runner/summary.ts "$out" || true; exit 1; }
 
-echo "━━ stage unit: type check, lint, unit tests (limit $(stage_limit unit 10) min)"
+echo "━━ stage unit: type check, lint, the docs site, unit tests (limit $(stage_limit unit 10) min)"
 t=$(date +%s)
-timeout "$(stage_limit unit 10)m" bash -c "npm run --silent typecheck && npm run --silent lint" \
-  || fail_run "stage unit: the type check or lint failed, or exceeded $(stage_limit unit 10) min"
+timeout "$(stage_limit unit 10)m" bash -c "npm run --silent typecheck && npm run --silent lint && npm run --silent docs" \
+  || fail_run "stage unit: the type check, lint or the docs site failed, or exceeded $(stage_limit unit 10) min"
 tsx test/runner/stage.ts unit "$out" || fail_run "stage unit failed"
 echo "━━ stage unit passed in $(since "$t")"
 
