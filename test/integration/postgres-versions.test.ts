@@ -14,7 +14,9 @@ import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
  * cluster initialised from it in pg17/ of the same volume), then 18 (from a cluster in a
  * subdirectory); every row survives each upgrade, writes work after it, status shows the
  * version, and a way down is refused before anything changes. 17 and 18 are built on first
- * need when the engine lacks them.
+ * need when the engine lacks them. Every read through the API succeeds at once after a deploy:
+ * the upgrade replaces the API with the database (the old one's pooled connections were to the
+ * old server), so no query fails on a connection whose server has gone.
  */
 const project = unique("pgv");
 const backend = freshBackend();
@@ -23,25 +25,27 @@ const run = (...args: string[]) => runCli(args, { cwd: dir, env: backend });
 const cli = (...args: string[]) => run(...args, "--project", project);
 let api = "";
 let ca = "";
-/** Requests that failed once just after a database swap (the API's pooled connection was to the old server). */
-let retried = 0;
-
+/** A read through the API, which must answer with its database (`/api/status` says "error" with a 200 when its query failed). */
 async function get(path: string): Promise<string> {
-  for (let attempt = 0; ; attempt++) {
-    const r = await httpsRequest(`${api}${path}`, ca);
-    if (r.status === 200 && !r.body.includes('"database":"error"')) return r.body;
-    if (attempt >= 5) throw new Error(`GET ${path}: ${r.status} ${r.body}`);
-    retried++;
-    await new Promise((res) => setTimeout(res, 500));
-  }
+  const r = await httpsRequest(`${api}${path}`, ca);
+  expect(r.status, `GET ${path}: ${r.body}`).toBe(200);
+  expect(r.body, `GET ${path}`).not.toContain('"database":"error"');
+  return r.body;
 }
 
 /**
- * After a deploy that swapped the database: the example API's pooled connections were to the
- * old server, so its first queries may fail once; it answers again within seconds (counted).
+ * The API's status after a point-in-time restore, which is no deploy: the API kept running (the
+ * restore says so) while its database was stopped and started under it, with the one pooled
+ * connection it holds (min_size 1; this test sends one request at a time) to the stopped server.
+ * psycopg's pool does not see that an idle connection was closed, so the first query fails on
+ * it, exactly once: the pool drops it and connects anew for the next. The bound: one read.
  */
-async function settle(): Promise<void> {
+async function firstStatusAfterRestart(): Promise<"ok" | "failed once"> {
+  const first = await httpsRequest(`${api}/api/status`, ca);
+  expect(first.status, first.body).toBe(200);
+  if (!first.body.includes('"database":"error"')) return "ok";
   await get("/api/status");
+  return "failed once";
 }
 
 async function post(message: string): Promise<void> {
@@ -71,7 +75,6 @@ describe("PostgreSQL versions and major upgrades (Docker)", () => {
   });
 
   afterAll(async () => {
-    console.log(`[postgres-versions] reads retried after a database swap: ${retried}`);
     await cli("destroy", "--yes", "--delete-data");
     rmSync(dirname(dir), { recursive: true, force: true });
     rmSync(dirname(homePaths.backupsDir(project, "preview")), { recursive: true, force: true });
@@ -103,7 +106,8 @@ describe("PostgreSQL versions and major upgrades (Docker)", () => {
       expect(said).toContain("read-only from now until the new server takes over");
       expect(said).toMatch(new RegExp(`→ database: now PostgreSQL ${to}; the PostgreSQL ${from} cluster stays in its volume`));
       expect(r.stdout).toMatch(/^Deployment complete \(dep_/m);
-      await settle();
+      // A new API with the new server: no pooled connection to the old one outlives the deploy.
+      expect(r.stdout).toMatch(/^api: healthy$/m);
       expect(await messages()).toEqual(before);
       await post(`v${to}-a`);
       expect(await messages()).toEqual([...before, `v${to}-a`].sort());
@@ -135,7 +139,7 @@ describe("PostgreSQL versions and major upgrades (Docker)", () => {
     await post("pitr-B");
     const r = ok(await cli("db", "restore", "database", "--to-time", between.toISOString().replace("T", " ").replace("Z", ""), "--yes"));
     expect(r.stdout).toMatch(/^✓ Restored database to /m);
-    await settle();
+    console.log(`[postgres-versions] the API's first status after the point-in-time restore: ${await firstStatusAfterRestart()}`);
     const after = await messages();
     expect(after).toContain("pitr-A");
     expect(after).not.toContain("pitr-B");

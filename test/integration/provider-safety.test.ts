@@ -42,16 +42,35 @@ const containersOf = (service: string) =>
 const runningOf = (service: string) =>
   docker("ps", "-q", "--filter", `label=platform.project=${project}`, "--filter", `label=platform.service=${service}`);
 
-/** The API's status once it answers with the database (its pool reconnects after a database restart). */
-async function status(): Promise<{ database: string; event_count: number }> {
-  let last = "";
-  for (let i = 0; i < 40; i++) {
-    const r = await httpsRequest(`${urls.api}/api/status`, ca).catch((e: Error) => ({ status: 0, body: e.message }));
-    if (r.status === 200 && JSON.parse(r.body).database === "ok") return JSON.parse(r.body);
-    last = `${r.status} ${r.body}`;
-    await new Promise((res) => setTimeout(res, 500));
-  }
-  throw new Error(`the API never answered with its database: ${last}`);
+type Status = { database: string; event_count: number };
+const statusOnce = async (): Promise<Status> => {
+  const r = await httpsRequest(`${urls.api}/api/status`, ca);
+  expect(r.status, r.body).toBe(200);
+  return JSON.parse(r.body);
+};
+
+/**
+ * The API's status, which must answer with its database at once: right after "Deployment
+ * complete" no request may fail, also after a deploy that replaced the database (the API is
+ * replaced with it, so no pooled connection to the old server is left).
+ */
+async function status(): Promise<Status> {
+  const s = await statusOnce();
+  expect(s.database, "/api/status's database, at once").toBe("ok");
+  return s;
+}
+
+/**
+ * After a failed database replacement, which said "Deployment complete" nowhere: the previous
+ * server was stopped and started again under the API, which was not replaced. Its pool's one
+ * idle connection (min_size 1; one request at a time here) was to that server, and psycopg's
+ * pool does not see an idle connection closed: the first query fails on it, exactly once, and
+ * the pool connects anew for the next. The bound is that one answer, no more.
+ */
+async function statusAfterRestart(): Promise<Status> {
+  const first = await statusOnce();
+  console.log(`[provider-safety] the API's first status after the previous database restarted: database ${first.database}`);
+  return first.database === "ok" ? first : status();
 }
 
 describe("killed, failed and hardened: the fullstack example on the real engine", () => {
@@ -156,7 +175,7 @@ describe("killed, failed and hardened: the fullstack example on the real engine"
     expect(r.stderr).toContain("this postgres cannot start");
     expect(r.stderr).toContain("the previous database container was restarted and serves again");
     expect(containersOf("database")).toEqual([`${db} running`]);
-    expect((await status()).event_count).toBe(count);
+    expect((await statusAfterRestart()).event_count).toBe(count);
     // The good configuration again: nothing to change, the database that serves is the stack's.
     const again = ok(await deploy());
     expect(again.stdout).toContain("database: unchanged");

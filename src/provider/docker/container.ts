@@ -36,6 +36,15 @@ export interface ContainerInputs {
   /** A command run inside the container once healthy; it must exit 0. */
   postStart?: string[];
   /**
+   * The ids of the database containers this service's variables point at. Not given to Docker:
+   * compared by diff, so that a new database server (a major upgrade, a killed one started
+   * again, a renewed certificate) replaces this container too, new before old, once the server
+   * is healthy. A connection pool does not see that the server of an idle connection has gone
+   * (psycopg's, SQLAlchemy's without pre-ping): the first query on each one failed after the
+   * deploy said it was complete.
+   */
+  databases?: string[];
+  /**
    * The deployment that creates the container, added to OTEL_RESOURCE_ATTRIBUTES as
    * deployment.id. Not compared by diff: a deploy that changes nothing else replaces nothing,
    * so a container's deployment.id is the one of the deployment that last changed it.
@@ -59,6 +68,7 @@ const INPUT_KEYS = [
   "pidsLimit",
   "health",
   "postStart",
+  "databases",
 ] as const;
 
 /** OTEL_RESOURCE_ATTRIBUTES (the platform's, or the service's own) plus deployment.id, unless it has one. */

@@ -36,6 +36,21 @@ function createTelemetry(plan: Plan, network: Network, opts: DockerTargetOptions
   );
 }
 
+/**
+ * The containers of the databases whose values a service's variables reference (a database's
+ * own variables name itself: not counted), when they are made before it (depends_on): see
+ * ContainerInputs.databases.
+ */
+function databasesOf(s: PlannedService, plan: Plan, containers: ReadonlyMap<string, Container>): pulumi.Output<string>[] {
+  const names = new Set(Object.values(s.env).flatMap((parts) => parts.flatMap((p) => (p.kind === "ref" ? [p.service] : []))));
+  return plan.services
+    .filter((d) => d.database && d.name !== s.name && names.has(d.name))
+    .flatMap((d) => {
+      const c = containers.get(d.name);
+      return c ? [c.id] : [];
+    });
+}
+
 /** The data volume and, for a database, its WAL archive, each by its real name. */
 function mountsOf(data: Volume | undefined, dataPath: string | undefined, wal: Volume | undefined, walPath: string | undefined) {
   const one = (v: Volume | undefined, target: string | undefined) =>
@@ -111,6 +126,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
     const command = s.command && archive ? withWalArchive(s.command) : s.command;
     const aliases = s.public && words ? edgeAliases(s, words.words).apply((a) => [...s.aliases, ...a]) : [...s.aliases];
     const containerLabels = s.public && words ? publicHostLabels(serviceLabels, s, words.words) : serviceLabels;
+    const databases = databasesOf(s, plan, containers);
     const container = replicated(
       s,
       (name, containerName, replica, after) =>
@@ -135,6 +151,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
             stopFirst: s.stopFirst,
             stopGraceSeconds: s.stopGraceSeconds,
             ...(s.postStart ? { postStart: [...s.postStart] } : {}),
+            ...(databases.length ? { databases: pulumi.all(databases) } : {}),
             ...(opts.deploymentId ? { deploymentId: opts.deploymentId } : {}),
           },
           {

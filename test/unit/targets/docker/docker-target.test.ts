@@ -91,6 +91,12 @@ describe("docker target (mocked engine)", () => {
     expect(byName("api-migrate").inputs).toMatchObject({ command: ["alembic", "upgrade", "head"], image: api.image, timeoutSeconds: 300 });
   });
 
+  it("replaces the services that reference a database with its container: a new server is no idle pooled connection's", () => {
+    expect(byName("api").inputs.databases).toEqual(["database-id"]);
+    expect(byName("web").inputs.databases).toBeUndefined();
+    expect(byName("database").inputs.databases).toBeUndefined();
+  });
+
   it("gives public services their edge alias, and the database none", () => {
     expect(byName("api").inputs.networks).toEqual([{ name: "fullstack_preview", aliases: ["api", "fullstack-api-brave-otter.edge"] }]);
     expect(byName("database").inputs.networks).toEqual([{ name: "fullstack_preview", aliases: ["database"] }]);
