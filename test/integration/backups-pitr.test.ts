@@ -117,8 +117,6 @@ describe("point-in-time recovery (Docker)", () => {
   }, 300_000);
 
   it("Studio's Database page shows the window (Chromium)", async () => {
-    // A port of its own: other test files may run a Studio on the default one.
-    process.env.PLATFORM_STUDIO_TEST_PORT ??= "4697";
     const studio = await startTestStudio(backend);
     const browser = await launchChromium();
     try {

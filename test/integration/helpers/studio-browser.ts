@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { runCli } from "./cli.js";
-import { ROOT } from "./env.js";
+import { freePort, ROOT } from "./env.js";
 
 /**
  * Studio in a real headless Chromium: Debian's chromium (scripts/setup/chromium.sh installs
@@ -50,8 +50,10 @@ export async function startTestStudio(
   env: Record<string, string>,
 ): Promise<{ url: string; signIn: (next?: string) => Promise<string>; stop: () => Promise<void>; env: Record<string, string> }> {
   const studioEnv = { PLATFORM_STUDIO_DIR: mkdtempSync(join(tmpdir(), "platform-studio-")), ...env };
+  // A port of its own: npm test runs files side by side, and two Studios cannot share one.
+  const port = process.env.PLATFORM_STUDIO_TEST_PORT ?? String(await freePort());
   const signIn = async (next = "/") => {
-    const r = await runCli(["studio", "--json", "--port", process.env.PLATFORM_STUDIO_TEST_PORT ?? "4689"], { cwd: ROOT, env: studioEnv });
+    const r = await runCli(["studio", "--json", "--port", port], { cwd: ROOT, env: studioEnv });
     if (r.code !== 0) throw new Error(`platform studio: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
     const url = (JSON.parse(r.stdout) as { url: string }).url;
     return next === "/" ? url : `${url}&next=${encodeURIComponent(next)}`;
