@@ -79,6 +79,34 @@ fi
 stage_limit() { local v="PLATFORM_TEST_LIMIT_${1^^}"; echo "${!v:-$2}"; }
 fail_run() { echo "✖ $1 ($(since "$t_run") into the run)"; node_modules/.bin/tsx test/runner/summary.ts "$out" || true; exit 1; }
 
+# The cluster stage starts at once, beside the unit and docker stages, and runs as soon as the
+# engines' set-up and its toolchain are ready (the cluster shares no engine with the docker
+# stage: it runs its own containerd); PLATFORM_TEST_CLUSTER_OVERLAP=0 runs it after the docker
+# stage. Its lines are printed as they come, marked [cluster]; a failure in any stage stops all.
+cluster_stage() {
+  local t
+  t=$(date +%s)
+  if [ "$skip_setup" != 1 ]; then await_background setup-engines "the set-up of the engines" >/dev/null || return 1; fi
+  # shellcheck disable=SC1091
+  source "$home/env.sh"
+  if [ -n "${PLATFORM_KUBERNETES_SETUP_PID:-}" ]; then
+    echo "waiting for the Kubernetes toolchain's build (log: $out/setup-kubernetes.log)"
+    await_background setup-kubernetes "the Kubernetes toolchain's build" || return 1
+    echo "Kubernetes toolchain ready after $(since "$t") of waiting"
+  fi
+  tsx test/runner/stage.ts cluster "$out"
+}
+overlap=${PLATFORM_TEST_CLUSTER_OVERLAP:-1}
+if [ "$overlap" = 1 ]; then
+  echo "━━ stage cluster: the integration tests on the Kubernetes test cluster, beside the others (log: $out/stage-cluster.log)"
+  export -f cluster_stage since await_background bg_pid tail_of
+  export out home skip_setup
+  in_background stage-cluster bash -c cluster_stage
+  # Ends by itself with the stage (--pid), or with this script, which stops the stage when it fails.
+  tail -n +1 -F --pid="$(bg_pid stage-cluster)" "$out/stage-cluster.log" 2>/dev/null | sed -u 's/^/[cluster] /' &
+  tail_pid=$!
+fi
+
 echo "━━ stage unit: type check, lint, the docs site, unit tests (limit $(stage_limit unit 10) min)"
 t=$(date +%s)
 timeout "$(stage_limit unit 10)m" bash -c "npm run --silent typecheck && npm run --silent lint && npm run --silent docs" \
@@ -90,31 +118,7 @@ join_engines || fail_run "the set-up failed"
 # shellcheck disable=SC1091
 source "$home/env.sh"
 
-# The cluster stage starts beside the docker stage as soon as its toolchain is built (the two
-# share no engine: the test cluster runs its own containerd; measured, two docker lanes leave
-# about 40 % of the two cores idle); PLATFORM_TEST_CLUSTER_OVERLAP=0 runs it after the docker stage.
-# Its lines are printed as they come, marked [cluster]; a failure in either stage stops both.
-cluster_stage() {
-  local t
-  t=$(date +%s)
-  if [ -n "${PLATFORM_KUBERNETES_SETUP_PID:-}" ]; then
-    echo "waiting for the Kubernetes toolchain's build (log: $out/setup-kubernetes.log)"
-    await_background setup-kubernetes "the Kubernetes toolchain's build" || return 1
-    echo "Kubernetes toolchain ready after $(since "$t") of waiting"
-  fi
-  tsx test/runner/stage.ts cluster "$out"
-}
-overlap=${PLATFORM_TEST_CLUSTER_OVERLAP:-1}
 t_docker=$(date +%s)
-if [ "$overlap" = 1 ]; then
-  echo "━━ stage cluster: the integration tests on the Kubernetes test cluster, beside the docker stage (log: $out/stage-cluster.log)"
-  export -f cluster_stage since await_background bg_pid tail_of
-  export out
-  in_background stage-cluster bash -c cluster_stage
-  # Ends by itself with the stage (--pid), or with this script, which stops the stage when it fails.
-  tail -n +1 -F --pid="$(bg_pid stage-cluster)" "$out/stage-cluster.log" 2>/dev/null | sed -u 's/^/[cluster] /' &
-  tail_pid=$!
-fi
 echo "━━ stage docker: the integration tests on the Docker engine"
 tsx test/runner/stage.ts docker "$out" || fail_run "stage docker failed"
 echo "━━ stage docker passed in $(since "$t_docker")"
@@ -125,7 +129,7 @@ else
   echo "━━ stage cluster: the integration tests on the Kubernetes test cluster"
   cluster_stage || fail_run "stage cluster failed"
 fi
-echo "━━ stage cluster passed in $(since "$t_docker") from the docker stage's start"
+echo "━━ stage cluster passed ($(since "$t_run") into the run)"
 
 echo "━━ all stages passed in $(since "$t_run")"
 tsx test/runner/summary.ts "$out"
