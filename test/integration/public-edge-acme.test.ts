@@ -7,13 +7,13 @@
 // pair this test creates, nowhere else:
 //   client netns (helpers/internet.ts) ── veth, a /30 in 10.250.0.0/16 ── root namespace
 //     serverAddress (root side of the veth) = the server's public address:
-//       :18080, :18443  the Caddy container's 80/443, published by Docker on 0.0.0.0
+//       :<http>, :<https>  (free ports) the Caddy container's 80/443, published by Docker on 0.0.0.0
 //       :14000          Pebble's ACME directory. Its certificate names "pebble", so the container
 //                       gets `--add-host pebble:<serverAddress>`.
 //       :53             pebble-challtestsrv's DNS: every A query answers serverAddress, and there
 //                       is no AAAA. It is also the container's only resolver (`--dns`), so no
 //                       lookup leaves the sandbox.
-//     127.0.0.1:15000 Pebble's management API (its roots); 127.0.0.1:18055 challtestsrv's API
+//     127.0.0.1:<free> Pebble's management API (its roots) and challtestsrv's API
 //   (Pebble and challtestsrv are started by helpers/acme.ts, which the product test shares.)
 //
 // Findings (2026-11-26, Docker 20.10 with iptables, default bridge):
@@ -23,7 +23,7 @@
 //   bridge gateway would work too, but that is Docker's address, not ours, and it differs per
 //   Docker network. The veth address is also the one the public reaches, as on a real host.
 // - Pebble -> Caddy (HTTP-01): Pebble resolves app.apps.test through challtestsrv to
-//   serverAddress and dials serverAddress:18080. That is its httpPort: the published host port,
+//   serverAddress and dials serverAddress:<http>. That is its httpPort: the published host port,
 //   where a real CA dials :80. Docker's OUTPUT DNAT (any local address except 127/8) takes the
 //   connection to the container's :80. docker-proxy is not involved: Caddy logs the request as
 //   coming from serverAddress itself, not from 172.17.0.1. Pebble fetches the token 3 times (its
@@ -40,11 +40,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertFree, docker, PEBBLE_PORTS, type Pebble, pebbleRecord, startPebble, waitFor } from "./helpers/acme.js";
+import { freePort } from "./helpers/env.js";
 import { createInternet, destroyInternet, type Internet, runInInternet } from "./helpers/internet.js";
 
 const IMAGE = "platform-local/caddy:2.11";
 const HOST = "app.apps.test";
-const PORTS = { http: 18080, https: 18443, acme: PEBBLE_PORTS.acme };
+// Free ports (env.ts freePort): npm test runs files side by side, and public-edge publishes its edge too.
+const PORTS = { http: await freePort(), https: await freePort(), acme: PEBBLE_PORTS.acme };
 const CONTAINER = `plt-test-acme-${process.pid}-${randomBytes(3).toString("hex")}`;
 
 /** The Caddyfile of the edge in public mode. */

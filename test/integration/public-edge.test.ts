@@ -6,7 +6,7 @@
 // Topology (all made here, all removed at the end; traffic only to 127.0.0.1 and to the veth
 // pair this test creates, see helpers/internet.ts and helpers/acme.ts):
 //   client netns ── veth /30 in 10.250.0.0/16 ── serverAddress (the server's public address):
-//     :18080, :18443  the test's own edge (PLATFORM_EDGE_NAME) publishing 80/443 on 0.0.0.0
+//     :<http>, :<https> (free ports) the test's own edge (PLATFORM_EDGE_NAME) publishing 80/443 on 0.0.0.0
 //     :14000          Pebble's directory, by IP address: the product's edge container cannot be
 //                     given --add-host, so Pebble serves a certificate for IP:<serverAddress>
 //                     from a throwaway CA (openssl), which the deploy passes as PLATFORM_ACME_CA_ROOT
@@ -18,7 +18,7 @@
 // deploy reports it with the record to create and does not wait for it, and `platform domains`
 // says so too. A second stack that claims shop is refused at its container's creation.
 //
-// Under load (helpers/load.ts, HTTP/1.1 and HTTP/2 to 127.0.0.1:18443, bounded in requests and
+// Under load (helpers/load.ts, HTTP/1.1 and HTTP/2 to 127.0.0.1:<https>, bounded in requests and
 // time): 3 redeploys that replace web and api fail no request; a switch of the edge to local
 // mode and back (the new edge started beside the old one on the same port, in the host's
 // network) fails no request for want of a listener, with a handshake probe beside the load, and
@@ -36,7 +36,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { assertFree, docker, makeDirectoryTls, PLATFORM_HOME, type Pebble, type PebbleTls, sleep, startPebble } from "./helpers/acme.js";
 import { type CliResult, httpsRequest, parseUrls, runCli } from "./helpers/cli.js";
-import { copyExample, forgetProject, freshBackend, removeEdge, requireToolchain, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freePort, freshBackend, removeEdge, requireToolchain, unique } from "./helpers/env.js";
 import { createInternet, destroyInternet, type Internet, run, runInInternet } from "./helpers/internet.js";
 import {
   describeLoad,
@@ -53,7 +53,8 @@ import {
   unexplainedResends,
 } from "./helpers/load.js";
 
-const PORTS = { http: 18080, https: 18443 };
+// Free ports (env.ts freePort): npm test runs files side by side, and public-edge-acme publishes its edge too.
+const PORTS = { http: await freePort(), https: await freePort() };
 const DOMAIN = "apps.test";
 const EDGE_PREFIX = "plt-test-pubedge-";
 const RUN_ID = `${process.pid}-${randomBytes(3).toString("hex")}`;
@@ -366,8 +367,8 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
     const hosts: Record<string, string> = { api: hostOf("api"), "web (platform URL)": webPlatformHost, "web (shop)": SHOP };
     for (const [s, h] of Object.entries(hosts)) {
       // Pebble's VA validated the host (it dialled serverAddress on the published port the
-      // challenge needs), and the edge served that challenge's answer: HTTP-01 on 18080 or
-      // TLS-ALPN-01 on 18443, whichever Caddy chose (both are offered, both published).
+      // challenge needs), and the edge served that challenge's answer: HTTP-01 on <http> or
+      // TLS-ALPN-01 on <https>, whichever Caddy chose (both are offered, both published).
       expect(pebble?.log(), `Pebble validated ${h}`).toContain(`Value:"${h}"}`);
       // HTTP-01's log line names the host as identifier, TLS-ALPN-01's as server_name
       const served = lines.find((l) => (l.identifier === h || l.server_name === h) && /^served key authentication/.test(String(l.msg)));
@@ -470,7 +471,7 @@ describe("public edge: platform deploy obtains ACME certificates (Pebble) and se
   // The redirect must lead where the deploy says the service is: the printed URL, which carries
   // the HTTPS port when it is not 443. Fails on the product as of 2026-11-26: the public
   // Caddyfile's `redir https://{host}{uri} 308` drops the port ({host} has none), so a visitor of
-  // http://<host>:18080/ is sent to https://<host>/ (443), where this server has no public edge.
+  // http://<host>:<http>/ is sent to https://<host>/ (443), where this server has no public edge.
   // Passes with the fix in the report (the Caddyfile given the HTTPS port).
   it("the redirect goes to the printed URL's HTTPS port, and a client that follows it arrives", async () => {
     needDeploy();

@@ -7,8 +7,11 @@
 //   serverAddress:14000  Pebble's ACME directory (HTTPS)
 //   serverAddress:53     challtestsrv's DNS: every A query answers `defaultIPv4` unless a record
 //                        was added (addA); no AAAA. Pebble's only resolver.
-//   127.0.0.1:15000      Pebble's management API (its issuing roots: /roots/0)
-//   127.0.0.1:18055      challtestsrv's management API (/add-a, /clear-a)
+//   127.0.0.1:<free>     Pebble's management API (its issuing roots: /roots/0)
+//   127.0.0.1:<free>     challtestsrv's management API (/add-a, /clear-a)
+// The two management APIs take free ports of their own (env.ts freePort): the directory and the
+// DNS listen in the test's own namespace, but these are on the host's loopback, where the test
+// files that npm test runs side by side (a public edge's, the cluster's front door) would meet.
 //
 // Pebble validates HTTP-01 at <A record>:httpPort and TLS-ALPN-01 at <A record>:tlsPort: the
 // host ports Docker publishes the edge's 80 and 443 on (where a real CA dials 80 and 443).
@@ -22,6 +25,7 @@ import { request } from "node:https";
 import { createServer } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./env.js";
 import { run } from "./internet.js";
 
 /** Debian's Docker CLI when there is one (the set-up's choice: it has BuildKit). */
@@ -159,7 +163,8 @@ export interface PebblePorts {
   dns: number;
 }
 
-export const PEBBLE_PORTS: PebblePorts = { acme: 14000, mgmt: 15000, challMgmt: 18055, dns: 53 };
+/** The ports in the test's namespace; startPebble picks free ones for the management APIs. */
+export const PEBBLE_PORTS: Pick<PebblePorts, "acme" | "dns"> = { acme: 14000, dns: 53 };
 
 export interface StartPebbleOptions {
   /** Where the directory and the DNS listen, and the A answer for every name (helpers/internet.ts). */
@@ -202,7 +207,7 @@ export interface Pebble {
  */
 export async function startPebble(o: StartPebbleOptions): Promise<Pebble> {
   const rec = pebbleRecord();
-  const ports = PEBBLE_PORTS;
+  const ports: PebblePorts = { ...PEBBLE_PORTS, mgmt: await freePort(), challMgmt: await freePort() };
   const tls = o.tls ?? { cert: rec.cert, key: rec.key, ca: rec.minicaRoot };
   await assertFree("127.0.0.1", ports.mgmt, "Pebble's management API");
   await assertFree("127.0.0.1", ports.challMgmt, "challtestsrv's management API");
