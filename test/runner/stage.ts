@@ -17,6 +17,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { RUN_ID_VAR } from "../integration/helpers/cluster-marker.js";
+import { teardown as stopClusterStartedByRun } from "../integration/helpers/cluster-teardown.js";
 import { ROOT, recordedTimings, rel, SOLO_FILES, STAGES, type Stage, stageFiles } from "./files.js";
 import { countsOf, type FileOutcome, perFile, timingTable } from "./report.js";
 import { type Job, orderJobs, takeNext } from "./schedule.js";
@@ -37,6 +39,9 @@ const t0 = performance.now();
 const outcomes: FileOutcome[] = [];
 const live = new Map<ChildProcess, string[]>();
 const slug = (f: string) => f.replace(/^test\//, "").replace(/[/.]/g, "_");
+// The run's id, which vitest's global set-up keeps: a cluster this stage's tests started is
+// stopped when the stage is stopped too, not only by vitest's teardown at a normal end.
+process.env[RUN_ID_VAR] ??= `${process.pid}-${Date.now()}`;
 
 /** A vitest process on `files`; its exit code, with the JSON report at `json`. */
 function vitest(files: string[], json: string, extra: string[], output: (c: ChildProcess) => void): Promise<number> {
@@ -130,7 +135,8 @@ async function runOneProcess(files: string[]): Promise<void> {
     });
 }
 
-function stopAll(): void {
+/** Stops every vitest still running, with its children, and a cluster this stage's tests started. */
+function stopAll(): Promise<void> {
   for (const child of live.keys()) {
     try {
       if (child.pid) process.kill(-child.pid, "SIGTERM");
@@ -142,6 +148,9 @@ function stopAll(): void {
         if (child.pid) process.kill(-child.pid, "SIGKILL");
       } catch {}
   }, 10_000).unref();
+  return stage === "cluster"
+    ? stopClusterStartedByRun().catch((e: Error) => console.log(`stopping the test cluster: ${e.message}`))
+    : Promise.resolve();
 }
 
 const files = stageFiles(stage);
@@ -161,8 +170,9 @@ const limit = setTimeout(() => {
       error: `stage ${stage} exceeded ${limitMin} min`,
     });
   writeResult();
-  stopAll();
-  setTimeout(() => process.exit(124), 12_000).unref();
+  // The stage fails whichever ends the process first: the stopped files, or the timer.
+  process.exitCode = 124;
+  void stopAll().then(() => setTimeout(() => process.exit(124), 12_000).unref());
 }, limitMin * 60_000);
 limit.unref();
 
@@ -172,8 +182,7 @@ function writeResult(): void {
 
 for (const sig of ["SIGINT", "SIGTERM"] as const)
   process.on(sig, () => {
-    stopAll();
-    process.exit(130);
+    void stopAll().then(() => process.exit(130));
   });
 
 if (stage === "docker") await runLanes(files);

@@ -10,7 +10,9 @@ import { RUN_ID_VAR, startedByFile } from "./cluster-marker.js";
  * run (a second vitest beside this one) or a person started meanwhile, stays.
  */
 export async function setup(): Promise<void> {
-  process.env[RUN_ID_VAR] = `${process.pid}-${Date.now()}`;
+  // npm test's cluster stage names the run itself (test/runner/stage.ts), so that it can stop
+  // the cluster when it stops this vitest before its teardown (a time limit, another stage's failure).
+  process.env[RUN_ID_VAR] ??= `${process.pid}-${Date.now()}`;
 }
 
 export async function teardown(): Promise<void> {
