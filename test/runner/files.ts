@@ -15,7 +15,21 @@ export type Stage = (typeof STAGES)[number];
  * identity.test.ts removes the engine's shared edge (platform-edge) to show that two first
  * deploys do not remove each other's.
  */
-export const SOLO_FILES = new Set(["test/integration/identity.test.ts"]);
+export const SOLO_FILES = new Set([
+  "test/integration/identity.test.ts",
+  // The test cluster's: cluster.test.ts stops and starts the cluster; kubernetes-nodes adds a
+  // node and drains one; the front door tests restart Traefik with other ACME flags;
+  // cert-manager's ClusterIssuer is every deploy's default while it exists; the autoscaler's
+  // test scales on CPU, which a neighbour's load would take.
+  ...[
+    "cluster",
+    "kubernetes-nodes",
+    "kubernetes-front-door",
+    "kubernetes-front-door-cluster",
+    "kubernetes-cert-manager",
+    "kubernetes-autoscale",
+  ].map((f) => `test/integration/${f}.test.ts`),
+]);
 
 function testFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })

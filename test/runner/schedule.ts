@@ -16,11 +16,14 @@ export interface Job {
 /** A file the timings do not know: a new test, rated like a middling integration file. */
 export const UNKNOWN_FILE_MS = 60_000;
 
-/** The stage's files in the order they are tried: longest first, solo files among them by their own length. */
+/**
+ * The stage's files in the order they are tried: the solo files first, one after the other
+ * (so no lane idles while the others drain for one in the middle), then the rest, longest first.
+ */
 export function orderJobs(files: string[], timings: Record<string, number>, solo: (file: string) => boolean): Job[] {
   return files
     .map((file) => ({ file, expectedMs: timings[file] ?? UNKNOWN_FILE_MS, solo: solo(file) }))
-    .sort((a, b) => b.expectedMs - a.expectedMs || a.file.localeCompare(b.file));
+    .sort((a, b) => Number(b.solo) - Number(a.solo) || b.expectedMs - a.expectedMs || a.file.localeCompare(b.file));
 }
 
 /**

@@ -2,11 +2,11 @@
  * One stage of `npm test` (scripts/test.sh): `tsx test/runner/stage.ts STAGE OUT_DIR`.
  *
  * - unit: one vitest process over test/unit, its files side by side (they share nothing).
- * - docker: each integration file in a vitest process of its own, PLATFORM_TEST_LANES of them at
- *   once (default 2), longest first (schedule.ts); a file's output is printed whole when it ends,
- *   so two files never interleave.
- * - cluster: one vitest process over the cluster's files, one at a time (they share the test
- *   cluster, which that process stops at its end if it started it), its output streamed.
+ * - docker and cluster: each integration file in a vitest process of its own, two at a time
+ *   (PLATFORM_TEST_LANES, PLATFORM_TEST_CLUSTER_LANES), the solo files first, then the longest
+ *   first (schedule.ts, files.ts); a file's output is printed whole when it ends, so two files
+ *   never interleave. The cluster's files share the test cluster: the stage stops it after the
+ *   last one, when its tests started it.
  *
  * Each stage has a time limit (PLATFORM_TEST_LIMIT_<STAGE>, minutes): past it, every file still
  * running is stopped and the stage fails with "stage X exceeded N min" and the files it was
@@ -18,7 +18,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync }
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { RUN_ID_VAR } from "../integration/helpers/cluster-marker.js";
-import { teardown as stopClusterStartedByRun } from "../integration/helpers/cluster-teardown.js";
+import { STAGE_STOPS_CLUSTER_VAR, stopClusterStartedByRun } from "../integration/helpers/cluster-teardown.js";
 import { ROOT, recordedTimings, rel, SOLO_FILES, STAGES, type Stage, stageFiles } from "./files.js";
 import { countsOf, type FileOutcome, perFile, timingTable } from "./report.js";
 import { type Job, orderJobs, takeNext } from "./schedule.js";
@@ -42,6 +42,7 @@ const slug = (f: string) => f.replace(/^test\//, "").replace(/[/.]/g, "_");
 // The run's id, which vitest's global set-up keeps: a cluster this stage's tests started is
 // stopped when the stage is stopped too, not only by vitest's teardown at a normal end.
 process.env[RUN_ID_VAR] ??= `${process.pid}-${Date.now()}`;
+if (stage === "cluster") process.env[STAGE_STOPS_CLUSTER_VAR] = "1";
 
 /** A vitest process on `files`; its exit code, with the JSON report at `json`. */
 function vitest(files: string[], json: string, extra: string[], output: (c: ChildProcess) => void): Promise<number> {
@@ -85,7 +86,7 @@ async function runFile(job: Job): Promise<FileOutcome> {
 
 /** The docker stage: files side by side in lanes. */
 async function runLanes(files: string[]): Promise<void> {
-  const lanes = Math.max(1, Number(process.env.PLATFORM_TEST_LANES ?? 2));
+  const lanes = Math.max(1, Number(process.env[stage === "cluster" ? "PLATFORM_TEST_CLUSTER_LANES" : "PLATFORM_TEST_LANES"] ?? 2));
   const queue = orderJobs(files, recordedTimings(), (f) => SOLO_FILES.has(f));
   console.log(`stage ${stage}: ${files.length} files, ${lanes} at a time, longest first; limit ${limitMin} min`);
   const running: Job[] = [];
@@ -111,13 +112,13 @@ async function runLanes(files: string[]): Promise<void> {
   if (notRun.length > 0) console.log(`stage ${stage}: stopped after a failure; not run: ${notRun.join(", ")}`);
 }
 
-/** The unit and cluster stages: one vitest process, its output streamed with the stage's name. */
+/** The unit stage: one vitest process, its output streamed. */
 async function runOneProcess(files: string[]): Promise<void> {
   const json = join(out, `${stage}-vitest.json`);
-  const extra = stage === "unit" ? ["--fileParallelism", "--maxWorkers=2"] : [];
+  const extra = ["--fileParallelism", "--maxWorkers=2"];
   console.log(`stage ${stage}: ${files.length} files in one process; limit ${limitMin} min`);
   const started = performance.now();
-  const code = await vitest(stage === "unit" ? ["test/unit"] : files, json, extra, (c) => {
+  const code = await vitest(["test/unit"], json, extra, (c) => {
     c.stdout?.pipe(process.stdout, { end: false });
     c.stderr?.pipe(process.stderr, { end: false });
   });
@@ -185,8 +186,9 @@ for (const sig of ["SIGINT", "SIGTERM"] as const)
     void stopAll().then(() => process.exit(130));
   });
 
-if (stage === "docker") await runLanes(files);
-else await runOneProcess(files);
+if (stage === "unit") await runOneProcess(files);
+else await runLanes(files);
+if (stage === "cluster" && !timedOut) await stopClusterStartedByRun();
 // Past the time limit, the limit's handler reports and exits.
 if (!timedOut) {
   clearTimeout(limit);

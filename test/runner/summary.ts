@@ -2,7 +2,7 @@
  * The end of `npm test` (scripts/test.sh): `tsx test/runner/summary.ts OUT_DIR [--write-timings]`.
  * Prints every file's time, longest first, with each stage's wall time, keeps the table in
  * $PLATFORM_HOME/logs/test-timings.md, and ends with the plain closing line CI reads.
- * --write-timings records the times in test/timings.json, the order the next runs start the
+ * --write-timings records the integration files' times in test/timings.json, the order the next runs start the
  * files in (commit it after a measured run on a quiet machine).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -34,7 +34,7 @@ console.log(`\n${table.slice(2).join("\n")}\n(kept in ${join(logs, "test-timings
 if (process.argv.includes("--write-timings")) {
   const timings = Object.fromEntries(
     outcomes
-      .filter((o) => o.file.endsWith(".test.ts") && o.stage === "docker")
+      .filter((o) => o.file.endsWith(".test.ts") && o.stage !== "unit")
       .sort((a, b) => a.file.localeCompare(b.file))
       .map((o) => [o.file, Math.round(o.ms)]),
   );

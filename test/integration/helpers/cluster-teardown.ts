@@ -10,12 +10,21 @@ import { RUN_ID_VAR, startedByFile } from "./cluster-marker.js";
  * run (a second vitest beside this one) or a person started meanwhile, stays.
  */
 export async function setup(): Promise<void> {
-  // npm test's cluster stage names the run itself (test/runner/stage.ts), so that it can stop
-  // the cluster when it stops this vitest before its teardown (a time limit, another stage's failure).
+  // npm test's cluster stage names the run itself (test/runner/stage.ts): its files run in
+  // vitest processes of their own, side by side, and the stage stops the cluster once, at its end.
   process.env[RUN_ID_VAR] ??= `${process.pid}-${Date.now()}`;
 }
 
+/** Set by npm test's cluster stage: it stops the cluster itself, after its last file. */
+export const STAGE_STOPS_CLUSTER_VAR = "PLATFORM_TEST_STAGE_STOPS_CLUSTER";
+
 export async function teardown(): Promise<void> {
+  if (process.env[STAGE_STOPS_CLUSTER_VAR] === "1") return;
+  await stopClusterStartedByRun();
+}
+
+/** Stops the cluster when this run's tests started it (the marker holds the run's id). */
+export async function stopClusterStartedByRun(): Promise<void> {
   const marker = startedByFile();
   if (!existsSync(marker) || readFileSync(marker, "utf8").trim() !== process.env[RUN_ID_VAR]) return;
   rmSync(marker, { force: true });

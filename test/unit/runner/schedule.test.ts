@@ -15,6 +15,13 @@ describe("the order of a stage's files (test/runner/schedule.ts)", () => {
     ]);
   });
 
+  it("puts the solo files first, one after the other, then the rest longest first", () => {
+    const jobs = orderJobs(["short-solo", "long", "longer-solo", "mid"], { "short-solo": 1, long: 90, "longer-solo": 50, mid: 10 }, (f) =>
+      f.endsWith("-solo"),
+    );
+    expect(jobs.map((j) => j.file)).toEqual(["longer-solo", "short-solo", "long", "mid"]);
+  });
+
   it("fills the lanes, and never more", () => {
     const queue = [job("a", 3), job("b", 2), job("c", 1)];
     const running: Job[] = [];
