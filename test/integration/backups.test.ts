@@ -7,7 +7,7 @@ import { homePaths } from "../../src/home/layout.js";
 import { type CliResult, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
 import { copyExample, forgetProject, freshBackend, requireToolchain, serviceContainers, unique } from "./helpers/env.js";
 import { expectFullstackDeployed } from "./helpers/fullstack-order.js";
-import { eventsApi } from "./helpers/events.js";
+import { eventsApi, POLL_ROUTE } from "./helpers/events.js";
 import { expectSecretsNowhere, regularFilesUnder } from "./helpers/leaks.js";
 import { backupUnderWay, expectKilledBackupLeavesNothing, FILLER_SQL } from "./helpers/backup-under-way.js";
 
@@ -133,7 +133,7 @@ describe("backups and restore (Docker)", () => {
 
   it("restore --yes brings back the newest backup: later rows gone, earlier there; the API keeps serving", async () => {
     // /api/events answers 503 when its query fails; /api/status would answer 200 with "database: error"
-    const poll = startPoller(`${urls.api}/api/events?limit=1`, ca, 100);
+    const poll = startPoller(`${urls.api}${POLL_ROUTE}`, ca, 100);
     const r = ok(await run("db", "restore", "database", "--yes"));
     const stats = await poll.stop();
     expect(r.stdout).toMatch(/^Restore database of .+ from database-\S+ \(manual, /m);

@@ -8,7 +8,7 @@ import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./helpers/cli.js";
 import { copyExample, forgetProject, freshBackend, pulumiEnv, requireToolchain, serviceContainers, unique } from "./helpers/env.js";
-import { eventsApi, expectRows } from "./helpers/events.js";
+import { eventsApi, expectRows, POLL_ROUTE } from "./helpers/events.js";
 import { expectFolderWithFiles } from "./helpers/leaks.js";
 import { waitForRoutes, waitForTrace } from "./helpers/telemetry.js";
 import type { TraceSpan } from "../../src/telemetry/index.js";
@@ -248,7 +248,7 @@ describe("fullstack example on the local Docker engine", () => {
     const original = readFileSync(main, "utf8");
     writeFileSync(main, `${original}\nraise RuntimeError("boom: this version cannot start")\n`);
     const api = containerOf("api");
-    const poll = startPoller(`${urls.api}/api/status`, ca);
+    const poll = startPoller(`${urls.api}${POLL_ROUTE}`, ca);
     const r = await deploy();
     const stats = await poll.stop();
     writeFileSync(main, original);

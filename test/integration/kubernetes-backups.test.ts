@@ -8,7 +8,7 @@ import { expectKilledBackupLeavesNothing, FILLER_SQL } from "./helpers/backup-un
 import { type CliResult, ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
 import { copyExample, forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
 import { clusterUp, kubectl, podsOf } from "./helpers/kubernetes.js";
-import { eventsApi } from "./helpers/events.js";
+import { eventsApi, POLL_ROUTE } from "./helpers/events.js";
 import { expectSecretsNowhere } from "./helpers/leaks.js";
 import { startVersitygw } from "./helpers/versitygw.js";
 
@@ -128,7 +128,7 @@ describe("backups and restore on the Kubernetes test cluster", () => {
     await post(`${marker}-after-1`);
     const api = podsOf(ns("preview"), "api");
     // /api/events answers 503 when its query fails (/api/status would answer 200 with "database: error")
-    const poll = startPoller(`${urls.api}/api/events?limit=1`, ca, 100);
+    const poll = startPoller(`${urls.api}${POLL_ROUTE}`, ca, 100);
     const r = ok(await run(["db", "restore", "database", "--yes"]));
     const stats = await poll.stop();
     expect(r.stdout).toMatch(/This replaces ALL data of database "app" now in database \(\d+ tables, /);

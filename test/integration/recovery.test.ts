@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { platformHome } from "../../src/home/layout.js";
 import { ok, parseUrls, runCli, startCli, startPoller } from "./helpers/cli.js";
 import { copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
-import { eventsApi, expectRows } from "./helpers/events.js";
+import { eventsApi, expectRows, POLL_ROUTE } from "./helpers/events.js";
 
 /**
  * Crash recovery on the fullstack example: the CLI killed (SIGKILL) during a build, during a
@@ -119,7 +119,7 @@ describe("crash recovery, rollback and secrets on the fullstack example", () => 
     ).image;
     changeApi();
     ok(await cli("deploy", "--yes"));
-    const poller = startPoller(`${urls.api}/api/status`, ca, 50);
+    const poller = startPoller(`${urls.api}${POLL_ROUTE}`, ca, 50);
     const t0 = Date.now();
     const r = ok(await cli("rollback"));
     const seconds = (Date.now() - t0) / 1000;

@@ -19,6 +19,7 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeDirectoryTls, type Pebble, startPebble } from "./helpers/acme.js";
 import { type CliResult, httpsRequest, ok, parseUrls, runCli, startPoller } from "./helpers/cli.js";
+import { POLL_ROUTE } from "./helpers/events.js";
 import { CLI, copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
 import { expectFullstackPhases } from "./helpers/fullstack-order.js";
 import { createInternet, destroyInternet, type Internet, run } from "./helpers/internet.js";
@@ -184,7 +185,7 @@ describe("deploying to a server over SSH (DOCKER_HOST=ssh://), public edge with 
       JSON.parse(ok(await cli("status", "--json")).stdout).services.find((x: { service: string }) => x.service === "api").image as string;
     const before = await image();
     writeFileSync(join(dir, "api", "app", "version.txt"), "v2\n");
-    const poll = startPoller(`${urls.api}/api/status`, pebbleRootPem, 100, server!.address);
+    const poll = startPoller(`${urls.api}${POLL_ROUTE}`, pebbleRootPem, 100, server!.address);
     ok(await cli("deploy", "--yes"));
     expect(await image()).not.toBe(before);
     const r = ok(await cli("rollback"));

@@ -21,6 +21,12 @@ export function eventsApi(where: () => { api: string; ca: string }, marker: stri
   };
 }
 
+/**
+ * What a poller of the fullstack example asks: a route that fails (503) when the database does.
+ * Never `/api/status`, which answers 200 with `database: "error"` by design.
+ */
+export const POLL_ROUTE = "/api/events?limit=1";
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**

@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { type CliResult, ok, parseUrls, startPoller, writeBrokenMigration } from "./cli.js";
+import { POLL_ROUTE } from "./events.js";
 
 /**
  * What a first deploy of examples/fullstack prints, on any target: the database healthy before
@@ -35,7 +36,7 @@ export function expectFullstackPhases(stdout: string): void {
  */
 export async function deployWithBrokenMigration(dir: string, apiUrl: string, ca: string, deploy: () => Promise<CliResult>) {
   const broken = writeBrokenMigration(join(dir, "api"));
-  const poll = startPoller(`${apiUrl}/api/status`, ca);
+  const poll = startPoller(`${apiUrl}${POLL_ROUTE}`, ca);
   const r = await deploy();
   const stats = await poll.stop();
   rmSync(broken);
@@ -56,7 +57,7 @@ export async function expectApiRolledOutUnderLoad(
 ) {
   const [api, web, db] = ["api", "web", "database"].map(running);
   writeFileSync(join(dir, "api", "app", "version.txt"), "v2\n");
-  const poll = startPoller(`${apiUrl}/api/status`, ca);
+  const poll = startPoller(`${apiUrl}${POLL_ROUTE}`, ca);
   const r = ok(await deploy());
   const stats = await poll.stop();
   expect(stats.failures).toEqual([]);
