@@ -15,8 +15,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FRONT_DOOR } from "../../src/test-cluster/layout.js";
-import { nodeSpec } from "../../src/test-cluster/nodes.js";
+import { clusterLayout, FRONT_DOOR } from "../../src/test-cluster/layout.js";
+import { nodeCount, nodeSpec } from "../../src/test-cluster/nodes.js";
 import type { Pebble } from "./helpers/acme.js";
 import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
 import { copyExample, forgetProject, freshBackend, pulumiOnStack, requireToolchain, unique } from "./helpers/env.js";
@@ -87,9 +87,13 @@ async function underLoad(what: string, during: () => Promise<unknown>): Promise<
   return result.failures.map((f) => `${f.protocol} ${f.request} (${f.phase}): ${f.what}`);
 }
 
+/** The node count the cluster had (as `up` keeps it for later ups): the shape this file leaves. */
+let found = 1;
+
 describe("a test cluster of two nodes: replicas on both, a rollout and a drain with no failed request", () => {
   beforeAll(async () => {
     requireToolchain();
+    found = nodeCount(clusterLayout());
     await clusterUp(["--nodes", "2"]);
     pebble = (await startFrontDoorCa(ca, work)).pebble;
     copyExample("fullstack", dir);
@@ -106,8 +110,8 @@ describe("a test cluster of two nodes: replicas on both, a rollout and a drain w
     } catch (e) {
       console.warn(`uncordon ${SECOND}: ${(e as Error).message}`);
     }
-    // The other Kubernetes tests run on one node, as before.
-    await clusterUp(["--nodes", "1"]).catch((e) => console.warn(`cluster up --nodes 1: ${(e as Error).message}`));
+    // The cluster as it was found (one node unless `cluster up --nodes N` said otherwise).
+    await clusterUp(["--nodes", String(found)]).catch((e) => console.warn(`cluster up --nodes ${found}: ${(e as Error).message}`));
     rmSync(work, { recursive: true, force: true });
     forgetProject(project);
   }, 600_000);
