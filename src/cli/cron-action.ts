@@ -1,10 +1,7 @@
 import { requireCredentials } from "../engine/credentials.js";
-import { kubeClusterOf } from "../engine/stack-ops.js";
+import { stackRuntime } from "../engine/stack-ops.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { readCronRuns } from "../runtime/cron-read.js";
-import { kubeCronRuns } from "../runtime/kubernetes-cron.js";
 import { lastLine } from "../runtime/cron-runs.js";
-import { requireEngine } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
 import type { StackOptions } from "./stack-options.js";
 import { printJson } from "./render.js";
@@ -21,9 +18,7 @@ export async function runCron(o: StackOptions & { tail?: string }): Promise<void
   }
   const tail = Math.max(1, Number(o.tail ?? 20) || 20);
   // Kubernetes: the Jobs of the stack's CronJobs; Docker: the scheduler container's runs log.
-  const kube = await kubeClusterOf(t, requireCredentials());
-  if (!kube) await requireEngine();
-  const runs = kube ? await kubeCronRuns(kube, tail) : await readCronRuns(t.project, t.env, tail);
+  const runs = await (await stackRuntime(t, requireCredentials())).cronRuns(tail);
   if (!runs)
     throw new VisibleError(`the cron scheduler of ${t.project} (${t.env}) is not running: run platform deploy`, {
       exitCode: ExitCode.failed,

@@ -2,7 +2,7 @@ import { isTcpEngine } from "../docker-client.js";
 import { servedCertificates } from "../engine/certificates.js";
 import { requireCredentials } from "../engine/credentials.js";
 import { checkDns } from "../engine/dns-check.js";
-import { kubeClusterOf, stackPublicFacts, urlPort } from "../engine/stack-ops.js";
+import { stackPublicFacts, urlPort } from "../engine/stack-ops.js";
 import { inspectEdge } from "../runtime/docker.js";
 import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
@@ -26,11 +26,10 @@ export async function runDomains(o: StackOptions): Promise<void> {
   }
   // On a cluster's front door the domains point at its address and its controller serves them.
   const creds = requireCredentials();
-  const kube = await kubeClusterOf(t, creds);
-  const facts = kube ? await stackPublicFacts(t.project, t.env, creds) : undefined;
-  const door = facts?.frontDoor;
+  const facts = await stackPublicFacts(t.project, t.env, creds);
+  const door = facts.frontDoor;
   const edge = door ? undefined : await inspectEdge().catch(() => undefined);
-  const port = door ? urlPort(Object.values(facts?.urls ?? {})[0]) : edge?.running && !isTcpEngine() ? edge.httpsPort : undefined;
+  const port = door ? urlPort(Object.values(facts.urls)[0]) : edge?.running && !isTcpEngine() ? edge.httpsPort : undefined;
   // The DNS is always checked; a certificate is read only where it points here (servedCertificates).
   const served = port
     ? await servedCertificates(

@@ -1,20 +1,11 @@
 import { requireCredentials } from "../engine/credentials.js";
 import { listRecords } from "../engine/history.js";
-import { kubeClusterOf, stackPublicFacts, urlPort } from "../engine/stack-ops.js";
+import { stackPublicFacts, stackRuntime, urlPort } from "../engine/stack-ops.js";
 import { isTcpEngine } from "../docker-client.js";
 import { type ServedCertificate, servedCertificates } from "../engine/certificates.js";
-import {
-  describeEdge,
-  type EdgeState,
-  inspectEdge,
-  liveStates,
-  listServiceContainers,
-  replicaViews,
-  requireEngine,
-} from "../runtime/docker.js";
-import { kubePods } from "../runtime/kube-pods.js";
-import { type KubeCluster, kubeServices } from "../runtime/kubernetes.js";
+import { describeEdge, type EdgeState, inspectEdge } from "../runtime/docker.js";
 import { postgresVersion } from "../runtime/pg-exec.js";
+import type { Copy, TargetRuntime } from "../runtime/target-runtime.js";
 import { resolveStack } from "./context.js";
 import { printJson } from "./render.js";
 import { formatTable } from "./table.js";
@@ -34,63 +25,35 @@ async function certificatesOf(edge: EdgeState | undefined, urls: readonly string
   return served.map(({ dns: _dns, ...c }) => c);
 }
 
-/** A service's copies (replicas) as they run: container name, state and Docker's status line. */
-type Replica = { container: string; state: string; status: string };
-type Live = Map<string, { running: boolean; detail: string; image: string; containerId?: string; replicas?: Replica[] }>;
-
-async function dockerRuntime(project: string, env: string): Promise<Live> {
-  await requireEngine();
-  const [containers, live] = await Promise.all([listServiceContainers(project, env), liveStates(project, env)]);
-  const states: Live = new Map();
-  for (const [name, state] of live) {
-    const mine = containers.filter((x) => x.service === name);
-    const running = mine.find((x) => x.state === "running") ?? mine[0];
-    const replicas = replicaViews(mine);
-    states.set(name, { ...state, image: running?.image ?? "", ...(running ? { containerId: running.containerId } : {}), replicas });
-  }
-  return states;
-}
-
-/** Kubernetes: each service's workload, and each of its pods as a replica (ready or not, and its node). */
-async function kubeRuntime(kube: KubeCluster): Promise<Live> {
-  const [services, pods] = await Promise.all([kubeServices(kube), kubePods(kube)]);
-  const states: Live = new Map();
-  for (const [name, state] of services) {
-    const replicas = pods
-      .filter((p) => p.service === name)
-      .map((p) => ({
-        container: p.name,
-        state: p.ready ? "running" : p.state === "running" ? "starting" : p.state,
-        status: `${p.status}, node ${p.node || "none yet"}`,
-      }));
-    states.set(name, { ...state, replicas });
-  }
-  return states;
-}
-
 /**
  * A service of `replicas` copies: running when all run, degraded when some do (the others are
  * named after the table), down when none does.
  */
-function replicaState(want: number, replicas: readonly Replica[] | undefined): { state: string; status: string } | undefined {
+function replicaState(want: number, replicas: readonly Copy[] | undefined): { state: string; status: string } | undefined {
   if (want <= 1 || !replicas) return undefined;
   const up = replicas.filter((r) => r.state === "running").length;
   return { state: up >= want ? "running" : up > 0 ? "degraded" : "down", status: `${up}/${want} replicas running` };
+}
+
+/** The PostgreSQL version a database runs now, read in its container or pod (undefined when it cannot be read). */
+async function databaseVersion(runtime: TargetRuntime, service: string): Promise<string | undefined> {
+  const host = await runtime.databaseHost(service).catch(() => undefined);
+  return host ? postgresVersion(host).catch(() => undefined) : undefined;
 }
 
 /** `platform status`: what runs per service, its health, URL and image, and the last deployment. */
 export async function runStatus(o: StackOptions): Promise<void> {
   const t = await resolveStack(o);
   const creds = requireCredentials();
-  const kube = await kubeClusterOf(t, creds);
+  const runtime = await stackRuntime(t, creds);
   const [live, { urls, frontDoor }] = await Promise.all([
-    kube ? kubeRuntime(kube) : dockerRuntime(t.project, t.env),
+    runtime.services(),
     stackPublicFacts(t.project, t.env, creds, Object.keys(t.config.services)),
   ]);
   const last = listRecords(t.project, t.env)[0];
   const rows = Object.entries(t.config.services).map(([name, svc]) => {
     const state = live.get(name);
-    const copies = state && "replicas" in state ? state.replicas : undefined;
+    const copies = state?.copies;
     // Each copy of a replicated service; on Kubernetes also of one that the autoscaler scaled.
     const replicas = copies && ((svc.replicas ?? 1) > 1 || copies.length > 1) ? copies : undefined;
     return {
@@ -98,32 +61,28 @@ export async function runStatus(o: StackOptions): Promise<void> {
       state: state ? (state.running ? "running" : "down") : "not deployed",
       status: state?.detail ?? "",
       // On Kubernetes the workload's own count stays the status (`Deployment ready 2/3`).
-      ...(kube ? {} : replicaState(svc.replicas ?? 1, replicas)),
+      ...(runtime.words.countsCopies ? replicaState(svc.replicas ?? 1, replicas) : {}),
       url: urls[name] ?? "",
       image: state?.image ?? "",
       ...(replicas ? { replicas } : {}),
     };
   });
-  // The PostgreSQL version each database runs on Docker (`version:` in platform.yml chooses the major).
-  const ids = kube
-    ? new Map<string, string>()
-    : new Map([...(live as Live)].flatMap(([n, l]) => (l.containerId ? [[n, l.containerId]] : [])));
+  // The PostgreSQL version each running database runs (`version:` in platform.yml chooses the major).
   const versions = Object.fromEntries(
     await Promise.all(
       Object.entries(t.config.services)
-        .filter(([n, s]) => s.type === "postgres" && ids.has(n))
-        .map(async ([n]) => [n, await postgresVersion(ids.get(n) as string)] as const),
+        .filter(([n, s]) => s.type === "postgres" && live.get(n)?.running)
+        .map(async ([n]) => [n, await databaseVersion(runtime, n)] as const),
     ),
   );
   const edge = await inspectEdge().catch(() => undefined);
-  const certificates = Object.keys(urls).length ? await certificatesOf(edge, Object.values(urls), kube ? frontDoor : undefined) : [];
-  const notes = kube
-    ? []
-    : Object.entries(t.config.services)
+  const certificates = Object.keys(urls).length ? await certificatesOf(edge, Object.values(urls), frontDoor) : [];
+  const unenforced = runtime.words.unenforcedStorage;
+  const notes = unenforced
+    ? Object.entries(t.config.services)
         .filter(([, s]) => s.resources.storageWritten)
-        .map(
-          ([n, s]) => `${n}: storage ${s.resources.storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`,
-        );
+        .map(([n, s]) => unenforced(n, String(s.resources.storage)))
+    : [];
   if (o.json) {
     printJson({
       project: t.project,

@@ -2,15 +2,13 @@ import { isTcpEngine } from "../docker-client.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { imageRepository } from "../plan/naming.js";
 import { inSyncWithDocker } from "../provider/drift.js";
-import { edgeLogSince, liveStates, pruneImages, removeOrphans } from "../runtime/docker.js";
-import { type KubeCluster, kubeFailedMigrationLog, kubeLiveStates } from "../runtime/kubernetes.js";
-import { kubeCrashLog } from "../runtime/kubernetes-run.js";
+import { edgeLogSince, pruneImages, removeOrphans } from "../runtime/docker.js";
 import { type CertificateState, ensureCertificates } from "./certificates.js";
 import type { Credentials } from "./credentials.js";
 import { addressesOf, checkDns } from "./dns-check.js";
 import { type DeployOptions, type DeployResult, deploy } from "./deploy.js";
 import { type DeploymentRecord, imagesToKeep, listRecords } from "./history.js";
-import { kubeClusterOf } from "./stack-ops.js";
+import { stackRuntime } from "./stack-ops.js";
 import { keptEdgeSettings } from "./stack-settings.js";
 
 /**
@@ -165,15 +163,11 @@ export async function whereServicesAre(
   services: readonly string[],
   phases: Record<string, { phase: string }>,
 ): Promise<ServicePlaces> {
-  const kube = await kubeClusterOf(stack, creds).catch(() => undefined);
-  const live = await (kube ? kubeLiveStates(kube) : liveStates(stack.project, stack.env)).catch(() => new Map());
+  const runtime = await stackRuntime(stack, creds).catch(() => undefined);
+  const live = await (runtime?.liveStates() ?? Promise.resolve(new Map())).catch(() => new Map());
   // Docker's migration Job reports its output itself; a Kubernetes Job's is in its pod.
-  const migrations = kube
-    ? await migrationOutput(
-        kube,
-        Object.keys(phases).filter((n) => phases[n]?.phase === "failed"),
-      )
-    : [];
+  const failed = Object.keys(phases).filter((n) => phases[n]?.phase === "failed");
+  const migrations = (await runtime?.failureLogs(failed).catch(() => [])) ?? [];
   const lines: string[] = [];
   const down: string[] = [];
   for (const name of services) {
@@ -182,16 +176,4 @@ export async function whereServicesAre(
     lines.push(`  ${name}: ${phases[name]?.phase ?? "untouched"}; now ${s ? (s.running ? "running" : s.detail) : "not deployed"}`);
   }
   return { lines, down, migrations };
-}
-
-async function migrationOutput(kube: KubeCluster, failed: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const service of failed) {
-    const log = await kubeFailedMigrationLog(kube, service).catch(() => "");
-    if (log) out.push(`${service}: its migration's last lines:`, ...log.split("\n").map((l) => `    ${l}`));
-    // No failed migration: a pod that crashed at start (a worker that does not keep running).
-    const crash = log ? "" : await kubeCrashLog(kube, service).catch(() => "");
-    if (crash) out.push(`${service}: its last lines:`, ...crash.split("\n").map((l) => `    ${l}`));
-  }
-  return out;
 }

@@ -2,13 +2,12 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { homePaths } from "../home/layout.js";
 import { stackPrefix } from "../plan/naming.js";
-import { listStackVolumes, removeOrphans, removeStackVolumes } from "../runtime/docker.js";
-import { kubeDeleteData, kubeKeptData } from "../runtime/kubernetes.js";
+import { removeOrphans } from "../runtime/docker.js";
 import { removeTunnelsInto } from "../runtime/tunnel.js";
 import type { Credentials } from "./credentials.js";
 import { clearExpiry, expiredEnvironments } from "./env-expiry.js";
 import { forgetApplied } from "./no-op.js";
-import { destroyStack, kubeClusterOf } from "./stack-ops.js";
+import { destroyStack, stackRuntime } from "./stack-ops.js";
 
 /** One environment of a project, and the platform.yml it was deployed from. */
 export interface EnvironmentRef {
@@ -33,7 +32,7 @@ export async function destroyEnvironment(
   o: { deleteData?: boolean; onNote?: (line: string) => void },
 ): Promise<Removal> {
   // Where the stack runs, read before the destroy (its settings go with the stack).
-  const kube = await kubeClusterOf(s, creds);
+  const runtime = await stackRuntime(s, creds);
   const deleted = await destroyStack(s.project, s.env, creds, {
     configFile: s.configFile,
     onNote: (line) => o.onNote?.(line),
@@ -43,8 +42,8 @@ export async function destroyEnvironment(
       return [...tunnels.map((n) => `tunnel: ${n}`), ...(await removeOrphans(s.project, s.env, known))];
     },
   });
-  const volumes = o.deleteData ? await (kube ? kubeDeleteData(kube) : removeStackVolumes(s.project, s.env)) : [];
-  const kept = o.deleteData ? [] : await (kube ? kubeKeptData(kube) : listStackVolumes(s.project, s.env));
+  const volumes = o.deleteData ? await runtime.deleteData() : [];
+  const kept = o.deleteData ? [] : await runtime.keptData();
   return { deleted, volumes, kept };
 }
 

@@ -1,4 +1,5 @@
-import type { KubeCluster } from "../runtime/kubernetes.js";
+import { runtimeOf, type StackPlace } from "../runtime/runtime-of.js";
+import type { TargetRuntime } from "../runtime/target-runtime.js";
 import { kubernetesCluster } from "../test-cluster/kubeconfig.js";
 import { checkpointOutputs } from "./checkpoint.js";
 import type { Credentials } from "./credentials.js";
@@ -35,24 +36,26 @@ export async function stackTarget(project: string, env: string, creds: Credentia
 }
 
 /**
- * The Kubernetes cluster a stack runs on, from its settings, or undefined for the Docker
- * target: status, logs, destroy and a failed deploy read the truth from where the stack runs.
+ * Where a stack runs, from its settings: its runtime (runtime/target-runtime.ts), the one way
+ * status, logs, run, cron, destroy, the data commands and a failed deploy read and act on it.
  */
-export async function kubeClusterOf(stack: { project: string; env: string }, creds: Credentials): Promise<KubeCluster | undefined> {
+export async function stackRuntime(stack: { project: string; env: string }, creds: Credentials): Promise<TargetRuntime> {
   const s = await stackTarget(stack.project, stack.env, creds);
-  if (s.target !== "kubernetes") return undefined;
-  return { project: stack.project, env: stack.env, kubeconfig: kubernetesCluster(s.kubeconfig).kubeconfig };
+  return runtimeOf(placeOf(stack.project, stack.env, s.target, s.kubeconfig));
 }
 
 /**
- * The Kubernetes cluster of a stack from its settings file alone, as its last deploy kept them
- * (Studio reads it for every environment, without credentials); undefined for a Docker stack or
- * a settings file the engine did not make.
+ * A stack's runtime from its settings file alone, as its last deploy kept them (Studio reads it
+ * for every environment, without credentials); Docker for a settings file the engine did not make.
  */
-export function keptKubeCluster(project: string, env: string): KubeCluster | undefined {
+export function keptRuntime(project: string, env: string): TargetRuntime {
   const s = readStackSettings(stackSettingsFile(project, env));
-  if (s?.["platform:target"] !== "kubernetes") return undefined;
-  return { project, env, kubeconfig: kubernetesCluster(s["platform:kubeconfig"] || undefined).kubeconfig };
+  return runtimeOf(placeOf(project, env, s?.["platform:target"], s?.["platform:kubeconfig"] || undefined));
+}
+
+/** A stack's place: on Kubernetes, the cluster its kubeconfig names (the test cluster's by default). */
+function placeOf(project: string, env: string, target: string | undefined, kubeconfig: string | undefined): StackPlace {
+  return target === "kubernetes" ? { project, env, kubeconfig: kubernetesCluster(kubeconfig).kubeconfig } : { project, env };
 }
 
 /** The public URLs of a stack: from a file backend's checkpoint when it can be read (checkpointOutputs), else from the CLI. */

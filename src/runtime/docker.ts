@@ -1,6 +1,7 @@
 import { demuxLogs, docker, execInContainer } from "../docker-client.js";
 import { edgeContainer } from "../plan/constants.js";
 import { REPLICA_LABEL } from "../plan/types.js";
+import type { LiveState } from "./target-runtime.js";
 
 export { docker };
 import { ExitCode, VisibleError } from "../errors.js";
@@ -130,10 +131,7 @@ export async function removeOrphans(project: string, env: string, known: Readonl
   );
 }
 
-export interface LiveState {
-  running: boolean;
-  detail: string;
-}
+export type { LiveState } from "./target-runtime.js";
 
 /**
  * Per service, whether it runs now and, when not, why: its exit code, an out-of-memory kill,

@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { clusterLayout, readClusterToolchain } from "../test-cluster/layout.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import type { LiveState } from "./docker.js";
+import type { LiveState, LogOptions } from "./target-runtime.js";
 import { TELEMETRY_ROLE } from "../plan/constants.js";
 
 /**
@@ -126,7 +126,7 @@ export async function kubeLiveStates(t: KubeCluster): Promise<Map<string, LiveSt
 }
 
 /** `platform logs` on Kubernetes: the service's pod (kubectl logs picks one of a Deployment's). */
-export async function kubeLogs(t: KubeCluster, service: string, o: { follow?: boolean; since?: string; tail?: string }): Promise<void> {
+export async function kubeLogs(t: KubeCluster, service: string, o: LogOptions): Promise<void> {
   const w = (await kubeServices(t)).get(service);
   if (!w)
     throw new VisibleError(`${service} is not deployed in ${t.project} (${t.env}): run platform deploy`, { exitCode: ExitCode.failed });
@@ -141,8 +141,8 @@ export async function kubeLogs(t: KubeCluster, service: string, o: { follow?: bo
       namespace.metadata.namespace ?? "default",
       `${w.kind.toLowerCase()}/${service}`,
       ...(o.follow ? ["--follow"] : []),
-      ...(o.since ? [`--since${/^\d/.test(o.since) && !o.since.includes("T") ? "" : "-time"}=${o.since}`] : []),
-      ...(o.tail ? [`--tail=${o.tail}`] : []),
+      ...(o.sinceSeconds ? [`--since-time=${new Date(o.sinceSeconds * 1000).toISOString()}`] : []),
+      ...(o.tail !== undefined ? [`--tail=${o.tail}`] : []),
     ],
     "inherit",
   );

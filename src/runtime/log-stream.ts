@@ -2,12 +2,9 @@ import type { Readable } from "node:stream";
 import { docker } from "../docker-client.js";
 import { listServiceContainers } from "./docker.js";
 
-export interface LogLine {
-  service: string;
-  stream: "stdout" | "stderr";
-  ts: string;
-  line: string;
-}
+import type { LogLine, LogRequest } from "./target-runtime.js";
+
+export type { LogLine, LogRequest };
 
 /**
  * Splits Docker's multiplexed log frames (8-byte header: stream, 0, 0, 0, length) into
@@ -38,15 +35,6 @@ export class FrameSplitter {
 export function splitTimestamp(text: string): { ts: string; line: string } {
   const i = text.indexOf(" ");
   return i > 0 && /^\d{4}-\d\d-\d\dT/.test(text) ? { ts: text.slice(0, i), line: text.slice(i + 1) } : { ts: "", line: text };
-}
-
-export interface LogRequest {
-  project: string;
-  env: string;
-  services: string[];
-  sinceSeconds: number;
-  tail: number;
-  follow: boolean;
 }
 
 /**

@@ -51,23 +51,3 @@ export async function readUsage(containerId: string): Promise<Usage | undefined>
     .catch(() => undefined);
   return s ? toUsage(s as unknown as EngineStats) : undefined;
 }
-
-/** Running service containers of every platform stack, for the sampler. */
-export async function runningServiceContainers(): Promise<{ id: string; project: string; env: string; service: string }[]> {
-  const list = await docker().listContainers({ filters: { label: ["platform.service"], status: ["running"] } });
-  // A Kubernetes stack's edge forwarders carry its service names: its services' readings are their pods'.
-  return list
-    .filter(
-      (c) =>
-        c.Labels["platform.job"] !== "true" &&
-        c.Labels["platform.role"] !== "edge-forwarder" &&
-        c.Labels["platform.project"] &&
-        c.Labels["platform.env"],
-    )
-    .map((c) => ({
-      id: c.Id,
-      project: c.Labels["platform.project"] as string,
-      env: c.Labels["platform.env"] as string,
-      service: c.Labels["platform.service"] as string,
-    }));
-}

@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { type DeploymentRecord, listRecords } from "../engine/history.js";
-import { inspectEdge, listAllServiceContainers } from "../runtime/docker.js";
+import { keptRuntime } from "../engine/stack-ops.js";
+import { inspectEdge } from "../runtime/docker.js";
+import type { Instance } from "../runtime/target-runtime.js";
 import { homePaths } from "../home/layout.js";
-import { type Instance, kubeRunningServices, liveEnv } from "./live-services.js";
 import type { EdgeView, EnvState, EnvironmentView, ProjectState, ServiceView } from "./api-types.js";
 
 /** Projects with a deployment history under the platform home, and their environments. */
@@ -35,12 +36,18 @@ export function envState(project: string, env: string, running: ReadonlySet<stri
   return records[0]?.outcome === "succeeded" && expected.every((s) => running.has(s)) ? "running" : "degraded";
 }
 
-/** listProjects with each environment's state: from one list of the engine's containers, or its cluster's pods. */
+/** listProjects with each environment's state: from where each runs (its containers, or its cluster's pods). */
 export async function projectStates(): Promise<ProjectState[]> {
-  const containers = await listAllServiceContainers().catch(() => []);
   const runningIn = async (project: string, env: string) =>
-    (await kubeRunningServices(project, env)) ??
-    new Set(containers.filter((c) => c.project === project && c.env === env && c.state === "running").map((c) => c.service));
+    new Set(
+      (
+        await keptRuntime(project, env)
+          .instances()
+          .catch(() => [])
+      )
+        .filter((c) => c.state === "running")
+        .map((c) => c.service),
+    );
   return Promise.all(
     listProjects().map(async (p) => ({
       ...p,
@@ -72,8 +79,8 @@ export async function environmentView(project: string, env: string): Promise<Env
   const lastGood = records.find((r) => r.outcome === "succeeded") ?? last;
   const types = serviceTypes(lastGood);
   const wanted = servicesOf(lastGood);
-  const live = await liveEnv(project, env);
-  const containers = live.instances;
+  const runtime = keptRuntime(project, env);
+  const containers = await runtime.instances();
   const names = [...new Set([...types.keys(), ...containers.map((c) => c.service)])];
   const services = await Promise.all(
     names.map(async (name): Promise<ServiceView> => {
@@ -94,7 +101,7 @@ export async function environmentView(project: string, env: string): Promise<Env
         ...replicasOf(
           wanted.get(name)?.replicas,
           containers.filter((x) => x.service === name),
-          live.target === "kubernetes",
+          !runtime.words.countsCopies,
         ),
         ...(types.get(name) === "redis" ? { redis: c && running ? ((await c.redis()) ?? null) : null } : {}),
       };
@@ -110,7 +117,7 @@ export async function environmentView(project: string, env: string): Promise<Env
         ...(e.acmeCa ? { acmeCa: e.acmeCa } : {}),
       }
     : null;
-  const cronRuns = await live.cronRuns(20).catch(() => undefined);
+  const cronRuns = await runtime.cronRuns(20).catch(() => undefined);
   return {
     project,
     env,

@@ -1,9 +1,8 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { findRecord } from "../engine/history.js";
-import { keptKubeCluster } from "../engine/stack-ops.js";
-import { streamKubeLogs } from "../runtime/kube-logs.js";
-import { type LogLine, streamLogs } from "../runtime/log-stream.js";
+import { keptRuntime } from "../engine/stack-ops.js";
+import type { LogLine } from "../runtime/log-stream.js";
 import type { LogEvents } from "./api-types.js";
 import { type StudioDeps, type StudioEnv, num, scopeOf } from "./context.js";
 import { compareDeployments, deploymentViews } from "./history-view.js";
@@ -61,10 +60,8 @@ export function environmentRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void 
       const onEnd = () => {
         void stream.writeSSE({ event: "end", data: JSON.stringify(end) }).then(done);
       };
-      // A Kubernetes environment's logs are its pods' (every replica's).
-      const kube = keptKubeCluster(s.project, s.env);
-      const q = { services, sinceSeconds, tail, follow };
-      const stop = kube ? await streamKubeLogs(kube, q, onLine, onEnd) : await streamLogs({ ...s, ...q }, onLine, onEnd);
+      // From where the environment runs: its containers, or every pod (replica) on Kubernetes.
+      const stop = await keptRuntime(s.project, s.env).streamLogs({ services, sinceSeconds, tail, follow }, onLine, onEnd);
       stream.onAbort(() => {
         stop();
         done();

@@ -1,23 +1,22 @@
-import { keptKubeCluster } from "../engine/stack-ops.js";
-import { kubePodUsage } from "../runtime/kube-pods.js";
-import { readUsage, runningServiceContainers, type Usage } from "../runtime/stats.js";
+import { keptRuntime } from "../engine/stack-ops.js";
+import type { Usage } from "../runtime/stats.js";
 import { listProjects } from "./overview.js";
 import type { StatsStore } from "./stats-store.js";
 
 export const SAMPLE_EVERY_MS = 10_000;
 
-/** Every Kubernetes environment's running pods with their readings from metrics-server. */
-async function kubeReadings(): Promise<{ scope: { project: string; env: string; service: string }; usage: Usage }[]> {
-  const clusters = listProjects().flatMap((p) => p.envs.map((e) => keptKubeCluster(p.name, e)).filter((k) => k !== undefined));
-  const per = await Promise.all(clusters.map((k) => kubePodUsage(k).catch(() => [])));
-  return clusters.flatMap((k, i) =>
-    (per[i] ?? []).map((r) => ({ scope: { project: k.project, env: k.env, service: r.pod.service }, usage: r.usage })),
+/** Every environment's running copies with their readings, each from where it runs (the engine, or metrics-server). */
+async function readings(): Promise<{ scope: { project: string; env: string; service: string }; usage: Usage }[]> {
+  const runtimes = listProjects().flatMap((p) => p.envs.map((e) => keptRuntime(p.name, e)));
+  const per = await Promise.all(runtimes.map((r) => r.usage().catch(() => [])));
+  return runtimes.flatMap((r, i) =>
+    (per[i] ?? []).map((u) => ({ scope: { project: r.project, env: r.env, service: u.service }, usage: u.usage })),
   );
 }
 
 /**
- * Reads CPU and memory of every running service container every ten seconds and keeps them;
- * on Kubernetes, of every pod (metrics-server's readings).
+ * Reads CPU and memory of every environment's running copies every ten seconds and keeps them:
+ * containers from the engine, pods from metrics-server.
  * The engine takes about 1.4 s per answer (it waits for a second CPU sample), so containers
  * are read side by side and a round never overlaps the next.
  */
@@ -28,16 +27,7 @@ export function startSampler(store: StatsStore, everyMs = SAMPLE_EVERY_MS): { st
     // One time for the whole round: a service with two containers (old and new, during a
     // rollout) is one point, their sum.
     const at = Date.now();
-    const containers = await runningServiceContainers().catch(() => []);
-    await Promise.all([
-      ...containers.map(async (c) => {
-        const u = await readUsage(c.id);
-        if (u && !stopped) store.add(c, at, u);
-      }),
-      kubeReadings().then((rs) => {
-        for (const r of rs) if (!stopped) store.add(r.scope, at, r.usage);
-      }),
-    ]);
+    for (const r of await readings()) if (!stopped) store.add(r.scope, at, r.usage);
     if (!stopped) store.prune();
   };
   const loop = async () => {

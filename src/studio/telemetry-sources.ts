@@ -2,10 +2,9 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { remoteEngineAddress } from "../docker-ssh.js";
-import { keptKubeCluster } from "../engine/stack-ops.js";
+import { keptRuntime } from "../engine/stack-ops.js";
 import { homePaths } from "../home/layout.js";
-import { copyKubeTelemetry } from "../runtime/kube-telemetry.js";
-import type { KubeCluster } from "../runtime/kubernetes.js";
+import type { TelemetryCopy } from "../runtime/target-runtime.js";
 import { copyServerTelemetry } from "../runtime/telemetry-snapshot.js";
 import { STORE_FILE, TelemetryStore } from "../telemetry/index.js";
 
@@ -78,19 +77,19 @@ export function telemetrySources(): TelemetrySources {
   const server = remoteEngineAddress();
   const engine = server ? copiedStore(join(homePaths.telemetryDir(), "servers", short(server)), copyServerTelemetry) : localStore();
   const clusters = new Map<string, () => TelemetryStore | undefined>();
-  const ofCluster = (t: KubeCluster) => {
-    const key = short(`${t.kubeconfig}\n${t.project}\n${t.env}`);
-    let open = clusters.get(key);
+  const ofCopy = (t: TelemetryCopy) => {
+    let open = clusters.get(t.key);
     if (!open) {
-      open = copiedStore(join(homePaths.telemetryDir(), "clusters", key), (dir) => copyKubeTelemetry(t, dir));
-      clusters.set(key, open);
+      open = copiedStore(join(homePaths.telemetryDir(), t.key), (dir) => t.copy(dir));
+      clusters.set(t.key, open);
     }
     return open();
   };
   return {
     forScope(scope) {
-      const kube = scope && keptKubeCluster(scope.project, scope.env);
-      return kube ? ofCluster(kube) : engine();
+      // An environment with a store of its own (a cluster's receiver), else the engine's shared one.
+      const own = scope && keptRuntime(scope.project, scope.env).telemetry;
+      return own ? ofCopy(own) : engine();
     },
     all() {
       return [engine(), ...[...clusters.values()].map((open) => open())].filter((s): s is TelemetryStore => s !== undefined);

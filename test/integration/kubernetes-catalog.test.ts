@@ -57,11 +57,11 @@ describe("catalog example on the Kubernetes test cluster", () => {
 
   it("serves the catalog API over HTTPS, and the traffic service reaches it by its Service name", async () => {
     const products = await httpsRequest(`${urls.api}/products`, ca);
-    expect(products.status).toBe(200);
+    expect(products.status, products.body).toBe(200);
     expect(JSON.parse(products.body).length).toBeGreaterThan(0);
     expect((await httpsRequest(`${urls.api}/products/999999`, ca)).status).toBe(404);
     const r = await httpsRequest(`${urls.traffic}/run?count=20`, ca, { timeoutMs: 60_000 });
-    expect(r.status).toBe(200);
+    expect(r.status, r.body).toBe(200);
     expect(JSON.parse(r.body)).toEqual({ sent: 20, ok: 16, errors: 4 });
   }, 120_000);
 

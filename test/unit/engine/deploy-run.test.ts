@@ -23,14 +23,17 @@ vi.mock("../../../src/engine/history.js", () => ({
   imagesToKeep: () => new Set(["platform/shop_api:keep"]),
   listRecords: () => [{ services: fake.phases }],
 }));
-vi.mock("../../../src/engine/stack-ops.js", () => ({ kubeClusterOf: async () => fake.kube }));
+vi.mock("../../../src/engine/stack-ops.js", async () => {
+  const { runtimeOf } = await import("../../../src/runtime/runtime-of.js");
+  return { stackRuntime: async (s: { project: string; env: string }) => runtimeOf({ ...s, kubeconfig: fake.kube?.kubeconfig }) };
+});
 const ensureCertificates = vi.fn(async (hosts: readonly string[]) => hosts.map((host) => ({ host, ok: true })));
 vi.mock("../../../src/engine/certificates.js", () => ({ ensureCertificates }));
 vi.mock("../../../src/engine/stack-settings.js", () => ({ keptEdgeSettings: () => ({}) }));
 vi.mock("../../../src/provider/drift.js", () => ({ inSyncWithDocker: async () => true }));
 vi.mock("../../../src/runtime/docker.js", () => ({ liveStates: async () => fake.live, pruneImages, removeOrphans }));
 vi.mock("../../../src/runtime/kubernetes.js", () => ({
-  kubeLiveStates: async () => fake.live,
+  kubeServices: async () => fake.live,
   kubeFailedMigrationLog: async () => fake.migrationLog,
 }));
 

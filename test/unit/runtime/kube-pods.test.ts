@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { tempDir } from "../../fixtures/temp-home.js";
 import { parseBytes, parseCpu, toKubePod, toPodUsage } from "../../../src/runtime/kube-pods.js";
 import { saveSnapshot } from "../../../src/runtime/telemetry-snapshot.js";
-import { podDetails } from "../../../src/studio/live-services.js";
+import { podDetails } from "../../../src/runtime/kubernetes-target.js";
 import { STORE_FILE } from "../../../src/telemetry/index.js";
 
 const pod = (over: { labels?: Record<string, string>; owner?: string; waiting?: string; deleting?: boolean } = {}) => ({

@@ -1,0 +1,128 @@
+import type { CronRun } from "./cron-runs.js";
+import type { ContainerDetails } from "./inspect.js";
+import type { DbHost } from "./pg-exec.js";
+import type { Usage } from "./stats.js";
+
+/**
+ * The runtime seam: everything the CLI, Studio, the engine and the data commands read from or do
+ * to a deployed stack where it runs, whichever target that is. One implementation per target
+ * (docker-target.ts, kubernetes-target.ts), chosen once per stack by runtimeOf (runtime-of.ts):
+ * no caller asks which target it has. A third target (several Docker servers, say) is a third
+ * implementation and a case in runtimeOf; the callers do not change.
+ */
+
+/** Whether a service runs now and, when not, why (an exit code, an OOM kill, a rollout's state). */
+export interface LiveState {
+  running: boolean;
+  detail: string;
+}
+
+/** One copy of a service: a container on Docker, a pod on Kubernetes. */
+export interface Copy {
+  readonly container: string;
+  readonly state: string;
+  readonly status: string;
+}
+
+/** A service as `platform status` shows it: its state, its image and its copies. */
+export interface ServiceLive extends LiveState {
+  readonly image: string;
+  readonly copies: readonly Copy[];
+}
+
+/** One copy of a service as Studio's services page shows it. */
+export interface Instance {
+  readonly service: string;
+  /** The container's or the pod's name. */
+  readonly name: string;
+  /** `running` when it serves (or runs, for a worker). */
+  readonly state: string;
+  readonly status: string;
+  readonly image: string;
+  /** Its order among its service's copies. */
+  readonly replica: number;
+  details(): Promise<ContainerDetails | undefined>;
+  redis(): Promise<{ usedMemoryBytes: number; keys: number } | undefined>;
+}
+
+/** One line of a service's log, with its time (RFC 3339) and stream. */
+export interface LogLine {
+  service: string;
+  stream: "stdout" | "stderr";
+  ts: string;
+  line: string;
+}
+
+export interface LogRequest {
+  project: string;
+  env: string;
+  services: string[];
+  sinceSeconds: number;
+  tail: number;
+  follow: boolean;
+}
+
+export interface LogOptions {
+  follow?: boolean;
+  /** From this time on (Unix seconds). */
+  sinceSeconds?: number;
+  /** The last lines only. */
+  tail?: number;
+}
+
+/** Where a stack's telemetry store is copied from; absent for the store of this machine's own engine. */
+export interface TelemetryCopy {
+  /** Names the copy's directory: one per source. */
+  readonly key: string;
+  copy(dir: string): Promise<boolean>;
+}
+
+/** What differs between targets in what the platform says: each runtime's own words. */
+export interface RuntimeWords {
+  /** Where a host's certificate trouble is told in more detail. */
+  readonly certificateLog: string;
+  /** How a status shows a service of several copies: by counting them (Docker), or the workload's own count (Kubernetes). */
+  readonly countsCopies: boolean;
+  /** A note on a storage size the target does not enforce; undefined when it does. */
+  unenforcedStorage?(service: string, storage: string): string;
+}
+
+export interface TargetRuntime {
+  readonly target: "docker" | "kubernetes";
+  readonly project: string;
+  readonly env: string;
+  readonly words: RuntimeWords;
+  /** Fails with what to do when the target does not answer (Docker: no engine). */
+  reachable(): Promise<void>;
+  /** Per service, whether it runs now and, when not, why: what a failed deploy reports. */
+  liveStates(): Promise<Map<string, LiveState>>;
+  /** Per service, its state, image and copies: what `platform status` shows. */
+  services(): Promise<Map<string, ServiceLive>>;
+  /** The copies of every service, for Studio (an unreadable target reads as none). */
+  instances(): Promise<Instance[]>;
+  /** The services with a running copy. */
+  runningServices(): Promise<Set<string>>;
+  /**
+   * The last lines that explain failed services which the deployment's own error does not carry
+   * (a Kubernetes migration Job's or a crashed pod's; Docker's migrations report their own).
+   */
+  failureLogs(failed: readonly string[]): Promise<string[]>;
+  /** `platform logs SERVICE`, to this process's stdout and stderr. */
+  printLogs(service: string, o: LogOptions): Promise<void>;
+  /** Studio's logs of several services, each line with its service and time; returns a function that stops them. */
+  streamLogs(q: Omit<LogRequest, "project" | "env">, onLine: (l: LogLine) => void, onEnd: () => void): Promise<() => void>;
+  /** `platform run` (a fresh copy of the service's image) or `exec` (in a running copy), attached to this terminal. */
+  oneOff(kind: "run" | "exec", service: string, command: readonly string[], tty: boolean): Promise<{ code: number; image: string }>;
+  /** The last runs of the stack's cron jobs, oldest first; undefined when its scheduler does not run. */
+  cronRuns(n: number): Promise<CronRun[] | undefined>;
+  /** Where a postgres service runs now (a container, or a ready pod), for backups, restores and the console. */
+  databaseHost(service: string): Promise<DbHost | undefined>;
+  /** The data a destroy kept (volumes, claims). */
+  keptData(): Promise<string[]>;
+  /** Deletes the data a destroy kept; returns what it deleted. */
+  deleteData(): Promise<string[]>;
+  /** CPU and memory of each running copy now, by service (a copy of two during a rollout reads as two). */
+  usage(): Promise<{ service: string; usage: Usage }[]>;
+  /** Where Studio copies the stack's telemetry store from. */
+  readonly telemetry: TelemetryCopy | undefined;
+}
