@@ -54,9 +54,40 @@ module.exports = {
     {
       name: "provider-is-a-leaf",
       severity: "error",
-      comment: "The provider plugin is its own process; the program and the CLI call it, never the other way.",
+      comment:
+        "The provider serves the engine (in the CLI's process under `platform deploy`, a plugin process under `pulumi up`): it never calls back into the rooms that drive it.",
       from: { path: rooms("provider") },
       to: { path: rooms("targets", "engine", "cli", "studio", "runtime", "pulumi-program") },
+    },
+    {
+      name: "provider-insides-for-the-engine",
+      severity: "error",
+      comment:
+        "Outside the provider, only the engine reaches its insides (it attaches the provider to a stack, reads drift, settles prebuilds, pulls base images); targets, runtime, cli and studio read its contract (provider/contract: inputs, labels, wire and image constants) alone.",
+      from: { path: "^src/", pathNot: [rooms("provider", "engine")] },
+      to: { path: "^src/provider/", pathNot: "^src/provider/contract/" },
+    },
+    {
+      name: "provider-contract-stands-alone",
+      severity: "error",
+      comment: "The contract is what both sides agree on: it imports nothing of the provider's insides, nor of the rooms above.",
+      from: { path: "^src/provider/contract/" },
+      to: { path: "^src/", pathNot: "^src/provider/contract/" },
+    },
+    {
+      name: "runtime-reads-no-target",
+      severity: "error",
+      comment: "The runtime reads what a target made through the provider's contract (labels, names), never the target's code: a target may change without the runtime.",
+      from: { path: rooms("runtime") },
+      to: { path: rooms("targets", "pulumi-program") },
+    },
+    {
+      name: "target-runtimes-behind-the-seam",
+      severity: "error",
+      comment:
+        "cli and studio act on a stack through the TargetRuntime that the engine's stackRuntime/keptRuntime choose (runtime/target-runtime.ts): never through one target's runtime, so no caller branches on the target.",
+      from: { path: rooms("cli", "studio") },
+      to: { path: "^src/runtime/(docker-target|docker-cli|kubernetes-target|runtime-of|kube-[a-z-]+|kubernetes[a-z-]*)\\.ts$" },
     },
     {
       name: "engine-below-cli-and-studio",

@@ -27,3 +27,7 @@ export const ExitCode = {
   interrupted: 130,
   bug: 70,
 } as const;
+
+/** A usage error (exit 2) with its hint: how flag checks say what to fix. */
+export const usageError = (message: string, hint: string): VisibleError =>
+  new VisibleError(message, { exitCode: ExitCode.usage, details: [`  hint: ${hint}`] });

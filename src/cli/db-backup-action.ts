@@ -1,7 +1,7 @@
 import { confirm } from "./confirm.js";
 import { nextScheduled } from "../engine/backup-schedule.js";
 import { runScheduler } from "../engine/backup-scheduler.js";
-import { DB_NAME, DB_USER } from "../plan/build-plan.js";
+import { databaseTarget as engineDatabaseTarget, postgresService } from "../engine/db-target.js";
 import { parseTemplate } from "../config/index.js";
 import type { BackupRecord } from "../engine/backups.js";
 import { listBackups } from "../engine/backups.js";
@@ -10,7 +10,7 @@ import { fetchBackup, remoteBackups } from "../engine/backups-remote.js";
 import { makeBackups } from "../engine/base-backup.js";
 import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup, s3FromEnvOrFail } from "../engine/db-backup.js";
 import { s3Label } from "../runtime/s3.js";
-import { runningDatabase, runningServices } from "../engine/db-host.js";
+import { runningServices } from "../engine/db-host.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { type StackContext, resolveStack } from "./context.js";
 import { printJson } from "./render.js";
@@ -44,37 +44,11 @@ export async function allBackups(project: string, env: string, service?: string)
   ].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 }
 
-export function postgresService(t: StackContext, service: string): void {
-  const svc = t.config.services[service];
-  const postgres = Object.values(t.config.services)
-    .filter((s) => s.type === "postgres")
-    .map((s) => s.name);
-  if (!svc)
-    throw new VisibleError(`no service "${service}" in ${t.configFile}; postgres services: ${postgres.join(", ") || "none"}`, {
-      exitCode: ExitCode.usage,
-    });
-  if (svc.type !== "postgres")
-    throw new VisibleError(
-      `${service} is a ${svc.type} service: backups are made of postgres services (${postgres.join(", ") || "none here"})`,
-      {
-        exitCode: ExitCode.usage,
-      },
-    );
-}
+export { postgresService };
 
-/** The running postgres service: its container (Docker) or its ready pod (Kubernetes). */
-export async function databaseTarget(t: StackContext, service: string, env = t.env): Promise<DatabaseTarget> {
-  postgresService(t, service);
-  const host = await runningDatabase(t.project, env, service, requireCredentials());
-  if (!host)
-    throw new VisibleError(
-      `${service} is not running in ${t.project} (${env}): run platform deploy${env === "preview" ? "" : ` --env ${env}`} (platform status says why)`,
-      {
-        exitCode: ExitCode.failed,
-      },
-    );
-  return { project: t.project, env, service, host, user: DB_USER, database: DB_NAME };
-}
+/** A postgres service of this stack where it runs now (engine/db-target.ts). */
+export const databaseTarget = (t: StackContext, service: string, env = t.env): Promise<DatabaseTarget> =>
+  engineDatabaseTarget(t, service, requireCredentials(), env);
 
 /** True when the database runs on the Kubernetes target (its host is a pod). */
 export const onKubernetes = (db: DatabaseTarget): boolean => typeof db.host !== "string";

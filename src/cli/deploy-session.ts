@@ -1,5 +1,5 @@
 import type { Credentials } from "../engine/credentials.js";
-import type { DeployOptions, StackSettingKey } from "../engine/deploy.js";
+import type { EngineOptions } from "../engine/deploy-flow.js";
 import { type DeploymentRun, DeploymentFailure, runDeployment } from "../engine/deploy-run.js";
 import { ExitCode } from "../errors.js";
 import { CRON_SCHEDULER } from "../plan/naming.js";
@@ -7,8 +7,6 @@ import type { StackContext } from "./context.js";
 import { createDeployView } from "./deploy-view.js";
 import { pickRenderer, printJson, type RendererKind } from "./render.js";
 import { studioLink } from "./studio-action.js";
-
-type EngineOptions = Pick<DeployOptions, StackSettingKey | "order" | "builds" | "rollback">;
 
 /**
  * Ctrl-C (or SIGTERM) once: the engine finishes the steps in flight and starts nothing new.

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { ExitCode, VisibleError } from "../errors.js";
+import { usageError } from "../errors.js";
 import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT, LETS_ENCRYPT_DIRECTORY } from "../plan/constants.js";
 import type { EdgeSettings } from "../plan/settings.js";
 import type { PublicEdge } from "../plan/types.js";
@@ -14,8 +14,7 @@ export interface EdgeFlags {
 }
 
 /** A usage error (exit 2) with its hint: how the flag checks of deploy, plan and cluster up say what to fix. */
-export const usage = (message: string, hint: string) =>
-  new VisibleError(message, { exitCode: ExitCode.usage, details: [`  hint: ${hint}`] });
+export const usage = usageError;
 
 /** A flag's value, else its variable's, with the name to quote in a message. */
 export function pick(

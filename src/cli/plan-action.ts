@@ -4,7 +4,7 @@ import { linkedProject } from "../engine/links.js";
 import { readSecretNames } from "../engine/secret-names.js";
 import { stackPlanSettings } from "../engine/stack-settings.js";
 import { ExitCode } from "../errors.js";
-import { planBaseImages } from "../plan/base-images.js";
+import { unbuiltBaseImages } from "../engine/base-images.js";
 import { buildPlan } from "../plan/build-plan.js";
 import { buildPlanReport, type PlanReport } from "../plan/plan-report.js";
 import type { Plan } from "../plan/types.js";
@@ -30,22 +30,6 @@ function readText(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The recipes' base images that the engine lacks (a Python or Node version built on first need); none asked when no recipe uses one. */
-async function findUnbuilt(plan: Plan): Promise<string[]> {
-  const { pythonVersions = {}, nodeVersions = {}, postgresVersions = {}, python, node, postgres } = plan.images;
-  const defaults = [python, node, postgres];
-  const versioned = new Set(
-    [...Object.values(pythonVersions), ...Object.values(nodeVersions), ...Object.values(postgresVersions)].filter(
-      (t) => !defaults.includes(t),
-    ),
-  );
-  const bases = planBaseImages(plan).filter((t) => versioned.has(t));
-  if (bases.length === 0) return [];
-  // The Docker client loads only when a recipe needs a version the set-up did not build.
-  const { findMissingBaseImages } = await import("../provider/docker/base-images.js");
-  return (await findMissingBaseImages(bases, plan.images)) ?? [];
 }
 
 /** A line for each service whose base image the first deploy will build. */
@@ -82,7 +66,7 @@ export async function runPlan(o: PlanOptions): Promise<void> {
   const report = withFirstNeed(
     plan,
     buildPlanReport(plan, projectDir, readText, new Set(linked ? readSecretNames(project, env).keys() : [])),
-    await findUnbuilt(plan),
+    await unbuiltBaseImages(plan),
   );
   const missing = report.secrets.filter((s) => !s.set).map((s) => s.name);
 

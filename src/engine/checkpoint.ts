@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Credentials } from "./credentials.js";
 import { fileBackendDir } from "./recover.js";
-import { SIG_KEY } from "../provider/wire.js";
+import { SIG_KEY } from "../provider/contract/wire.js";
 
 export interface CheckpointResource {
   readonly urn: string;

@@ -1,4 +1,4 @@
-import type { ImageInputs } from "../provider/docker/image.js";
+import type { ImageInputs } from "../provider/contract/docker-inputs.js";
 import { combineBuildHash, hashBuildInputs } from "../targets/shared/context-hash.js";
 import { type PlannedBuild, sameBuildInputs, sameSeenEnv } from "../targets/shared/planned-build.js";
 import type { Checkpoint } from "./checkpoint.js";

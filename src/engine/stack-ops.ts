@@ -44,6 +44,16 @@ export async function stackRuntime(stack: { project: string; env: string }, cred
   return runtimeOf(placeOf(stack.project, stack.env, s.target, s.kubeconfig));
 }
 
+/** Where a deploy goes: the flags (--target, --kubeconfig), else the stack's settings (a later deploy keeps its target). */
+export async function deployRuntime(
+  stack: { project: string; env: string },
+  creds: Credentials,
+  flags: { target?: string; kubeconfig?: string },
+): Promise<TargetRuntime> {
+  const saved = await stackTarget(stack.project, stack.env, creds);
+  return runtimeOf(placeOf(stack.project, stack.env, flags.target ?? saved.target, flags.kubeconfig ?? saved.kubeconfig));
+}
+
 /**
  * A stack's runtime from its settings file alone, as its last deploy kept them (Studio reads it
  * for every environment, without credentials); Docker for a settings file the engine did not make.
@@ -55,7 +65,9 @@ export function keptRuntime(project: string, env: string): TargetRuntime {
 
 /** A stack's place: on Kubernetes, the cluster its kubeconfig names (the test cluster's by default). */
 function placeOf(project: string, env: string, target: string | undefined, kubeconfig: string | undefined): StackPlace {
-  return target === "kubernetes" ? { project, env, kubeconfig: kubernetesCluster(kubeconfig).kubeconfig } : { project, env };
+  if (target !== "kubernetes") return { project, env };
+  const cluster = kubernetesCluster(kubeconfig);
+  return { project, env, kubeconfig: cluster.kubeconfig, testCluster: cluster.testCluster !== undefined };
 }
 
 /** The public URLs of a stack: from a file backend's checkpoint when it can be read (checkpointOutputs), else from the CLI. */

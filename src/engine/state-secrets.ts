@@ -1,6 +1,6 @@
 import { createDecipheriv, pbkdf2 } from "node:crypto";
 import { promisify } from "node:util";
-import { SIG_KEY } from "../provider/wire.js";
+import { SIG_KEY } from "../provider/contract/wire.js";
 
 /**
  * Pulumi's passphrase secrets, read without its CLI (what sdk/go/common/resource/config/crypt.go

@@ -52,3 +52,10 @@ export function edgeAlias(prefix: string, words: string): string {
 export function imageRepository(project: string, service: string): string {
   return `platform/${project}${NAME_SEPARATOR}${service}`;
 }
+
+/** A stack's Kubernetes namespace: `<project>-<env>` (one DNS label, 63 characters at most). */
+export function namespaceName(plan: { project: string; env: string }): string {
+  const name = `${plan.project}-${plan.env}`;
+  if (name.length > 63) throw new Error(`the Kubernetes namespace "${name}" (project-environment) is longer than 63 characters`);
+  return name;
+}

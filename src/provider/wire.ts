@@ -3,8 +3,9 @@
  * wrapped (we accept secrets, so the engine trusts us to keep them wrapped in outputs) and
  * values not yet known during preview are a sentinel string.
  */
-/** Pulumi's marker key of a secret value (on the wire and in a checkpoint). */
-export const SIG_KEY = "4dabf18193072939515e22adb298388d";
+import { SIG_KEY } from "./contract/wire.js";
+
+export { SIG_KEY };
 const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 

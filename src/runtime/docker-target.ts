@@ -1,11 +1,45 @@
-import { ExitCode, VisibleError } from "../errors.js";
+import type { Config } from "../config/types.js";
+import { remoteEngineAddress } from "../docker-ssh.js";
+import { ExitCode, usageError, VisibleError } from "../errors.js";
+import type { Plan } from "../plan/types.js";
+import { copyBaseImagesToServer } from "./base-images.js";
 import { readCronRuns, readRedisFacts } from "./cron-read.js";
 import { dockerOneOff, printContainerLogs } from "./docker-cli.js";
 import { listServiceContainers, listStackVolumes, liveStates, removeStackVolumes, replicaViews, requireEngine } from "./docker.js";
 import { containerDetails } from "./inspect.js";
 import { streamLogs } from "./log-stream.js";
 import { readUsage, type Usage } from "./stats.js";
-import type { ServiceLive, TargetRuntime } from "./target-runtime.js";
+import type { DeployPreparation, PreparedDeploy, ServiceLive, TargetRuntime } from "./target-runtime.js";
+
+/** What the Docker target cannot do that platform.yml asks for, said once per deploy. */
+function dockerNotes(config: Config, plan: Plan): string[] {
+  const sized = plan.services.filter((s) => s.database?.storage && config.services[s.name]?.resources.storageWritten);
+  return [
+    ...(sized.length
+      ? [
+          `storage sizes (${sized.map((s) => `${s.name}: ${s.database?.storage}`).join(", ")}) are not enforced by Docker's local volumes; a Kubernetes volume enforces them`,
+        ]
+      : []),
+    ...plan.services.flatMap((s) => (s.scale ? [scaleNote(s.name, s.scale)] : [])),
+  ];
+}
+
+/** Docker has no autoscaler: a scaled service runs its fewest copies. */
+const scaleNote = (name: string, { min, max }: { min: number; max: number }) =>
+  `${name}: scale runs ${min} ${min === 1 ? "copy" : "copies"} on Docker, which has no autoscaler; on Kubernetes it runs ${min} to ${max} by CPU load`;
+
+/**
+ * A deploy to the Docker engine: the public services come in through this machine's edge (a
+ * cluster's ingress is for Kubernetes); base images a server over SSH lacks are built here and
+ * copied to it once.
+ */
+async function prepareDockerDeploy(p: DeployPreparation): Promise<PreparedDeploy> {
+  if (p.frontDoor.mode.value === "ingress")
+    throw usageError(`${p.frontDoor.mode.source}: ingress is for the Kubernetes target`, "add --target kubernetes, or leave it out");
+  const bases = await p.ensureBaseImages(!!remoteEngineAddress());
+  await copyBaseImagesToServer(p.plan.images, (line) => p.progress(line), bases);
+  return { frontDoor: null, notes: dockerNotes(p.config, p.plan) };
+}
 
 /**
  * The Docker target's runtime: the stack's containers on this machine's engine (or the server's,
@@ -30,7 +64,10 @@ export function dockerRuntime(project: string, env: string): TargetRuntime {
       countsCopies: true,
       unenforcedStorage: (service, storage) =>
         `${service}: storage ${storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`,
+      upgradesDatabases: true,
+      cronScheduler: true,
     },
+    prepareDeploy: prepareDockerDeploy,
     reachable: () => requireEngine(),
     liveStates: () => liveStates(project, env),
     async services() {

@@ -1,4 +1,4 @@
-import { CRON_JOB_LABEL } from "../targets/kubernetes/cron.js";
+import { CRON_JOB_LABEL } from "../provider/contract/labels.js";
 import type { CronRun } from "./cron-runs.js";
 import { type KubeCluster, kubectl } from "./kubernetes.js";
 

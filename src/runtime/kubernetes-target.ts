@@ -4,6 +4,7 @@ import { kubeCronRuns } from "./kubernetes-cron.js";
 import { type KubeCluster, kubeDeleteData, kubeFailedMigrationLog, kubeKeptData, kubeLogs, kubeServices } from "./kubernetes.js";
 import { streamKubeLogs } from "./kube-logs.js";
 import { type KubePod, kubePods, kubePodUsage } from "./kube-pods.js";
+import { prepareKubeDeploy } from "./kube-deploy.js";
 import { copyKubeTelemetry } from "./kube-telemetry.js";
 import type { ContainerDetails } from "./inspect.js";
 import type { ServiceLive, TargetRuntime } from "./target-runtime.js";
@@ -36,7 +37,7 @@ async function failureLogs(kube: KubeCluster, failed: readonly string[]): Promis
  * The Kubernetes target's runtime: the stack's workloads and pods in its cluster, through kubectl
  * and the stack's kubeconfig (objects labelled platform.project and platform.env).
  */
-export function kubernetesRuntime(kube: KubeCluster): TargetRuntime {
+export function kubernetesRuntime(kube: KubeCluster, testCluster = false): TargetRuntime {
   const pods = () => kubePods(kube).catch(() => [] as KubePod[]);
   return {
     target: "kubernetes",
@@ -45,7 +46,10 @@ export function kubernetesRuntime(kube: KubeCluster): TargetRuntime {
     words: {
       certificateLog: "the ingress controller's log says more: kubectl logs of its pods (kubectl get pods --all-namespaces names them)",
       countsCopies: false,
+      upgradesDatabases: false,
+      cronScheduler: false,
     },
+    prepareDeploy: (p) => prepareKubeDeploy(kube, testCluster, p),
     reachable: async () => undefined,
     liveStates: () => kubeServices(kube),
     async services() {

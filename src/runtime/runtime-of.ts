@@ -7,6 +7,8 @@ export interface StackPlace {
   readonly project: string;
   readonly env: string;
   readonly kubeconfig?: string;
+  /** The kubeconfig names the platform's own test cluster. */
+  readonly testCluster?: boolean;
 }
 
 /**
@@ -15,6 +17,7 @@ export interface StackPlace {
  * is a new case here and a new implementation of TargetRuntime beside the others.
  */
 export function runtimeOf(place: StackPlace): TargetRuntime {
-  if (place.kubeconfig) return kubernetesRuntime({ project: place.project, env: place.env, kubeconfig: place.kubeconfig });
+  if (place.kubeconfig)
+    return kubernetesRuntime({ project: place.project, env: place.env, kubeconfig: place.kubeconfig }, place.testCluster === true);
   return dockerRuntime(place.project, place.env);
 }

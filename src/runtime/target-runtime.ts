@@ -1,3 +1,5 @@
+import type { Config } from "../config/types.js";
+import type { FrontDoor, Plan } from "../plan/types.js";
 import type { CronRun } from "./cron-runs.js";
 import type { ContainerDetails } from "./inspect.js";
 import type { DbHost } from "./pg-exec.js";
@@ -77,6 +79,38 @@ export interface TelemetryCopy {
   copy(dir: string): Promise<boolean>;
 }
 
+/** A value as given (a flag, else its environment variable), with the name to quote in a message. */
+export interface Given {
+  readonly value?: string;
+  readonly source: string;
+}
+
+/** What a deploy asks of the way in (--front-door, --ingress-class, --cluster-issuer, and whether an HTTPS port was given). */
+export interface FrontDoorRequest {
+  readonly mode: Given;
+  readonly ingressClass: Given;
+  readonly clusterIssuer: Given;
+  readonly httpsPortGiven: boolean;
+}
+
+/** What the deploy flow hands a target before the engine starts. */
+export interface DeployPreparation {
+  readonly plan: Plan;
+  readonly config: Config;
+  readonly frontDoor: FrontDoorRequest;
+  progress(line: string): void;
+  /** Builds the base images of the plan that are missing (`local`: on this machine's engine, not the stack's); returns the plan's base images. */
+  ensureBaseImages(local: boolean): Promise<readonly string[]>;
+}
+
+/** What a target decided before the deploy: its way in, the URLs' port when it chose one, and its notes. */
+export interface PreparedDeploy {
+  /** null: the edge on this machine. */
+  readonly frontDoor: FrontDoor | null;
+  readonly httpsPort?: number;
+  readonly notes: readonly string[];
+}
+
 /** What differs between targets in what the platform says: each runtime's own words. */
 export interface RuntimeWords {
   /** Where a host's certificate trouble is told in more detail. */
@@ -85,6 +119,10 @@ export interface RuntimeWords {
   readonly countsCopies: boolean;
   /** A note on a storage size the target does not enforce; undefined when it does. */
   unenforcedStorage?(service: string, storage: string): string;
+  /** A database whose `version:` went up is upgraded around the deploy here (dump and restore); else by the target's own means. */
+  readonly upgradesDatabases: boolean;
+  /** Cron jobs run in a scheduler of the stack's own (a progress row of its own). */
+  readonly cronScheduler: boolean;
 }
 
 export interface TargetRuntime {
@@ -92,6 +130,11 @@ export interface TargetRuntime {
   readonly project: string;
   readonly env: string;
   readonly words: RuntimeWords;
+  /**
+   * Before a deploy to this target: the checks that refuse it before anything is made, the way
+   * in (a cluster's ingress, or this machine's edge), hand-overs, and the base images it needs.
+   */
+  prepareDeploy(p: DeployPreparation): Promise<PreparedDeploy>;
   /** Fails with what to do when the target does not answer (Docker: no engine). */
   reachable(): Promise<void>;
   /** Per service, whether it runs now and, when not, why: what a failed deploy reports. */

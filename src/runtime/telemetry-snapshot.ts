@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { docker, execInContainer } from "../docker-client.js";
-import { TELEMETRY_CONTAINER, TELEMETRY_DATA } from "../provider/docker/receiver-image.js";
+import { TELEMETRY_CONTAINER, TELEMETRY_DATA } from "../provider/contract/receiver-image.js";
 import { STORE_FILE } from "../telemetry/index.js";
 
 /**

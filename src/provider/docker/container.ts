@@ -5,52 +5,15 @@ import type { ResourceHandler } from "../handler.js";
 import { baseImages } from "../../home/images.js";
 import { ensureBaseImages } from "./base-images.js";
 import { limits } from "./hardening.js";
-import { type ContainerFile, putFiles } from "./files.js";
-import { execIn, type HealthCheck, waitHealthy } from "./health.js";
+import { putFiles } from "./files.js";
+import { execIn, waitHealthy } from "./health.js";
 import { syncEdgeAllowList } from "./edge-allow.js";
 import { DOMAIN_LABEL_PREFIX, PUBLIC_HOST_LABEL } from "./ownership.js";
 import { refuseTakenHost } from "./public-host.js";
 import { restartPrevious, stopPrevious } from "./stop-first.js";
+import type { ContainerInputs } from "../contract/docker-inputs.js";
 
-/** Inputs of platform:docker:Container (see targets/docker/resources.ts for the documented SDK side). */
-export interface ContainerInputs {
-  name: string;
-  image: string;
-  env?: Record<string, string>;
-  command?: string[];
-  networks: { name: string; aliases?: string[] }[];
-  volumes?: { name: string; target: string }[];
-  /** Host paths mounted as they are (the cron scheduler's Engine socket): HOST:CONTAINER[:ro]. */
-  binds?: string[];
-  /** Written into the container before it starts (a database's TLS key: a secret input). */
-  files?: ContainerFile[];
-  labels?: Record<string, string>;
-  cpus?: number;
-  memoryBytes?: number;
-  pidsLimit?: number;
-  health?: HealthCheck;
-  healthTimeoutSeconds?: number;
-  /** One at a time on its volumes (a database): the create stops the previous container first. */
-  stopFirst?: boolean;
-  stopGraceSeconds?: number;
-  /** A command run inside the container once healthy; it must exit 0. */
-  postStart?: string[];
-  /**
-   * The ids of the database containers this service's variables point at. Not given to Docker:
-   * compared by diff, so that a new database server (a major upgrade, a killed one started
-   * again, a renewed certificate) replaces this container too, new before old, once the server
-   * is healthy. A connection pool does not see that the server of an idle connection has gone
-   * (psycopg's, SQLAlchemy's without pre-ping): the first query on each one failed after the
-   * deploy said it was complete.
-   */
-  databases?: string[];
-  /**
-   * The deployment that creates the container, added to OTEL_RESOURCE_ATTRIBUTES as
-   * deployment.id. Not compared by diff: a deploy that changes nothing else replaces nothing,
-   * so a container's deployment.id is the one of the deployment that last changed it.
-   */
-  deploymentId?: string;
-}
+export type { ContainerInputs };
 
 /** Immutable containers: any change to these replaces the container, new before old. */
 const INPUT_KEYS = [

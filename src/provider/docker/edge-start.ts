@@ -4,22 +4,9 @@ import { docker, logTail } from "../../docker-client.js";
 import { edgeDataVolume } from "./edge-config.js";
 import { ACME_ROOT_PATH } from "./edge-public-config.js";
 import { edgeResolvConf } from "./edge-resolver.js";
+import type { EdgeInputs } from "../contract/docker-inputs.js";
 
-/** The inputs of an edge (platform:docker:EdgeAttachment, edge.ts). */
-export interface EdgeInputs {
-  network: string;
-  image: string;
-  httpsPort: number;
-  appsDomain: string;
-  /** Set for the public edge (every interface, ACME); absent for the local one (127.0.0.1, its own CA). */
-  mode?: "public";
-  /** The public edge's host port for plain HTTP. */
-  httpPort?: number;
-  acmeCa?: string;
-  acmeEmail?: string;
-  /** PEM text of a CA that signs the ACME directory's TLS. */
-  acmeCaRoot?: string;
-}
+export type { EdgeInputs };
 
 /**
  * How the edge holds the host's ports. "host": in the host's network namespace, binding them

@@ -1,21 +1,11 @@
 import { posix } from "node:path";
 import type Docker from "dockerode";
 import { isNotFound } from "../../docker-client.js";
+import type { ContainerFile } from "../contract/docker-inputs.js";
 
-/**
- * Files a container gets before it starts (a database's TLS key and certificate, the CA the
- * apps trust), written through the Engine API into the container's own file system: never an
- * image layer, never a file on the host that outlives the container.
- */
-export interface ContainerFile {
-  /** Absolute path inside the container. */
-  path: string;
-  content: string;
-  /** Permission bits, e.g. 0o600 for a private key. */
-  mode: number;
-  /** A user name of the image (its /etc/passwd): the file's owner and group. Default root. */
-  owner?: string;
-}
+export type { ContainerFile };
+
+/** Writes a container's files (ContainerFile) through the Engine API, as a tar archive: never an image layer, never a host file. */
 
 const BLOCK = 512;
 

@@ -3,12 +3,9 @@ import { execInContainer } from "../../docker-client.js";
 import { docker, logTail } from "../../docker-client.js";
 import { isListening, isLocalContainerProcess } from "./listening.js";
 import { isMissingBinary, isRefused, judgeAnswer, LOOPBACK_HINT, NO_CLIENT, PROBE_CLIENTS } from "./http-probe.js";
+import type { HealthCheck } from "../contract/docker-inputs.js";
 
-/** How a container proves it is ready: an HTTP path on its port, or a command run inside it. */
-export type HealthCheck =
-  | { kind: "http"; path: string; port: number; anyStatus?: boolean }
-  | { kind: "exec"; command: string[] }
-  | { kind: "running"; settleSeconds?: number };
+export type { HealthCheck };
 
 export class HealthError extends Error {}
 

@@ -9,31 +9,9 @@ import type { ResourceHandler } from "../handler.js";
 import { diagnoseBuildLog } from "./build-diagnoses.js";
 import { baseImages } from "../../home/images.js";
 import { ensureBaseImages, parseFromImages } from "./base-images.js";
+import type { ImageInputs } from "../contract/docker-inputs.js";
 
-/** Inputs of platform:docker:Image. `hash` identifies the build inputs; `tag` embeds it. */
-export interface ImageInputs {
-  tag: string;
-  context: string;
-  /** The Dockerfile's text (generated recipes, or the user's file read by the program). */
-  dockerfile: string;
-  dockerignore?: string;
-  buildArgs?: Record<string, string>;
-  hash: string;
-  /**
-   * The service's variables for the build (a secret input: it stays encrypted in the state).
-   * They reach the build as the BuildKit secret `platform-env`, and as build arguments only
-   * for names the Dockerfile declares with ARG.
-   */
-  buildEnv?: Record<string, string>;
-  /** A hash of buildEnv (in `hash` too), passed as PLATFORM_BUILD_ENV_HASH so that steps that use the values re-run. */
-  buildEnvHash?: string;
-  /** Extra CA certificates for package managers, passed as the BuildKit secret `ca` (never a layer). */
-  caFile?: string;
-  logDir: string;
-  label: string;
-  /** Run as it is (a rollback): never built; an error when it is gone. */
-  pinned?: boolean;
-}
+export type { ImageInputs };
 
 const TAIL_LINES = 30;
 

@@ -1,29 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { demuxLogs, docker } from "../../docker-client.js";
-import { type ContainerFile, putFiles } from "./files.js";
+import { putFiles } from "./files.js";
 import { limits } from "./hardening.js";
 import type { ResourceHandler } from "../handler.js";
+import type { JobInputs } from "../contract/docker-inputs.js";
 
-/** Inputs of platform:docker:Job: a one-shot container (a migration) that must exit 0. */
-export interface JobInputs {
-  name: string;
-  image: string;
-  command: string[];
-  env?: Record<string, string>;
-  networks: { name: string }[];
-  /** Written into the container before it starts (the CA its service trusts). */
-  files?: ContainerFile[];
-  timeoutSeconds: number;
-  labels?: Record<string, string>;
-  logDir: string;
-  /** A failure only warns instead of failing the deployment (on_failure: continue). */
-  continueOnFailure?: boolean;
-  /** The service's own limits: a migration runs its code, so it gets no more than the service. */
-  cpus?: number;
-  memoryBytes?: number;
-  pidsLimit?: number;
-}
+export type { JobInputs };
 
 const TAIL_LINES = 30;
 

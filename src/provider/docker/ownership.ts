@@ -5,14 +5,7 @@
  */
 export type Labels = Readonly<Record<string, string>> | undefined;
 
-/**
- * The label that names a public container's host label (`<project>-<service>-<w>-<w>`), so
- * every host in use on the engine is one `listContainers` away.
- */
-export const PUBLIC_HOST_LABEL = "platform.public-host";
-/** A public container claims each of its custom domains with one label: platform.domain.<domain>. */
-export const DOMAIN_LABEL_PREFIX = "platform.domain.";
-export const domainLabel = (domain: string): string => `${DOMAIN_LABEL_PREFIX}${domain}`;
+export { DOMAIN_LABEL_PREFIX, domainLabel, PUBLIC_HOST_LABEL } from "../contract/labels.js";
 
 /** Which of a service's volumes this is, when it has more than its data (plan/wal-archive.ts's VOLUME_ROLE_LABEL). */
 const VOLUME_ROLE = "platform.volume";

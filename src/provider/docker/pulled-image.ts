@@ -1,14 +1,8 @@
 import { docker, unlessGone } from "../../docker-client.js";
 import type { ResourceHandler } from "../handler.js";
+import type { PulledImageInputs } from "../contract/docker-inputs.js";
 
-/** Inputs of platform:docker:PulledImage: platform.yml `image:`, or a rollback's pinned id. */
-export interface PulledImageInputs {
-  /** As written in platform.yml: ghcr.io/org/app:1.4, or a local tag. */
-  tag: string;
-  label: string;
-  /** A rollback: run exactly this image id; an error when it is gone (never pulled again: a tag may have moved). */
-  pinnedId?: string;
-}
+export type { PulledImageInputs };
 
 async function imageId(ref: string): Promise<string | undefined> {
   return (await unlessGone(() => docker().getImage(ref).inspect()))?.Id;

@@ -16,23 +16,10 @@ import {
   TELEMETRY_HASH_LABEL,
   TELEMETRY_PORT,
   TELEMETRY_REPOSITORY,
-} from "./receiver-image.js";
+} from "../contract/receiver-image.js";
+import type { TelemetryInputs } from "../contract/docker-inputs.js";
 
-/**
- * platform:docker:TelemetryAttachment: makes sure the one shared OTLP receiver runs, and
- * joins it to an application's network, where services reach it as platform-telemetry:4318.
- * Like the edge, it belongs to the engine, not to a stack: a destroy only detaches it, so
- * other applications keep sending, and its store (a directory of the host) outlives it.
- */
-export interface TelemetryInputs {
-  network: string;
-  /** The Node base image the receiver image is built on. */
-  baseImage: string;
-  /** The receiver image's identity (its files and base): a change rebuilds and replaces it. */
-  hash: string;
-  /** The host directory of the store (machine-local: not compared by diff). */
-  storeDir: string;
-}
+export type { TelemetryInputs };
 
 /** The host directory the running receiver writes to: another one (PLATFORM_TELEMETRY_DIR moved) replaces it. */
 const STORE_LABEL = "platform.telemetry-store";

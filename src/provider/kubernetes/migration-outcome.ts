@@ -3,22 +3,9 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ResourceHandler } from "../handler.js";
 import { kubectlOn } from "./kubectl.js";
+import type { MigrationOutcomeInputs } from "../contract/kubernetes-inputs.js";
 
-/**
- * Inputs of platform:kubernetes:MigrationOutcome: the end of one migration Job that may fail
- * (`on_failure: continue`). Pulumi's own wait for a Job fails the deploy when the Job fails;
- * such a Job is not awaited by it, and this waits instead: it keeps the output in a log file and
- * reports the exit code, and only a Job that never ends fails the deploy.
- */
-export interface MigrationOutcomeInputs {
-  kubeconfig: string;
-  namespace: string;
-  /** The Job's name (Pulumi's, with its suffix: a new Job is a new outcome). */
-  job: string;
-  logDir: string;
-  /** The migration's timeout; the Job's activeDeadlineSeconds ends it by then. */
-  timeoutSeconds: number;
-}
+export type { MigrationOutcomeInputs };
 
 interface JobJson {
   status: { conditions?: { type: string; status: string }[] };

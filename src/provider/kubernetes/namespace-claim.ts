@@ -1,22 +1,10 @@
 import type { ResourceHandler } from "../handler.js";
 import { kubectlOn } from "./kubectl.js";
+import type { NamespaceClaimInputs } from "../contract/kubernetes-inputs.js";
 
-/** Inputs of platform:kubernetes:NamespaceClaim: a stack's claim on its namespace, made before the namespace. */
-export interface NamespaceClaimInputs {
-  kubeconfig: string;
-  namespace: string;
-  project: string;
-  env: string;
-}
+import { foreignOwner } from "../contract/labels.js";
 
-/**
- * Who a namespace belongs to, by its labels, when not to this stack: `project a (b)`, or
- * "something other than platform" for a namespace without the platform's labels.
- */
-export function foreignOwner(labels: Record<string, string> | undefined, project: string, env: string): string | undefined {
-  if (!labels || (labels["platform.project"] === project && labels["platform.env"] === env)) return undefined;
-  return labels["platform.project"] ? `project ${labels["platform.project"]} (${labels["platform.env"]})` : "something other than platform";
-}
+export type { NamespaceClaimInputs };
 
 /** The namespace's labels; undefined when there is none (or the cluster cannot be read: the namespace's own create says why). */
 async function namespaceLabels(i: NamespaceClaimInputs): Promise<Record<string, string> | undefined> {

@@ -1,15 +1,8 @@
 import type { ResourceHandler } from "../handler.js";
 import { kubectlOn } from "./kubectl.js";
+import type { WorkerRolloutInputs } from "../contract/kubernetes-inputs.js";
 
-/** Inputs of platform:kubernetes:WorkerRollout: one rollout (a generation) of a worker's Deployment. */
-export interface WorkerRolloutInputs {
-  kubeconfig: string;
-  namespace: string;
-  name: string;
-  /** The Deployment's metadata.generation after the apply: a new one is a new rollout to await. */
-  generation: number;
-  timeoutSeconds: number;
-}
+export type { WorkerRolloutInputs };
 
 interface PodJson {
   metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string };

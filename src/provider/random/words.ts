@@ -1,3 +1,7 @@
+import { hostLabel } from "../contract/labels.js";
+
+export { hostLabel };
+
 // Word lists for public host names (<project>-<service>-<word>-<word>): short (≤ 8 letters,
 // which the config rules assume), plain, and inoffensive.
 export const ADJECTIVES = [
@@ -85,11 +89,6 @@ export const NOUNS = [
   "wolf",
   "zephyr",
 ] as const;
-
-/** The first label of a public host name: `<project>-<service>-<word>-<word>`. */
-export function hostLabel(prefix: string, words: string): string {
-  return `${prefix}-${words}`;
-}
 
 /**
  * Two words such that no host label of this stack is already in use on the engine (the edge

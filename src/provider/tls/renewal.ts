@@ -3,7 +3,7 @@
  * its own, apart from certificates.ts: the program and every diff read these, and only making
  * a certificate needs node-forge (12 MiB of a process that loads it).
  */
-export const TLS_DEFAULTS = { caValidityDays: 7300, caRenewBeforeDays: 365, serverValidityDays: 825, serverRenewBeforeDays: 90 };
+export { TLS_DEFAULTS } from "../contract/tls.js";
 
 const DAY_MS = 86_400_000;
 

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { PlannedService } from "../../plan/types.js";
-import type { ContainerFile } from "../../provider/docker/files.js";
+import type { ContainerFile } from "../../provider/contract/docker-inputs.js";
 import type { DatabaseTls } from "../shared/database-tls.js";
 
 /**

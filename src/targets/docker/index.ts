@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
 import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/otel-env.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
-import { receiverContext, TELEMETRY_ENDPOINT } from "../../provider/docker/receiver-image.js";
+import { receiverContext, TELEMETRY_ENDPOINT } from "../../provider/contract/receiver-image.js";
 import { createImage, createPulledImage, type ImageBuildOptions } from "../shared/build-image.js";
 import { createDatabaseTls } from "../shared/database-tls.js";
 import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";

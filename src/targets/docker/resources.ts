@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ContainerInputs } from "../../provider/docker/container.js";
-import type { JobInputs } from "../../provider/docker/job.js";
-import type { TelemetryInputs } from "../../provider/docker/receiver.js";
+import type { ContainerInputs } from "../../provider/contract/docker-inputs.js";
+import type { JobInputs } from "../../provider/contract/docker-inputs.js";
+import type { TelemetryInputs } from "../../provider/contract/docker-inputs.js";
 import type { Args } from "../shared/resources.js";
 
 /** The Docker target's own resources of the platform's provider plugin (see shared/resources.ts). */

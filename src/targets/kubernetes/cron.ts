@@ -3,6 +3,7 @@ import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import { VisibleError } from "../../errors.js";
 import type { CronJobSpec, Plan, PlannedService } from "../../plan/types.js";
+import { CRON_JOB_LABEL } from "../../provider/contract/labels.js";
 import { databaseCaMount, type ImageSource, resources, stackLabels } from "./specs.js";
 
 /**
@@ -10,8 +11,6 @@ import { databaseCaMount, type ImageSource, resources, stackLabels } from "./spe
  * env Secret and limits, as the Docker target's scheduler does (docs/guide/workers-cron-redis.md, "Cron jobs").
  */
 
-/** The label a run's Job and pod carry: `platform cron` lists runs by it (`/` is no label value). */
-export const CRON_JOB_LABEL = "platform.cron-job";
 /**
  * Docker's rule for missed runs: not made up, the next one comes on schedule. A run that could
  * not start within this many seconds of its time (the previous one still running under Forbid,

@@ -1,16 +1,11 @@
-import type { Plan, PlannedService } from "../../plan/types.js";
+import type { PlannedService } from "../../plan/types.js";
 
 /**
  * Kubernetes names of a stack. Project, environment and service names are DNS labels already
  * (config rules), but Docker's names join them with '_', which Kubernetes refuses. A stack gets a
  * namespace of its own, so service names need no prefix inside it.
  */
-export function namespaceName(plan: Pick<Plan, "project" | "env">): string {
-  const name = `${plan.project}-${plan.env}`;
-  // A namespace is one DNS label: 63 characters at most.
-  if (name.length > 63) throw new Error(`the Kubernetes namespace "${name}" (project-environment) is longer than 63 characters`);
-  return name;
-}
+export { namespaceName } from "../../plan/naming.js";
 
 /** The Service DNS name other services reach a service by. */
 export function serviceHost(s: Pick<PlannedService, "name">, namespace: string): string {

@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ContainerInputs } from "../../provider/docker/container.js";
-import type { MigrationOutcomeInputs } from "../../provider/kubernetes/migration-outcome.js";
-import type { NamespaceClaimInputs } from "../../provider/kubernetes/namespace-claim.js";
-import type { WorkerRolloutInputs } from "../../provider/kubernetes/worker-rollout.js";
+import type { ContainerInputs } from "../../provider/contract/docker-inputs.js";
+import type { MigrationOutcomeInputs } from "../../provider/contract/kubernetes-inputs.js";
+import type { NamespaceClaimInputs } from "../../provider/contract/kubernetes-inputs.js";
+import type { WorkerRolloutInputs } from "../../provider/contract/kubernetes-inputs.js";
 import type { Args } from "../shared/resources.js";
 
 /** The SDK side of the Kubernetes target's resources in the platform's provider plugin (src/provider/kubernetes). */

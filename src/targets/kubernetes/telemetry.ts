@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import { TELEMETRY_ROLE, TELEMETRY_SERVICE } from "../../plan/constants.js";
 import type { Plan } from "../../plan/types.js";
-import { receiverContext, TELEMETRY_DATA, TELEMETRY_PORT } from "../../provider/docker/receiver-image.js";
+import { receiverContext, TELEMETRY_DATA, TELEMETRY_PORT } from "../../provider/contract/receiver-image.js";
 import { exportsTelemetry } from "../shared/references.js";
 import type { ImagePlacement } from "./images.js";
 import { ReceiverImage } from "./resources.js";

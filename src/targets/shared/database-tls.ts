@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Plan, PlannedService } from "../../plan/types.js";
-import { TLS_DEFAULTS } from "../../provider/tls/renewal.js";
+import { TLS_DEFAULTS } from "../../provider/contract/tls.js";
 import { CertificateAuthority, ServerCertificate } from "./resources.js";
 
 /**

@@ -1,9 +1,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Plan, PlannedService } from "../../plan/types.js";
-import type { EdgeInputs } from "../../provider/docker/edge.js";
-import { domainLabel, PUBLIC_HOST_LABEL } from "../../provider/docker/ownership.js";
+import type { EdgeInputs } from "../../provider/contract/docker-inputs.js";
+import { domainLabel, PUBLIC_HOST_LABEL } from "../../provider/contract/labels.js";
 import { domainAlias, edgeAlias } from "../../plan/naming.js";
-import { hostLabel } from "../../provider/random/words.js";
+import { hostLabel } from "../../provider/contract/labels.js";
 import { EdgeAttachment, type Network, Words } from "./resources.js";
 
 /** How public services are reached: the stack's URL words, and the edge joined to its network. */

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { EdgeInputs } from "../../provider/docker/edge.js";
-import type { ImageInputs } from "../../provider/docker/image.js";
-import type { PulledImageInputs } from "../../provider/docker/pulled-image.js";
+import type { EdgeInputs } from "../../provider/contract/docker-inputs.js";
+import type { ImageInputs } from "../../provider/contract/docker-inputs.js";
+import type { PulledImageInputs } from "../../provider/contract/docker-inputs.js";
 
 /**
  * The SDK side of the platform's provider plugin (`pulumi-resource-platform`, src/provider/)

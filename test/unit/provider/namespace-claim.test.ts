@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { foreignOwner, namespaceClaimHandler } from "../../../src/provider/kubernetes/namespace-claim.js";
+import { foreignOwner } from "../../../src/provider/contract/labels.js";
+import { namespaceClaimHandler } from "../../../src/provider/kubernetes/namespace-claim.js";
 
 describe("a stack's claim on its Kubernetes namespace", () => {
   it("ours when the labels name this stack; else who owns it", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chooseIngressClass, chooseIssuer } from "../../../../src/cli/front-door.js";
+import { chooseIngressClass, chooseIssuer } from "../../../../src/runtime/kube-deploy.js";
 import { buildPlanSettings, parseFrontDoor, serializeFrontDoor } from "../../../../src/plan/settings.js";
 import type { Plan } from "../../../../src/plan/types.js";
 import { ingressAnnotations, ingressHosts, ingressSpec, tlsSecretName } from "../../../../src/targets/kubernetes/front-door.js";

@@ -42,7 +42,7 @@ function listFiles(dir: string): string[] {
   return out;
 }
 
-/** The install's root: this file is <root>/dist/provider/docker/ (or src/ when run from source). */
+/** The install's root: this file is <root>/dist/provider/contract/ (or src/ when run from source). */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
 function packageDir(pkg: string): string {
