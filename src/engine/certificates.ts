@@ -26,6 +26,8 @@ export interface CertificateCheck {
   readonly timeoutMs: number;
   /** The edge's log since the deploy began, read once when a host has no certificate. */
   readonly edgeLog: () => Promise<string>;
+  /** Where the one that serves the certificates tells more (a cluster's ingress controller); unset: the edge's log. */
+  readonly logHint?: string;
 }
 
 const LOCAL_ISSUER = /Caddy Local Authority/;
@@ -113,8 +115,10 @@ function edgeError(log: string, host: string): string | undefined {
   }
 }
 
+const EDGE_LOG_HINT = "the edge's log says more: docker logs of the edge container (platform doctor names it)";
+
 /** What to do about an issuance error, by the ACME problem it names. */
-export function issuanceHint(error: string, host: string): string {
+export function issuanceHint(error: string, host: string, logHint = EDGE_LOG_HINT): string {
   if (/NXDOMAIN|DNS problem|no valid A records|SERVFAIL|no such host/i.test(error)) {
     return `DNS: ${host} does not resolve to this server; create an A record for it (or a wildcard record for its apps domain) with this server's public address`;
   }
@@ -125,7 +129,7 @@ export function issuanceHint(error: string, host: string): string {
     return "the CA could not reach this server on port 80: open ports 80 and 443 to the internet (a firewall or a cloud security group) and point the DNS record here";
   }
   if (/not allowed|permission|ask/i.test(error)) return "no running public service answers for this host: check platform status";
-  return "the edge's log says more: docker logs of the edge container (platform doctor names it)";
+  return logHint;
 }
 
 /** One host: waits until the edge serves a usable certificate for it, or says why not. */
@@ -141,7 +145,7 @@ async function ensureOne(host: string, o: CertificateCheck): Promise<Certificate
         (c
           ? `the ${o.address ? "front door" : "edge"} serves a certificate of ${issuerOf(c) || c.subject?.CN || "an unnamed issuer"}, not one for ${host} from the ACME CA`
           : "no certificate was served");
-      return { host, ok: false, error, hint: issuanceHint(error, host) };
+      return { host, ok: false, error, hint: issuanceHint(error, host, o.logHint) };
     }
     await sleep(c ? 200 : 1000);
   }

@@ -73,7 +73,16 @@ async function certificatesOf(result: DeployResult, o: RunDeploymentOptions): Pr
   if (result.frontDoor) {
     const door = result.frontDoor;
     const target = await addressesOf(door);
-    return certificatesAfterDns(hosts, { port, address: target[0] ?? door, target, where: `the cluster's front door (${door})` });
+    // The cluster's words for where its ingress controller tells more.
+    const runtime = await stackRuntime(o, o.creds).catch(() => undefined);
+    const logHint = runtime?.words.frontDoorLog?.(o.frontDoor?.className);
+    return certificatesAfterDns(hosts, {
+      port,
+      address: target[0] ?? door,
+      target,
+      where: `the cluster's front door (${door})`,
+      ...(logHint ? { logHint } : {}),
+    });
   }
   if (isTcpEngine()) return [];
   const publicMode = Boolean(o.publicEdge !== undefined ? o.publicEdge : keptEdgeSettings(o.project, o.env).publicEdge);
@@ -94,7 +103,7 @@ async function certificatesOf(result: DeployResult, o: RunDeploymentOptions): Pr
  */
 async function certificatesAfterDns(
   hosts: readonly string[],
-  o: { port: number; address?: string; target?: readonly string[]; where: string; edgeLog?: () => Promise<string> },
+  o: { port: number; address?: string; target?: readonly string[]; where: string; edgeLog?: () => Promise<string>; logHint?: string },
 ): Promise<CertificateState[]> {
   const dns = await checkDns(hosts, process.env, o.target);
   const ready = dns.filter((d) => d.pointsHere).map((d) => d.host);
@@ -114,6 +123,7 @@ async function certificatesAfterDns(
     public: true,
     timeoutMs: 120_000,
     edgeLog: o.edgeLog ?? (async () => ""),
+    ...(o.logHint ? { logHint: o.logHint } : {}),
   });
   return [...issued, ...elsewhere];
 }

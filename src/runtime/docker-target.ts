@@ -60,7 +60,6 @@ export function dockerRuntime(project: string, env: string): TargetRuntime {
     project,
     env,
     words: {
-      certificateLog: "the edge's log says more: docker logs of the edge container (platform doctor names it)",
       countsCopies: true,
       unenforcedStorage: (service, storage) =>
         `${service}: storage ${storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`,

@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { clusterLayout } from "../test-cluster/layout.js";
 import { kubeCrashLog, kubeOneOff, kubeReadyPod } from "./kubernetes-run.js";
 import { kubeCronRuns } from "./kubernetes-cron.js";
 import { type KubeCluster, kubeDeleteData, kubeFailedMigrationLog, kubeKeptData, kubeLogs, kubeServices } from "./kubernetes.js";
@@ -44,7 +46,10 @@ export function kubernetesRuntime(kube: KubeCluster, testCluster = false): Targe
     project: kube.project,
     env: kube.env,
     words: {
-      certificateLog: "the ingress controller's log says more: kubectl logs of its pods (kubectl get pods --all-namespaces names them)",
+      frontDoorLog: (ingressClass) =>
+        testCluster
+          ? `the front door's log says more: ${join(clusterLayout().logs, "traefik.log")} (the test cluster's Traefik)`
+          : `the ingress controller's log says more: kubectl logs of its pods (kubectl get pods --all-namespaces names them${ingressClass ? `; its IngressClass is ${ingressClass}` : ""})`,
       countsCopies: false,
       upgradesDatabases: false,
       cronScheduler: false,

@@ -113,8 +113,8 @@ export interface PreparedDeploy {
 
 /** What differs between targets in what the platform says: each runtime's own words. */
 export interface RuntimeWords {
-  /** Where a host's certificate trouble is told in more detail. */
-  readonly certificateLog: string;
+  /** Where a certificate that the cluster's ingress controller (of this class) did not serve is told in more detail; undefined without one. */
+  frontDoorLog?(ingressClass: string | undefined): string;
   /** How a status shows a service of several copies: by counting them (Docker), or the workload's own count (Kubernetes). */
   readonly countsCopies: boolean;
   /** A note on a storage size the target does not enforce; undefined when it does. */

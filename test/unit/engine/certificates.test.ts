@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { createServer, type Server } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureCertificates, issuanceHint } from "../../../src/engine/certificates.js";
+import { dockerRuntime } from "../../../src/runtime/docker-target.js";
+import { kubernetesRuntime } from "../../../src/runtime/kubernetes-target.js";
 
 /** A real TLS server on 127.0.0.1 serving one certificate, made by openssl, as the edge would serve it. */
 function serve(dir: string, issuerOrg: string, host: string, startsIn = "-1d"): Promise<Server> {
@@ -108,5 +110,16 @@ describe("certificates before the URL is printed", () => {
     expect(issuanceHint("urn:ietf:params:acme:error:rateLimited: too many certificates", "a.example.com")).toMatch(/rate limit/);
     expect(issuanceHint("Timeout during connect (likely firewall problem)", "a.example.com")).toMatch(/port 80/);
     expect(issuanceHint("something else", "a.example.com")).toMatch(/edge's log/);
+  });
+
+  it("sends to the log of the one that serves the certificates: a cluster's front door is not the edge", () => {
+    const cluster = kubernetesRuntime({ project: "shop", env: "preview", kubeconfig: "/k" }, true);
+    const own = kubernetesRuntime({ project: "shop", env: "preview", kubeconfig: "/k" });
+    const hint = (words: string | undefined) =>
+      issuanceHint("the front door serves a certificate of TRAEFIK DEFAULT CERT", "a.example.com", words);
+    expect(hint(cluster.words.frontDoorLog?.("traefik"))).toMatch(/^the front door's log says more: .*traefik\.log/);
+    expect(hint(own.words.frontDoorLog?.("nginx"))).toMatch(/kubectl logs of its pods .*IngressClass is nginx/);
+    expect(hint(own.words.frontDoorLog?.("nginx"))).not.toMatch(/docker/);
+    expect(dockerRuntime("shop", "preview").words.frontDoorLog).toBeUndefined();
   });
 });

@@ -13,7 +13,8 @@ const ROOT = join(import.meta.dirname, "..", "..", "..");
 const SRC = join(ROOT, "src");
 
 /** Where choosing by target is the job: the seam's implementations and factory, the targets, the program, the provider. */
-const CHOOSERS = /^src\/(runtime\/(runtime-of|docker-target|kubernetes-target|kube-[a-z-]+|kubernetes[a-z-]*)\.ts|targets\/|test-cluster\/|provider\/)/;
+const CHOOSERS =
+  /^src\/(runtime\/(runtime-of|docker-target|kubernetes-target|kube-[a-z-]+|kubernetes[a-z-]*)\.ts|targets\/|test-cluster\/|provider\/)/;
 
 const BRANCH =
   /\bkube\s*\?|\bkube\s*&&|if \(!?kube\b|target\s*[!=]==?\s*"(kubernetes|docker)"|kubeClusterOf|keptKubeCluster|typeof [a-zA-Z.]*host [!=]==? "string"/;
