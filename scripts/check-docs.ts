@@ -11,6 +11,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, posix, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { DOCS_BASE } from "../src/studio/docs-site.js";
 
 export interface BrokenLink {
   /** The page or markdown file the link is on, relative to the directory checked. */
@@ -148,7 +149,7 @@ export function htmlIds(html: string): Set<string> {
 }
 
 /** Broken links of a built static site: pages and assets that do not exist, anchors that no element has. */
-export function checkSite(siteDir: string): BrokenLink[] {
+export function checkSite(siteDir: string, base = "/"): BrokenLink[] {
   const root = resolve(siteDir);
   const pages = walk(root, (n) => n.endsWith(".html"));
   if (pages.length === 0) return [{ file: siteDir, link: "", reason: "no HTML page: build the site first (vitepress build docs)" }];
@@ -169,7 +170,12 @@ export function checkSite(siteDir: string): BrokenLink[] {
       let target = page;
       if (pathPart !== "") {
         const path = decodeURIComponent(pathPart);
-        const fromRoot = path.startsWith("/") ? path.slice(1) : posix.join(posix.dirname(file), path);
+        // The site is served under `base` (Studio serves it at /docs/): an absolute link outside it goes nowhere.
+        if (path.startsWith("/") && !path.startsWith(base)) {
+          broken.push({ file, link, reason: `outside the site's base ${base}` });
+          continue;
+        }
+        const fromRoot = path.startsWith("/") ? path.slice(base.length) : posix.join(posix.dirname(file), path);
         const candidates = path.endsWith("/") ? [`${fromRoot}index.html`] : [fromRoot, `${fromRoot}.html`, `${fromRoot}/index.html`];
         const found = candidates.map((c) => join(root, c)).find((c) => existsSync(c) && statSync(c).isFile());
         if (!found) {
@@ -197,7 +203,7 @@ function main(): void {
   const root = join(dirname(fileURLToPath(import.meta.url)), "..");
   const site = resolve(process.argv[2] ?? join(root, "dist-docs"));
   const markdown = repositoryMarkdown(root);
-  const broken = [...checkSite(site), ...checkMarkdownFiles(root, markdown)];
+  const broken = [...checkSite(site, DOCS_BASE), ...checkMarkdownFiles(root, markdown)];
   for (const b of broken) process.stderr.write(`✖ ${b.file}: ${b.link}: ${b.reason}\n`);
   if (broken.length > 0) {
     process.stderr.write(`✖ ${broken.length} broken link${broken.length === 1 ? "" : "s"} in the docs\n`);

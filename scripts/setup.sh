@@ -31,6 +31,7 @@ if [ "$part" != engines ]; then
   step "npm dependencies" setup_npm
   step "TypeScript build" setup_build
   step "Studio web UI" setup_studio_ui
+  step "Docs site" setup_docs_site
 fi
 if [ "$part" = base ]; then
   echo "✓ set-up (base) complete in $(( $(date +%s) - t_start ))s"

@@ -1,5 +1,6 @@
 import { defineConfig } from "vitepress";
 import { githubSlug } from "../../scripts/check-docs.js";
+import { DOCS_BASE } from "../../src/studio/docs-site.js";
 
 // The site of docs/: `npm run docs` builds it into dist-docs/ and checks every link and anchor
 // (scripts/check-docs.ts). Why VitePress: docs/internals/docs-site.md.
@@ -53,6 +54,8 @@ export default defineConfig({
   // Ignored by git, and not under dist/: the engine's code stamp covers every .js file there
   // (src/engine/program-fingerprint.ts), and a docs build must not look like a new platform.
   outDir: "../dist-docs",
+  // Studio serves the built site at this path (src/studio/docs-site.ts), so its pages link here.
+  base: DOCS_BASE,
   cacheDir: "../node_modules/.cache/vitepress",
   // A link to a page that does not exist fails the build (VitePress's default, said here on purpose).
   ignoreDeadLinks: false,

@@ -31,6 +31,19 @@ $(tail -n 20 "$PLATFORM_HOME/logs/studio-ui.log")"
   STEP_STATUS="built studio-ui/ into dist/studio-ui"
 }
 
+# The docs site (docs/, VitePress) built into dist-docs/, which Studio serves at /docs/ (its
+# empty states and errors link there); rebuilt only when docs/ or the lockfile changed.
+setup_docs_site() {
+  local stamp=$REPO_ROOT/dist-docs/.inputs-hash want
+  want=$(cd "$REPO_ROOT" && find docs -type f ! -path '*/node_modules/*' ! -path '*/.vitepress/cache/*' -print0 | sort -z | xargs -0 sha256sum | cat - package-lock.json | sha256sum | cut -c1-16)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then STEP_STATUS="reused dist-docs (docs unchanged)"; return; fi
+  (cd "$REPO_ROOT" && PATH="$NODE_BIN:$PATH" ./node_modules/.bin/vitepress build docs >"$PLATFORM_HOME/logs/docs-site.log" 2>&1) \
+    || fail "the docs site's build failed; last lines of $PLATFORM_HOME/logs/docs-site.log:
+$(tail -n 20 "$PLATFORM_HOME/logs/docs-site.log")"
+  echo "$want" >"$stamp"
+  STEP_STATUS="built docs/ into dist-docs (served by Studio at /docs/)"
+}
+
 # The platform's OTLP receiver image (docs/guide/telemetry.md), built offline from this install's
 # dist/telemetry and protobufjs on the Node base image; `platform deploy` would build it too, at
 # the first deploy that needs it. Labelled with a hash of its files: rebuilt only when they change.

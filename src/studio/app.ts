@@ -5,6 +5,7 @@ import type { StudioDeps, StudioEnv } from "./context.js";
 import { databaseRoutes } from "./routes-db.js";
 import { environmentRoutes } from "./routes-env.js";
 import { metricsRoutes } from "./routes-metrics.js";
+import { DOCS_BASE, docsFile } from "./docs-site.js";
 import type { UiFile } from "./static.js";
 import { fail, route } from "./typed-route.js";
 
@@ -21,7 +22,13 @@ export interface AppOptions {
   port: () => number;
   adminKey: string;
   ui: Map<string, UiFile>;
+  /** The built docs site (docs-site.ts), served at DOCS_BASE. */
+  docs?: Map<string, UiFile>;
 }
+
+/** The docs site's own scripts set its colour scheme inline before it renders: allowed there, and nowhere else. */
+const DOCS_CSP =
+  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /**
  * The Studio HTTP app. Order matters: the Host/Origin check runs first (403), then the
@@ -35,6 +42,7 @@ export function buildApp(deps: StudioDeps, o: AppOptions): Hono<StudioEnv> {
       return c.text("Forbidden: Studio answers only on its own loopback address\n", 403);
     await next();
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.header(k, v);
+    if (c.req.path.startsWith(DOCS_BASE)) c.header("content-security-policy", DOCS_CSP);
   });
 
   // The CLI mints sign-in tokens with the key in the 0600 state file.
@@ -77,6 +85,20 @@ export function buildApp(deps: StudioDeps, o: AppOptions): Hono<StudioEnv> {
   databaseRoutes(app, deps);
   metricsRoutes(app, deps);
   app.all("/api/*", (c) => fail(c, 404, "no such endpoint"));
+
+  // The docs site: its pages and assets, a 404 page for anything else under it.
+  app.get(`${DOCS_BASE}*`, (c) => {
+    const f = o.docs && docsFile(o.docs, c.req.path);
+    if (!f) {
+      const missing = o.docs?.get("/404.html");
+      if (!missing) return c.text("The docs site is not built: run npm run docs (npm run setup builds it too)\n", 404);
+      c.header("content-type", missing.type);
+      return c.body(new Uint8Array(missing.body), 404);
+    }
+    c.header("content-type", f.type);
+    c.header("cache-control", f.immutable ? "public, max-age=31536000, immutable" : "no-cache");
+    return c.body(new Uint8Array(f.body));
+  });
 
   // The UI: its files, and index.html for every other path (client-side routes).
   app.get("*", (c) => {

@@ -11,6 +11,7 @@ import { stateFile, statsFile } from "./files.js";
 import { homePaths } from "../home/layout.js";
 import { startExpiryWatch } from "./expiry-watch.js";
 import { startSampler } from "./sampler.js";
+import { loadDocs } from "./docs-site.js";
 import { loadUi } from "./static.js";
 import { StatsStore } from "./stats-store.js";
 import { telemetrySources } from "./telemetry-sources.js";
@@ -44,7 +45,7 @@ export async function runStudio(preferredPort = DEFAULT_STUDIO_PORT): Promise<ne
   const deps = { sessions: new Sessions(), stats, db, telemetry: telemetrySources(), writes: new Map<string, boolean>() };
   const key = randomBytes(32).toString("base64url");
   let port = 0;
-  const app = buildApp(deps, { port: () => port, adminKey: key, ui: loadUi() });
+  const app = buildApp(deps, { port: () => port, adminKey: key, ui: loadUi(), docs: loadDocs() });
   const bound = await listen(app, preferredPort).catch(() => listen(app, 0));
   port = bound.port;
   const sampler = startSampler(stats);

@@ -62,7 +62,28 @@ export function Segmented<T extends string>({
   );
 }
 
+/**
+ * A link to the docs page that explains what is shown: Studio serves the docs site at /docs/
+ * (src/studio/docs-site.ts). `page` is the built page and its anchor, e.g. "guide/studio.html#pages";
+ * test/unit/studio/docs-links.test.ts checks that each one exists.
+ */
+export function DocsLink({ page, children }: { page: string; children?: ReactNode }) {
+  return (
+    <a className="docs-link" href={`/docs/${page}`} target="_blank" rel="noopener noreferrer" data-testid="docs-link">
+      {children ?? "Read more in the docs →"}
+    </a>
+  );
+}
+
 export function Loading({ error, loading }: { error?: string; loading: boolean }) {
-  if (error) return <div className="err-box">{error}</div>;
+  if (error)
+    return (
+      <div className="err-box">
+        {error}
+        <div className="err-help">
+          <DocsLink page="guide/when-things-go-wrong.html">What to do when something goes wrong →</DocsLink>
+        </div>
+      </div>
+    );
   return loading ? <div className="empty">Loading…</div> : null;
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import type { Scope } from "../scope";
 import { type DbInfo, type QueryResult, type TableInfo, get, post } from "../api";
-import { Badge, Card, Loading } from "../components/ui";
+import { Badge, Card, DocsLink, Loading } from "../components/ui";
 import { useData } from "../hooks";
 
 const PAGE = 100;
@@ -105,7 +105,9 @@ export function DatabasePage({ project, env }: Scope) {
   if (envView.data && dbs.length === 0)
     return (
       <Card>
-        <div className="empty">This environment has no postgres service.</div>
+        <div className="empty">
+          This environment has no postgres service. <DocsLink page="guide/studio.html#database-console">The database console →</DocsLink>
+        </div>
       </Card>
     );
   if (!info.data || !db) return <Loading error={info.error ?? envView.error} loading={info.loading || envView.loading} />;

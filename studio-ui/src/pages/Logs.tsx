@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { Scope } from "../scope";
 import { type LogEvents, type LogLine, eventsUrl, get } from "../api";
-import { Segmented } from "../components/ui";
+import { DocsLink, Segmented } from "../components/ui";
 import { colorOf } from "../format";
 import { useData } from "../hooks";
 
@@ -94,7 +94,12 @@ export function LogsPage({ project, env }: Scope) {
         <span className={`badge ${live ? "ok" : ""}`}>{live ? "● live" : "○ idle"}</span>
       </div>
       <div className="logs" ref={box} data-testid="logs">
-        {shown.length === 0 && <div className="empty">{lines.length ? "No line matches the filter." : "No log lines in this range."}</div>}
+        {shown.length === 0 && (
+          <div className="empty">
+            {lines.length ? "No line matches the filter." : "No log lines in this range."}{" "}
+            <DocsLink page="guide/studio.html#pages">The logs page →</DocsLink>
+          </div>
+        )}
         {shown.map((l) => (
           <div key={l.seq} className={`logline ${l.stream}`}>
             <span className="muted">{l.ts ? new Date(l.ts).toLocaleTimeString(undefined, { hour12: false }) : ""}</span>

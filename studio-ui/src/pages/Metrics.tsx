@@ -2,7 +2,7 @@ import { useState } from "react";
 import type { Scope } from "../scope";
 import { type RouteStats, get } from "../api";
 import { Sparkline } from "../components/Sparkline";
-import { Badge, Card, Loading, Segmented } from "../components/ui";
+import { Badge, Card, DocsLink, Loading, Segmented } from "../components/ui";
 import { RANGES, colorOf, fmtMs, fmtRate, fmtTime } from "../format";
 import { useData } from "../hooks";
 
@@ -74,7 +74,10 @@ function Traces({
       {!data ? (
         <Loading error={error} loading={loading} />
       ) : data.length === 0 ? (
-        <div className="empty">No sampled trace of this route in the range (traces are sampled; metrics count every request).</div>
+        <div className="empty">
+          No sampled trace of this route in the range (traces are sampled; metrics count every request).{" "}
+          <DocsLink page="guide/telemetry.html#sampling">How traces are sampled →</DocsLink>
+        </div>
       ) : (
         <table className="t" data-testid="traces">
           <thead>
@@ -164,7 +167,8 @@ export function MetricsPage({ project, env, go, query }: Scope) {
         <Card title={`Routes (${data.routes.length})`}>
           {data.routes.length === 0 ? (
             <div className="empty">
-              No requests recorded in this range. Instrumented services report here within a minute of their first request.
+              No requests recorded in this range. Instrumented services report here within a minute of their first request.{" "}
+              <DocsLink page="guide/telemetry.html#what-gets-instrumented">What gets instrumented →</DocsLink>
             </div>
           ) : (
             <div style={{ overflow: "auto" }}>

@@ -2,7 +2,7 @@ import { useMemo, useState } from "react";
 import type { Scope } from "../scope";
 import { type Sample, get } from "../api";
 import { TimeChart } from "../components/TimeChart";
-import { Card, Loading, Segmented } from "../components/ui";
+import { Card, DocsLink, Loading, Segmented } from "../components/ui";
 import { RANGES, colorOf, fmtBytes } from "../format";
 import { useData } from "../hooks";
 
@@ -62,7 +62,10 @@ export function ResourcesPage({ project, env }: Scope) {
         <Loading error={error} loading={loading} />
       ) : charts.xs.length === 0 ? (
         <Card>
-          <div className="empty">No samples in this range yet: Studio samples every 10 seconds while it runs.</div>
+          <div className="empty">
+            No samples in this range yet: Studio samples every 10 seconds while it runs.{" "}
+            <DocsLink page="guide/studio.html#pages">How Studio reads CPU and memory →</DocsLink>
+          </div>
         </Card>
       ) : (
         <>

@@ -1,6 +1,6 @@
 import type { Scope } from "../scope";
 import { get } from "../api";
-import { Badge, Card, Loading, StateBadge } from "../components/ui";
+import { Badge, Card, DocsLink, Loading, StateBadge } from "../components/ui";
 import { fmtAgo, fmtBytes } from "../format";
 import { useData } from "../hooks";
 
@@ -53,6 +53,14 @@ export function ServicesPage({ project, env, go }: Scope) {
             </div>
           </Card>
         </div>
+      )}
+      {data.services.length === 0 && (
+        <Card>
+          <div className="empty">
+            Nothing is deployed in this environment yet: run <code>platform deploy</code>.{" "}
+            <DocsLink page="guide/getting-started.html#a-five-minute-tour">A five-minute tour →</DocsLink>
+          </div>
+        </Card>
       )}
       <div className="grid cols-3" style={{ marginTop: 16 }}>
         {data.services.map((s) => (

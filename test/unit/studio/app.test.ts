@@ -20,7 +20,11 @@ const deps: StudioDeps = {
 const ui = new Map([
   ["/index.html", { body: Buffer.from("<!doctype html><div id=root></div>"), type: "text/html; charset=utf-8", immutable: false }],
 ]);
-const app = buildApp(deps, { port: () => PORT, adminKey: "the-key", ui });
+const docs = new Map([
+  ["/guide/studio.html", { body: Buffer.from("<h1>Studio</h1>"), type: "text/html; charset=utf-8", immutable: false }],
+  ["/404.html", { body: Buffer.from("<h1>Not found</h1>"), type: "text/html; charset=utf-8", immutable: false }],
+]);
+const app = buildApp(deps, { port: () => PORT, adminKey: "the-key", ui, docs });
 const req = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
   app.request(`http://127.0.0.1:${PORT}${path}`, { ...init, headers: { host: `127.0.0.1:${PORT}`, ...init.headers } });
 
@@ -77,5 +81,18 @@ describe("Studio's HTTP app", () => {
     const res = await req("/projects/a/preview/logs");
     expect(res.status).toBe(200);
     expect(await res.text()).toContain("id=root");
+  });
+
+  it("serves the docs site at /docs/ without a session, its pages by clean URL too; anything else there is its 404", async () => {
+    const page = await req("/docs/guide/studio.html");
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<h1>Studio</h1>");
+    // The docs' own inline script (its colour scheme) is allowed there, and only there.
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self' 'unsafe-inline'");
+    expect((await req("/docs/guide/studio")).status).toBe(200);
+    const gone = await req("/docs/guide/nothing.html");
+    expect(gone.status).toBe(404);
+    expect(await gone.text()).toContain("Not found");
+    expect((await req("/")).headers.get("content-security-policy")).not.toContain("script-src");
   });
 });
