@@ -93,8 +93,24 @@ module.exports = {
       name: "engine-below-cli-and-studio",
       severity: "error",
       comment: "engine drives the program; cli and studio sit on top of it.",
-      from: { path: rooms("engine", "runtime", "telemetry", "home", "test-cluster") },
+      from: { path: rooms("engine", "data", "runtime", "telemetry", "home", "test-cluster") },
       to: { path: rooms("cli", "studio") },
+    },
+    {
+      name: "data-above-runtime",
+      severity: "error",
+      comment:
+        "The data room (backups, PITR, versions, copies) acts on a database through the runtime seam; the runtime never calls up into it, and neither does a target.",
+      from: { path: rooms("runtime", "targets", "provider", "plan", "config") },
+      to: { path: rooms("data") },
+    },
+    {
+      name: "engine-calls-data-from-its-deploy-flow",
+      severity: "error",
+      comment:
+        "The data room uses the engine's stacks (credentials, history, the stack's runtime); the engine calls back into it only where a deploy runs data steps around it (an upgrade, a copy): engine/deploy-flow.ts.",
+      from: { path: rooms("engine"), pathNot: "^src/engine/deploy-flow\\.ts$" },
+      to: { path: rooms("data") },
     },
     {
       name: "studio-reads-through-engine-runtime-telemetry",

@@ -1,16 +1,17 @@
 import { confirm } from "./confirm.js";
-import { nextScheduled } from "../engine/backup-schedule.js";
-import { runScheduler } from "../engine/backup-scheduler.js";
-import { databaseTarget as engineDatabaseTarget, postgresService } from "../engine/db-target.js";
+import { nextScheduled } from "../data/backup-schedule.js";
+import { runScheduler } from "../data/backup-scheduler.js";
+import { databaseTarget as engineDatabaseTarget, postgresService } from "../data/db-target.js";
 import { parseTemplate } from "../config/index.js";
-import type { BackupRecord } from "../engine/backups.js";
-import { listBackups } from "../engine/backups.js";
+import type { BackupRecord } from "../data/backups.js";
+import { listBackups } from "../data/backups.js";
 import { requireCredentials } from "../engine/credentials.js";
-import { fetchBackup, remoteBackups } from "../engine/backups-remote.js";
-import { makeBackups } from "../engine/base-backup.js";
-import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup, s3FromEnvOrFail } from "../engine/db-backup.js";
+import { stackRuntime } from "../engine/stack-ops.js";
+import { fetchBackup, remoteBackups } from "../data/backups-remote.js";
+import { makeBackups } from "../data/base-backup.js";
+import { type DatabaseTarget, describeDatabase, makeBackup, restoreBackup, s3FromEnvOrFail } from "../data/db-backup.js";
 import { s3Label } from "../runtime/s3.js";
-import { runningServices } from "../engine/db-host.js";
+import { runningServices } from "../data/db-host.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { type StackContext, resolveStack } from "./context.js";
 import { printJson } from "./render.js";
@@ -46,12 +47,9 @@ export async function allBackups(project: string, env: string, service?: string)
 
 export { postgresService };
 
-/** A postgres service of this stack where it runs now (engine/db-target.ts). */
+/** A postgres service of this stack where it runs now (data/db-target.ts). */
 export const databaseTarget = (t: StackContext, service: string, env = t.env): Promise<DatabaseTarget> =>
   engineDatabaseTarget(t, service, requireCredentials(), env);
-
-/** True when the database runs on the Kubernetes target (its host is a pod). */
-export const onKubernetes = (db: DatabaseTarget): boolean => typeof db.host !== "string";
 
 /** backup.keep of the service in platform.yml, when it sets one. */
 const keepOf = (t: StackContext, service: string): number | undefined => t.config.services[service]?.backup?.keep;
@@ -194,7 +192,7 @@ export async function runDbRestore(service: string, backupId: string | undefined
   }
   const safety = await makeBackup(target, creds.passphrase, "safety", { note: `before restoring ${chosen.id}` });
   out(`  safety backup: ${backupLine(safety.record)}`);
-  const where = onKubernetes(target) ? " (their pods were not restarted)" : "";
+  const where = ` (their ${(await stackRuntime({ project: t.project, env: target.env }, creds)).words.copies} were not restarted)`;
   const serving = clients.length
     ? `${clients.join(", ")} kept serving${where}: the data was replaced in one transaction, so their requests waited for it and then saw the restored data`
     : "no running service uses this database";

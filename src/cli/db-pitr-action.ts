@@ -1,10 +1,10 @@
-import { archivesWal } from "../engine/base-backup.js";
-import type { BackupRecord } from "../engine/backups.js";
+import { archivesWal } from "../data/base-backup.js";
+import type { BackupRecord } from "../data/backups.js";
 import { requireCredentials } from "../engine/credentials.js";
-import { type DatabaseTarget, describeDatabase, makeBackup } from "../engine/db-backup.js";
-import { archiveUpToNow, recoverToTime } from "../engine/pitr-restore.js";
-import { recoverToTimeOnKube } from "../engine/pitr-restore-kube.js";
-import { baseBackupFor, parseTargetTime, readArchive, recoveryWindow } from "../engine/pitr-window.js";
+import { stackRuntime } from "../engine/stack-ops.js";
+import { type DatabaseTarget, describeDatabase, makeBackup } from "../data/db-backup.js";
+import { archiveUpToNow, recoverToTime } from "../data/pitr-restore.js";
+import { baseBackupFor, parseTargetTime, readArchive, recoveryWindow } from "../data/pitr-window.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { resolveStack } from "./context.js";
 import {
@@ -68,6 +68,8 @@ export async function runDbRestoreToTime(service: string, toTime: string, o: DbR
   const creds = requireCredentials();
   postgresService(t, service);
   const db = await databaseTarget(t, service);
+  // How the database is stopped and its data swapped where it runs (its container, or its StatefulSet).
+  const recovery = await (await stackRuntime(t, creds)).databaseRecovery(service);
   const records = (await allBackups(t.project, t.env, service)).filter((r) => r.stored !== "bucket");
   const base = await checkInWindow(db, records, target);
   const now = await describeDatabase(db);
@@ -82,15 +84,14 @@ export async function runDbRestoreToTime(service: string, toTime: string, o: DbR
   );
   out("  A safety backup of the data as it is now is made first: the restore can be undone with it.");
   out(
-    `  The database is stopped during the recovery (${typeof db.host === "string" ? "its container" : "its StatefulSet scaled to 0, then back to 1"})${clients.length ? `: ${clients.join(", ")} get errors for requests that need it until it is back` : ""}.`,
+    `  The database is stopped during the recovery${typeof recovery === "string" ? "" : ` (${recovery.stopping})`}${clients.length ? `: ${clients.join(", ")} get errors for requests that need it until it is back` : ""}.`,
   );
   await confirmRestore(o, `the data of ${service} in ${t.project} (${t.env})`, `Recover ${service} to ${at}? (y/N) `);
   const safety = await makeBackup(db, creds.passphrase, "safety", { note: `before the point-in-time restore to ${target.toISOString()}` });
   out(`  safety backup: ${backupLine(safety.record)}`);
   await archiveUpToNow(db);
   const started = Date.now();
-  if (typeof db.host === "string") await recoverToTime({ ...db, host: db.host }, base, target, creds.passphrase);
-  else await recoverToTimeOnKube({ ...db, host: db.host }, base, target, creds.passphrase);
+  await recoverToTime(db, recovery, base, target, creds.passphrase);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (o.json) {
     printJson({

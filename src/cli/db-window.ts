@@ -1,8 +1,8 @@
-import type { BackupRecord } from "../engine/backups.js";
-import { readArchive, type RecoveryWindow, recoveryWindow } from "../engine/pitr-window.js";
+import type { BackupRecord } from "../data/backups.js";
+import { readArchive, type RecoveryWindow, recoveryWindow } from "../data/pitr-window.js";
 import { ARCHIVE_TIMEOUT_SECONDS } from "../plan/wal-archive.js";
 import { requireCredentials } from "../engine/credentials.js";
-import { runningDatabase } from "../engine/db-host.js";
+import { runningDatabase } from "../data/db-host.js";
 import { humanBytes, when } from "./backup-format.js";
 import type { StackContext } from "./context.js";
 

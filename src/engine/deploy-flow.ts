@@ -12,10 +12,10 @@ import type { FrontDoorRequest } from "../runtime/target-runtime.js";
 import { plannedBuilds } from "../targets/shared/planned-build.js";
 import type { Credentials } from "./credentials.js";
 import type { DeployOptions, StackSettingKey } from "./deploy.js";
-import type { StackRef } from "./db-target.js";
-import { deployWithUpgrades, findUpgrades } from "./db-upgrade.js";
+import type { StackRef } from "../data/db-target.js";
+import { deployWithUpgrades, findUpgrades } from "../data/db-upgrade.js";
 import { clearExpiry, setExpiry } from "./env-expiry.js";
-import { type CopiedDatabase, copyDatabasesFrom, prepareCopy } from "./env-copy.js";
+import { type CopiedDatabase, copyDatabasesFrom, prepareCopy } from "../data/env-copy.js";
 import { missingSecrets } from "./secret-names.js";
 import { deployRuntime } from "./stack-ops.js";
 import { keptEdgeSettings, stackPlanSettings } from "./stack-settings.js";
@@ -119,7 +119,7 @@ export async function deployFlow(r: DeployRequest): Promise<void> {
     prepared.httpsPort ??
     (!prepared.frontDoor && keptEdgeSettings(t.project, t.env).frontDoor ? (r.edge.httpsPort ?? DEFAULT_HTTPS_PORT) : undefined);
   recordExpiry(r);
-  // A database whose version: went up is upgraded around the deploy (engine/db-upgrade.ts).
+  // A database whose version: went up is upgraded around the deploy (data/db-upgrade.ts).
   const upgrades = runtime.words.upgradesDatabases ? await findUpgrades(t.project, t.env, plan) : [];
   await deployWithUpgrades(upgrades, r.creds.passphrase, r.progress, () =>
     r.run(

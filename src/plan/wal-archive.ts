@@ -3,7 +3,7 @@
  * `archive_command` copies every finished WAL segment into the service's archive volume, and
  * `archive_timeout` ends a segment at most every ARCHIVE_TIMEOUT_SECONDS when anything was
  * written, so at most that much of the newest writes is not archived yet. With a base backup
- * (pg_basebackup, see engine/base-backup.ts) the archive lets `platform db restore --to-time`
+ * (pg_basebackup, see data/base-backup.ts) the archive lets `platform db restore --to-time`
  * recover any moment since the oldest base backup.
  */
 export const WAL_ARCHIVE_PATH = "/var/lib/postgresql/wal-archive";
@@ -15,7 +15,7 @@ export const WAL_ARCHIVE_ROLE = "wal-archive";
 /**
  * A file in a cluster's data directory (where archive_command runs) that pauses its archiving:
  * a major upgrade puts it in the older cluster's, which then archives nothing more while it runs
- * on (engine/db-upgrade.ts), and removes it once that server has stopped.
+ * on (data/db-upgrade.ts), and removes it once that server has stopped.
  */
 export const ARCHIVE_PAUSE_FILE = "platform-archive-paused";
 

@@ -7,6 +7,7 @@ import { readCronRuns, readRedisFacts } from "./cron-read.js";
 import { dockerOneOff, printContainerLogs } from "./docker-cli.js";
 import { listServiceContainers, listStackVolumes, liveStates, removeStackVolumes, replicaViews, requireEngine } from "./docker.js";
 import { containerDetails } from "./inspect.js";
+import { dockerRecovery } from "./pg-recover.js";
 import { streamLogs } from "./log-stream.js";
 import { readUsage, type Usage } from "./stats.js";
 import type { DeployPreparation, PreparedDeploy, ServiceLive, TargetRuntime } from "./target-runtime.js";
@@ -63,6 +64,7 @@ export function dockerRuntime(project: string, env: string): TargetRuntime {
       countsCopies: true,
       unenforcedStorage: (service, storage) =>
         `${service}: storage ${storage} is not enforced by Docker's local volumes (a Kubernetes volume enforces it)`,
+      copies: "containers",
       upgradesDatabases: true,
       cronScheduler: true,
     },
@@ -116,6 +118,13 @@ export function dockerRuntime(project: string, env: string): TargetRuntime {
       const running = (await containers()).filter((c) => c.state === "running");
       const read = await Promise.all(running.map(async (c) => ({ service: c.service, usage: await readUsage(c.containerId) })));
       return read.filter((r): r is { service: string; usage: Usage } => r.usage !== undefined);
+    },
+    async databaseRecovery(service) {
+      await requireEngine();
+      const c = (await containers()).find((x) => x.service === service && x.state === "running");
+      if (!c)
+        throw new VisibleError(`${service} is not running in ${project} (${env}): run platform deploy`, { exitCode: ExitCode.failed });
+      return dockerRecovery(c.containerId, service);
     },
     keptData: () => listStackVolumes(project, env),
     deleteData: () => removeStackVolumes(project, env),

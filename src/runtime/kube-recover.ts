@@ -1,6 +1,9 @@
 import { kubectl, type KubeCluster, kubectlBinary, type Workload } from "./kubernetes.js";
 import { execText, execWithInput, type ExecResult, type PodHost } from "./pg-exec.js";
-import { ROLLBACK, SWAP } from "./pg-recover.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { WAL_ARCHIVE_PATH } from "../plan/wal-archive.js";
+import { OLD_DIR, ROLLBACK, SWAP } from "./pg-recover.js";
+import type { DatabaseRecovery } from "./target-runtime.js";
 
 /**
  * What a point-in-time recovery does to a database on the Kubernetes target, the peer of
@@ -147,4 +150,32 @@ export async function databasePodLog(db: KubeDatabase, lines = 6): Promise<strin
   const args = ["logs", "-n", db.namespace, `${db.name}-0`, `--tail=${lines}`];
   const previous = await kubectl(db.cluster, [...args, "--previous"]).catch(() => "");
   return (previous || (await kubectl(db.cluster, args).catch(() => ""))).trimEnd();
+}
+
+/** A database StatefulSet's recovery: scaled to 0 and back to 1, its claim swapped by a helper pod. */
+export async function kubeRecovery(cluster: KubeCluster, host: PodHost, service: string): Promise<DatabaseRecovery | string> {
+  const db = await kubeDatabase(cluster, host, service);
+  const c = db.template.containers[0];
+  const pgdata = (c?.env as { name: string; value?: string }[] | undefined)?.find((e) => e.name === "PGDATA")?.value;
+  const mounted = ((c?.volumeMounts as Mount[] | undefined) ?? []).some((m) => m.mountPath === WAL_ARCHIVE_PATH);
+  if (!pgdata || !mounted) return `${service} has no WAL archive mount: deploy again to turn WAL archiving on`;
+  return {
+    stopping: "its StatefulSet scaled to 0, then back to 1",
+    oldDataPlace: `${pgdata}/${OLD_DIR} of the claim of ${service}`,
+    clusterDir: pgdata,
+    stop: () => scaleDatabase(db, 0),
+    start: () => scaleDatabase(db, 1),
+    swapIn: (targetTime, input) => kubeSwapInBaseBackup(db, WAL_ARCHIVE_PATH, targetTime, input),
+    putBack: () => kubePutBackOldData(db, WAL_ARCHIVE_PATH),
+    // A server that gives up exits and the kubelet starts it again: a restart counts as stopped.
+    async untilPromoted(promoted, timeoutMs) {
+      for (const end = Date.now() + timeoutMs; Date.now() < end; await sleep(500)) {
+        const state = await databasePodState(db);
+        if (state && state.restarts > 0) return false;
+        if (state && (await promoted())) return true;
+      }
+      return false;
+    },
+    logTail: () => databasePodLog(db),
+  };
 }

@@ -7,6 +7,7 @@ import { type KubeCluster, kubeDeleteData, kubeFailedMigrationLog, kubeKeptData,
 import { streamKubeLogs } from "./kube-logs.js";
 import { type KubePod, kubePods, kubePodUsage } from "./kube-pods.js";
 import { prepareKubeDeploy } from "./kube-deploy.js";
+import { kubeRecovery } from "./kube-recover.js";
 import { copyKubeTelemetry } from "./kube-telemetry.js";
 import type { ContainerDetails } from "./inspect.js";
 import type { ServiceLive, TargetRuntime } from "./target-runtime.js";
@@ -51,6 +52,7 @@ export function kubernetesRuntime(kube: KubeCluster, testCluster = false): Targe
           ? `the front door's log says more: ${join(clusterLayout().logs, "traefik.log")} (the test cluster's Traefik)`
           : `the ingress controller's log says more: kubectl logs of its pods (kubectl get pods --all-namespaces names them${ingressClass ? `; its IngressClass is ${ingressClass}` : ""})`,
       countsCopies: false,
+      copies: "pods",
       upgradesDatabases: false,
       cronScheduler: false,
     },
@@ -95,6 +97,7 @@ export function kubernetesRuntime(kube: KubeCluster, testCluster = false): Targe
     cronRuns: (n) => kubeCronRuns(kube, n),
     databaseHost: (service) => kubeReadyPod(kube, service),
     usage: async () => (await kubePodUsage(kube)).map((r) => ({ service: r.pod.service, usage: r.usage })),
+    databaseRecovery: async (service) => kubeRecovery(kube, await kubeReadyPod(kube, service), service),
     keptData: () => kubeKeptData(kube),
     deleteData: () => kubeDeleteData(kube),
     telemetry: {

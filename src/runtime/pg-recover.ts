@@ -1,5 +1,7 @@
 import { docker, logTail } from "../docker-client.js";
+import { WAL_ARCHIVE_PATH } from "../plan/wal-archive.js";
 import { dockerText, dockerWithInput, type ExecResult } from "./pg-exec.js";
+import type { DatabaseRecovery } from "./target-runtime.js";
 
 /**
  * What a point-in-time recovery does to a stopped database container's volumes: a one-shot
@@ -109,4 +111,33 @@ export async function runningSince(containerId: string): Promise<string | undefi
 /** The last lines of the container's log (the server's own messages: why a recovery stopped). */
 export function containerLogTail(containerId: string, lines = 6): Promise<string> {
   return logTail(containerId, lines);
+}
+
+/** Where the data volume is mounted (the cluster is there, or in pg<major>/ of it: see DatabaseVolumes.clusterDir). */
+const PGDATA = "/var/lib/postgresql/data";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A database container's recovery: the container stopped and started, its volumes swapped by a helper container. */
+export async function dockerRecovery(containerId: string, service: string): Promise<DatabaseRecovery | string> {
+  const volumes = await databaseVolumes(containerId, PGDATA, WAL_ARCHIVE_PATH);
+  if (!volumes.archiveVolume) return `${service} has no WAL archive volume: deploy again to turn WAL archiving on`;
+  return {
+    stopping: "its container",
+    oldDataPlace: `${OLD_DIR} of volume ${volumes.dataVolume}`,
+    clusterDir: volumes.clusterDir,
+    stop: () => stopContainer(containerId),
+    start: () => startContainer(containerId),
+    swapIn: (targetTime, input) => swapInBaseBackup(volumes, targetTime, input),
+    putBack: () => putBackOldData(volumes),
+    // A server that gives up exits, and its restart policy may start it again: a new run counts as stopped too.
+    async untilPromoted(promoted, timeoutMs) {
+      const since = await runningSince(containerId);
+      for (const end = Date.now() + timeoutMs; since && Date.now() < end; await sleep(250)) {
+        if (await promoted()) return true;
+        if ((await runningSince(containerId)) !== since) return false;
+      }
+      return false;
+    },
+    logTail: () => containerLogTail(containerId),
+  };
 }

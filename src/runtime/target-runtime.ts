@@ -2,7 +2,7 @@ import type { Config } from "../config/types.js";
 import type { FrontDoor, Plan } from "../plan/types.js";
 import type { CronRun } from "./cron-runs.js";
 import type { ContainerDetails } from "./inspect.js";
-import type { DbHost } from "./pg-exec.js";
+import type { DbHost, ExecResult } from "./pg-exec.js";
 import type { Usage } from "./stats.js";
 
 /**
@@ -111,6 +111,30 @@ export interface PreparedDeploy {
   readonly notes: readonly string[];
 }
 
+/**
+ * A database's data where it runs, as a point-in-time recovery swaps it (data/pitr-restore.ts):
+ * the server stopped, its data moved aside and a base backup unpacked in its place, the server
+ * started to recover, and the old data put back if it does not promote.
+ */
+export interface DatabaseRecovery {
+  /** What stopping the database is here, as the restore's warning says it. */
+  readonly stopping: string;
+  /** Where the old data is kept while the server recovers (and stays, if putting it back fails). */
+  readonly oldDataPlace: string;
+  /** The cluster's data directory (its PGDATA), where the old data is moved aside. */
+  readonly clusterDir: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Moves the data aside and unpacks the base backup (a tar on `input`) to recover up to `targetTime`. */
+  swapIn(targetTime: string, input: AsyncIterable<Buffer>): Promise<ExecResult>;
+  /** Puts the moved-aside data back (nothing to do when nothing was moved). */
+  putBack(): Promise<ExecResult>;
+  /** True once `promoted()` says so while the server stays in the same run; false if it restarted or the time is up. */
+  untilPromoted(promoted: () => Promise<boolean>, timeoutMs: number): Promise<boolean>;
+  /** The server's last log lines: why a recovery stopped. */
+  logTail(): Promise<string>;
+}
+
 /** What differs between targets in what the platform says: each runtime's own words. */
 export interface RuntimeWords {
   /** Where a certificate that the cluster's ingress controller (of this class) did not serve is told in more detail; undefined without one. */
@@ -121,6 +145,8 @@ export interface RuntimeWords {
   unenforcedStorage?(service: string, storage: string): string;
   /** A database whose `version:` went up is upgraded around the deploy here (dump and restore); else by the target's own means. */
   readonly upgradesDatabases: boolean;
+  /** What a service's copies are called here ("containers", "pods"), as a restore's report names them. */
+  readonly copies: string;
   /** Cron jobs run in a scheduler of the stack's own (a progress row of its own). */
   readonly cronScheduler: boolean;
 }
@@ -160,6 +186,8 @@ export interface TargetRuntime {
   cronRuns(n: number): Promise<CronRun[] | undefined>;
   /** Where a postgres service runs now (a container, or a ready pod), for backups, restores and the console. */
   databaseHost(service: string): Promise<DbHost | undefined>;
+  /** How a point-in-time recovery swaps a running database's data; a string says why it cannot (no WAL archive). */
+  databaseRecovery(service: string): Promise<DatabaseRecovery | string>;
   /** The data a destroy kept (volumes, claims). */
   keptData(): Promise<string[]>;
   /** Deletes the data a destroy kept; returns what it deleted. */

@@ -1,8 +1,8 @@
 import type { Context, Hono } from "hono";
-import { nextScheduled } from "../engine/backup-schedule.js";
-import { scheduledJobs } from "../engine/backup-scheduler.js";
-import { listBackups } from "../engine/backups.js";
-import { readArchive, recoveryWindow } from "../engine/pitr-window.js";
+import { nextScheduled } from "../data/backup-schedule.js";
+import { scheduledJobs } from "../data/backup-scheduler.js";
+import { listBackups } from "../data/backups.js";
+import { readArchive, recoveryWindow } from "../data/pitr-window.js";
 import { ARCHIVE_TIMEOUT_SECONDS } from "../plan/wal-archive.js";
 import { runningContainer } from "../runtime/docker.js";
 import type { RecoveryWindowInfo } from "./api-types.js";

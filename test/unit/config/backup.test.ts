@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cronProblem } from "../../../src/config/backup-schema.js";
 import { formatDiagnostic } from "../../../src/config/index.js";
-import { nextScheduled } from "../../../src/engine/backup-schedule.js";
+import { nextScheduled } from "../../../src/data/backup-schedule.js";
 import { check, y } from "./helpers.js";
 
 const report = (text: string) => {

@@ -25,8 +25,6 @@ const ALLOWED: Record<string, { count: number; why: string }> = {
   "src/engine/stack-ops.ts": { count: 1, why: "reads the stack's target setting into the place runtimeOf chooses from" },
   "src/pulumi-program.ts": { count: 1, why: "the program chooses the target that turns the plan into resources" },
   "src/cli/stack-flags.ts": { count: 1, why: "checks that --target names a target" },
-  "src/cli/db-backup-action.ts": { count: 1, why: "the data room (issue 45, not done yet): a restore's note on pods" },
-  "src/cli/db-pitr-action.ts": { count: 2, why: "the data room (issue 45, not done yet): PITR's recovery per target" },
 };
 
 function files(dir: string): string[] {

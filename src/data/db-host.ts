@@ -1,6 +1,6 @@
 import type { DbHost } from "../runtime/pg-exec.js";
-import type { Credentials } from "./credentials.js";
-import { stackRuntime } from "./stack-ops.js";
+import type { Credentials } from "../engine/credentials.js";
+import { stackRuntime } from "../engine/stack-ops.js";
 
 /**
  * Where a stack's postgres service runs now, for backups and restores: its running container on

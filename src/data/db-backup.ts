@@ -18,7 +18,7 @@ import {
   removeBackup,
   removeLeftovers,
 } from "./backups.js";
-import { listRecords } from "./history.js";
+import { listRecords } from "../engine/history.js";
 
 /** PLATFORM_BACKUP_S3's bucket, or undefined; a setting that cannot work is a usage error. */
 export function s3FromEnvOrFail(): S3Location | undefined {

@@ -37,7 +37,7 @@ export interface BackupRecord {
   note?: string;
   /**
    * `basebackup`: a copy of the whole server by pg_basebackup (a tar with its WAL), the start of a
-   * point-in-time recovery (engine/base-backup.ts); absent: a pg_dump of the database.
+   * point-in-time recovery (data/base-backup.ts); absent: a pg_dump of the database.
    */
   format?: "basebackup";
   /** A base backup's place in the WAL archive: its `.backup` history file, and when it was consistent. */

@@ -6,9 +6,9 @@ import { cronProblem } from "../config/backup-schema.js";
 import { homePaths } from "../home/layout.js";
 import { DB_NAME, DB_USER } from "../plan/build-plan.js";
 import { makeBackups } from "./base-backup.js";
-import type { Credentials } from "./credentials.js";
+import type { Credentials } from "../engine/credentials.js";
 import { runningDatabase } from "./db-host.js";
-import { listRecords } from "./history.js";
+import { listRecords } from "../engine/history.js";
 
 /**
  * Scheduled backups, on Docker and on Kubernetes: `platform db scheduler`, a small process on

@@ -1,26 +1,12 @@
 import { ExitCode, VisibleError } from "../errors.js";
 import { SYNC_PASSWORD } from "../plan/build-plan.js";
-import { WAL_ARCHIVE_PATH } from "../plan/wal-archive.js";
 import { execText } from "../runtime/pg-exec.js";
-import {
-  containerLogTail,
-  databaseVolumes,
-  OLD_DIR,
-  putBackOldData,
-  RECOVERY_SETTINGS,
-  runningSince,
-  startContainer,
-  stopContainer,
-  swapInBaseBackup,
-} from "../runtime/pg-recover.js";
+import { OLD_DIR, RECOVERY_SETTINGS } from "../runtime/pg-recover.js";
+import type { DatabaseRecovery } from "../runtime/target-runtime.js";
 import { BackupDecryptError, decryptFile } from "./backup-crypto.js";
 import { type BackupRecord, backupFile } from "./backups.js";
 import { type DatabaseTarget, fileSha256, psqlValue } from "./db-backup.js";
 
-/** Where the data volume is mounted (the cluster is there, or in pg<major>/ of it: see DatabaseVolumes.clusterDir). */
-const PGDATA = "/var/lib/postgresql/data";
-/** A database on the Docker target: its host is its container's id (the container is stopped and started). */
-type DockerDatabase = DatabaseTarget & { host: string };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -44,20 +30,6 @@ export async function archiveUpToNow(t: DatabaseTarget, timeoutMs = 30_000): Pro
 }
 
 /**
- * Waits until the server finished its recovery (promoted) and takes connections; false if it
- * stopped (a server that gives up exits, and its restart policy may start it again: a new run
- * counts as stopped too).
- */
-async function waitPromoted(t: DockerDatabase, timeoutMs: number): Promise<boolean> {
-  const since = await runningSince(t.host);
-  for (const end = Date.now() + timeoutMs; since && Date.now() < end; await sleep(250)) {
-    if ((await psqlValue(t, "SELECT pg_is_in_recovery()")) === "f") return true;
-    if ((await runningSince(t.host)) !== since) return false;
-  }
-  return false;
-}
-
-/**
  * The base backup's file, checked against its record, and how a recovery that changed nothing
  * says it failed (on either target).
  */
@@ -73,46 +45,48 @@ export async function checkedBaseBackup(t: DatabaseTarget, base: BackupRecord) {
 export const toPostgresTime = (d: Date): string => d.toISOString().replace("T", " ").replace("Z", "+00");
 
 /**
- * Point-in-time recovery of a stopped-and-restarted database container: it is stopped cleanly,
- * its data moved aside (kept in the volume), the base backup unpacked with a request to recover
- * up to `target` from the WAL archive (recovery.signal, recovery_target_time, then promote), and
- * started. Once it is promoted and takes connections, the recovery settings are reset, the stack's
- * password set again, and the old data removed. If anything fails the recovered files are
- * dropped, the old data put back and the server started on it: the data is as it was.
+ * Point-in-time recovery of a running database, on either target (the runtime's
+ * DatabaseRecovery says how there): it is stopped cleanly, its data moved aside (kept where it
+ * was), the base backup unpacked with a request to recover up to `target` from the WAL archive
+ * (recovery.signal, recovery_target_time, then promote), and started. Once it is promoted and
+ * takes connections, the recovery settings are reset, the stack's password set again, and the
+ * old data removed. If anything fails the recovered files are dropped, the old data put back
+ * and the server started on it: the data is as it was.
  */
 export async function recoverToTime(
-  t: DockerDatabase,
+  t: DatabaseTarget,
+  recovery: DatabaseRecovery | string,
   base: BackupRecord,
   target: Date,
   passphrase: string,
   timeoutMs = 300_000,
 ): Promise<void> {
   const { file, failed } = await checkedBaseBackup(t, base);
-  const volumes = await databaseVolumes(t.host, PGDATA, WAL_ARCHIVE_PATH);
-  if (!volumes.archiveVolume) throw failed(`${t.service} has no WAL archive volume: deploy again to turn WAL archiving on`);
+  if (typeof recovery === "string") throw failed(recovery);
+  const r = recovery;
   const putBack = async (why: string): Promise<never> => {
-    await stopContainer(t.host).catch(() => undefined);
-    const back = await putBackOldData(volumes);
-    await startContainer(t.host).catch(() => undefined);
+    await r.stop().catch(() => undefined);
+    const back = await r.putBack().catch((e: Error) => ({ code: -1, stderr: e.message }));
+    await r.start().catch(() => undefined);
     if (back.code !== 0)
       throw new VisibleError(
-        `point-in-time restore of ${t.service} failed (${why}), and putting the old data back failed too (${back.stderr}): it is in ${OLD_DIR} of volume ${volumes.dataVolume}`,
+        `point-in-time restore of ${t.service} failed (${why}), and putting the old data back failed too (${back.stderr}): it is in ${r.oldDataPlace}`,
         { exitCode: ExitCode.failed },
       );
     throw failed(why);
   };
-  await stopContainer(t.host);
-  const swapped = await swapInBaseBackup(volumes, toPostgresTime(target), decryptFile(file, passphrase)).catch((e: Error) => ({
+  await r.stop();
+  const swapped = await r.swapIn(toPostgresTime(target), decryptFile(file, passphrase)).catch((e: Error) => ({
     code: -1,
     stderr: e instanceof BackupDecryptError ? e.message : `could not feed the backup: ${e.message}`,
   }));
   if (swapped.code !== 0) await putBack(`could not unpack ${base.id}: ${swapped.stderr || `exit ${swapped.code}`}`);
-  await startContainer(t.host);
-  if (!(await waitPromoted(t, timeoutMs))) {
-    const log = await containerLogTail(t.host);
+  await r.start();
+  if (!(await r.untilPromoted(async () => (await psqlValue(t, "SELECT pg_is_in_recovery()")) === "f", timeoutMs))) {
+    const log = await r.logTail();
     await putBack(`the server did not finish recovering to ${target.toISOString()}${log ? `; its last lines:\n${log}` : ""}`);
   }
-  await finishRecovery(t, volumes.clusterDir);
+  await finishRecovery(t, r.clusterDir);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type BackupRecord, chooseExpired } from "../../../src/engine/backups.js";
-import { baseBackupFor, parseTargetTime, recoveryWindow } from "../../../src/engine/pitr-window.js";
+import { type BackupRecord, chooseExpired } from "../../../src/data/backups.js";
+import { baseBackupFor, parseTargetTime, recoveryWindow } from "../../../src/data/pitr-window.js";
 
 const rec = (id: string, createdAt: string, base?: string): BackupRecord => ({
   id,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobsFromConfig } from "../../../src/engine/backup-scheduler.js";
+import { jobsFromConfig } from "../../../src/data/backup-scheduler.js";
 
 describe("scheduled backup jobs from a deployed platform.yml", () => {
   it("one job per postgres service with a valid schedule; keep when set", () => {

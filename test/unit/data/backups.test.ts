@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../fixtures/temp-home.js";
-import { decryptFile, encryptStream, HEADER_BYTES } from "../../../src/engine/backup-crypto.js";
+import { decryptFile, encryptStream, HEADER_BYTES } from "../../../src/data/backup-crypto.js";
 import {
   type BackupRecord,
   backupDir,
@@ -14,7 +14,7 @@ import {
   newBackupId,
   partialFile,
   removeLeftovers,
-} from "../../../src/engine/backups.js";
+} from "../../../src/data/backups.js";
 
 async function seal(plain: Buffer, pass: string, file: string) {
   const s = encryptStream(Readable.from([plain.subarray(0, 1000), plain.subarray(1000)]), pass);

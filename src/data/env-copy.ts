@@ -1,10 +1,10 @@
 import { ExitCode, VisibleError } from "../errors.js";
-import type { Credentials } from "./credentials.js";
+import type { Credentials } from "../engine/credentials.js";
 import { type DatabaseTarget, makeBackup, restoreBackup } from "./db-backup.js";
 import { runningDatabase } from "./db-host.js";
 import { databaseTarget, type StackRef } from "./db-target.js";
-import { listRecords } from "./history.js";
-import { copySecrets } from "./secret-copy.js";
+import { listRecords } from "../engine/history.js";
+import { copySecrets } from "../engine/secret-copy.js";
 
 /**
  * `platform deploy --env NAME --from ENV`: a new environment starts from a copy of another's data

@@ -54,7 +54,7 @@ export async function readArchive(host: DbHost): Promise<ArchiveState | undefine
 /**
  * The base backups a recovery can start from, oldest first: those of the server's current major,
  * i.e. made after the newest major upgrade (whose backup, kind "upgrade", comes just before it;
- * engine/db-upgrade.ts), as an older major's cannot start the new one.
+ * data/db-upgrade.ts), as an older major's cannot start the new one.
  */
 const baseBackups = (records: readonly BackupRecord[]) => {
   const upgradedAt = records

@@ -1,7 +1,7 @@
 import type { Config } from "../config/types.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { DB_NAME, DB_USER } from "../plan/build-plan.js";
-import type { Credentials } from "./credentials.js";
+import type { Credentials } from "../engine/credentials.js";
 import type { DatabaseTarget } from "./db-backup.js";
 import { runningDatabase } from "./db-host.js";
 
