@@ -39,6 +39,7 @@ const operations = [
 ];
 
 const internals = [
+  { text: "Architecture", link: "/internals/architecture" },
   { text: "Development", link: "/internals/development" },
   { text: "Tests", link: "/internals/tests" },
   { text: "The test cluster", link: "/internals/test-cluster" },
