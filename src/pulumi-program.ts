@@ -4,7 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { formatDiagnostic, loadConfig, SECRETS_REF } from "./config/index.js";
 import { buildPlan } from "./plan/build-plan.js";
 import { scanSources } from "./plan/scan-source.js";
-import { buildPlanSettings, parseFrontDoor, parsePublicEdge } from "./plan/settings.js";
+import { buildPlanSettings, parseStackSettings } from "./plan/settings.js";
 import { baseImages } from "./home/images.js";
 import { buildCaFile, buildEnvKey } from "./home/keys.js";
 import { homePaths } from "./home/layout.js";
@@ -64,14 +64,11 @@ export default async function program(root: string = projectRoot()): Promise<Rec
   const project = pulumi.getProject();
   const env = pulumi.getStack();
   const sources = await scanSources(config, projectDir);
-  const settings = buildPlanSettings({ project, env, projectDir }, baseImages(), {
-    stack: {
-      appsDomain: cfg.get("appsDomain"),
-      httpsPort: cfg.getNumber("httpsPort"),
-      publicEdge: parsePublicEdge(cfg.get("publicEdge")),
-      frontDoor: parseFrontDoor(cfg.get("frontDoor")),
-    },
-  });
+  // What the stack keeps is all the program is given: the deploy wrote it (engine/deploy.ts).
+  const kept = parseStackSettings(
+    Object.fromEntries(["appsDomain", "httpsPort", "publicEdge", "frontDoor"].map((k) => [`platform:${k}`, cfg.get(k)])),
+  );
+  const settings = buildPlanSettings({ project, env, projectDir }, baseImages(), {}, kept);
   const plan = buildPlan(config, settings, sources);
   const target = cfg.get("target") || "docker";
   if (!TARGETS.includes(target)) throw new pulumi.RunError(`platform:target "${target}" is not a target; use one of ${TARGETS.join(", ")}`);

@@ -9,7 +9,8 @@ import { addressesOf, checkDns } from "./dns-check.js";
 import { type DeployOptions, type DeployResult, deploy } from "./deploy.js";
 import { type DeploymentRecord, imagesToKeep, listRecords } from "./history.js";
 import { stackRuntime } from "./stack-ops.js";
-import { keptEdgeSettings } from "./stack-settings.js";
+import { resolveSettings } from "../plan/settings.js";
+import { keptSettings } from "./stack-settings.js";
 
 /**
  * A deployment (or a rollback) with what the engine needs from the runtime around it: the
@@ -85,7 +86,8 @@ async function certificatesOf(result: DeployResult, o: RunDeploymentOptions): Pr
     });
   }
   if (isTcpEngine()) return [];
-  const publicMode = Boolean(o.publicEdge !== undefined ? o.publicEdge : keptEdgeSettings(o.project, o.env).publicEdge);
+  const given = o.publicEdge !== undefined ? { publicEdge: o.publicEdge } : {};
+  const publicMode = resolveSettings(given, keptSettings(o.project, o.env)).publicEdge !== null;
   const since = Math.floor(Date.now() / 1000) - 600;
   const edgeLog = () => edgeLogSince(since);
   if (!publicMode) {

@@ -4,8 +4,7 @@ import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
-import { DEFAULT_APPS_DOMAIN, DEFAULT_HTTPS_PORT } from "../plan/constants.js";
-import { serializeFrontDoor, serializePublicEdge } from "../plan/settings.js";
+import { parseStackSettings, resolveSettings, toStackConfig } from "../plan/settings.js";
 import type { FrontDoor, PublicEdge } from "../plan/types.js";
 import { homePaths } from "../home/layout.js";
 import type { PlannedBuild } from "../targets/shared/planned-build.js";
@@ -99,18 +98,22 @@ export async function writeStackConfig(
   deploymentId: string,
 ): Promise<void> {
   const current = await currentStackSettings(stack, o.project, o.env);
+  // What this deploy was given over what the stack keeps, then the defaults (plan/settings.ts).
+  const given = {
+    ...(o.appsDomain !== undefined ? { appsDomain: o.appsDomain } : {}),
+    ...(o.httpsPort !== undefined ? { httpsPort: o.httpsPort } : {}),
+    ...(o.publicEdge !== undefined ? { publicEdge: o.publicEdge } : {}),
+    ...(o.frontDoor !== undefined ? { frontDoor: o.frontDoor } : {}),
+    ...(o.target !== undefined ? { target: o.target } : {}),
+    ...(o.kubeconfig !== undefined ? { kubeconfig: o.kubeconfig } : {}),
+    ...(o.registry !== undefined ? { registry: o.registry } : {}),
+  };
   const values: Record<string, string> = {
     "platform:configFile": o.configFile,
     "platform:projectDir": o.projectDir ?? "",
-    "platform:appsDomain": o.appsDomain ?? current["platform:appsDomain"] ?? DEFAULT_APPS_DOMAIN,
-    "platform:httpsPort": o.httpsPort?.toString() ?? current["platform:httpsPort"] ?? String(DEFAULT_HTTPS_PORT),
-    "platform:publicEdge": o.publicEdge !== undefined ? serializePublicEdge(o.publicEdge) : (current["platform:publicEdge"] ?? ""),
-    "platform:frontDoor": o.frontDoor !== undefined ? serializeFrontDoor(o.frontDoor) : (current["platform:frontDoor"] ?? ""),
+    ...toStackConfig(resolveSettings(given, parseStackSettings(current))),
     "platform:deploymentId": deploymentId,
     "platform:images": o.rollback ? JSON.stringify(o.rollback.images) : "",
-    "platform:target": o.target ?? current["platform:target"] ?? "docker",
-    "platform:kubeconfig": o.kubeconfig ?? current["platform:kubeconfig"] ?? "",
-    "platform:registry": o.registry ?? current["platform:registry"] ?? "",
   };
   if (!writeStackSettings(stackSettingsFile(o.project, o.env), values))
     await stack.setAllConfig(Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value }])));

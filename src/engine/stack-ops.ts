@@ -6,7 +6,8 @@ import type { Credentials } from "./credentials.js";
 import { writeStackConfig } from "./deploy.js";
 import { frontDoorOf, publicUrls } from "./stack-outputs.js";
 import { listRecords } from "./history.js";
-import { readStackSettings, stackSettingsFile } from "./stack-settings.js";
+import { parseStackSettings, resolveSettings } from "../plan/settings.js";
+import { keptSettings, readStackSettings, stackSettingsFile } from "./stack-settings.js";
 import { acquireStackLock } from "./lock.js";
 import { knownContainers, recoverStack, repairFileBackend } from "./recover.js";
 import { selectExistingStack } from "./workspace.js";
@@ -27,12 +28,13 @@ export async function stackOutputs(
  * that file cannot be used, which costs a `stack ls` and a `config` call.
  */
 export async function stackTarget(project: string, env: string, creds: Credentials): Promise<{ target: string; kubeconfig?: string }> {
-  let settings = readStackSettings(stackSettingsFile(project, env));
-  if (!settings) {
+  let values = readStackSettings(stackSettingsFile(project, env));
+  if (!values) {
     const stack = await selectExistingStack(project, env, creds);
-    settings = stack ? Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([k, v]) => [k, v.value])) : {};
+    values = stack ? Object.fromEntries(Object.entries(await stack.getAllConfig()).map(([k, v]) => [k, v.value])) : {};
   }
-  return { target: settings["platform:target"] || "docker", kubeconfig: settings["platform:kubeconfig"] || undefined };
+  const { target, kubeconfig } = resolveSettings({}, parseStackSettings(values));
+  return { target, ...(kubeconfig ? { kubeconfig } : {}) };
 }
 
 /**
@@ -48,10 +50,11 @@ export async function stackRuntime(stack: { project: string; env: string }, cred
 export async function deployRuntime(
   stack: { project: string; env: string },
   creds: Credentials,
-  flags: { target?: string; kubeconfig?: string },
+  given: { target?: string; kubeconfig?: string },
 ): Promise<TargetRuntime> {
-  const saved = await stackTarget(stack.project, stack.env, creds);
-  return runtimeOf(placeOf(stack.project, stack.env, flags.target ?? saved.target, flags.kubeconfig ?? saved.kubeconfig));
+  const kept = await stackTarget(stack.project, stack.env, creds);
+  const { target, kubeconfig } = resolveSettings(given, kept);
+  return runtimeOf(placeOf(stack.project, stack.env, target, kubeconfig));
 }
 
 /**
@@ -59,8 +62,8 @@ export async function deployRuntime(
  * for every environment, without credentials); Docker for a settings file the engine did not make.
  */
 export function keptRuntime(project: string, env: string): TargetRuntime {
-  const s = readStackSettings(stackSettingsFile(project, env));
-  return runtimeOf(placeOf(project, env, s?.["platform:target"], s?.["platform:kubeconfig"] || undefined));
+  const { target, kubeconfig } = resolveSettings({}, keptSettings(project, env));
+  return runtimeOf(placeOf(project, env, target, kubeconfig));
 }
 
 /** A stack's place: on Kubernetes, the cluster its kubeconfig names (the test cluster's by default). */

@@ -5,7 +5,7 @@ import writeFileAtomic from "write-file-atomic";
 import { isMap, parseDocument } from "yaml";
 import { baseImages } from "../home/images.js";
 import { homePaths } from "../home/layout.js";
-import { buildPlanSettings, type EdgeSettings, parseFrontDoor, parsePublicEdge } from "../plan/settings.js";
+import { buildPlanSettings, type EdgeSettings, parseStackSettings, type StackSettings } from "../plan/settings.js";
 import type { PlanContext } from "../plan/types.js";
 
 /**
@@ -85,24 +85,21 @@ export async function currentStackSettings(stack: Stack, project: string, env: s
   );
 }
 
-/** The edge settings a stack keeps (what its last deploy was given), for plans made outside the program. */
+/** The settings a stack keeps (what its last deploy was given), for plans made outside the program. */
+export function keptSettings(project: string, env: string): StackSettings {
+  return parseStackSettings(readStackSettings(stackSettingsFile(project, env)) ?? {});
+}
+
+/** The edge settings a stack keeps (its domain, port, public edge and front door). */
 export function keptEdgeSettings(project: string, env: string): EdgeSettings {
-  const kept = readStackSettings(stackSettingsFile(project, env)) ?? {};
-  const port = Number(kept["platform:httpsPort"]);
-  const publicEdge = parsePublicEdge(kept["platform:publicEdge"]);
-  const frontDoor = parseFrontDoor(kept["platform:frontDoor"]);
-  return {
-    ...(kept["platform:appsDomain"] ? { appsDomain: kept["platform:appsDomain"] } : {}),
-    ...(Number.isInteger(port) && port > 0 ? { httpsPort: port } : {}),
-    ...(publicEdge !== undefined ? { publicEdge } : {}),
-    ...(frontDoor !== undefined ? { frontDoor } : {}),
-  };
+  const { target: _t, kubeconfig: _k, registry: _r, ...edge } = keptSettings(project, env);
+  return edge;
 }
 
 /**
- * The plan's settings as the program will see them: the given flags over what the stack keeps,
+ * The plan's settings as the program will see them: the given settings over what the stack keeps,
  * then the defaults. `plan` and `deploy` plan outside the program with this, so they agree with it.
  */
-export function stackPlanSettings(stack: { project: string; env: string; projectDir: string }, flags: EdgeSettings): PlanContext {
-  return buildPlanSettings(stack, baseImages(), { flags, stack: keptEdgeSettings(stack.project, stack.env) });
+export function stackPlanSettings(stack: { project: string; env: string; projectDir: string }, given: EdgeSettings): PlanContext {
+  return buildPlanSettings(stack, baseImages(), given, keptSettings(stack.project, stack.env));
 }

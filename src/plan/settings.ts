@@ -11,34 +11,100 @@ export interface EdgeSettings {
   readonly frontDoor?: FrontDoor | null;
 }
 
-/** Where a plan's settings come from, in the order they win over each other, then the defaults. */
-export interface SettingsSources {
-  /** --apps-domain / --https-port, else their PLATFORM_* variables (already checked by the CLI). */
-  readonly flags?: EdgeSettings;
-  /** What the stack keeps (platform:appsDomain, platform:httpsPort, platform:publicEdge): the last deploy's settings. */
-  readonly stack?: EdgeSettings;
+/** Every setting a stack keeps between deploys (its platform:* stack config), as one source gives them. */
+export interface StackSettings extends EdgeSettings {
+  /** docker or kubernetes. */
+  readonly target?: string;
+  readonly kubeconfig?: string;
+  readonly registry?: string;
+}
+
+/** A stack's settings once every source has been asked: the defaults fill what none gave. */
+export interface ResolvedSettings {
+  readonly appsDomain: string;
+  readonly httpsPort: number;
+  readonly publicEdge: PublicEdge | null;
+  readonly frontDoor: FrontDoor | null;
+  readonly target: string;
+  readonly kubeconfig?: string;
+  readonly registry?: string;
+}
+
+/** The stack config keys of the settings (`platform:` + name). */
+const KEYS = ["appsDomain", "httpsPort", "publicEdge", "frontDoor", "target", "kubeconfig", "registry"] as const;
+
+/**
+ * The one precedence of a stack's settings: what this deploy was given (flags over their PLATFORM_*
+ * variables over the engine's remembered edge: the CLI and engine/edge-record.ts resolve those
+ * first) wins over what the stack keeps from its last deploy, which wins over the defaults. A
+ * null public edge or front door is a choice (the local edge, this machine's edge), not "unsaid".
+ * The program, `platform plan`, `platform deploy` and the settings a deploy writes all come here.
+ */
+export function resolveSettings(given: StackSettings, kept: StackSettings): ResolvedSettings {
+  const either = <K extends keyof StackSettings>(k: K) => (given[k] !== undefined ? given[k] : kept[k]);
+  const kubeconfig = either("kubeconfig") || undefined;
+  const registry = either("registry") || undefined;
+  return {
+    appsDomain: either("appsDomain") || DEFAULT_APPS_DOMAIN,
+    httpsPort: either("httpsPort") ?? DEFAULT_HTTPS_PORT,
+    publicEdge: either("publicEdge") ?? null,
+    frontDoor: either("frontDoor") ?? null,
+    target: either("target") || "docker",
+    ...(kubeconfig ? { kubeconfig } : {}),
+    ...(registry ? { registry } : {}),
+  };
+}
+
+/** A stack's settings read from its platform:* config values (unset or unreadable ones are not said). */
+export function parseStackSettings(values: Readonly<Record<string, string | undefined>>): StackSettings {
+  const at = (k: (typeof KEYS)[number]) => values[`platform:${k}`];
+  const port = Number(at("httpsPort"));
+  const publicEdge = parsePublicEdge(at("publicEdge"));
+  const frontDoor = parseFrontDoor(at("frontDoor"));
+  return {
+    ...(at("appsDomain") ? { appsDomain: at("appsDomain") } : {}),
+    ...(Number.isInteger(port) && port > 0 ? { httpsPort: port } : {}),
+    ...(publicEdge !== undefined ? { publicEdge } : {}),
+    ...(frontDoor !== undefined ? { frontDoor } : {}),
+    ...(at("target") ? { target: at("target") } : {}),
+    ...(at("kubeconfig") ? { kubeconfig: at("kubeconfig") } : {}),
+    ...(at("registry") ? { registry: at("registry") } : {}),
+  };
+}
+
+/** Resolved settings as the stack config values a deploy writes (read back by parseStackSettings). */
+export function toStackConfig(r: ResolvedSettings): Record<string, string> {
+  return {
+    "platform:appsDomain": r.appsDomain,
+    "platform:httpsPort": String(r.httpsPort),
+    "platform:publicEdge": serializePublicEdge(r.publicEdge),
+    "platform:frontDoor": serializeFrontDoor(r.frontDoor),
+    "platform:target": r.target,
+    "platform:kubeconfig": r.kubeconfig ?? "",
+    "platform:registry": r.registry ?? "",
+  };
 }
 
 /**
  * The one place that builds a plan's settings: the Pulumi program (from stack config), `platform
- * plan` and `platform deploy` (from flags over the stack's kept settings) all call this, so a
- * plan made by the CLI and the one the program deploys agree.
+ * plan` and `platform deploy` (from what they were given over the stack's kept settings) all call
+ * this, so a plan made by the CLI and the one the program deploys agree.
  */
 export function buildPlanSettings(
   stack: { readonly project: string; readonly env: string; readonly projectDir: string },
   images: BaseImageSet,
-  sources: SettingsSources,
+  given: StackSettings,
+  kept: StackSettings = {},
 ): PlanContext {
-  const publicEdge = sources.flags?.publicEdge !== undefined ? sources.flags.publicEdge : sources.stack?.publicEdge;
-  const frontDoor = sources.flags?.frontDoor !== undefined ? sources.flags.frontDoor : sources.stack?.frontDoor;
+  const r = resolveSettings(given, kept);
   return {
     project: stack.project,
     env: stack.env,
     projectDir: stack.projectDir,
-    appsDomain: sources.flags?.appsDomain ?? sources.stack?.appsDomain ?? DEFAULT_APPS_DOMAIN,
-    httpsPort: sources.flags?.httpsPort ?? sources.stack?.httpsPort ?? DEFAULT_HTTPS_PORT,
-    ...(publicEdge ? { publicEdge } : {}),
-    ...(frontDoor ? { frontDoor } : {}),
+    appsDomain: r.appsDomain,
+    httpsPort: r.httpsPort,
+    ...(r.publicEdge ? { publicEdge: r.publicEdge } : {}),
+    ...(r.frontDoor ? { frontDoor: r.frontDoor } : {}),
     images,
   };
 }

@@ -29,7 +29,7 @@ vi.mock("../../../src/engine/stack-ops.js", async () => {
 });
 const ensureCertificates = vi.fn(async (hosts: readonly string[]) => hosts.map((host) => ({ host, ok: true })));
 vi.mock("../../../src/engine/certificates.js", () => ({ ensureCertificates }));
-vi.mock("../../../src/engine/stack-settings.js", () => ({ keptEdgeSettings: () => ({}) }));
+vi.mock("../../../src/engine/stack-settings.js", () => ({ keptSettings: () => ({}) }));
 vi.mock("../../../src/provider/drift.js", () => ({ inSyncWithDocker: async () => true }));
 vi.mock("../../../src/runtime/docker.js", () => ({ liveStates: async () => fake.live, pruneImages, removeOrphans }));
 vi.mock("../../../src/runtime/kubernetes.js", () => ({

@@ -49,8 +49,8 @@ describe("the cluster's front door: an Ingress per public service", () => {
   it("flags win over the stack's kept front door; null (the edge) wins too", () => {
     const stack = { project: "p", env: "e", projectDir: "/x" };
     const kept = { frontDoor: { kind: "ingress" } as const };
-    expect(buildPlanSettings(stack, plan.images, { stack: kept }).frontDoor).toEqual({ kind: "ingress" });
-    expect(buildPlanSettings(stack, plan.images, { stack: kept, flags: { frontDoor: null } }).frontDoor).toBeUndefined();
+    expect(buildPlanSettings(stack, plan.images, {}, kept).frontDoor).toEqual({ kind: "ingress" });
+    expect(buildPlanSettings(stack, plan.images, { frontDoor: null }, kept).frontDoor).toBeUndefined();
   });
 });
 
