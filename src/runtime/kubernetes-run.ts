@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { ExitCode, VisibleError } from "../errors.js";
+import { diagnosisLine } from "../provider/contract/diagnose-start.js";
 import { type KubeCluster, kubectl, kubectlAttached, kubectlBinary, type Workload, workloads } from "./kubernetes.js";
 import type { PodHost } from "./pg-exec.js";
 
@@ -183,7 +184,7 @@ export async function kubeCrashLog(t: KubeCluster, service: string, lines = 20):
       const args = ["logs", "-n", w.metadata.namespace, pod.metadata.name, ...(previous ? ["--previous"] : []), `--tail=${lines}`];
       const out = (await kubectl(t, args).catch(() => "")).trimEnd();
       if (out && !UNREADABLE.test(out))
-        return `${out}${exit !== undefined ? `\n(pod ${pod.metadata.name} exited with code ${exit} before it was healthy)` : ""}`;
+        return `${diagnosisLine(out, { service })}${out}${exit !== undefined ? `\n(pod ${pod.metadata.name} exited with code ${exit} before it was healthy)` : ""}`;
     }
   }
   return "";

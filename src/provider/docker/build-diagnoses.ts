@@ -18,6 +18,8 @@ import {
 } from "./diagnose-node.js";
 import { diagnosePythonBuild, PYTHON_BUILD_FAILURE } from "./diagnose-python.js";
 import { diagnoseFontPackage, FONT_PACKAGE_MISSING } from "./diagnose-fonts.js";
+import { diagnoseNpmResolve, diagnoseResolverConflict, NPM_ERESOLVE, RESOLVER_CONFLICT } from "./diagnose-resolver.js";
+import { diagnoseStartLog } from "../contract/diagnose-start.js";
 
 /** A fixed line, or one made from the match and the whole log (undefined: not this cause after all). */
 type Say = string | ((m: RegExpExecArray, log: string) => string | undefined);
@@ -56,6 +58,10 @@ const DIAGNOSES: ReadonlyArray<readonly [RegExp, Say]> = [
     "a native npm package is compiled with node-gyp and the image has no make or C compiler: use a package that ships its binary through npm, or a build Dockerfile (FROM ${PLATFORM_NODE_IMAGE}) that runs apt-get install -y --no-install-recommends python3 build-essential before the install",
   ],
   [PYTHON_BUILD_FAILURE, (_m, log) => diagnosePythonBuild(log)],
+  [RESOLVER_CONFLICT, (_m, log) => diagnoseResolverConflict(log)],
+  [NPM_ERESOLVE, (_m, log) => diagnoseNpmResolve(log)],
+  // next build imports env.js (@t3-oss/env-nextjs), which validates the variables the build sees.
+  [/❌ Invalid environment variables:/, (_m, log) => diagnoseStartLog(log)],
   [PNPM_LOCKFILE_VERSION, diagnosePnpmLockfile],
   [YARN_LOCKFILE_VERSION, diagnoseYarnLockfile],
   [

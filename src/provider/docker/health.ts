@@ -1,7 +1,8 @@
 import type Docker from "dockerode";
 import { execInContainer } from "../../docker-client.js";
 import { docker, logTail } from "../../docker-client.js";
-import { isListening, isLocalContainerProcess } from "./listening.js";
+import { isListening, isLocalContainerProcess, listeningPorts } from "./listening.js";
+import { diagnosisLine } from "../contract/diagnose-start.js";
 import { isMissingBinary, isRefused, judgeAnswer, LOOPBACK_HINT, NO_CLIENT, PROBE_CLIENTS } from "./http-probe.js";
 import type { HealthCheck } from "../contract/docker-inputs.js";
 
@@ -101,6 +102,16 @@ async function untilListening(id: string, pid: number | undefined, port: number,
   }
 }
 
+/** How long an app may listen on other ports only before the wait says so (an admin port may open before the main one). */
+const ELSEWHERE_SECONDS = 20;
+
+/** The ports the app listens on instead of `port`, once it has run ELSEWHERE_SECONDS; undefined before, or when it listens on none. */
+async function otherPorts(pid: number | undefined, port: number, startedAt: string): Promise<number[] | undefined> {
+  if (!pid || Date.now() - Date.parse(startedAt) < ELSEWHERE_SECONDS * 1000) return undefined;
+  const ports = (await listeningPorts(pid))?.filter((p) => p !== port);
+  return ports?.length ? ports : undefined;
+}
+
 /**
  * Waits until the container passes its check. Fails fast when the container exits, with
  * its exit code and last log lines, and at the deadline with the last failing check.
@@ -111,10 +122,11 @@ export async function waitHealthy(id: string, check: HealthCheck, timeoutSeconds
   for (let delay = 100; ; delay = Math.min(delay * 1.5, 1000)) {
     const info = await docker().getContainer(id).inspect();
     const state = info.State;
+    const service = info.Config.Labels?.["platform.service"];
     if (!state.Running) {
       const tail = await logTail(id);
       throw new HealthError(
-        `${label} exited with code ${state.ExitCode} before it was healthy${state.OOMKilled ? " (killed: out of memory; raise its resources preset)" : ""}\n--- last log lines ---\n${tail || "(no output)"}`,
+        `${label} exited with code ${state.ExitCode} before it was healthy${state.OOMKilled ? " (killed: out of memory; raise its resources preset)" : ""}\n${diagnosisLine(tail, { service })}--- last log lines ---\n${tail || "(no output)"}`,
       );
     }
     if (check.kind === "running") {
@@ -128,15 +140,23 @@ export async function waitHealthy(id: string, check: HealthCheck, timeoutSeconds
     }
     // Until something listens on the port, look from the host (free for the container) every
     // 50 ms instead of probing inside it; the process gone or unreadable ends the wait at once.
-    last =
-      check.kind === "http" && (await untilListening(id, state.Pid, check.port, deadline)) === false
-        ? `nothing listens on port ${check.port} in the container (the app must ${LOOPBACK_HINT}, and PORT is ${check.port})`
-        : await probeOnce(id, info, check, label);
+    // The look lasts until the app has run ELSEWHERE_SECONDS, then a second at a time, so that
+    // one listening on another port is told early.
+    const soon = Math.min(deadline, Math.max(Date.parse(state.StartedAt) + ELSEWHERE_SECONDS * 1000, Date.now() + 1000));
+    const notListening = check.kind === "http" && (await untilListening(id, state.Pid, check.port, soon)) === false;
+    last = notListening
+      ? `nothing listens on port ${check.port} in the container (the app must ${LOOPBACK_HINT}, and PORT is ${check.port})`
+      : await probeOnce(id, info, check, label);
     if (last === "") return;
-    if (Date.now() > deadline) {
+    // Listening elsewhere for a while: it will not move to $PORT by itself.
+    const elsewhere = notListening && check.kind === "http" ? await otherPorts(state.Pid, check.port, state.StartedAt) : undefined;
+    if (elsewhere || Date.now() > deadline) {
       const tail = await logTail(id);
+      const diagnosis = elsewhere
+        ? `diagnosis: the app listens on port ${elsewhere.join(", ")}, not on the port the platform gives it in $PORT (${check.kind === "http" ? check.port : ""}): start it on "$PORT" (platform.yml start:, e.g. uvicorn ... --port "$PORT"), or make the app read PORT\n`
+        : diagnosisLine(tail, { service });
       throw new HealthError(
-        `${label} did not become healthy within ${timeoutSeconds}s: ${last}\n--- last log lines ---\n${tail || "(no output)"}`,
+        `${label} did not become healthy${elsewhere ? "" : ` within ${timeoutSeconds}s`}: ${last}\n${diagnosis}--- last log lines ---\n${tail || "(no output)"}`,
       );
     }
     await sleep(delay);

@@ -4,6 +4,7 @@ import { demuxLogs, docker } from "../../docker-client.js";
 import { putFiles } from "./files.js";
 import { limits } from "./hardening.js";
 import type { ResourceHandler } from "../handler.js";
+import { diagnosisLine } from "../contract/diagnose-start.js";
 import type { JobInputs } from "../contract/docker-inputs.js";
 
 export type { JobInputs };
@@ -58,7 +59,7 @@ export const jobHandler: ResourceHandler = {
       const why = r.timedOut ? `did not finish within its timeout of ${j.timeoutSeconds}s` : `exited with code ${r.exitCode}`;
       const lines = r.output.trimEnd().split("\n").slice(-TAIL_LINES).join("\n");
       throw new JobError(
-        `migration \`${j.command.join(" ")}\` ${why}\n--- migration output (last ${TAIL_LINES} lines) ---\n${lines || "(no output)"}\nfull log: ${logFile}`,
+        `migration \`${j.command.join(" ")}\` ${why}\n${diagnosisLine(r.output, { service: j.labels?.["platform.service"] })}--- migration output (last ${TAIL_LINES} lines) ---\n${lines || "(no output)"}\nfull log: ${logFile}`,
       );
     }
     return { id: `${j.name}-${Date.now()}`, outs: { exitCode: r.exitCode, logFile, seconds: r.seconds } };

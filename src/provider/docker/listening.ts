@@ -40,3 +40,29 @@ export function listensOn(table: string, hexPort: string): boolean {
   }
   return false;
 }
+
+/** The TCP ports a container listens on (any address), read as isListening reads them; undefined when unreadable. */
+export async function listeningPorts(pid: number): Promise<number[] | undefined> {
+  const ports = new Set<number>();
+  let seen = false;
+  for (const file of ["tcp", "tcp6"]) {
+    const text = await readFile(`/proc/${pid}/net/${file}`, "utf8").catch(() => undefined);
+    if (text === undefined) continue;
+    seen = true;
+    for (const p of portsListening(text)) ports.add(p);
+  }
+  return seen ? [...ports].sort((a, b) => a - b) : undefined;
+}
+
+/** Docker's embedded DNS server in every container of a user network: 127.0.0.11, on a random TCP port. */
+const DOCKER_DNS = "0B00007F:";
+
+/** The ports of a /proc/net/tcp table's sockets in state LISTEN (0A), but Docker's own DNS server's. */
+export function portsListening(table: string): number[] {
+  return table
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, local, , state]) => state === "0A" && local?.includes(":") && !local.startsWith(DOCKER_DNS))
+    .map(([, local]) => Number.parseInt(local!.split(":").at(-1)!, 16));
+}

@@ -1,4 +1,5 @@
 import type { ResourceHandler } from "../handler.js";
+import { diagnosisLine } from "../contract/diagnose-start.js";
 import { kubectlOn } from "./kubectl.js";
 import type { WorkerRolloutInputs } from "../contract/kubernetes-inputs.js";
 
@@ -62,7 +63,7 @@ export async function checkRollout(i: WorkerRolloutInputs): Promise<boolean> {
       const code = c?.state?.terminated?.exitCode ?? c?.lastState?.terminated?.exitCode;
       const log = await lastLines(i, crashed.metadata.name);
       throw new Error(
-        `${i.name}: pod ${crashed.metadata.name} exited with code ${code ?? "?"} before it was healthy (a worker must keep running); the previous pods keep running${log ? `\n${log}` : ""}`,
+        `${i.name}: pod ${crashed.metadata.name} exited with code ${code ?? "?"} before it was healthy (a worker must keep running); the previous pods keep running${log ? `\n${diagnosisLine(log, { service: i.name })}${log}` : ""}`,
       );
     }
   }

@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
-import { isListening, isLocalContainerProcess, listensOn } from "../../../../src/provider/docker/listening.js";
+import { isListening, isLocalContainerProcess, listensOn, portsListening } from "../../../../src/provider/docker/listening.js";
 
 const TABLE = [
   "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode",
@@ -34,5 +34,19 @@ describe("a container's listening sockets, read from the host", () => {
     server.close();
     await new Promise((r) => server.once("close", r));
     expect(await isListening(process.pid, port)).toBe(false);
+  });
+});
+
+describe("portsListening", () => {
+  it("the ports of sockets in state LISTEN, whatever their address (v4 or v6 table), but Docker's DNS server's (127.0.0.11)", () => {
+    const v4 = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000:1F40 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 1 1 0000000000000000 100 0 0 10 0
+   1: 0100007F:13D8 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 2 1 0000000000000000 100 0 0 10 0
+   2: 0A0000F3:1F40 0A0000F2:D2C4 01 00000000:00000000 00:00000000 00000000  1000        0 3 1 0000000000000000 100 0 0 10 0
+   3: 0B00007F:8EE9 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4 1 0000000000000000 100 0 0 10 0`;
+    expect(portsListening(v4)).toEqual([8000, 5080]);
+    const v6 = `  sl  local_address                         remote_address                        st
+   0: 00000000000000000000000000000000:1F90 00000000000000000000000000000000:0000 0A`;
+    expect(portsListening(v6)).toEqual([8080]);
   });
 });
