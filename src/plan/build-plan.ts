@@ -85,7 +85,7 @@ function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<stri
     const opts = { instrument: true, ...(s.start ? { start: s.start } : {}) };
     const recipe =
       s.type === "nextjs"
-        ? buildNextjsRecipe(snapshot, images, opts)
+        ? buildNextjsRecipe(snapshot, images, { ...opts, ...(s.migrate ? { migrate: true } : {}) })
         : s.type === "worker"
           ? buildWorkerRecipe(snapshot, images, opts)
           : buildFastapiRecipe(snapshot, images, opts);

@@ -66,10 +66,15 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
     );
     details.push(`db CA: ${s.databaseCaFile}${names.length ? ` (${names.join(", ")})` : ""}, for sslmode=verify-full`);
   }
-  if (s.migrate)
+  if (s.migrate) {
+    const from =
+      s.build?.kind === "recipe" && s.build.recipe.migrateTarget
+        ? "; from the build stage, every dependency (dev ones too)"
+        : "; from the service's image";
     details.push(
-      `migrate: ${s.migrate.command.join(" ")} (timeout ${s.migrate.timeoutSeconds}s, on_failure ${s.migrate.continueOnFailure ? "continue" : "abort"})`,
+      `migrate: ${s.migrate.command.join(" ")} (timeout ${s.migrate.timeoutSeconds}s, on_failure ${s.migrate.continueOnFailure ? "continue" : "abort"})${from}`,
     );
+  }
   if (s.type === "worker") {
     const check =
       s.health.kind === "exec"

@@ -118,3 +118,18 @@ export function buildCopyStep(path: string, flags = ""): string {
   const prefix = flags ? `COPY ${flags} ` : "COPY ";
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(path) ? `${prefix}${path} ${path}` : `${prefix}${JSON.stringify([path, path])}`;
 }
+
+/** The stage a Node service's migration runs from: the build stage, with every dependency. */
+export const MIGRATE_STAGE = "migrate";
+
+export const MIGRATE_NOTE =
+  "migrate: runs from the build stage (every dependency, dev ones too: drizzle-kit, prisma, knex); the service's image keeps only what it runs";
+
+/**
+ * The migrate stage: the build stage (its node_modules, sources and build output) as the app
+ * user, with the service's runtime environment. Built only as the migration's image (BuildKit
+ * --target), never shipped as the service.
+ */
+export function buildMigrateStage(env: string): string[] {
+  return [`FROM build AS ${MIGRATE_STAGE}`, env, buildCreateUserStep(), "USER app"];
+}

@@ -73,6 +73,8 @@ export interface Recipe {
   readonly notes: string[];
   /** The same decisions by topic, for `platform plan`: each is one of the notes. */
   readonly summary: RecipeSummary;
+  /** The Dockerfile stage a migration runs from (every dependency, dev ones too), when it is not the service's image. */
+  readonly migrateTarget?: string;
 }
 
 export interface RecipeSummary {
@@ -85,6 +87,8 @@ export interface RecipeSummary {
   readonly start: string;
   /** The notes where the platform fell back from what the project asked for or lacks. */
   readonly fallbacks: string[];
+  /** Where the migration runs from, when not the service's image. */
+  readonly migrate?: string;
 }
 
 /**

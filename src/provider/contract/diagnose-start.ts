@@ -41,6 +41,14 @@ function t3EnvMissing(m: RegExpMatchArray & { index: number }, log: string, c: S
 }
 
 const START_DIAGNOSES: ReadonlyArray<readonly [RegExp, Say]> = [
+  // A command that nothing installed: bash's, dash's and the runtime's wording.
+  [
+    /(?:^|\n)(?:\/bin\/(?:ba)?sh: (?:line )?\d+: |sh: \d+: )([\w@./-]+): (?:command )?not found|exec: "([\w@./-]+)": executable file not found in \$PATH/,
+    (m) => {
+      const cmd = m[1] ?? m[2] ?? "the command";
+      return `${cmd} is not installed in the image: no dependency of the service provides it. Add the package that provides ${cmd} to the project's dependencies (package.json: devDependencies is enough for a migration, which runs with every dependency; requirements or pyproject.toml for Python), or run a command the image has`;
+    },
+  ],
   // kombu refusing the redis package (a Celery repository that pins redis but not kombu).
   [
     /([A-Za-z_][\w.]*)\.VersionMismatch: (.+)/,

@@ -47,6 +47,8 @@ export interface ImageInputs {
   label: string;
   /** Run as it is (a rollback): never built; an error when it is gone. */
   pinned?: boolean;
+  /** The Dockerfile stage to build (BuildKit --target: a migration's image); unset: the last. */
+  target?: string;
 }
 
 /** Inputs of platform:docker:PulledImage: platform.yml `image:`, or a rollback's pinned id. */

@@ -65,6 +65,7 @@ function runBuild(i: ImageInputs, logFile: string): Promise<void> {
   const envFile = join(dir, "platform-env");
   writeFileSync(envFile, toEnvFile(i.buildEnv ?? {}), { mode: 0o600 });
   const args = ["build", "--progress=plain", "-t", i.tag, "--label", `platform.inputs-hash=${i.hash}`, "-f", dockerfile];
+  if (i.target) args.push("--target", i.target);
   for (const [k, v] of Object.entries(i.buildArgs ?? {})) args.push("--build-arg", `${k}=${v}`);
   if (i.buildEnvHash) args.push("--build-arg", `${BUILD_ENV_HASH_ARG}=${i.buildEnvHash}`);
   const argValues = pickBuildArgVariables(i.dockerfile, i.buildEnv ?? {});

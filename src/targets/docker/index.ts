@@ -3,7 +3,7 @@ import { DB_NAME, DB_USER } from "../../plan/build-plan.js";
 import { OTLP_ENDPOINT_PROPERTY, TELEMETRY_REF } from "../../plan/otel-env.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
 import { receiverContext, TELEMETRY_ENDPOINT } from "../../provider/contract/receiver-image.js";
-import { createImage, createPulledImage, type ImageBuildOptions } from "../shared/build-image.js";
+import { createImage, migrationImage, createPulledImage, type ImageBuildOptions } from "../shared/build-image.js";
 import { createDatabaseTls } from "../shared/database-tls.js";
 import { addServiceOutputs, type TargetOutputs } from "../shared/outputs.js";
 import { createPublicRoutes, edgeAliases, publicHostLabels } from "../shared/public-routes.js";
@@ -95,7 +95,7 @@ export function createDockerTarget(plan: Plan, opts: DockerTargetOptions): Targe
             `${s.name}-migrate`,
             {
               name: `${s.containerName}-migrate`,
-              image,
+              image: migrationImage(s, plan, env, opts) ?? image,
               command: s.migrate.command,
               env,
               networks: [{ name: plan.network }],

@@ -20,7 +20,7 @@ import { EdgeForwarder, NamespaceClaim } from "./resources.js";
 import { createRedis } from "./redis.js";
 import { podLabels, serviceSpec } from "./specs.js";
 import { createTelemetryReceiver } from "./telemetry.js";
-import { createAppWorkload, createCronJobs, serviceImage } from "./workloads.js";
+import { createAppWorkload, createCronJobs, serviceImage, serviceMigrationImage } from "./workloads.js";
 
 export interface KubernetesTargetOptions extends ImageBuildOptions {
   /** The environment's secrets that the plan references (`${secrets.NAME}`), as Pulumi secrets. */
@@ -173,7 +173,14 @@ export function createKubernetesTarget(plan: Plan, opts: KubernetesTargetOptions
       ? createDatabaseService(data, values.get(s.name)!, tls?.servers.get(s.name), inNs)
       : s.redis
         ? createRedis(data)
-        : createAppWorkload(c, s, image, envSecret, !opts.pinnedImages);
+        : createAppWorkload(
+            c,
+            s,
+            image,
+            envSecret,
+            // A rollback runs no migration (see the Docker target).
+            s.migrate && !opts.pinnedImages ? serviceMigrationImage(s, plan, env, opts, placement, image) : undefined,
+          );
     createCronJobs(c, s, image, envSecret, workload);
     ready.set(s.name, service ? [workload, service] : [workload]);
     if (s.public && words && edge && service) createForwarder(plan, s, words, service, [edge, workload, service]);

@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { imageRepository } from "../../plan/naming.js";
 import type { Plan, PlannedService } from "../../plan/types.js";
-import { createImage, createPulledImage, type ImageBuildOptions } from "../shared/build-image.js";
+import { createImage, createPulledImage, type ImageBuildOptions, migrationImage } from "../shared/build-image.js";
 import { createAutoscaler } from "./autoscale.js";
 import { cronJobName, cronJobSpec } from "./cron.js";
 import type { ImagePlacement } from "./images.js";
@@ -56,6 +56,19 @@ export function serviceImage(
     );
   }
   return placement.place(s, pulumi.output(s.image as string));
+}
+
+/** The image a service's migration runs, placed where the cluster gets it: the recipe's migrate stage, else the service's image. */
+export function serviceMigrationImage(
+  s: PlannedService,
+  plan: Plan,
+  env: pulumi.Output<Record<string, string>>,
+  opts: ImageBuildOptions,
+  placement: ImagePlacement,
+  image: pulumi.Input<string>,
+): pulumi.Input<string> {
+  const built = migrationImage(s, plan, env, opts);
+  return built ? placement.place({ name: `${s.name}-migrate` }, built) : image;
 }
 
 /**
@@ -112,11 +125,12 @@ export function createAppWorkload(
   s: PlannedService,
   image: pulumi.Input<string>,
   envSecret: pulumi.Input<string>,
-  runMigration: boolean,
+  /** The image the migration runs (the recipe's migrate stage, else the service's); undefined: no migration (a rollback). */
+  migrationImage: pulumi.Input<string> | undefined,
 ): pulumi.Resource {
   const labels = podLabels(c.plan, s);
   const worker = s.type === "worker";
-  const migrate = s.migrate && runMigration ? createMigration(c, s, image, envSecret) : undefined;
+  const migrate = s.migrate && migrationImage ? createMigration(c, s, migrationImage, envSecret) : undefined;
   const deployment = new k8s.apps.v1.Deployment(
     s.name,
     {

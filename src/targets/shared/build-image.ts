@@ -31,31 +31,51 @@ function pickBuildEnv(env: pulumi.Output<Record<string, string>>, names: readonl
  * themselves go to the provider as a secret input. The Image depends only on what the values
  * need (the URL words, a database password), never on containers, so builds start at once.
  */
-export function createImage(s: PlannedService, plan: Plan, env: pulumi.Output<Record<string, string>>, opts: ImageBuildOptions): Image {
+export function createImage(
+  s: PlannedService,
+  plan: Plan,
+  env: pulumi.Output<Record<string, string>>,
+  opts: ImageBuildOptions,
+  /** A stage of the Dockerfile other than its last (a migration's), built as an image of its own. */
+  target?: string,
+): Image {
   const inputs = buildInputsOf(s)!;
   const { dockerfile } = inputs;
-  const pinned = opts.pinnedImages?.[s.name];
+  const pinned = target ? undefined : opts.pinnedImages?.[s.name];
+  const name = target ? `${s.name}-${target}` : s.name;
   const common = {
     ...inputs,
     caFile: opts.caFile,
     logDir: opts.logDir,
-    label: s.name,
+    label: target ? `${s.name} (${target})` : s.name,
+    ...(target ? { target } : {}),
   };
-  if (pinned) return new Image(`${s.name}-image`, { ...common, tag: pinned.tag, hash: pinned.hash, pinned: true });
-  const inputsHash = hashBuildInputs(inputs);
+  if (pinned) return new Image(`${name}-image`, { ...common, tag: pinned.tag, hash: pinned.hash, pinned: true });
+  const inputsHash = target ? `${hashBuildInputs(inputs)}:${target}` : hashBuildInputs(inputs);
   const buildEnv = pulumi.secret(pickBuildEnv(env, s.buildEnv));
   const buildEnvHash = pulumi.unsecret(
     pickBuildEnv(env, variablesSeenBy(dockerfile, s.buildEnv)).apply((values) => hashBuildEnv(values, opts.buildEnvKey)),
   );
   const hash = buildEnvHash.apply((h) => combineBuildHash(inputsHash, h));
-  return new Image(`${s.name}-image`, {
+  return new Image(`${name}-image`, {
     ...common,
-    tag: hash.apply((h) => `${imageRepository(plan.project, s.name)}:${h.slice(0, 12)}`),
+    tag: hash.apply((h) => `${imageRepository(plan.project, name)}:${h.slice(0, 12)}`),
     pinned: false,
     hash,
     buildEnv,
     buildEnvHash,
   });
+}
+
+/** The image a service's migration runs: its recipe's migrate stage (every dependency), else the service's own image. */
+export function migrationImage(
+  s: PlannedService,
+  plan: Plan,
+  env: pulumi.Output<Record<string, string>>,
+  opts: ImageBuildOptions,
+): pulumi.Output<string> | undefined {
+  const target = s.build?.kind === "recipe" ? s.build.recipe.migrateTarget : undefined;
+  return target ? createImage(s, plan, env, opts, target).tag : undefined;
 }
 
 /**

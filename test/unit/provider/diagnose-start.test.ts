@@ -71,6 +71,13 @@ RuntimeError: Directory 'app/frontend' does not exist`),
     );
   });
 
+  it("a command nothing installed: bash's and sh's wording name it", () => {
+    expect(diagnoseStartLog("> t3@0.1.0 db:push\n> drizzle-kit push\n\nsh: 1: drizzle-kit: not found")).toMatch(
+      /^drizzle-kit is not installed in the image: no dependency of the service provides it\. Add the package that provides drizzle-kit/,
+    );
+    expect(diagnoseStartLog("/bin/bash: line 1: prisma: command not found")).toMatch(/^prisma is not installed in the image/);
+  });
+
   it("anything else: no diagnosis, and no line", () => {
     expect(diagnoseStartLog("ModuleNotFoundError: No module named 'app'")).toBeUndefined();
     expect(diagnosisLine("boom")).toBe("");
