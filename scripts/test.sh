@@ -30,6 +30,16 @@ if [ ${#named[@]} -gt 0 ]; then
   done
 fi
 
+# The disk the engines write to: the whole run builds images and starts clusters on it. Near
+# full, a kubelet frees space by deleting unused images (the pause image with them: nothing
+# starts after), and builds fail part way: said now, with what to clean, not 20 minutes later.
+free_gb=$(df -Pk "$(dirname "$home")" | awk 'NR==2 {print int($4 / 1048576)}')
+if [ "${free_gb:-0}" -lt "${PLATFORM_TEST_MIN_FREE_GB:-4}" ]; then
+  echo "✖ only ${free_gb} GiB free on the disk of $home: the tests need about ${PLATFORM_TEST_MIN_FREE_GB:-4} GiB at least (docker builder prune and docker image prune free the build cache and unused images; old platform homes can go)" >&2
+  exit 1
+fi
+[ "${free_gb:-0}" -lt 10 ] && echo "⚠ ${free_gb} GiB free on the disk of $home: a whole run can fill it (docker builder prune frees the build cache)" >&2
+
 out=$home/logs/tests/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 t_run=$(date +%s)

@@ -17,7 +17,7 @@ import { startMetricsServer } from "./metrics-api.js";
 import { CERT_MANAGER, startCertManager } from "./cert-manager.js";
 import { systemToolEnv, waitFor } from "./exec.js";
 import { cleanUpPods, setHostRules, killAllTasks, killOrphanShims, prepareKernel, requireRoot } from "./host.js";
-import { importArchive, nodeImages } from "./images.js";
+import { importArchive, nodeImages, nodeRuntimes } from "./images.js";
 import {
   defaultServiceAccountExists,
   deploymentReady,
@@ -150,6 +150,10 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
     !extraNodeSpecs(l, tc, leaving).some((s) => runningPid(l, s) !== undefined) &&
     (await clusterStatus()).ready
   ) {
+    // A node whose kubelet freed its disk (eviction at imagefs.available) may have lost the
+    // pause image: containerd 1.6 does not pin it, and no pod starts without it. Put it back.
+    for (const nl of nodeRuntimes(l))
+      for (const image of nodeImages(tc)) if (await importArchive(nl, tc, image)) progress(`imported ${image.ref} again (${nl.containerdSocket})`);
     return result(true, []);
   }
   await prepareKernel();
