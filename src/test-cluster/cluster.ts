@@ -153,7 +153,8 @@ export async function clusterUp(o: { progress?: Progress; acme?: FrontDoorAcme |
     // A node whose kubelet freed its disk (eviction at imagefs.available) may have lost the
     // pause image: containerd 1.6 does not pin it, and no pod starts without it. Put it back.
     for (const nl of nodeRuntimes(l))
-      for (const image of nodeImages(tc)) if (await importArchive(nl, tc, image)) progress(`imported ${image.ref} again (${nl.containerdSocket})`);
+      for (const image of nodeImages(tc))
+        if (await importArchive(nl, tc, image)) progress(`imported ${image.ref} again (${nl.containerdSocket})`);
     return result(true, []);
   }
   await prepareKernel();
