@@ -49,6 +49,12 @@ const START_DIAGNOSES: ReadonlyArray<readonly [RegExp, Say]> = [
       return `${cmd} is not installed in the image: no dependency of the service provides it. Add the package that provides ${cmd} to the project's dependencies (package.json: devDependencies is enough for a migration, which runs with every dependency; requirements or pyproject.toml for Python), or run a command the image has`;
     },
   ],
+  // prisma migrate deploy (Prisma 7 too) fetches its native schema engine at first run.
+  [
+    /binaries\.prisma\.sh/,
+    () =>
+      "Prisma fetches its schema engine from binaries.prisma.sh when the migration first runs (the install script that would have fetched it earlier did not), and this machine cannot reach it: set PRISMA_ENGINES_MIRROR in the service's env to a mirror it can reach, or commit a schema-engine binary for debian-openssl-3.0.x and point PRISMA_SCHEMA_ENGINE_BINARY at it",
+  ],
   // kombu refusing the redis package (a Celery repository that pins redis but not kombu).
   [
     /([A-Za-z_][\w.]*)\.VersionMismatch: (.+)/,

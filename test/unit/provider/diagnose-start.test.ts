@@ -78,6 +78,15 @@ RuntimeError: Directory 'app/frontend' does not exist`),
     expect(diagnoseStartLog("/bin/bash: line 1: prisma: command not found")).toMatch(/^prisma is not installed in the image/);
   });
 
+  it("prisma migrate deploy without its schema engine (Prisma 7.10, as it failed here)", () => {
+    const log = `Loaded Prisma config from prisma.config.ts.
+
+Error: request to https://binaries.prisma.sh/all_commits/d1b3f377ca835d73fd50954a5e22128b9ebdd6b8/debian-openssl-3.0.x/schema-engine.gz.sha256 failed, reason: getaddrinfo ENOTFOUND binaries.prisma.sh`;
+    expect(diagnoseStartLog(log)).toMatch(
+      /^Prisma fetches its schema engine from binaries\.prisma\.sh .*PRISMA_ENGINES_MIRROR .*PRISMA_SCHEMA_ENGINE_BINARY/,
+    );
+  });
+
   it("anything else: no diagnosis, and no line", () => {
     expect(diagnoseStartLog("ModuleNotFoundError: No module named 'app'")).toBeUndefined();
     expect(diagnosisLine("boom")).toBe("");
