@@ -1,10 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, removeProjectImages, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { describe, expect, it } from "vitest";
+import { httpsRequest, ok, parseUrls } from "./helpers/cli.js";
+import { useFixtureApp } from "./helpers/fixture-app.js";
 
 /**
  * Issue 46 item 1 on the real engine: a Next.js app shaped like a default create-t3-app
@@ -12,25 +9,10 @@ import { forgetProject, freshBackend, removeProjectImages, requireToolchain, ROO
  * `npm run db:push`, although drizzle-kit is a devDependency: the migration runs from the build
  * stage (every dependency), and the service's image keeps none of the dev dependencies.
  */
-const project = unique("t3dz");
-const backend = freshBackend();
-const dir = join(mkdtempSync(join(tmpdir(), "platform-t3-")), "t3-drizzle");
-const cli = (...args: string[]) => runCli(args, { cwd: dir, env: backend });
+const { project, cli } = useFixtureApp("t3-drizzle", "t3dz");
 const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "utf8" }).trim();
 
 describe("a migration that runs a devDependency (create-t3-app's npm run db:push, Docker)", () => {
-  beforeAll(() => {
-    requireToolchain();
-    cpSync(join(ROOT, "test", "fixtures", "apps", "t3-drizzle"), dir, { recursive: true });
-  });
-
-  afterAll(async () => {
-    await cli("destroy", "--yes", "--delete-data", "--project", project);
-    removeProjectImages(project);
-    rmSync(join(dir, ".."), { recursive: true, force: true });
-    forgetProject(project);
-  }, 300_000);
-
   it("platform plan says where the migration runs from", async () => {
     const r = ok(await cli("plan", "--project", project, "--no-preview"));
     expect(r.stdout).toMatch(

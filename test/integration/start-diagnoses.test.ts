@@ -1,9 +1,9 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpsRequest, ok, parseUrls, runCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, removeProjectImages, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { describe, expect, it } from "vitest";
+import { httpsRequest, ok, parseUrls } from "./helpers/cli.js";
+import { useFixtureApp } from "./helpers/fixture-app.js";
+import { ROOT } from "./helpers/env.js";
 
 /**
  * Issue 46 item 3 on the real engine: a service that stops before it is healthy because of the
@@ -13,10 +13,7 @@ import { forgetProject, freshBackend, removeProjectImages, requireToolchain, ROO
  * variable, a frontend directory no build made, a package's import-time version check, and a
  * start command on another port than $PORT.
  */
-const project = unique("diag");
-const backend = freshBackend();
-const dir = join(mkdtempSync(join(tmpdir(), "platform-diagnoses-")), "app");
-const cli = (...args: string[]) => runCli(args, { cwd: dir, env: backend });
+const { project, dir, cli } = useFixtureApp("start-failures", "diag");
 const deploy = () => cli("deploy", "--yes", "--project", project);
 const base = () => readFileSync(join(ROOT, "test", "fixtures", "apps", "start-failures", "platform.yml"), "utf8");
 let url = "";
@@ -34,18 +31,6 @@ async function failingDeploy(mode: string, start?: string): Promise<string> {
 }
 
 describe("a diagnosis for a start that fails in the repository itself (Docker)", () => {
-  beforeAll(() => {
-    requireToolchain();
-    cpSync(join(ROOT, "test", "fixtures", "apps", "start-failures"), dir, { recursive: true });
-  });
-
-  afterAll(async () => {
-    await cli("destroy", "--yes", "--delete-data", "--project", project);
-    removeProjectImages(project);
-    rmSync(join(dir, ".."), { recursive: true, force: true });
-    forgetProject(project);
-  }, 300_000);
-
   it("the app deploys as it is", async () => {
     const r = ok(await deploy());
     url = parseUrls(r.stdout).api as string;
