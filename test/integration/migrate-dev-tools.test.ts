@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls } from "./helpers/cli.js";
-import { useFixtureApp } from "./helpers/fixture-app.js";
+import { fixtureApp } from "./helpers/fixture-app.js";
 
 /**
  * Issue 46 item 1 on the real engine: a Next.js app shaped like a default create-t3-app
@@ -9,7 +9,7 @@ import { useFixtureApp } from "./helpers/fixture-app.js";
  * `npm run db:push`, although drizzle-kit is a devDependency: the migration runs from the build
  * stage (every dependency), and the service's image keeps none of the dev dependencies.
  */
-const { project, cli } = useFixtureApp("t3-drizzle", "t3dz");
+const { project, cli } = fixtureApp("t3-drizzle", "t3dz");
 const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "utf8" }).trim();
 
 describe("a migration that runs a devDependency (create-t3-app's npm run db:push, Docker)", () => {

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls } from "./helpers/cli.js";
-import { useFixtureApp } from "./helpers/fixture-app.js";
+import { fixtureApp } from "./helpers/fixture-app.js";
 import { ROOT } from "./helpers/env.js";
 
 /**
@@ -13,7 +13,7 @@ import { ROOT } from "./helpers/env.js";
  * variable, a frontend directory no build made, a package's import-time version check, and a
  * start command on another port than $PORT.
  */
-const { project, dir, cli } = useFixtureApp("start-failures", "diag");
+const { project, dir, cli } = fixtureApp("start-failures", "diag");
 const deploy = () => cli("deploy", "--yes", "--project", project);
 const base = () => readFileSync(join(ROOT, "test", "fixtures", "apps", "start-failures", "platform.yml"), "utf8");
 let url = "";

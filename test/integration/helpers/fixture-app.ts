@@ -10,7 +10,7 @@ import { forgetProject, freshBackend, removeProjectImages, requireToolchain, ROO
  * own: the copy is made before the file's tests, and destroyed with its data, images and history
  * after them. Call it at the top of a describe block.
  */
-export function useFixtureApp(
+export function fixtureApp(
   fixture: string,
   prefix: string,
 ): { project: string; dir: string; cli: (...args: string[]) => Promise<CliResult> } {
