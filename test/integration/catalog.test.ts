@@ -4,15 +4,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli, startPoller } from "./helpers/cli.js";
-import { copyExample, forgetProject, freshBackend, requireToolchain, unique } from "./helpers/env.js";
+import { copyExample, forgetProject, freePort, freshBackend, removeEdge, requireToolchain, unique } from "./helpers/env.js";
 
 /**
  * The catalog example (two `source` services, two Python layouts), and the edge proxy's
- * promise: adding and removing another application's routes drops no in-flight request.
+ * promise: adding and removing another application's routes drops no in-flight request. Behind
+ * an edge of its own (PLATFORM_EDGE_NAME, a free port): the last test moves the edge to another
+ * port and back, which would cut every other test's traffic through the engine's shared edge
+ * (the cluster stage's Kubernetes stacks without a front door come in through it).
  */
 const project = unique("cat");
 const other = unique("oth");
-const backend = freshBackend();
+const edge = `platform-edge-${project}`;
+let backend: Record<string, string> = freshBackend();
 const base = mkdtempSync(join(tmpdir(), "platform-catalog-"));
 const dir = join(base, "catalog");
 const otherDir = join(base, "other");
@@ -20,8 +24,9 @@ let urls: Record<string, string> = {};
 let ca = "";
 
 describe("catalog example", () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     requireToolchain();
+    backend = { ...backend, PLATFORM_EDGE_NAME: edge, PLATFORM_HTTPS_PORT: String(await freePort()) };
     copyExample("catalog", dir);
     copyExample("catalog/api", join(otherDir, "api"));
     writeFileSync(
@@ -33,6 +38,7 @@ describe("catalog example", () => {
   afterAll(async () => {
     await runCli(["destroy", "--yes", "--project", other], { cwd: otherDir, env: backend });
     await runCli(["destroy", "--yes", "--project", project], { cwd: dir, env: backend });
+    removeEdge(edge);
     rmSync(base, { recursive: true, force: true });
     forgetProject(project);
     forgetProject(other);
@@ -76,7 +82,7 @@ describe("catalog example", () => {
     expect(stats.sent).toBeGreaterThan(20);
   }, 600_000);
 
-  it("a busy HTTPS port fails that deploy and leaves the edge serving; another port moves the shared edge, and back", async () => {
+  it("a busy HTTPS port fails that deploy and leaves the edge serving; another port moves the engine's edge, and back", async () => {
     const busy = createServer().listen(9443, "127.0.0.1");
     await new Promise((r) => busy.once("listening", r));
     const refused = await runCli(["deploy", "--yes", "--project", other, "--https-port", "9443"], { cwd: otherDir, env: backend });
@@ -87,8 +93,10 @@ describe("catalog example", () => {
 
     const moved = ok(await runCli(["deploy", "--yes", "--project", other, "--https-port", "9443"], { cwd: otherDir, env: backend }));
     expect(parseUrls(moved.stdout).api).toMatch(/\.localhost:9443$/);
-    expect((await httpsRequest(`${urls.api}:9443/products`, ca)).status).toBe(200);
-    // The edge is the engine's: the catalog's next deploy (port 443) reads the drift and moves it back.
+    const at9443 = new URL(urls.api as string);
+    at9443.port = "9443";
+    expect((await httpsRequest(`${at9443.origin}/products`, ca)).status).toBe(200);
+    // The edge is the engine's (one per name): the catalog's next deploy (its port) reads the drift and moves it back.
     ok(await runCli(["deploy", "--project", project], { cwd: dir, env: backend }));
     expect((await httpsRequest(`${urls.api}/products`, ca)).status).toBe(200);
     ok(await runCli(["destroy", "--yes", "--project", other], { cwd: otherDir, env: backend }));

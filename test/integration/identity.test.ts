@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpsRequest, ok, parseUrls, runCli, startCli } from "./helpers/cli.js";
-import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./helpers/env.js";
+import { forgetProject, freePort, freshBackend, removeEdge, requireToolchain, ROOT, unique } from "./helpers/env.js";
 
 /**
  * A project belongs to one directory; names from the command line are checked; stacks whose
@@ -14,7 +14,9 @@ import { forgetProject, freshBackend, requireToolchain, ROOT, unique } from "./h
 const backend = freshBackend();
 const base = mkdtempSync(join(tmpdir(), "platform-identity-"));
 const name = unique("idn");
-const deployed: { dir: string; project: string; env: string }[] = [];
+const deployed: { dir: string; project: string; env: string; cliEnv?: Record<string, string> }[] = [];
+/** Edges of their own that tests made (removed after their stacks). */
+const edges: string[] = [];
 
 /** A copy of the whoami app whose platform.yml has this name and says WHO. */
 function app(dir: string, projectName: string, who: string): string {
@@ -59,7 +61,9 @@ describe("project identity, names, isolation and one operation at a time", () =>
   }, 900_000);
 
   afterAll(async () => {
-    for (const d of deployed) await cli(d.dir, "destroy", "--yes", "--delete-data", "--project", d.project, "--env", d.env);
+    for (const d of deployed)
+      await runCli(["destroy", "--yes", "--delete-data", "--project", d.project, "--env", d.env], { cwd: d.dir, env: d.cliEnv ?? backend });
+    for (const e of edges) removeEdge(e);
     for (const p of new Set(deployed.map((d) => d.project))) forgetProject(p);
     rmSync(base, { recursive: true, force: true });
   }, 600_000);
@@ -182,20 +186,22 @@ describe("project identity, names, isolation and one operation at a time", () =>
   }, 600_000);
 
   it("two first deploys at once share one edge, and neither removes the other's", async () => {
-    docker("rm", "-f", "platform-edge");
-    const pair = [`${name}e1`, `${name}e2`].map((p) => ({ project: p, env: "preview", dir: app(p, p, p) }));
-    const runs = pair.map((p) => startCli(["deploy", "--yes"], { cwd: p.dir, env: backend }));
+    // An edge of their own (PLATFORM_EDGE_NAME, a free port), new to the engine: removing the
+    // engine's shared edge to make it new would cut every other test's traffic through it (the
+    // cluster stage's Kubernetes stacks without a front door come in through it).
+    const edge = `platform-edge-${name}-pair`;
+    const env = { ...backend, PLATFORM_EDGE_NAME: edge, PLATFORM_HTTPS_PORT: String(await freePort()) };
+    const pair = [`${name}e1`, `${name}e2`].map((p) => ({ project: p, env: "preview", dir: app(p, p, p), cliEnv: env }));
+    const runs = pair.map((p) => startCli(["deploy", "--yes"], { cwd: p.dir, env }));
     const results = await Promise.all(runs.map((r) => r.done));
     deployed.push(...pair);
+    edges.push(edge);
+    const pairCa = ok(await runCli(["ca"], { cwd: pair[0]!.dir, env })).stdout;
     for (const [i, r] of results.entries()) {
       ok(r);
-      expect(await whoAt(parseUrls(r.stdout).api as string, ca)).toBe(pair[i]!.project);
+      expect(await whoAt(parseUrls(r.stdout).api as string, pairCa)).toBe(pair[i]!.project);
     }
-    // One edge (and its name resolver, which the removal left in place).
-    expect(docker("ps", "-a", "--filter", "name=^platform-edge", "--format", "{{.Names}}").split("\n").sort()).toEqual([
-      "platform-edge",
-      "platform-edge-dns",
-    ]);
-    expect(await whoAt(parseUrls(ok(await cli(dirA(), "deploy", "--yes")).stdout).api as string, ca)).toBe("first");
+    // One edge (and its name resolver).
+    expect(docker("ps", "-a", "--filter", `name=^${edge}`, "--format", "{{.Names}}").split("\n").sort()).toEqual([edge, `${edge}-dns`]);
   }, 900_000);
 });
