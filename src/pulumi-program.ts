@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { formatDiagnostic, loadConfig, SECRETS_REF } from "./config/index.js";
 import { buildPlan } from "./plan/build-plan.js";
+import { planOnce } from "./plan/plan-once.js";
 import { scanSources } from "./plan/scan-source.js";
 import { buildPlanSettings, parseStackSettings } from "./plan/settings.js";
 import { baseImages } from "./home/images.js";
@@ -56,20 +57,21 @@ export default async function program(root: string = projectRoot()): Promise<Rec
   const configFile = resolve(root, cfg.require("configFile"));
   // A rollback deploys a kept copy of platform.yml whose paths still start at the project.
   const projectDir = cfg.get("projectDir") ? resolve(root, cfg.require("projectDir")) : dirname(configFile);
-  const loaded = await loadConfig(configFile, projectDir);
-  if (!loaded.ok || !loaded.config) {
-    throw new pulumi.RunError(`platform.yml is invalid:\n${loaded.errors.map(formatDiagnostic).join("\n")}`);
-  }
-  const config = loaded.config;
   const project = pulumi.getProject();
   const env = pulumi.getStack();
-  const sources = await scanSources(config, projectDir);
   // What the stack keeps is all the program is given: the deploy wrote it (engine/deploy.ts).
   const kept = parseStackSettings(
     Object.fromEntries(["appsDomain", "httpsPort", "publicEdge", "frontDoor"].map((k) => [`platform:${k}`, cfg.get(k)])),
   );
   const settings = buildPlanSettings({ project, env, projectDir }, baseImages(), {}, kept);
-  const plan = buildPlan(config, settings, sources);
+  // Under `platform deploy`, the plan the deploy flow made (plan/plan-once.ts).
+  const plan = await planOnce(configFile, settings, async () => {
+    const loaded = await loadConfig(configFile, projectDir);
+    if (!loaded.ok || !loaded.config) {
+      throw new pulumi.RunError(`platform.yml is invalid:\n${loaded.errors.map(formatDiagnostic).join("\n")}`);
+    }
+    return buildPlan(loaded.config, settings, await scanSources(loaded.config, projectDir));
+  });
   const target = cfg.get("target") || "docker";
   if (!TARGETS.includes(target)) throw new pulumi.RunError(`platform:target "${target}" is not a target; use one of ${TARGETS.join(", ")}`);
   // The environment's secrets (platform secrets set): a missing one stops the program before any resource.

@@ -2,6 +2,7 @@ import { referencedSecrets } from "../config/index.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { planBaseImages } from "../plan/base-images.js";
 import { buildPlan } from "../plan/build-plan.js";
+import { planOnce } from "../plan/plan-once.js";
 import { DEFAULT_HTTPS_PORT } from "../plan/constants.js";
 import { scanSources } from "../plan/scan-source.js";
 import type { EdgeSettings } from "../plan/settings.js";
@@ -98,8 +99,10 @@ export async function deployFlow(r: DeployRequest): Promise<void> {
     if (copied.length) r.progress(`secrets copied from ${r.from} (values not shown): ${copied.join(", ")}`);
   }
   refuseMissingSecrets(t);
-  // Plan once here: a source layout no recipe can build stops us before the engine starts.
-  const plan = buildPlan(t.config, stackPlanSettings(t, r.edge), await scanSources(t.config, t.projectDir));
+  // Plan once here: a source layout no recipe can build stops us before the engine starts. The
+  // program's runs in this process take this plan when their settings are these (plan/plan-once.ts).
+  const settings = stackPlanSettings(t, r.edge);
+  const plan = await planOnce(t.configFile, settings, async () => buildPlan(t.config, settings, await scanSources(t.config, t.projectDir)));
   const runtime = await deployRuntime(t, r.creds, r.target);
   // A Python or Node version the set-up did not build is built now, once (first need); a server
   // over SSH gets the base images from here, once.
