@@ -119,7 +119,7 @@ function reportService(s: PlannedService, projectDir: string, readDockerfile: (p
     start: r.start,
     buildArgs: [],
     fallbacks: r.fallbacks,
-    details,
+    details: r.prisma ? [`prisma: ${r.prisma}`, ...details] : details,
   };
 }
 

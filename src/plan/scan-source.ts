@@ -53,6 +53,9 @@ const ROOT_MANIFESTS = new Set([
   "next.config.cjs",
   "next.config.ts",
   "next.config.mts",
+  "prisma.config.ts",
+  "prisma.config.mts",
+  "prisma.config.js",
 ]);
 
 /**
@@ -70,6 +73,8 @@ function toReadLimit(rel: string, depth: number): { bytes: number; head: boolean
   // Requirement files and what they include with -r (requirements/base.txt, constraints.txt...).
   if (/\.(txt|in)$/.test(name)) return { bytes: MANIFEST_BYTES, head: false };
   if (name.endsWith(".py")) return { bytes: MODULE_HEAD_BYTES, head: true, module: true };
+  // A Prisma schema (prisma/schema.prisma, or its folder's files): which engines it asks for.
+  if (name.endsWith(".prisma")) return { bytes: MANIFEST_BYTES, head: false };
   return undefined;
 }
 

@@ -2,6 +2,7 @@
  * What a Next.js service's directory says about itself: package manager (by lockfile),
  * build script, standalone output, wanted Node version.
  */
+import { detectPrisma, prismaNote } from "./prisma.js";
 import { chooseByLockfile, readYarnrcSetting } from "./lockfile-version.js";
 import { choosePackageManagerVersion, parsePackageManagerField, type PackageManagerSpec } from "./package-manager.js";
 import { detectNodeRequest, fromWorkspaceRoot, type NodeRequest } from "./node-version.js";
@@ -197,6 +198,8 @@ export function detectNodePackage(src: SourceSnapshot, hint: string): NodePackag
       : `no lockfile (${why}): installing with ${shown} install; versions resolve at build time (commit a lockfile to pin them)`,
   );
   const nodeModulesLinker = detectNodeModulesLinker(src, manager, notes);
+  const prisma = detectPrisma(src, [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})]);
+  if (prisma) notes.push(prismaNote(prisma));
   const scripts = pkg.scripts ?? {};
   return {
     pkg,

@@ -198,11 +198,12 @@ export function buildFastapiRecipe(src: SourceSnapshot, images: BaseImages, opts
   const notes = [...project.notes, ...runtime.notes, ...(app ? [app.note] : [])];
 
   const extras: string[] = [];
-  if (!hasUvicorn(project.declared)) {
+  const start = app ? buildStart(app, instrumentation.prefix) : toStartCommand(opts.start as string | string[]);
+  // Only a start that runs uvicorn needs it (a worker's celery or arq does not).
+  if (!hasUvicorn(project.declared) && /\buvicorn\b/.test(describeStartCommand(start))) {
     extras.unshift("uvicorn[standard]");
     notes.push("uvicorn is not among the declared dependencies: adding uvicorn[standard] (unpinned; declare it to pin it)");
   }
-  const start = app ? buildStart(app, instrumentation.prefix) : toStartCommand(opts.start as string | string[]);
   notes.push(`start: ${describeStartCommand(start)}${app ? "" : " (platform.yml start)"}`);
 
   const build = [

@@ -4,6 +4,7 @@
  * `next build`, then a final stage with only what runs: the standalone server when
  * next.config asks for it, else the app with production dependencies and `next start`.
  */
+import { prismaSummary } from "./prisma.js";
 import { HTTP_PORT } from "../constants.js";
 import { detectNodeProject } from "./detect-node-project.js";
 import { detectNodeWorkspace } from "./node-workspace.js";
@@ -171,6 +172,7 @@ export function buildNextjsRecipe(src: SourceSnapshot, images: BaseImages, opts:
     app: notes.find((n) => /output "standalone"/.test(n)),
     start: notes.at(-1) as string,
     fallbacks: notes.filter(isFallbackNote),
+    ...prismaSummary(notes),
     ...(opts.migrate ? { migrate: MIGRATE_NOTE } : {}),
   };
   const dockerignore = buildDockerignore(ws ? toWorkspaceIgnores(NODE_DOCKERIGNORE) : NODE_DOCKERIGNORE, installSrc.read(".dockerignore"));

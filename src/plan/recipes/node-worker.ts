@@ -5,6 +5,7 @@
  * compiled to JavaScript), dev dependencies dropped unless platform.yml's start needs one, and
  * start as the command. It listens on nothing.
  */
+import { prismaSummary } from "./prisma.js";
 import { detectNodePackage, type NodePackage } from "./detect-node-project.js";
 import { chooseNodeRuntime } from "./node-version.js";
 import {
@@ -121,6 +122,7 @@ export function buildNodeWorkerRecipe(src: SourceSnapshot, images: BaseImages, o
       app: buildNote,
       start: notes.at(-1) as string,
       fallbacks: notes.filter(isFallbackNote),
+      ...prismaSummary(notes),
     },
   };
 }

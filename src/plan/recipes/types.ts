@@ -85,6 +85,8 @@ export interface RecipeSummary {
   /** The FastAPI app and how it was found, or what a Next.js build outputs. */
   readonly app?: string;
   readonly start: string;
+  /** Prisma and the engines it runs on (recipes/prisma.ts), when the project uses it. */
+  readonly prisma?: string;
   /** The notes where the platform fell back from what the project asked for or lacks. */
   readonly fallbacks: string[];
   /** Where the migration runs from, when not the service's image. */

@@ -53,7 +53,7 @@ const START_DIAGNOSES: ReadonlyArray<readonly [RegExp, Say]> = [
   [
     /binaries\.prisma\.sh/,
     () =>
-      "Prisma fetches its schema engine from binaries.prisma.sh when the migration first runs (the install script that would have fetched it earlier did not), and this machine cannot reach it: set PRISMA_ENGINES_MIRROR in the service's env to a mirror it can reach, or commit a schema-engine binary for debian-openssl-3.0.x and point PRISMA_SCHEMA_ENGINE_BINARY at it",
+      'Prisma fetches its schema engine from binaries.prisma.sh when the migration first runs (the install script that would have fetched it earlier did not), and this machine cannot reach it: run migrations through a driver adapter, which needs no download (Prisma 6.16+: engine: "js" and an adapter in prisma.config.ts, @prisma/adapter-pg 7 or later; docs: guide/builds, "Prisma"), or set PRISMA_ENGINES_MIRROR in the service\'s env to a mirror it can reach',
   ],
   // kombu refusing the redis package (a Celery repository that pins redis but not kombu).
   [

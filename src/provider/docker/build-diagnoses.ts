@@ -42,7 +42,7 @@ const DIAGNOSES: ReadonlyArray<readonly [RegExp, Say]> = [
   [MIGRATION_IN_BUILD, diagnoseMigrationInBuild],
   [
     /binaries\.prisma\.sh/,
-    "Prisma downloads its engines from binaries.prisma.sh (prisma generate, or @prisma/engines' install script), which this build cannot reach: set PRISMA_ENGINES_MIRROR to a mirror it can reach (in the service's env, which next build sees), or commit the engines and point PRISMA_QUERY_ENGINE_LIBRARY and PRISMA_SCHEMA_ENGINE_BINARY at them",
+    'Prisma downloads its Rust engines from binaries.prisma.sh (prisma generate, or @prisma/engines\' install script), which this build cannot reach: use its JavaScript engines, which need no download (Prisma 6.16+: engineType = "client" in the generator and a driver adapter; engine: "js" and an adapter in prisma.config.ts for migrations; docs: guide/builds, "Prisma"), or set PRISMA_ENGINES_MIRROR to a mirror the build can reach (in the service\'s env, which the build sees)',
   ],
   [
     /sharp: Installation error|sharp-libvips\/releases|Something went wrong installing the "sharp" module/,

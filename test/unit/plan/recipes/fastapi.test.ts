@@ -352,6 +352,15 @@ describe("buildFastapiRecipe: uvicorn and the Python version", () => {
     );
   });
 
+  it("adds none for a start that does not run uvicorn (a Celery worker), and adds it for one that does", () => {
+    const files = { "requirements.txt": "celery[redis]>=5.3\n", "app/tasks.py": "from celery import Celery\n" };
+    const worker = buildFastapiRecipe(snapshot(files), LOCAL, { start: "celery -A app.tasks worker" });
+    expect(worker.dockerfile).not.toContain('install "uvicorn');
+    expect(worker.notes.join("\n")).not.toContain("uvicorn is not among");
+    const api = buildFastapiRecipe(snapshot(files), LOCAL, { start: ["uvicorn", "app.main:app"] });
+    expect(api.dockerfile).toContain('install "uvicorn[standard]"');
+  });
+
   it.each(["fastapi[standard]==0.165.0", "FastAPI[all]", "uvicorn", "uvicorn[standard]>=0.30"])("%s brings uvicorn", (line) => {
     const recipe = buildFastapiRecipe(snapshot({ "requirements.txt": `${line}\n`, "main.py": MAIN }), LOCAL);
     expect(recipe.dockerfile).not.toContain('install "uvicorn');

@@ -91,7 +91,7 @@ const cases: Array<[string, string, RegExp | string]> = [
   [
     "prisma engines",
     "#15 3.1 Error: request to https://binaries.prisma.sh/all_commits/2ba551f319ab1df4bc874a89965d8b3641056773/debian-openssl-1.1.x/schema-engine.gz.sha256 failed, reason: getaddrinfo ENOTFOUND binaries.prisma.sh",
-    /^Prisma downloads its engines from binaries\.prisma\.sh .*PRISMA_ENGINES_MIRROR/,
+    /^Prisma downloads its Rust engines from binaries\.prisma\.sh .*engineType = "client".*PRISMA_ENGINES_MIRROR/,
   ],
   [
     "sharp 0.32 libvips from GitHub",
