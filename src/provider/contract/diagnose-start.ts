@@ -71,6 +71,22 @@ const START_DIAGNOSES: ReadonlyArray<readonly [RegExp, Say]> = [
     () =>
       "a compiled package was built against NumPy 1 and NumPy 2 is installed: pin numpy<2 in the repository's requirements (or upgrade the package that needs it) and deploy again",
   ],
+  // A URL written in the repository (alembic.ini's sqlalchemy.url, a settings default) instead of
+  // the one the platform gives the service: PostgreSQL refuses its password.
+  [
+    /password authentication failed for user "([^"]+)"/,
+    (m, log) => {
+      const alembic = /[/\\]alembic[/\\]|\balembic upgrade\b/.test(log)
+        ? ' (alembic reads sqlalchemy.url from alembic.ini unless its env.py sets it: config.set_main_option("sqlalchemy.url", os.environ["DATABASE_URL"]))'
+        : "";
+      return `PostgreSQL refused the password of user "${m[1]}": the app connects with a URL written in the repository, not the one the platform gives the service${alembic}; read the URL from the service's env (DATABASE_URL: \${db.url} in platform.yml) and deploy again`;
+    },
+  ],
+  [
+    /Multiple head revisions are present for given argument/,
+    () =>
+      "the repository's alembic migrations have more than one head (two revisions with the same parent, or two with none; alembic heads lists them): merge them (alembic merge heads) or remove the stray ones, commit, and deploy again",
+  ],
   [/\d+ validation errors? for (\w+)/, pydanticMissing],
   [/❌ Invalid environment variables:/, t3EnvMissing],
   // Starlette's StaticFiles, and apps that check for a frontend build themselves.

@@ -87,6 +87,22 @@ Error: request to https://binaries.prisma.sh/all_commits/d1b3f377ca835d73fd50954
     );
   });
 
+  it("a migration that connects with a URL written in the repository (alembic.ini), as testdrivenio/fastapi-sqlmodel-alembic's did", () => {
+    const log = `  File "/opt/venv/lib/python3.11/site-packages/alembic/runtime/environment.py", line 938, in run_migrations
+  File "/opt/venv/lib/python3.11/site-packages/asyncpg/connect_utils.py", line 866, in __connect_addr
+asyncpg.exceptions.InvalidPasswordError: password authentication failed for user "postgres"`;
+    expect(diagnoseStartLog(log)).toMatch(
+      /^PostgreSQL refused the password of user "postgres": .*alembic reads sqlalchemy\.url from alembic\.ini .*DATABASE_URL: \$\{db\.url\}/,
+    );
+    expect(diagnoseStartLog('psycopg.OperationalError: FATAL:  password authentication failed for user "app"')).not.toContain("alembic");
+  });
+
+  it("alembic migrations with two heads (testdrivenio/fastapi-sqlmodel-alembic commits two init revisions)", () => {
+    const log =
+      "ERROR [alembic.util.messaging] Multiple head revisions are present for given argument 'head'; please specify a specific target revision, '<branchname>@head' to narrow to a specific head, or 'heads' for all heads";
+    expect(diagnoseStartLog(log)).toMatch(/^the repository's alembic migrations have more than one head .*alembic merge heads/);
+  });
+
   it("anything else: no diagnosis, and no line", () => {
     expect(diagnoseStartLog("ModuleNotFoundError: No module named 'app'")).toBeUndefined();
     expect(diagnosisLine("boom")).toBe("");
