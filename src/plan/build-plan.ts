@@ -82,10 +82,11 @@ function buildSpec(s: ServiceConfig, ctx: PlanContext, sources: ReadonlyMap<stri
   const images = { python, node, pythonVersions, nodeVersions, otelLayers };
   try {
     // Zero-code OpenTelemetry: every recipe image carries the SDK and starts under it.
-    const opts = { instrument: true, ...(s.start ? { start: s.start } : {}) };
+    // A migration may run from a stage of its own, with the tools the image leaves out.
+    const opts = { instrument: true, ...(s.start ? { start: s.start } : {}), ...(s.migrate ? { migrate: true } : {}) };
     const recipe =
       s.type === "nextjs"
-        ? buildNextjsRecipe(snapshot, images, { ...opts, ...(s.migrate ? { migrate: true } : {}) })
+        ? buildNextjsRecipe(snapshot, images, opts)
         : s.type === "worker"
           ? buildWorkerRecipe(snapshot, images, opts)
           : buildFastapiRecipe(snapshot, images, opts);

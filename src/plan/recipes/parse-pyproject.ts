@@ -30,6 +30,12 @@ export interface Pyproject {
   readonly name?: string;
   /** `[tool.uv.workspace] members`: present when this pyproject is a uv workspace root. */
   readonly uvWorkspaceMembers?: readonly string[];
+  /**
+   * The dependency groups beside the runtime ones, which a service's image leaves out: PEP 735's
+   * [dependency-groups], uv's older tool.uv.dev-dependencies ("dev"), Poetry's
+   * [tool.poetry.group.NAME] and its older [tool.poetry.dev-dependencies] ("dev").
+   */
+  readonly devGroups: readonly string[];
 }
 
 /** Drops a `#` comment that is not inside a string. */
@@ -157,5 +163,20 @@ export function parsePyproject(text: string): Pyproject {
     fastapiEntrypoint: asString(values.get("tool.fastapi.entrypoint")),
     name: asString(values.get("project.name")),
     uvWorkspaceMembers: tables.has("tool.uv.workspace") ? asStrings(values.get("tool.uv.workspace.members")) : undefined,
+    devGroups: devGroupsOf(values, tables),
   };
+}
+
+function devGroupsOf(values: ReadonlyMap<string, TomlValue>, tables: ReadonlySet<string>): string[] {
+  const groups = new Set<string>();
+  for (const k of values.keys()) {
+    const pep735 = /^dependency-groups\.([^.]+)$/.exec(k);
+    if (pep735?.[1]) groups.add(pep735[1]);
+  }
+  for (const t of tables) {
+    const poetry = /^tool\.poetry\.group\.([^.]+)$/.exec(t);
+    if (poetry?.[1]) groups.add(poetry[1]);
+  }
+  if (values.has("tool.uv.dev-dependencies") || tables.has("tool.poetry.dev-dependencies")) groups.add("dev");
+  return [...groups].sort();
 }

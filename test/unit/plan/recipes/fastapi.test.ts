@@ -464,3 +464,39 @@ describe("buildFastapiRecipe: .dockerignore", () => {
     expect(lines.indexOf("!data/seed.json")).toBeGreaterThan(lines.indexOf(".venv"));
   });
 });
+
+describe("buildFastapiRecipe: a migration whose tools sit in a dependency group", () => {
+  const poetry =
+    '[tool.poetry]\nname = "svc"\n[tool.poetry.dependencies]\npython = "^3.11"\nfastapi = "*"\n[tool.poetry.group.dev.dependencies]\nalembic = "*"\n';
+  const uv = '[project]\nname = "svc"\ndependencies = ["fastapi"]\n[dependency-groups]\ndev = ["alembic"]\n';
+
+  it("Poetry's dev group: a migrate stage exports every group; the service's image only the main one", () => {
+    const recipe = buildFastapiRecipe(snapshot({ "pyproject.toml": poetry, "poetry.lock": null, "main.py": MAIN }), LOCAL, {
+      migrate: true,
+    });
+    expect(recipe.migrateTarget).toBe("migrate");
+    const stage = recipe.dockerfile.slice(recipe.dockerfile.indexOf("FROM build AS migrate"));
+    expect(stage).toContain("poetry export --all-groups");
+    expect(stage.split("\n").slice(0, 8).join("\n")).toContain("USER app");
+    expect(recipe.dockerfile).toContain("poetry export --only main");
+    expect(recipe.notes).toContain(
+      "migrate: runs from a stage with every dependency group installed (dev); the service's image keeps only the runtime dependencies",
+    );
+    // the final stage copies the build stage's venv, never the migrate stage's
+    expect(recipe.dockerfile).not.toMatch(/COPY --from=migrate/);
+  });
+
+  it("uv's dependency-groups: uv sync --all-groups in the migrate stage", () => {
+    const recipe = buildFastapiRecipe(snapshot({ "pyproject.toml": uv, "uv.lock": null, "main.py": MAIN }), LOCAL, { migrate: true });
+    expect(recipe.dockerfile).toContain("sync --frozen --inexact --all-groups --no-install-project");
+    expect(recipe.migrateTarget).toBe("migrate");
+  });
+
+  it("no migrate stage without a migration, or without a group beside the runtime ones", () => {
+    expect(buildFastapiRecipe(snapshot({ "pyproject.toml": uv, "uv.lock": null, "main.py": MAIN }), LOCAL).migrateTarget).toBeUndefined();
+    const plain = '[project]\nname = "svc"\ndependencies = ["fastapi", "alembic"]\n';
+    const recipe = buildFastapiRecipe(snapshot({ "pyproject.toml": plain, "uv.lock": null, "main.py": MAIN }), LOCAL, { migrate: true });
+    expect(recipe.migrateTarget).toBeUndefined();
+    expect(recipe.dockerfile).not.toContain("AS migrate");
+  });
+});

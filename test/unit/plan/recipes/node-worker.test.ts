@@ -127,3 +127,24 @@ describe("buildWorkerRecipe picks the recipe by what the directory holds", () =>
     expect(() => buildWorkerRecipe(snapshot({ "main.go": null }), LOCAL, { start: "x" })).toThrow(/no Python or Node\.js project here/);
   });
 });
+
+describe("buildNodeWorkerRecipe: a migration that runs a devDependency (knex, a TypeScript runner)", () => {
+  const pkg = JSON.stringify({ name: "jobs", dependencies: { pg: "^8" }, devDependencies: { knex: "^3" } });
+  const files = { "package.json": pkg, "package-lock.json": null, "worker.js": null };
+
+  it("runs from the build stage; the prune moves to a stage of its own, which the image copies", () => {
+    const recipe = buildNodeWorkerRecipe(snapshot(files), LOCAL, { start: "node worker.js", migrate: true });
+    expect(recipe.migrateTarget).toBe("migrate");
+    expect(recipe.dockerfile).toMatch(/FROM build AS migrate\nENV NODE_ENV=production\n.*\nUSER app/);
+    expect(recipe.dockerfile).toMatch(/FROM build AS pruned\nRUN .*npm prune --omit=dev/);
+    expect(recipe.dockerfile).toContain("COPY --from=pruned --chown=app:app /app ./");
+    expect(recipe.notes.some((n) => n.startsWith("migrate: runs from the build stage"))).toBe(true);
+  });
+
+  it("without a migration, the build stage prunes and the image copies it, as before", () => {
+    const recipe = buildNodeWorkerRecipe(snapshot(files), LOCAL, { start: "node worker.js" });
+    expect(recipe.migrateTarget).toBeUndefined();
+    expect(recipe.dockerfile).not.toContain("AS pruned");
+    expect(recipe.dockerfile).toContain("COPY --from=build --chown=app:app /app ./");
+  });
+});

@@ -119,7 +119,18 @@ entrypoint = "svc.main:app"
       fastapiEntrypoint: "svc.main:app",
       name: "svc",
       uvWorkspaceMembers: undefined,
+      devGroups: [],
     });
+  });
+  it("reads the dependency groups beside the runtime ones: PEP 735, uv's and Poetry's, old and new", () => {
+    expect(parsePyproject('[dependency-groups]\ndev = ["alembic", "pytest"]\nlint = ["ruff"]\n').devGroups).toEqual(["dev", "lint"]);
+    expect(parsePyproject('[tool.uv]\ndev-dependencies = ["alembic"]\n').devGroups).toEqual(["dev"]);
+    expect(
+      parsePyproject('[tool.poetry.group.test.dependencies]\npytest = "*"\n[tool.poetry.group.dev.dependencies]\nalembic = "*"\n')
+        .devGroups,
+    ).toEqual(["dev", "test"]);
+    expect(parsePyproject('[tool.poetry.dev-dependencies]\nalembic = "*"\n').devGroups).toEqual(["dev"]);
+    expect(parsePyproject('[project]\ndependencies = ["alembic"]\n').devGroups).toEqual([]);
   });
   it("reads a uv workspace root's members", () => {
     const root = parsePyproject(
