@@ -1,3 +1,5 @@
+import { dirname } from "node:path";
+import { refineWithRepository } from "./diagnose-repository.js";
 import { isTcpEngine } from "../docker-client.js";
 import { ExitCode, VisibleError } from "../errors.js";
 import { imageRepository } from "../plan/naming.js";
@@ -151,10 +153,19 @@ async function explainFailure(o: RunDeploymentOptions, e: unknown): Promise<unkn
   const stopped = e.exitCode === ExitCode.interrupted ? ["  the next platform deploy continues from here"] : [];
   return new DeploymentFailure(`${e.message}; ${verdict}`, {
     exitCode: e.exitCode,
-    details: [...e.details, ...where.migrations, "where each service is:", ...where.lines, ...stopped],
+    details: [
+      ...refined(e.details, o.projectDir ?? dirname(o.configFile)),
+      ...where.migrations,
+      "where each service is:",
+      ...where.lines,
+      ...stopped,
+    ],
     services: where.lines.map((l) => l.trim()),
   });
 }
+
+/** The failure's lines, their diagnoses made sharper with the repository (diagnose-repository.ts). */
+const refined = (details: readonly string[], projectDir: string) => details.map((d) => refineWithRepository(d, projectDir));
 
 export interface ServicePlaces {
   /** One line per service: `  api: failed; now running`. */
