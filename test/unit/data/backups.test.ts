@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../fixtures/temp-home.js";
-import { decryptFile, encryptStream, HEADER_BYTES } from "../../../src/data/backup-crypto.js";
+import { createCipheriv } from "node:crypto";
+import { backupKey, decryptFile, encryptStream, HEADER_BYTES, MAGIC, type SealTo } from "../../../src/data/backup-crypto.js";
+import { backupKeyPair, decodePublicKey, encodePublicKey } from "../../../src/data/backup-keys.js";
 import {
   type BackupRecord,
   backupDir,
@@ -16,7 +18,7 @@ import {
   removeLeftovers,
 } from "../../../src/data/backups.js";
 
-async function seal(plain: Buffer, pass: string, file: string) {
+async function seal(plain: Buffer, pass: SealTo, file: string) {
   const s = encryptStream(Readable.from([plain.subarray(0, 1000), plain.subarray(1000)]), pass);
   const parts: Buffer[] = [];
   for await (const c of s.chunks) parts.push(c);
@@ -63,6 +65,32 @@ describe("backup encryption", () => {
     const a = await seal(plain, "p", join(dir, "x"));
     const b = await seal(plain, "p", join(dir, "y"));
     expect(a.sha256).not.toBe(b.sha256);
+  });
+
+  it("sealed to the public key alone (what the agent holds), it opens with the passphrase and nothing else", async () => {
+    const pair = backupKeyPair("the login's passphrase");
+    // the public key as the agent is given it: text, decoded back
+    const publicKey = decodePublicKey(encodePublicKey(pair.publicKey));
+    const f = join(dir, "pk");
+    await seal(plain, { publicKey }, f);
+    const bytes = readFileSync(f);
+    expect(bytes.includes(publicKey)).toBe(false);
+    expect((await open(f, "the login's passphrase")).equals(plain)).toBe(true);
+    await expect(open(f, "another passphrase")).rejects.toThrow(/does not decrypt/);
+    // the same passphrase gives the same key pair anywhere; another gives another
+    expect(backupKeyPair("the login's passphrase").publicKey.equals(publicKey)).toBe(true);
+    expect(backupKeyPair("another passphrase").publicKey.equals(publicKey)).toBe(false);
+  });
+
+  it("a backup made before sealing to a public key (v1: the key from the passphrase and a salt) still opens", async () => {
+    const salt = Buffer.alloc(16, 7);
+    const nonce = Buffer.alloc(12, 9);
+    const cipher = createCipheriv("aes-256-gcm", backupKey("old pass", salt), nonce);
+    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+    const f = join(dir, "v1");
+    writeFileSync(f, Buffer.concat([MAGIC, salt, nonce, body, cipher.getAuthTag()]));
+    expect((await open(f, "old pass")).equals(plain)).toBe(true);
+    await expect(open(f, "new pass")).rejects.toThrow(/does not decrypt/);
   });
 });
 
