@@ -42,7 +42,15 @@ module.exports = {
       severity: "error",
       comment: "plan is a pure function of config (unit-tested with plain tables): no targets, engine, cli, runtime or I/O rooms.",
       from: { path: rooms("plan", "config") },
-      to: { path: rooms("targets", "provider", "engine", "cli", "studio", "runtime", "telemetry", "home", "test-cluster", "pulumi-program") },
+      to: { path: rooms("targets", "provider", "engine", "cli", "studio", "runtime", "telemetry", "home", "test-cluster", "pulumi-program", "notify") },
+    },
+    {
+      name: "notify-stands-alone",
+      severity: "error",
+      comment:
+        "notify sends a message to the team's channels (a signed webhook POST, e-mail over SMTP): it reads no stack, so the CLI, the engine and an agent beside an engine send the same way.",
+      from: { path: rooms("notify") },
+      to: { path: "^src/", pathNot: rooms("notify") },
     },
     {
       name: "config-stands-alone",

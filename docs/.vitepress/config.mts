@@ -10,6 +10,7 @@ const guide = [
   { text: "Using platform", link: "/guide/using-platform" },
   { text: "Studio", link: "/guide/studio" },
   { text: "Backups and copies of your data", link: "/guide/backups" },
+  { text: "Alerts: notify", link: "/guide/alerts" },
   { text: "When things go wrong", link: "/guide/when-things-go-wrong" },
   { text: "How a deploy works", link: "/guide/how-a-deploy-works" },
   { text: "Builds", link: "/guide/builds" },

@@ -2,6 +2,7 @@ import { connectEngine } from "../docker-ssh.js";
 import { hasExpiredEnvironments } from "../engine/env-expiry.js";
 import { Command } from "commander";
 import { registerCa } from "./ca.js";
+import { registerNotify } from "./notify.js";
 import { registerCluster } from "./cluster.js";
 import { registerDeploy } from "./deploy.js";
 import { registerDb } from "./db.js";
@@ -70,6 +71,7 @@ export function buildProgram(version: string): Command {
   registerDestroy(program);
   registerEnvs(program);
   registerCa(program);
+  registerNotify(program);
   registerDoctor(program);
   registerCluster(program);
   return program;

@@ -7,6 +7,7 @@ export type {
   Config,
   ConfigFs,
   Diagnostic,
+  NotifyChannel,
   OnFailure,
   PresetName,
   ResourcesConfig,
@@ -25,5 +26,8 @@ export { formatDiagnostic, renderCodeFrame, toJsonDiagnostic } from "./format.js
 export { POSTGRES_PROPERTIES, referencedSecrets, SECRET_NAME_RE, SERVICE_PROPERTIES } from "./rules-references.js";
 export { SECRETS_REF } from "./rules-names.js";
 export { DEFAULT_POSTGRES_VERSION, POSTGRES_VERSIONS } from "./postgres-schema.js";
-export { configSchema, DEFAULT_SAMPLE_RATIO, serviceSchema, SERVICE_TYPES } from "./schema.js";
+export { configSchema, serviceSchema, SERVICE_TYPES } from "./schema.js";
+export { DEFAULT_SAMPLE_RATIO } from "./telemetry-schema.js";
 export { nodeConfigFs } from "./node-fs.js";
+export { NOTIFY_EVENTS, type NotifyEvent } from "./notify-schema.js";
+export { SECRET_REF } from "./rules-notify.js";

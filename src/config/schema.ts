@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { backupSchema } from "./backup-schema.js";
+import { notifySchema } from "./notify-schema.js";
+import { telemetry } from "./telemetry-schema.js";
 import { postgresVersionSchema } from "./postgres-schema.js";
 import { healthSchema, redisAuthSchema, replicasSchema, scaleSchema } from "./service-extras-schema.js";
 import { cronSchema } from "./cron-schema.js";
@@ -250,23 +252,6 @@ export const serviceSchema = z
   .describe("One service. Its key in services is its name.")
   .meta({ allOf: typeRules });
 
-export const DEFAULT_SAMPLE_RATIO = 1;
-
-const telemetry = z
-  .strictObject({
-    sample_ratio: z
-      .number()
-      .min(0)
-      .max(1)
-      .default(DEFAULT_SAMPLE_RATIO)
-      .describe(
-        "Share of new traces that are recorded, from 0 (none) to 1 (all): OTEL_TRACES_SAMPLER=parentbased_traceidratio with this ratio, so a trace is kept or dropped whole across services. Per-route request rates, latencies and status codes come from metrics, which are never sampled. Default 1.",
-      )
-      .meta({ examples: [0.1] }),
-  })
-  .describe("OpenTelemetry settings the platform injects into every fastapi and nextjs service (see docs/guide/telemetry.md). Optional.")
-  .meta({ examples: [{ sample_ratio: 0.1 }] });
-
 export const configSchema = z
   .strictObject({
     version: z
@@ -292,6 +277,7 @@ export const configSchema = z
       )
       .meta({ examples: [{ api: { type: "fastapi", source: "./api", public: true } }] }),
     telemetry: telemetry.optional(),
+    notify: notifySchema.optional(),
   })
   .describe("platform.yml: the services of one project and how they connect.");
 

@@ -98,6 +98,17 @@ export interface Config {
   services: Record<string, ServiceConfig>;
   /** Absent in hand-made configs (tests): the defaults apply. */
   telemetry?: TelemetryConfig;
+  /** Where the team is told what went wrong (notify:); absent: nowhere. */
+  notify?: NotifyChannel[];
+}
+
+/** A notify: channel, as written (its ${secrets.X} references unresolved). */
+export interface NotifyChannel {
+  webhook?: string;
+  secret?: string;
+  email?: { to: string[]; from?: string; smtp: string; user?: string; password?: string };
+  /** Undefined: every event. */
+  events?: string[];
 }
 
 export interface TelemetryConfig {

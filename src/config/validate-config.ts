@@ -13,6 +13,7 @@ import { validateRedisAuth } from "./rules-redis.js";
 import { validateHealthKinds } from "./rules-health.js";
 import { validateCron } from "./rules-cron.js";
 import { validateGraph } from "./rules-graph.js";
+import { validateNotify } from "./rules-notify.js";
 import { configSchema } from "./schema.js";
 import { reportShapeIssues } from "./shape-issues.js";
 import { DiagnosticSink, sortDiagnostics } from "./sink.js";
@@ -69,6 +70,7 @@ export function validateConfig(text: string, opts: ValidateOptions): ValidationR
   validateReferences(view, found, sink, opts.secrets);
   validateGraph(view, found, sink);
   validatePaths(view, sink, opts.projectDir, opts.fs ?? nodeConfigFs);
+  validateNotify(raw, sink, opts.secrets);
 
   const result = toResult(sink);
   if (result.ok && shape.success) result.config = toConfig(shape.data, parsed.locator);

@@ -18,6 +18,7 @@ import { deployWithUpgrades, findUpgrades } from "../data/db-upgrade.js";
 import { clearExpiry, setExpiry } from "./env-expiry.js";
 import { type CopiedDatabase, copyDatabasesFrom, prepareCopy } from "../data/env-copy.js";
 import { missingSecrets } from "./secret-names.js";
+import { notifyDeployOutcome } from "./deploy-notify.js";
 import { deployRuntime } from "./stack-ops.js";
 import { keptEdgeSettings, stackPlanSettings } from "./stack-settings.js";
 
@@ -124,7 +125,7 @@ export async function deployFlow(r: DeployRequest): Promise<void> {
   recordExpiry(r);
   // A database whose version: went up is upgraded around the deploy (data/db-upgrade.ts).
   const upgrades = runtime.words.upgradesDatabases ? await findUpgrades(t.project, t.env, plan) : [];
-  await deployWithUpgrades(upgrades, r.creds.passphrase, r.progress, () =>
+  const failure = await deployWithUpgrades(upgrades, r.creds.passphrase, r.progress, () =>
     r.run(
       {
         configFile: t.configFile,
@@ -137,6 +138,12 @@ export async function deployFlow(r: DeployRequest): Promise<void> {
       },
       { notes: [...recipeNotes(plan), ...prepared.notes], cronScheduler: runtime.words.cronScheduler },
     ),
+  ).then(
+    () => undefined,
+    (e: unknown) => e,
   );
+  // notify: channels hear of a failed deployment, and of the next that succeeds.
+  await notifyDeployOutcome(t, r.creds, failure, r.progress);
+  if (failure) throw failure;
   if (r.from) await copyDatabasesFrom(t, r.from, r.creds, (c) => r.onCopied?.(c));
 }

@@ -13,7 +13,7 @@ import { forgetProject, freshBackend, removeProjectImages, requireToolchain, ROO
 export function fixtureApp(
   fixture: string,
   prefix: string,
-): { project: string; dir: string; cli: (...args: string[]) => Promise<CliResult> } {
+): { project: string; dir: string; backend: Record<string, string>; cli: (...args: string[]) => Promise<CliResult> } {
   const project = unique(prefix);
   const backend = freshBackend();
   const dir = join(mkdtempSync(join(tmpdir(), `platform-${prefix}-`)), basename(fixture));
@@ -28,5 +28,5 @@ export function fixtureApp(
     rmSync(join(dir, ".."), { recursive: true, force: true });
     forgetProject(project);
   }, 300_000);
-  return { project, dir, cli };
+  return { project, dir, backend, cli };
 }
