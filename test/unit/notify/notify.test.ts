@@ -65,12 +65,15 @@ describe("notify: in platform.yml (config/rules-notify.ts)", () => {
   const projectDir = tempDir("notify-config-");
   mkdirSync(join(projectDir, "api"));
   const check = (notify: string) =>
-    validateConfig(`version: "1.0"\nname: shop\nnotify:\n${notify}services:\n  api:\n    type: fastapi\n    source: ./api\n    public: true\n`, {
-      file: "platform.yml",
-      projectDir,
-      fs: nodeConfigFs,
-      secrets: { names: new Set(["SET_ONE"]), env: "preview" },
-    });
+    validateConfig(
+      `version: "1.0"\nname: shop\nnotify:\n${notify}services:\n  api:\n    type: fastapi\n    source: ./api\n    public: true\n`,
+      {
+        file: "platform.yml",
+        projectDir,
+        fs: nodeConfigFs,
+        secrets: { names: new Set(["SET_ONE"]), env: "preview" },
+      },
+    );
   const lines = (notify: string) => check(notify).errors.map((e) => `${e.line}:${e.col} ${e.path}: ${e.message}`);
 
   it("takes a webhook, a signed one and an e-mail channel; warns of a secret not set", () => {
