@@ -1,10 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SMTPServer } from "smtp-server";
+import { selfSignedCert } from "../../fixtures/self-signed.js";
 
 export interface Received {
   readonly headers: IncomingHttpHeaders;
@@ -58,31 +58,7 @@ export async function startSmtpServer(
   password: string,
 ): Promise<{ url: string; caFile: string; mails: Mail[]; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "platform-smtp-"));
-  const key = join(dir, "key.pem");
-  const cert = join(dir, "cert.pem");
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=127.0.0.1",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1",
-      "-keyout",
-      key,
-      "-out",
-      cert,
-    ],
-    { stdio: "ignore" },
-  );
+  const { key, cert } = selfSignedCert(dir, "smtp", { subject: "/CN=127.0.0.1", san: "IP:127.0.0.1" });
   const mails: Mail[] = [];
   const server = new SMTPServer({
     secure: false,

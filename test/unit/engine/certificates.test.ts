@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,36 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureCertificates, issuanceHint } from "../../../src/engine/certificates.js";
 import { dockerRuntime } from "../../../src/runtime/docker-target.js";
 import { kubernetesRuntime } from "../../../src/runtime/kubernetes-target.js";
+import { selfSignedCert } from "../../fixtures/self-signed.js";
 
 /** A real TLS server on 127.0.0.1 serving one certificate, made by openssl, as the edge would serve it. */
 function serve(dir: string, issuerOrg: string, host: string, startsIn = "-1d"): Promise<Server> {
-  const key = join(dir, `${issuerOrg}.key`);
-  const cert = join(dir, `${issuerOrg}.pem`);
   const notBefore = startsIn === "-1d" ? [] : ["-not_before", startsIn];
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-keyout",
-      key,
-      "-out",
-      cert,
-      "-days",
-      "30",
-      "-subj",
-      `/O=${issuerOrg}/CN=${host}`,
-      "-addext",
-      `subjectAltName=DNS:${host}`,
-      ...notBefore,
-    ],
-    { stdio: "ignore" },
-  );
+  const { key, cert } = selfSignedCert(dir, issuerOrg, {
+    subject: `/O=${issuerOrg}/CN=${host}`,
+    san: `DNS:${host}`,
+    days: 30,
+    extra: notBefore,
+  });
   const server = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (s) => s.end());
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
