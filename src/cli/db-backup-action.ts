@@ -54,6 +54,14 @@ export const databaseTarget = (t: StackContext, service: string, env = t.env): P
 /** backup.keep of the service in platform.yml, when it sets one. */
 const keepOf = (t: StackContext, service: string): number | undefined => t.config.services[service]?.backup?.keep;
 
+/** How a backup was verified, in a few words: `restored, 3 tables, 1002 rows` (a real restore), `yes` (read whole, before), `no`. */
+export function verifiedWords(r: BackupRecord): string {
+  const restored = r.verified?.restored;
+  if (restored)
+    return `restored, ${restored.tables} table${restored.tables === 1 ? "" : "s"}, ${restored.rows} row${restored.rows === 1 ? "" : "s"}`;
+  return r.verified ? "yes" : "no";
+}
+
 export function backupLine(r: BackupRecord): string {
   return `${r.id} (${r.kind}, ${when(r.createdAt)}, ${humanBytes(r.bytes)}${r.verified ? ", verified" : ""})`;
 }
@@ -69,7 +77,9 @@ export async function runDbBackup(service: string, o: StackOptions): Promise<voi
     printJson({ backup: record, ...(base ? { baseBackup: base } : {}), expired: expired.map((r) => r.id) });
     return;
   }
-  process.stdout.write(`✓ Backup ${record.id} of ${service} (${t.project}, ${t.env}): ${humanBytes(record.bytes)}, encrypted, verified\n`);
+  process.stdout.write(
+    `✓ Backup ${record.id} of ${service} (${t.project}, ${t.env}): ${humanBytes(record.bytes)}, encrypted, verified: ${verifiedWords(record)}\n`,
+  );
   process.stdout.write(`  restore it with: platform db restore ${service} ${record.id}\n`);
   if (base)
     process.stdout.write(
@@ -118,7 +128,7 @@ export async function runDbBackups(service: string | undefined, o: StackOptions)
           r.format === "basebackup" ? `${r.kind}, base` : r.kind,
           humanBytes(r.bytes),
           r.deployment ?? "-",
-          r.verified ? "yes" : "no",
+          r.format === "basebackup" ? (r.verified ? "yes" : "no") : verifiedWords(r),
           ...(bucket ? [(r as { stored?: string }).stored ?? "here"] : []),
         ]),
       ),

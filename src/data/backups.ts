@@ -29,8 +29,12 @@ export interface BackupRecord {
   sha256: string;
   /** The deployment that was current when the backup was made. */
   deployment?: string;
-  /** How the backup was verified after it was written (decrypted and read whole by pg_restore). */
-  verified?: { at: string; how: string };
+  /**
+   * How the backup was verified after it was written: since 2026-12-07 restored into a scratch
+   * PostgreSQL, with the tables and rows it held (each table's count the database's at the
+   * dump); before, decrypted and read whole by pg_restore.
+   */
+  verified?: { at: string; how: string; restored?: { tables: number; rows: number } };
   /** The server's version, as `SHOW server_version` says. */
   postgres?: string;
   /** A safety backup says what it was made before. */

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, rmSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { ExitCode, VisibleError } from "../errors.js";
-import { type DbHost, type ExecStream, execText, execWithInput, pgDump, pgReadWhole, pgReplaceFrom } from "../runtime/pg-exec.js";
+import { type DbHost, type ExecStream, execText, execWithInput, pgReplaceFrom } from "../runtime/pg-exec.js";
+import { pgDumpCounted, pgRestoreScratch, takeCounts } from "../runtime/pg-verify.js";
 import { s3FromEnv, type S3Location, s3Label } from "../runtime/s3.js";
 import { BackupDecryptError, decryptFile, encryptStream, type Sealed } from "./backup-crypto.js";
 import { uploadBackup } from "./backups-remote.js";
@@ -96,14 +97,54 @@ export async function makeBackup(
     throw new VisibleError(`backup of ${t.service} failed: ${what}; nothing was recorded`, { exitCode: ExitCode.failed });
   };
   const postgres = await psqlValue(t, "SHOW server_version");
-  const { bytes, sha256 } = await sealInto(pgDump(t.host, t.user, t.database), partial, passphrase, "pg_dump", fail);
-  const read = await pgReadWhole(t.host, decryptFile(partial, passphrase)).catch((e: Error) => ({ code: -1, stderr: e.message }));
-  if (read.code !== 0) fail(`the dump did not read back whole (pg_restore: ${read.stderr || `exit ${read.code}`})`);
+  const countsFile = `/tmp/platform-counts-${id}`;
+  const { bytes, sha256 } = await sealInto(pgDumpCounted(t.host, t.user, t.database, countsFile), partial, passphrase, "pg_dump", fail);
+  const proof = await proveByRestore(t, partial, passphrase, countsFile, fail);
+  const how = `decrypted and restored by pg_restore into a scratch PostgreSQL ${postgres?.split(".")[0] ?? ""} where the database runs: ${proof.tables} tables, ${proof.rows} rows, each table's count as the database had it at the dump`;
   const record: BackupRecord = {
-    ...recordOf(t, { id, kind, startedAt, bytes, sha256, postgres }, "decrypted and read whole by pg_restore"),
+    ...recordOf(t, { id, kind, startedAt, bytes, sha256, postgres }, how),
     ...(opts.note ? { note: opts.note } : {}),
   };
+  record.verified = { ...(record.verified as { at: string; how: string }), restored: proof };
   return { record, ...(await publishBackup(partial, record, opts.keep)) };
+}
+
+/**
+ * A backup counts only once a real restore of it (pg_verify.ts, where the database runs) holds
+ * every table with the rows the database had at the dump's snapshot.
+ */
+async function proveByRestore(
+  t: DatabaseTarget,
+  partial: string,
+  passphrase: string,
+  countsFile: string,
+  fail: (what: string) => never,
+): Promise<{ tables: number; rows: number }> {
+  const source = await takeCounts(t.host, countsFile);
+  if (!source) fail("the row counts of the dump's snapshot could not be read back");
+  const restored = await pgRestoreScratch(t.host, decryptFile(partial, passphrase)).catch((e: Error) => ({
+    code: -1,
+    stderr: e.message,
+    counts: new Map<string, number>(),
+  }));
+  if (restored.code !== 0)
+    fail(
+      `the dump did not restore into a scratch PostgreSQL (${restored.stderr.split("\n").slice(-3).join(" ") || `exit ${restored.code}`})`,
+    );
+  const differ = countDifferences(source as Map<string, number>, restored.counts);
+  if (differ.length)
+    fail(
+      `the restored copy is not the database at the dump: ${differ.slice(0, 3).join("; ")}${differ.length > 3 ? ` (and ${differ.length - 3} more)` : ""}`,
+    );
+  return { tables: restored.counts.size, rows: [...restored.counts.values()].reduce((a, b) => a + b, 0) };
+}
+
+/** Tables whose counts differ (or that one side lacks), said as `table: N in the database, M restored`. */
+export function countDifferences(source: ReadonlyMap<string, number>, restored: ReadonlyMap<string, number>): string[] {
+  const names = [...new Set([...source.keys(), ...restored.keys()])].sort();
+  return names
+    .filter((n) => source.get(n) !== restored.get(n))
+    .map((n) => `${n}: ${source.get(n) ?? "no table"} in the database, ${restored.get(n) ?? "no table"} restored`);
 }
 
 /** What every backup's record says: whose, when, its size and hash, the deployment then current, how it was verified. */

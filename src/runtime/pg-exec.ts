@@ -73,15 +73,10 @@ export const WATCHED =
   'exec 3<&0; "$@" </dev/null & p=$!; { while read -r _; do :; done; kill "$p" 2>/dev/null; } <&3 & w=$!; wait "$p"; s=$?; kill "$w" 2>/dev/null; exit $s';
 
 /** A program's standard output, as it streams; it ends with the CLI, also on Kubernetes. */
-function streamOut(host: DbHost, cmd: string[]): ExecStream {
+export function streamOut(host: DbHost, cmd: string[]): ExecStream {
   const inPod = typeof host !== "string";
   const { child, done } = execIn(host, inPod ? ["sh", "-c", WATCHED, "sh", ...cmd] : cmd, inPod);
   return { stdout: child.stdout, done, kill: () => child.kill("SIGKILL") };
-}
-
-/** `pg_dump --format=custom` of the database, on standard output. */
-export function pgDump(host: DbHost, user: string, database: string): ExecStream {
-  return streamOut(host, ["pg_dump", "--format=custom", "--no-password", "-U", user, "-d", database]);
 }
 
 /**
@@ -150,11 +145,6 @@ async function clientText(program: string, args: string[]): Promise<ExecResult &
   });
   const r = await done;
   return { ...r, stdout };
-}
-
-/** Reads a custom-format dump whole (pg_restore to /dev/null): a dump cut short or damaged fails. */
-export function pgReadWhole(host: DbHost, dump: AsyncIterable<Buffer>): Promise<ExecResult> {
-  return execWithInput(host, ["pg_restore", "--file=/dev/null"], dump);
 }
 
 /**

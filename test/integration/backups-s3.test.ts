@@ -80,7 +80,7 @@ describe("backups in an S3-compatible bucket (Docker, versitygw)", () => {
     expect(await messages()).toEqual([]);
     const listed = ok(await run("db", "backups")).stdout;
     expect(listed).toMatch(/^BACKUP\s+SERVICE\s+MADE \(UTC\)\s+KIND\s+SIZE\s+DEPLOYMENT\s+VERIFIED\s+STORED$/m);
-    expect(listed).toMatch(/^database-\S+\s+database\s+.*\s+manual\s+.*\s+yes\s+bucket$/m);
+    expect(listed).toMatch(/^database-\S+\s+database\s+.*\s+manual\s+.*\s+restored, \d+ tables?, \d+ rows?\s+bucket$/m);
     const r = ok(await run("db", "restore", "database", "--yes"));
     expect(r.stdout).toMatch(/fetching database-\S+ from http:\/\/127\.0\.0\.1:\d+\/backups\/team/);
     expect(await messages()).toEqual([`${marker}-two`, `${marker}-one`]);

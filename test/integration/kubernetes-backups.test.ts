@@ -132,7 +132,7 @@ describeBackups({
         ctx.urls = parseUrls(ok(await ctx.deploy()).stdout);
         expect(await ctx.messages()).toEqual([]);
         const table = ok(await ctx.run(["db", "backups"], withS3)).stdout;
-        expect(table).toMatch(/^database-\S+\s+database\s+.*\s+manual\s+.*\s+yes\s+bucket$/m);
+        expect(table).toMatch(/^database-\S+\s+database\s+.*\s+manual\s+.*\s+restored, \d+ tables?, \d+ rows?\s+bucket$/m);
         const restored = ok(await ctx.run(["db", "restore", "database", "--yes"], withS3));
         expect(restored.stdout).toMatch(/fetching database-\S+ from http:\/\/127\.0\.0\.1:\d+\/backups\/team/);
         expect(await ctx.messages()).toEqual(rows);

@@ -30,7 +30,7 @@ export interface Listed {
   bytes: number;
   deployment?: string;
   stored?: string;
-  verified?: { how: string };
+  verified?: { how: string; restored?: { tables: number; rows: number } };
 }
 
 export interface BackupsContext {
@@ -188,10 +188,18 @@ export function describeBackups(c: BackupsCase): void {
 
     it("db backup makes an encrypted, verified backup: pg_dump where the database runs, encrypted here", async () => {
       const r = ok(await run(["db", "backup", "database"]));
-      expect(r.stdout).toMatch(/^✓ Backup database-\d{8}T\d{6}Z-[0-9a-f]{4} of database \(.+, preview\): .+, encrypted, verified$/m);
+      expect(r.stdout).toMatch(
+        /^✓ Backup database-\d{8}T\d{6}Z-[0-9a-f]{4} of database \(.+, preview\): .+, encrypted, verified: restored, \d+ tables?, \d+ rows?$/m,
+      );
       const [b, ...rest] = await ctx.listed();
       expect(rest).toEqual([]);
-      expect(b).toMatchObject({ kind: "manual", verified: { how: expect.stringContaining("pg_restore") } });
+      expect(b).toMatchObject({
+        kind: "manual",
+        verified: { how: expect.stringContaining("restored by pg_restore into a scratch PostgreSQL") },
+      });
+      // a real restore held every table: the example's events (2 rows so far) and alembic's version (1)
+      expect(b?.verified?.restored?.tables).toBeGreaterThanOrEqual(2);
+      expect(b?.verified?.restored?.rows).toBeGreaterThanOrEqual(3);
       const file = readFileSync(join(backups(), `${b?.id}.pgdump.enc`));
       expect(file.length).toBe(b?.bytes);
       expect(file.length).toBeGreaterThan(1000);

@@ -7,6 +7,8 @@ import { tempDir } from "../../fixtures/temp-home.js";
 import { createCipheriv } from "node:crypto";
 import { backupKey, decryptFile, encryptStream, HEADER_BYTES, MAGIC, type SealTo } from "../../../src/data/backup-crypto.js";
 import { backupKeyPair, decodePublicKey, encodePublicKey } from "../../../src/data/backup-keys.js";
+import { countDifferences } from "../../../src/data/db-backup.js";
+import { parseCounts } from "../../../src/runtime/pg-verify.js";
 import {
   type BackupRecord,
   backupDir,
@@ -169,5 +171,37 @@ describe("backup store", () => {
     ];
     expect(chooseExpired(rs, 1).map((r) => r.id)).toEqual(["m1", "u1"]);
     expect(chooseExpired(rs, 2).map((r) => r.id)).toEqual([]);
+  });
+});
+
+describe("a backup proven by a real restore (data/db-backup.ts, runtime/pg-verify.ts)", () => {
+  it("reads psql's counts, table|count a line, names with dots and spaces kept", () => {
+    expect([...parseCounts("public.a|1000\ns2.B b|2\n\n").entries()]).toEqual([
+      ["public.a", 1000],
+      ["s2.B b", 2],
+    ]);
+  });
+
+  it("says every table whose restored count differs, or that one side lacks", () => {
+    const source = new Map([
+      ["public.a", 3],
+      ["public.b", 2],
+      ["public.c", 0],
+    ]);
+    expect(countDifferences(source, new Map(source))).toEqual([]);
+    expect(
+      countDifferences(
+        source,
+        new Map([
+          ["public.a", 3],
+          ["public.b", 1],
+          ["public.d", 5],
+        ]),
+      ),
+    ).toEqual([
+      "public.b: 2 in the database, 1 restored",
+      "public.c: 0 in the database, no table restored",
+      "public.d: no table in the database, 5 restored",
+    ]);
   });
 });
