@@ -231,6 +231,8 @@ export interface BackupInfo {
   bytes: number;
   deployment: string | null;
   verified: boolean;
+  /** What the real restore that verified it held (since backups are proven so), else null. */
+  restored: { tables: number; rows: number } | null;
   /** A base backup (pg_basebackup): where a point-in-time restore starts. */
   base: boolean;
 }

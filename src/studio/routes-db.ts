@@ -79,6 +79,7 @@ export function databaseRoutes(app: Hono<StudioEnv>, deps: StudioDeps): void {
       bytes: r.bytes,
       deployment: r.deployment ?? null,
       verified: r.verified !== undefined,
+      restored: r.verified?.restored ?? null,
       base: r.format === "basebackup",
     }));
     const schedule = job ? { cron: job.schedule, keep: job.keep ?? null, next: nextScheduled(job.schedule)?.toISOString() ?? null } : null;

@@ -71,7 +71,18 @@ function Backups({ db }: { db: Db }) {
               <td className="muted">{b.base ? `${b.kind}, base` : b.kind}</td>
               <td className="muted">{utc(b.createdAt)}</td>
               <td className="num muted">{size(b.bytes)}</td>
-              <td>{b.verified ? <Badge kind="ok">verified</Badge> : <Badge kind="warn">not verified</Badge>}</td>
+              <td>
+                {b.restored ? (
+                  <Badge kind="ok">
+                    verified: restored, {b.restored.tables} {b.restored.tables === 1 ? "table" : "tables"}, {b.restored.rows}{" "}
+                    {b.restored.rows === 1 ? "row" : "rows"}
+                  </Badge>
+                ) : b.verified ? (
+                  <Badge kind="ok">verified</Badge>
+                ) : (
+                  <Badge kind="warn">not verified</Badge>
+                )}
+              </td>
             </tr>
           ))}
           {backups.length === 0 && (
