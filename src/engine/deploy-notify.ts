@@ -44,9 +44,9 @@ export async function notifyDeployOutcome(
     command: `platform status${env === "preview" ? "" : ` --env ${env}`}`,
   });
   const { channels: resolved, unusable } = await resolveChannels(project, env, creds, channels);
-  for (const u of unusable) say(`⚠ notify: ${u.channel}: ${u.error}; the deploy's outcome is unchanged`);
+  for (const u of unusable) say(`⚠ notify: ${u.channel}: ${u.error}; nothing else changes`);
   const outcomes = await notifyChannels(resolved, m);
-  report(outcomes, m.resolved ? "deploy_failed resolved" : "deploy_failed", say);
+  sayOutcomes(outcomes, m.resolved ? "deploy_failed resolved" : "deploy_failed", say);
   if (failed) {
     mkdirSync(homePaths.logDir(project, env), { recursive: true });
     writeFileSync(file, JSON.stringify({ since, ...(service ? { service } : {}) }));
@@ -54,11 +54,12 @@ export async function notifyDeployOutcome(
   if (!failed) rmSync(file, { force: true });
 }
 
-function report(outcomes: readonly SendOutcome[], what: string, say: (line: string) => void): void {
+/** One line per channel: sent, or why not (a channel's failure changes no outcome). */
+export function sayOutcomes(outcomes: readonly SendOutcome[], what: string, say: (line: string) => void): void {
   for (const o of outcomes)
     say(
       o.ok
         ? `notify: ${what} sent to ${o.channel}`
-        : `⚠ notify: ${what} to ${o.channel} failed after ${o.tries} tries: ${o.error}; the deploy's outcome is unchanged`,
+        : `⚠ notify: ${what} to ${o.channel} failed after ${o.tries} tries: ${o.error}; nothing else changes`,
     );
 }

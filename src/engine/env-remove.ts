@@ -6,6 +6,7 @@ import { removeOrphans } from "../runtime/docker.js";
 import { removeTunnelsInto } from "../runtime/tunnel.js";
 import type { Credentials } from "./credentials.js";
 import { clearExpiry, expiredEnvironments } from "./env-expiry.js";
+import { expiryNotice } from "./expiry-notify.js";
 import { forgetApplied } from "./no-op.js";
 import { destroyStack, stackRuntime } from "./stack-ops.js";
 
@@ -71,9 +72,12 @@ export async function removeExpiredEnvironments(creds: Credentials, say: (line: 
       continue;
     }
     try {
+      // notify: channels hear of it: read while the environment (its secrets) still exists.
+      const notice = await expiryNotice(e, creds).catch(() => undefined);
       const r = await removeEnvironment(e, creds);
       removed++;
       say(`${what}: removed with its data (${r.deleted} resources${r.volumes.length ? `; data: ${r.volumes.join(", ")}` : ""})`);
+      await notice?.(say);
     } catch (err) {
       say(`${what}, not removed yet (tried again by the next command): ${(err as Error).message.split("\n")[0]}`);
     }

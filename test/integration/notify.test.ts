@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { homePaths } from "../../src/home/layout.js";
 import { verifySignature } from "../../src/notify/sign.js";
 import { ok, runCli } from "./helpers/cli.js";
 import { freePort } from "./helpers/env.js";
@@ -129,5 +130,24 @@ describe("notify: webhooks and e-mail (platform notify test, deploy_failed)", ()
     }
     writeConfig(`  - webhook: ${hook.url}\n`);
     ok(await run(["deploy", "--yes"]));
+  }, 900_000);
+
+  it("an environment removed when its --expires passed sends environment_expired, signed, naming it", async () => {
+    writeConfig(`  - webhook: ${hook.url}\n`);
+    ok(await run(["deploy", "--yes", "--env", "pr1", "--expires", "2h"]));
+    // The clock moves on: the record now says it expired a minute ago.
+    const file = join(homePaths.expiryDir(project), "pr1.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), expiresAt: new Date(Date.now() - 60_000).toISOString() }),
+    );
+    const from = hook.got.length;
+    const r = ok(await run(["status"]));
+    expect(r.stderr).toMatch(/→ pr1 of \S+ expired .*: removed with its data/);
+    expect(r.stderr).toMatch(/→ notify: environment_expired sent to http:\/\/127\.0\.0\.1:\d+/);
+    const got = hook.got.slice(from);
+    expect(got.map((m) => [m.body.event, m.body.environment, m.body.project])).toEqual([["environment_expired", "pr1", project]]);
+    expect(String(got[0]!.body.message)).toBe("pr1 expired (deploy --expires 2h) and was removed with its data");
+    expect(signed(got[0]!)).toBe(true);
   }, 900_000);
 });
