@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream, rmSync } from "node:fs";
+import { createReadStream, createWriteStream, rmSync, statSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { ExitCode, VisibleError } from "../errors.js";
 import { type DbHost, type ExecStream, execText, execWithInput, pgReplaceFrom } from "../runtime/pg-exec.js";
-import { pgDumpCounted, pgRestoreScratch, takeCounts } from "../runtime/pg-verify.js";
+import { pgDumpCounted, pgRestoreScratch, scratchRoomKiB, takeCounts } from "../runtime/pg-verify.js";
 import { s3FromEnv, type S3Location, s3Label } from "../runtime/s3.js";
 import { BackupDecryptError, decryptFile, encryptStream, type Sealed } from "./backup-crypto.js";
 import { uploadBackup } from "./backups-remote.js";
@@ -122,11 +122,14 @@ async function proveByRestore(
 ): Promise<{ tables: number; rows: number }> {
   const source = await takeCounts(t.host, countsFile);
   if (!source) fail("the row counts of the dump's snapshot could not be read back");
-  const restored = await pgRestoreScratch(t.host, decryptFile(partial, passphrase)).catch((e: Error) => ({
-    code: -1,
-    stderr: e.message,
-    counts: new Map<string, number>(),
-  }));
+  const size = Number(await psqlValue(t, "SELECT pg_database_size(current_database())")) || 0;
+  const restored = await pgRestoreScratch(t.host, decryptFile(partial, passphrase), scratchRoomKiB(size, statSync(partial).size)).catch(
+    (e: Error) => ({
+      code: -1,
+      stderr: e.message,
+      counts: new Map<string, number>(),
+    }),
+  );
   if (restored.code !== 0)
     fail(
       `the dump did not restore into a scratch PostgreSQL (${restored.stderr.split("\n").slice(-3).join(" ") || `exit ${restored.code}`})`,

@@ -68,6 +68,8 @@ export function parseCounts(text: string): Map<string, number> {
  * image's postgres user; a pod that runs as that user already runs it as itself.
  */
 const RESTORE_SCRATCH = `set -u
+need=$2; free=$(df -Pk /tmp | awk 'NR==2 {print $4}')
+if [ "$free" -lt "$need" ]; then echo "no room for the scratch copy in /tmp: $((need / 1024)) MiB needed (the dump and the database restored), $((free / 1024)) MiB free" >&2; exit 3; fi
 d=$(mktemp -d /tmp/platform-verify.XXXXXX)
 chmod 755 "$d"
 as=""; [ "$(id -u)" = 0 ] && { chown postgres:postgres "$d"; as="setpriv --reuid=postgres --regid=postgres --init-groups"; }
@@ -83,10 +85,19 @@ $as pg_restore -h "$d" -p 54329 -U verify -d scratch --no-owner --no-privileges 
 printf '%s\\n' "$1" | $as psql -h "$d" -p 54329 -U verify -d scratch -X -q -tA -v ON_ERROR_STOP=1 -f -`;
 
 /** The dump restored into a scratch cluster where the database runs; the restored tables' counts (stdout), or the failure. */
+/**
+ * Room the scratch copy needs in the container's /tmp: the dump, the database as big again, and
+ * a margin. Less free space fails the check before anything is written, so a proof never fills
+ * the disk the database itself writes to.
+ */
+export const scratchRoomKiB = (databaseBytes: number, dumpBytes: number) =>
+  Math.ceil((databaseBytes * 1.25 + dumpBytes) / 1024) + 256 * 1024;
+
 export async function pgRestoreScratch(
   host: DbHost,
   dump: AsyncIterable<Buffer>,
+  needKiB: number,
 ): Promise<{ code: number; stderr: string; counts: Map<string, number> }> {
-  const r = await execWithInput(host, ["sh", "-c", RESTORE_SCRATCH, "sh", COUNTS_SQL], dump);
+  const r = await execWithInput(host, ["sh", "-c", RESTORE_SCRATCH, "sh", COUNTS_SQL, String(needKiB)], dump);
   return { code: r.code, stderr: r.stderr, counts: parseCounts(r.stdout) };
 }
