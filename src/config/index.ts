@@ -29,5 +29,5 @@ export { DEFAULT_POSTGRES_VERSION, POSTGRES_VERSIONS } from "./postgres-schema.j
 export { configSchema, serviceSchema, SERVICE_TYPES } from "./schema.js";
 export { DEFAULT_SAMPLE_RATIO } from "./telemetry-schema.js";
 export { nodeConfigFs } from "./node-fs.js";
-export { NOTIFY_EVENTS, type NotifyEvent } from "./notify-schema.js";
+export { NOTIFY_EVENTS, type NotifyEvent, notifyChannelsOf } from "./notify-schema.js";
 export { SECRET_REF } from "./rules-notify.js";

@@ -4,6 +4,7 @@ import type { Locator } from "./locate.js";
 import type { configSchema } from "./schema.js";
 import type { Config, ResourcesConfig, ServiceConfig } from "./types.js";
 import { DEFAULT_SAMPLE_RATIO } from "./telemetry-schema.js";
+import { notifyChannelsOf } from "./notify-schema.js";
 import { parseDuration, parseStorage, PRESETS } from "./units.js";
 
 type Parsed = z.output<typeof configSchema>;
@@ -22,14 +23,7 @@ export function toConfig(parsed: Parsed, locator: Locator): Config {
     ...(parsed.description !== undefined ? { description: parsed.description } : {}),
     services,
     telemetry: { sampleRatio: parsed.telemetry?.sample_ratio ?? DEFAULT_SAMPLE_RATIO },
-    ...(parsed.notify?.length
-      ? {
-          notify: parsed.notify.map(({ email, ...c }) => ({
-            ...c,
-            ...(email ? { email: { ...email, to: typeof email.to === "string" ? [email.to] : email.to } } : {}),
-          })),
-        }
-      : {}),
+    ...(parsed.notify?.length ? { notify: notifyChannelsOf(parsed) } : {}),
   };
 }
 

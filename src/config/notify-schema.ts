@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { NotifyChannel } from "./types.js";
 
 /** What the platform tells a channel about (docs/guide/alerts.md). */
 export const NOTIFY_EVENTS = [
@@ -93,3 +94,17 @@ export const notifySchema = z
     "Where the platform tells the team what went wrong, and when it is right again: webhooks and e-mail (see docs/guide/alerts.md). A failing channel never blocks a deploy. Optional.",
   )
   .meta({ examples: [[{ webhook: "https://hooks.example.com/platform", secret: "${secrets.WEBHOOK_KEY}" }]] });
+
+/**
+ * The notify: channels of a platform.yml's text, read on their own (no other rule, no path
+ * check): what a kept copy of it says, wherever the copy lies. Undefined items are left out.
+ */
+export function notifyChannelsOf(doc: unknown): NotifyChannel[] {
+  const notify = doc && typeof doc === "object" ? (doc as { notify?: unknown }).notify : undefined;
+  const parsed = notifySchema.safeParse(notify);
+  if (!parsed.success) return [];
+  return parsed.data.map(({ email, ...c }) => ({
+    ...c,
+    ...(email ? { email: { ...email, to: typeof email.to === "string" ? [email.to] : email.to } } : {}),
+  }));
+}

@@ -9,6 +9,8 @@ import { makeBackups } from "./base-backup.js";
 import type { Credentials } from "../engine/credentials.js";
 import { runningDatabase } from "./db-host.js";
 import { listRecords } from "../engine/history.js";
+import { reportIncident } from "../engine/incidents.js";
+import { notifyChannelsOf } from "../config/index.js";
 
 /**
  * Scheduled backups, on Docker and on Kubernetes: `platform db scheduler`, a small process on
@@ -26,6 +28,8 @@ export interface BackupJob {
   service: string;
   schedule: string;
   keep?: number;
+  /** The platform.yml it comes from (its notify: channels hear of failures). */
+  configFile?: string;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -60,7 +64,8 @@ export function scheduledJobs(): BackupJob[] {
     for (const env of readdirSync(envsDir)) {
       const last = listRecords(project, env).find((r) => r.outcome === "succeeded" && r.configCopy);
       if (!last?.configCopy || !existsSync(last.configCopy)) continue;
-      jobs.push(...jobsFromConfig(project, env, readFileSync(last.configCopy, "utf8")));
+      const configFile = last.configCopy;
+      jobs.push(...jobsFromConfig(project, env, readFileSync(configFile, "utf8")).map((j) => ({ ...j, configFile })));
     }
   }
   return jobs;
@@ -70,20 +75,44 @@ const jobKey = (j: BackupJob) => `${j.project}/${j.env}/${j.service} ${j.schedul
 
 /** One scheduled backup: of the service's running container or ready pod, if it runs. */
 async function runJob(j: BackupJob, creds: Credentials, log: (line: string) => void): Promise<void> {
+  const who = `${j.project} (${j.env}) ${j.service}`;
+  let failure: string | undefined;
   try {
     const host = await runningDatabase(j.project, j.env, j.service, creds);
-    if (!host) {
-      log(`${j.project} (${j.env}) ${j.service}: not running, no backup this time`);
-      return;
+    if (!host) failure = "not running, no backup this time";
+    else {
+      const t = { project: j.project, env: j.env, service: j.service, host, user: DB_USER, database: DB_NAME };
+      const { record, base, expired } = await makeBackups(t, creds.passphrase, "scheduled", j.keep === undefined ? {} : { keep: j.keep });
+      log(
+        `${who}: backup ${record.id}, ${record.bytes} bytes, verified${base ? `; base backup ${base.id}, ${base.bytes} bytes, verified` : ""}${expired.length ? `; removed by keep: ${expired.map((r) => r.id).join(", ")}` : ""}`,
+      );
     }
-    const t = { project: j.project, env: j.env, service: j.service, host, user: DB_USER, database: DB_NAME };
-    const { record, base, expired } = await makeBackups(t, creds.passphrase, "scheduled", j.keep === undefined ? {} : { keep: j.keep });
-    log(
-      `${j.project} (${j.env}) ${j.service}: backup ${record.id}, ${record.bytes} bytes, verified${base ? `; base backup ${base.id}, ${base.bytes} bytes, verified` : ""}${expired.length ? `; removed by keep: ${expired.map((r) => r.id).join(", ")}` : ""}`,
-    );
   } catch (e) {
-    log(`${j.project} (${j.env}) ${j.service}: ${(e as Error).message}`);
+    failure = (e as Error).message;
   }
+  if (failure) log(`${who}: ${failure}`);
+  await tellChannels(j, failure, creds, (line) => log(`${who}: ${line}`)).catch((e: Error) => log(`${who}: notify: ${e.message}`));
+}
+
+/** notify: channels hear of a schedule's first failed backup (`backup_failed`), and of the next that worked. */
+async function tellChannels(j: BackupJob, failure: string | undefined, creds: Credentials, say: (line: string) => void): Promise<void> {
+  // The kept copy's notify: alone (its paths are the project's, not the copy's: no full validation).
+  const channels = j.configFile && existsSync(j.configFile) ? notifyChannelsOf(parse(readFileSync(j.configFile, "utf8"))) : [];
+  await reportIncident(
+    {
+      project: j.project,
+      env: j.env,
+      channels,
+      key: `backup_failed-${j.service}`,
+      event: "backup_failed",
+      service: j.service,
+      failing: failure !== undefined,
+      message: failure ? `the scheduled backup failed: ${failure.split("\n")[0]}` : "scheduled backups work again",
+      command: `platform db backups ${j.service} --project ${j.project}${j.env === "preview" ? "" : ` --env ${j.env}`}`,
+    },
+    creds,
+    say,
+  );
 }
 
 /**

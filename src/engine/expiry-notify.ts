@@ -1,8 +1,10 @@
-import { loadConfig } from "../config/index.js";
+import { readFileSync } from "node:fs";
+import { parse } from "yaml";
+import { notifyChannelsOf } from "../config/index.js";
 import { notifyMessage } from "../notify/message.js";
 import { notifyChannels } from "../notify/send.js";
 import type { Credentials } from "./credentials.js";
-import { sayOutcomes } from "./deploy-notify.js";
+import { sayOutcomes } from "./incidents.js";
 import type { Expiry } from "./env-expiry.js";
 import { resolveChannels } from "./notify-channels.js";
 
@@ -12,7 +14,7 @@ import { resolveChannels } from "./notify-channels.js";
  * deployed from, and the message is sent once it is gone. Undefined: nothing to tell.
  */
 export async function expiryNotice(e: Expiry, creds: Credentials): Promise<((say: (line: string) => void) => Promise<void>) | undefined> {
-  const channels = (await loadConfig(e.configFile)).config?.notify ?? [];
+  const channels = notifyChannelsOf(parse(readFileSync(e.configFile, "utf8")));
   if (channels.length === 0) return undefined;
   const { channels: resolved, unusable } = await resolveChannels(e.project, e.env, creds, channels);
   return async (say) => {

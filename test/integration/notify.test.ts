@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { homePaths } from "../../src/home/layout.js";
 import { verifySignature } from "../../src/notify/sign.js";
-import { ok, runCli } from "./helpers/cli.js";
+import { ok, runCli, startCli } from "./helpers/cli.js";
 import { freePort } from "./helpers/env.js";
 import { fixtureApp } from "./helpers/fixture-app.js";
 import { type Received, startSmtpServer, startWebhookReceiver } from "./helpers/notify-receivers.js";
@@ -131,6 +131,47 @@ describe("notify: webhooks and e-mail (platform notify test, deploy_failed)", ()
     writeConfig(`  - webhook: ${hook.url}\n`);
     ok(await run(["deploy", "--yes"]));
   }, 900_000);
+
+  it("scheduled backups that fail send one backup_failed naming the database; the next that works sends its resolution", async () => {
+    writeConfig(`  - webhook: ${hook.url}\n`);
+    const file = join(dir, "platform.yml");
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace("    type: postgres\n", '    type: postgres\n    backup: {schedule: "* * * * *"}\n'),
+    );
+    ok(await run(["deploy", "--yes"]));
+    const from = hook.got.length;
+    // A bucket nobody listens on: each backup is made here, and fails at its upload.
+    const bucket = {
+      PLATFORM_BACKUP_S3: `http://127.0.0.1:${await freePort()}/team`,
+      PLATFORM_BACKUP_S3_ACCESS_KEY: "k",
+      PLATFORM_BACKUP_S3_SECRET_KEY: "s",
+    };
+    const scheduler = (more: Record<string, string>) =>
+      startCli(["db", "scheduler", "--project", project], { cwd: dir, env: { ...backend, ...more } });
+    const failing = scheduler(bucket);
+    try {
+      await failing.waitFor(/db: notify: backup_failed sent to http:\/\/127\.0\.0\.1:\d+/);
+    } finally {
+      failing.child.kill("SIGTERM");
+      await failing.done;
+    }
+    const working = scheduler({});
+    try {
+      await working.waitFor(/db: notify: backup_failed resolved sent to http:\/\/127\.0\.0\.1:\d+/);
+    } finally {
+      working.child.kill("SIGTERM");
+      await working.done;
+    }
+    const got = hook.got.slice(from);
+    expect(got.map((m) => [m.body.event, m.body.resolved, m.body.service])).toEqual([
+      ["backup_failed", false, "db"],
+      ["backup_failed", true, "db"],
+    ]);
+    expect(String(got[0]!.body.message)).toMatch(/^the scheduled backup failed: backup db-\S+ of db is kept in .+, but /);
+    expect(got[0]!.body.command).toBe(`platform db backups db --project ${project}`);
+    expect(got.every(signed)).toBe(true);
+  }, 600_000);
 
   it("an environment removed when its --expires passed sends environment_expired, signed, naming it", async () => {
     writeConfig(`  - webhook: ${hook.url}\n`);
