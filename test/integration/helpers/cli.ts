@@ -74,6 +74,8 @@ export interface HttpsResponse {
   status: number;
   body: string;
   authorized: boolean;
+  /** The Server and Via headers of the answer, when it had any. */
+  answeredBy?: string;
   /**
    * One line per time the request was sent again because the kept-alive connection it went out
    * on was closed by the server before any byte of an answer (see `httpsRequest`).
@@ -159,7 +161,9 @@ function httpsRequestOnce(url: string, ca: string, opts: HttpsOptions): Promise<
         res.on("data", (c) => {
           data += c;
         });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data, authorized }));
+        // Who answered (the server and via headers): an unexpected status then says whose it is.
+        const answeredBy = [res.headers.server, res.headers.via].filter(Boolean).join(", ");
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data, authorized, ...(answeredBy ? { answeredBy } : {}) }));
         // A response cut in the middle of its body is a failure, not a request that never ends.
         res.on("error", reject);
         res.on("close", () => {

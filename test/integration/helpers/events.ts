@@ -11,11 +11,11 @@ export function eventsApi(where: () => { api: string; ca: string }, marker: stri
   return {
     async post(message: string, api = where().api): Promise<void> {
       const r = await httpsRequest(`${api}/api/events`, where().ca, { method: "POST", body: { message } });
-      expect(r.status, r.body).toBe(201);
+      expect(r.status, `${r.body || "(no body)"}; answered by ${r.answeredBy ?? "(no Server header)"}`).toBe(201);
     },
     async messages(api = where().api): Promise<string[]> {
       const r = await httpsRequest(`${api}/api/events?limit=100`, where().ca);
-      expect(r.status, r.body).toBe(200);
+      expect(r.status, `${r.body || "(no body)"}; answered by ${r.answeredBy ?? "(no Server header)"}`).toBe(200);
       return (JSON.parse(r.body) as { message: string }[]).map((e) => e.message).filter((m) => m.startsWith(marker));
     },
   };
